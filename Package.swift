@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "jobrun",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "jobrun", targets: ["jobrun"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // System libraries: only headers and link flags, no logic in C.
+        .systemLibrary(
+            name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+
+        .target(name: "JobrunCore", swiftSettings: strict),
+        .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
+        .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL"], swiftSettings: strict),
+        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify"], swiftSettings: strict),
+        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan"], swiftSettings: strict),
+        .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
+        .target(
+            name: "JobrunCLI",
+            dependencies: [
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "jobrun", dependencies: ["JobrunCLI"], swiftSettings: strict),
+        .target(name: "JobrunTestSupport", dependencies: ["JobrunCore"], swiftSettings: strict),
+
+        .testTarget(name: "JobrunCoreTests", dependencies: ["JobrunCore", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunTestSupport"],
+            resources: [.copy("Golden")], swiftSettings: strict),
+        .testTarget(
+            name: "JobrunReportTests", dependencies: ["JobrunReport", "JobrunTestSupport"],
+            resources: [.copy("Golden")], swiftSettings: strict),
+        .testTarget(
+            name: "JobrunIntegrationTests", dependencies: ["JobrunTestSupport", "jobrun"],
+            resources: [.copy("Corpus"), .copy("Golden")], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,80 @@
+/// One compiler-style message about the input: `file:line:col: error: message`.
+public struct Diagnostic: Hashable, Sendable {
+    public enum Severity: String, Sendable, Hashable, Comparable {
+        case error, warning, note
+
+        private var rank: Int {
+            switch self {
+            case .error: 0
+            case .warning: 1
+            case .note: 2
+            }
+        }
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    public var severity: Severity
+    /// Where the problem is; `nil` only for problems that have no place (an empty command line, say).
+    public var location: SourceLocation?
+    public var message: String
+    /// Secondary places, each rendered with its own snippet (e.g. "first defined here").
+    public var notes: [Diagnostic]
+
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) {
+        self.severity = severity
+        self.location = location
+        self.message = message
+        self.notes = notes
+    }
+
+    public static func error(_ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) -> Diagnostic {
+        Diagnostic(.error, message, at: location, notes: notes)
+    }
+
+    public static func warning(_ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) -> Diagnostic {
+        Diagnostic(.warning, message, at: location, notes: notes)
+    }
+
+    public static func note(_ message: String, at location: SourceLocation?) -> Diagnostic {
+        Diagnostic(.note, message, at: location)
+    }
+}
+
+/// Collects diagnostics instead of throwing the first one, so a user sees every mistake at once.
+public struct DiagnosticCollector: Sendable {
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    public init() {}
+
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    public var errorCount: Int { diagnostics.count { $0.severity == .error } }
+    public var warningCount: Int { diagnostics.count { $0.severity == .warning } }
+
+    public mutating func emit(_ diagnostic: Diagnostic) { diagnostics.append(diagnostic) }
+
+    public mutating func error(_ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) {
+        diagnostics.append(.error(message, at: location, notes: notes))
+    }
+
+    public mutating func warning(_ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) {
+        diagnostics.append(.warning(message, at: location, notes: notes))
+    }
+
+    public mutating func append(contentsOf other: [Diagnostic]) { diagnostics.append(contentsOf: other) }
+
+    /// Diagnostics in a stable order: by file, line, column, then message. Unlocated ones first.
+    public var sorted: [Diagnostic] {
+        diagnostics.enumerated().sorted { a, b in
+            let la = a.element.location, lb = b.element.location
+            switch (la, lb) {
+            case (nil, nil): return a.offset < b.offset
+            case (nil, _): return true
+            case (_, nil): return false
+            case let (x?, y?):
+                if x != y { return x < y }
+                if a.element.message != b.element.message { return a.element.message < b.element.message }
+                return a.offset < b.offset
+            }
+        }.map(\.element)
+    }
+}
