@@ -13,3 +13,4 @@ static inline CURLcode jobrun_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { 
 static inline CURLcode jobrun_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode jobrun_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode jobrun_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline curl_version_info_data *jobrun_version_info(void) { return curl_version_info(CURLVERSION_NOW); }

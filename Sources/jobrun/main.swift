@@ -1,1 +1,3 @@
-print("jobrun")
+import JobrunCLI
+
+Jobrun.main()

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import JobrunCore
+import JobrunManifest
+import JobrunVerify
+
+/// Options every manifest-reading command shares.
+struct ManifestOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp(
+        "Manifest files or folders (folders: every *.yaml and *.yml in name order).", valueName: "manifests"))
+    var manifests: [String] = ["."]
+
+    @Option(name: .long, help: ArgumentHelp("Output root for every manifest, overriding 'defaults.output'.", valueName: "dir"))
+    var output: String?
+
+    @Flag(name: .long, help: "Accept file:// URLs in manifests.")
+    var allowFileURLs = false
+
+    /// Loads and validates the manifests, printing every diagnostic to stderr.
+    /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
+    func load() throws -> Manifest {
+        var options = ManifestLoader.Options()
+        options.allowFileURLs = allowFileURLs
+        options.outputOverride = output
+        options.fingerprint = { bytes in (try? Digest.compute(.sha256, of: bytes))?.hex ?? "" }
+        let result = ManifestLoader.load(paths: manifests, options: options)
+        let renderer = DiagnosticRenderer(sources: result.sources)
+        var stderr = StandardError()
+        for u in result.unreadable {
+            print("jobrun: error: cannot read '\(u.path)': \(u.reason)", to: &stderr)
+        }
+        if !result.diagnostics.isEmpty {
+            print(renderer.render(result.diagnostics), terminator: "", to: &stderr)
+        }
+        let errors = result.diagnostics.count { $0.severity == .error }
+        let warnings = result.diagnostics.count { $0.severity == .warning }
+        if errors > 0 {
+            print("jobrun: \(errors) error\(errors == 1 ? "" : "s")\(warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : "") in the manifests; nothing was done.", to: &stderr)
+        }
+        if !result.unreadable.isEmpty { throw ExitCode(ExitStatus.manifestUnreadable.rawValue) }
+        guard let manifest = result.manifest, errors == 0 else { throw ExitCode(ExitStatus.manifestInvalid.rawValue) }
+        return manifest
+    }
+}
+
+/// `print(…, to: &stderr)`.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        FileHandle.standardError.write(Data(string.utf8))
+    }
+}
+
+/// Writes to stdout in one go (large outputs are built as one string first).
+enum StandardOutput {
+    static func write(_ string: String) {
+        FileHandle.standardOutput.write(Data(string.utf8))
+    }
+
+    static func write(bytes: [UInt8]) {
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+}

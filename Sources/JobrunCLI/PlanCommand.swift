@@ -1,0 +1,73 @@
+import ArgumentParser
+import JobrunCore
+import JobrunManifest
+import JobrunPlan
+import JobrunReport
+
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show what applying the manifests would change in the mirror, without the network.",
+        discussion: """
+            Every slice is classified against the files on disk: fetch (missing), resume (a partial
+            download exists), refetch (size or digest differs), up to date (size and every digest
+            verified), deferred (held back by the network policy). The last line is stable:
+              Plan: 412 to fetch (26.3 MiB), 3 to resume, 2 to refetch, 188 up to date, 0 deferred.
+            """)
+
+    @OptionGroup var manifestOptions: ManifestOptions
+
+    @Flag(name: .shortAndLong, help: "Also list every slice with its action.")
+    var verbose = false
+
+    @Flag(name: .long, help: "Write the plan as a versioned JSON document to stdout instead of text.")
+    var json = false
+
+    @Flag(name: .long, help: "Exit 0 when there is nothing to do, 2 when there is, 1 on error.")
+    var detailedExitcode = false
+
+    @Option(name: .long, help: ArgumentHelp("Save the plan (with the manifests' digests and jobrun's version) for 'apply'.", valueName: "file"))
+    var out: String?
+
+    @Option(name: .long, help: ArgumentHelp("Threads used to hash present files (default: all cores).", valueName: "n"))
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    func run() throws {
+        let manifest: Manifest
+        do {
+            manifest = try manifestOptions.load()
+        } catch let exit as ExitCode {
+            // terraform's contract: with --detailed-exitcode, any error is 1.
+            throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
+        }
+        let plan = Planner.plan(for: manifest, parallelism: jobs)
+        var stderr = StandardError()
+        for warning in plan.warnings {
+            print("jobrun: warning: \(warning)", to: &stderr)
+        }
+        if let out {
+            let bytes = PlanJSON.render(
+                plan, pretty: true,
+                savedPlan: .init(outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs))
+            do {
+                try AtomicFile.write(bytes, to: out)
+            } catch {
+                print("jobrun: error: cannot save the plan: \(error)", to: &stderr)
+                throw ExitCode(detailedExitcode ? ExitStatus.failure.rawValue : ExitStatus.ioError.rawValue)
+            }
+        }
+        if json {
+            StandardOutput.write(bytes: PlanJSON.render(plan, pretty: true))
+        } else {
+            StandardOutput.write(plan.renderText(verbose: verbose))
+            if let out {
+                print("Saved the plan to \(out).", to: &stderr)
+            }
+        }
+        if detailedExitcode && plan.counts.hasChanges { throw ExitCode(ExitStatus.changesPresent.rawValue) }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import JobrunCore
+import JobrunManifest
+import JobrunReport
+import JobrunVerify
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check a mirror already on disk: every slice's size and digests, without the network.",
+        discussion: """
+            One line per slice: '= path' ok, '* path' size or digest differs, '- path' missing,
+            '! path' error (a symbolic link or other non-file is an error: links are never followed).
+            With --extra, '+ path' lists files under the resources' folders that no manifest names.
+            Exit status 0 when every slice is ok, 1 otherwise.
+            """)
+
+    @OptionGroup var manifestOptions: ManifestOptions
+
+    @Flag(name: .shortAndLong, help: "Print only the slices that are not ok, and the summary.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Write the results as a versioned JSON document to stdout instead of text.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
+    var junit: String?
+
+    @Flag(name: .long, help: "Also list files under the resources' folders that no manifest names.")
+    var extra = false
+
+    @Flag(name: .long, help: "Exit 1 when --extra finds files no manifest names.")
+    var failOnExtra = false
+
+    @Option(name: .long, help: ArgumentHelp("Threads used to hash files (default: all cores).", valueName: "n"))
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if failOnExtra && !extra { throw ValidationError("--fail-on-extra needs --extra") }
+    }
+
+    func run() throws {
+        let manifest = try manifestOptions.load()
+        let started = Date()
+        let result = MirrorVerifier.verify(manifest, parallelism: jobs, findExtraFiles: extra)
+        var stderr = StandardError()
+        if let junit {
+            let report = VerifyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)
+            do {
+                try report.write(to: junit)
+            } catch {
+                print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+        }
+        if json {
+            StandardOutput.write(bytes: VerifyReports.json(result))
+        } else {
+            StandardOutput.write(VerifyReports.text(result, problemsOnly: quiet))
+        }
+        let failed = !result.counts.isAllOK || !result.scanErrors.isEmpty || (failOnExtra && !(result.extraFiles ?? []).isEmpty)
+        if failed { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+}
+
+/// Time and host for reports. `SOURCE_DATE_EPOCH` (the reproducible-builds convention) fixes the
+/// timestamp, so reports can be compared byte for byte.
+enum ReportClock {
+    static func timestamp(_ now: Date) -> JUnitReport.Timestamp {
+        if let fixed = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = Int64(fixed) {
+            return JUnitReport.Timestamp(secondsSince1970: seconds)
+        }
+        return JUnitReport.Timestamp(now)
+    }
+
+    static var hostname: String {
+        ProcessInfo.processInfo.environment["JOBRUN_HOSTNAME"] ?? ProcessInfo.processInfo.hostName
+    }
+}

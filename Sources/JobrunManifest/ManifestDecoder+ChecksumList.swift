@@ -1,0 +1,115 @@
+import JobrunCore
+
+extension ManifestDecoder {
+    /// Reads a `slices_from` list: `<hex>  <path>` or `<hex> *<path>` lines as `sha256sum` and its
+    /// siblings write them, `#` comments and blank lines ignored, GNU's `\`-escaped names understood.
+    /// Problems are reported at their line and column in the list file.
+    mutating func checksumList(_ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?) -> [Slice] {
+        let path = PathRules.join(manifestDirectory, relative)
+        let bytes: [UInt8]
+        switch FileReader.read(path, limit: YAMLParser.maximumFileSize) {
+        case .success(let b): bytes = b
+        case .failure(let f):
+            diagnostics.error("cannot read 'slices_from' file '\(path)': \(FileReader.describe(f))", at: location(node))
+            return []
+        }
+        auxiliaryFiles.append((path, bytes))
+        var slices: [Slice] = []
+        var lineNumber = 0
+        var start = 0
+        while start < bytes.count {
+            lineNumber += 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            var lineEnd = end
+            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            if let s = checksumLine(bytes[start..<lineEnd], file: path, line: lineNumber, algorithm: algorithm) {
+                slices.append(s)
+            }
+            start = end + 1
+        }
+        return slices
+    }
+
+    private mutating func checksumLine(_ line: ArraySlice<UInt8>, file: String, line number: Int, algorithm: DigestAlgorithm?) -> Slice? {
+        func at(_ column: Int) -> SourceLocation { SourceLocation(file: file, line: number, column: column) }
+        var i = line.startIndex
+        while i < line.endIndex, line[i] == 0x20 || line[i] == 0x09 { i += 1 }
+        if i == line.endIndex || line[i] == UInt8(ascii: "#") { return nil }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            diagnostics.error("invalid UTF-8 in a checksum list line", at: at(1))
+            return nil
+        }
+        var escaped = false
+        if line[i] == UInt8(ascii: "\\") {
+            escaped = true
+            i += 1
+        }
+        let hexStart = i
+        while i < line.endIndex, line[i] != 0x20, line[i] != 0x09 { i += 1 }
+        let hex = String(decoding: line[hexStart..<i], as: UTF8.self)
+        let hexColumn = hexStart - line.startIndex + 1
+        guard i < line.endIndex else {
+            diagnostics.error("expected '<digest>  <path>' in a checksum list line", at: at(hexColumn))
+            return nil
+        }
+        // One separator, then a mode character: ' ' (text) or '*' (binary).
+        i += 1
+        if i < line.endIndex, line[i] == 0x20 || line[i] == UInt8(ascii: "*") { i += 1 }
+        let pathColumn = String(decoding: line[line.startIndex..<i], as: UTF8.self).unicodeScalars.count + 1
+        var pathText = String(decoding: line[i...], as: UTF8.self)
+        if escaped {
+            guard let unescaped = Self.unescapeChecksumName(pathText) else {
+                diagnostics.error("invalid escape in a checksum list file name", at: at(pathColumn))
+                return nil
+            }
+            pathText = unescaped
+        }
+        _ = text
+        let candidates = DigestAlgorithm.candidates(forHexLength: hex.utf8.count)
+        let chosen: DigestAlgorithm
+        if let algorithm {
+            guard hex.utf8.count == algorithm.hexLength else {
+                diagnostics.error("\(algorithm.rawValue) digest has \(hex.utf8.count) hex digits; it needs \(algorithm.hexLength) (the resource's 'checksum' is \(algorithm.rawValue))", at: at(hexColumn))
+                return nil
+            }
+            chosen = algorithm
+        } else if candidates.count == 1, let only = candidates.first {
+            chosen = only
+        } else {
+            diagnostics.error("cannot tell the algorithm of a \(hex.utf8.count)-digit digest; set 'checksum' on the resource", at: at(hexColumn))
+            return nil
+        }
+        guard let digest = Digest(algorithm: chosen, hex: hex) else {
+            let offset = Digest.firstNonHex(in: hex)?.offset ?? 0
+            diagnostics.error("\(chosen.rawValue) digest contains a character that is not a hex digit", at: at(hexColumn + offset))
+            return nil
+        }
+        switch PathRules.normalize(pathText, allowEmpty: false, allowTrailingSlash: false) {
+        case .success(let p):
+            return Slice(path: p, digests: [digest], location: at(pathColumn))
+        case .failure(let problem):
+            diagnostics.error(PathRules.message(for: problem, field: "slice path", value: pathText), at: at(pathColumn))
+            return nil
+        }
+    }
+
+    /// GNU coreutils escapes `\` as `\\` and newline as `\n` in names, marking the line with a leading `\`.
+    static func unescapeChecksumName(_ s: String) -> String? {
+        var out = ""
+        var it = s.makeIterator()
+        while let c = it.next() {
+            if c == "\\" {
+                switch it.next() {
+                case "\\": out.append("\\")
+                case "n": out.append("\n")
+                case "r": out.append("\r")
+                default: return nil
+                }
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,146 @@
+import JobrunCore
+
+extension ManifestDecoder {
+    static func idAlphabet(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+            || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: ".") || c == UInt8(ascii: "_")
+            || c == UInt8(ascii: "-")
+    }
+
+    mutating func resource(_ node: YAMLNode, defaults: ResourceSettings, outputRoot: String) -> Resource? {
+        guard requireMapping(node, "a resource") else { return nil }
+        checkKeys(node, allowed: Self.resourceKeys, in: "a resource")
+        let errorsBefore = diagnostics.errorCount
+
+        var id = ""
+        var idLocation = location(node)
+        if let n = doc.value(forKey: "id", in: node) {
+            idLocation = location(n)
+            if let text = string(n, "id") {
+                if !text.utf8.allSatisfy(Self.idAlphabet) {
+                    diagnostics.error("resource id '\(text)' may contain only letters, digits, '.', '_' and '-'", at: idLocation)
+                } else if text == "." || text == ".." {
+                    diagnostics.error("resource id '\(text)' is reserved", at: idLocation)
+                } else {
+                    id = text
+                }
+            }
+        } else {
+            diagnostics.error("missing required key 'id' in a resource", at: location(node))
+        }
+
+        var settings = defaults
+        readSettings(from: node, into: &settings, context: "resource '\(id)'")
+
+        var checksum: DigestAlgorithm?
+        if let n = doc.value(forKey: "checksum", in: node), let text = string(n, "checksum") {
+            if let a = DigestAlgorithm(rawValue: text.lowercased()) {
+                checksum = a
+            } else {
+                diagnostics.error(
+                    "unknown checksum algorithm '\(text)'\(Suggestions.didYouMean(text, in: DigestAlgorithm.allCases.map(\.rawValue))); use md5, sha1, sha224, sha256, sha384 or sha512",
+                    at: location(n))
+            }
+        }
+
+        var baseURL: String?
+        if let n = doc.value(forKey: "base_url", in: node), let text = string(n, "base_url") {
+            if let parsed = checkURL(text, node: n, field: "base_url") {
+                if parsed.query != nil || parsed.fragment != nil {
+                    diagnostics.error("'base_url' must not have a query or fragment; give signed URLs per slice with 'url'", at: location(n))
+                } else {
+                    if !text.hasSuffix("/") {
+                        diagnostics.warning("'base_url' does not end with '/'; slice paths are appended to it as they are", at: location(n))
+                    }
+                    baseURL = text
+                }
+            }
+        }
+
+        var dest = id
+        if let n = doc.value(forKey: "dest", in: node), let text = doc.isNull(n) ? "" : string(n, "dest") {
+            switch PathRules.normalize(text, allowEmpty: true, allowTrailingSlash: true) {
+            case .success(let d): dest = d
+            case .failure(let p): diagnostics.error(PathRules.message(for: p, field: "'dest'", value: text), at: location(n))
+            }
+        }
+
+        var dependsOn: [Resource.Dependency] = []
+        if let n = doc.value(forKey: "depends_on", in: node), !doc.isNull(n), requireSequence(n, "'depends_on'") {
+            for item in doc.items(n) {
+                if let other = string(item, "depends_on") {
+                    dependsOn.append(.init(id: other, location: location(item)))
+                }
+            }
+        }
+
+        var slices: [Slice] = []
+        let slicesNode = doc.value(forKey: "slices", in: node)
+        if let n = slicesNode, !doc.isNull(n), requireSequence(n, "'slices'") {
+            slices.reserveCapacity(doc.count(n))
+            for item in doc.items(n) {
+                if let s = slice(item, baseURL: baseURL) { slices.append(s) }
+            }
+        }
+        let fromNode = doc.value(forKey: "slices_from", in: node)
+        if let n = fromNode, let text = string(n, "slices_from") {
+            slices.append(contentsOf: checksumList(text, node: n, algorithm: checksum))
+        }
+        if slicesNode == nil && fromNode == nil {
+            diagnostics.error("resource '\(id)' has no 'slices' and no 'slices_from'", at: idLocation)
+        } else if slices.isEmpty && diagnostics.errorCount == errorsBefore {
+            diagnostics.error("resource '\(id)' has no slices", at: idLocation)
+        }
+        if baseURL == nil && doc.value(forKey: "base_url", in: node) == nil {
+            if let first = slices.first(where: { $0.url == nil }) {
+                diagnostics.error("slice '\(first.path)' has no 'url' and its resource has no 'base_url'", at: first.location)
+            }
+        }
+
+        return Resource(
+            id: id, location: idLocation, manifestFile: file, baseURL: baseURL, outputRoot: outputRoot, dest: dest,
+            dependsOn: dependsOn, checksum: checksum, settings: settings, slices: slices)
+    }
+
+    /// Validates a URL: http or https (file only when allowed), no user-info, no control characters.
+    mutating func checkURL(_ text: String, node: YAMLNode, field: String) -> ParsedURL? {
+        switch ParsedURL.parse(text) {
+        case .success(let url):
+            switch url.scheme {
+            case "http", "https":
+                return url
+            case "file":
+                if options.allowFileURLs {
+                    if !url.host.isEmpty && url.host != "localhost" {
+                        diagnostics.error("'\(field)' names a file on another host ('\(url.host)')", at: location(node))
+                        return nil
+                    }
+                    return url
+                }
+                diagnostics.error("'\(field)' is a file URL; file URLs are read only with --allow-file-urls", at: location(node))
+                return nil
+            default:
+                diagnostics.error("'\(field)' uses the scheme '\(url.scheme)'; only http and https are allowed", at: location(node))
+                return nil
+            }
+        case .failure(let error):
+            switch error {
+            case .missingScheme, .missingAuthority:
+                diagnostics.error("'\(field)' is not an absolute URL (scheme://host/path)", at: location(node))
+            case .controlCharacter(let offset):
+                diagnostics.error("'\(field)' contains a control character", at: location(node, offsetInScalar: offset))
+            case .whitespace(let offset):
+                diagnostics.error("'\(field)' contains a space; encode it as %20", at: location(node, offsetInScalar: offset))
+            case .userInfo:
+                diagnostics.error("'\(field)' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}", at: location(node))
+            case .emptyHost:
+                diagnostics.error("'\(field)' has no host", at: location(node))
+            case .invalidHost(let h):
+                diagnostics.error("'\(field)' has an invalid host '\(h)'", at: location(node))
+            case .invalidPort(let p):
+                diagnostics.error("'\(field)' has an invalid port '\(p)' (allowed: 1…65535)", at: location(node))
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import JobrunCore
+
+/// Turns one file's YAML tree into resources, collecting every problem as a diagnostic.
+///
+/// Cross-file rules (unique ids, dependencies, colliding destinations) belong to ``ManifestValidator``.
+struct ManifestDecoder {
+    let doc: YAMLDocument
+    /// Folder of the manifest, relative paths (output, slices_from) are resolved against it.
+    let manifestDirectory: String
+    let options: ManifestLoader.Options
+    var diagnostics = DiagnosticCollector()
+    /// Files read on the way (`slices_from` lists), for the caller's source cache.
+    var auxiliaryFiles: [(path: String, bytes: [UInt8])] = []
+
+    static let topKeys = ["version", "defaults", "resources"]
+    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size"]
+    static let defaultsKeys = ["output"] + settingKeys
+    static let resourceKeys = ["id", "base_url", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
+    static let sliceKeys = ["path", "url", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
+
+    init(doc: YAMLDocument, manifestDirectory: String, options: ManifestLoader.Options) {
+        self.doc = doc
+        self.manifestDirectory = manifestDirectory
+        self.options = options
+    }
+
+    var file: String { doc.file }
+
+    /// Decodes the document; resources come back even when some have errors (the caller checks).
+    mutating func decode() -> [Resource] {
+        guard let root = doc.root else {
+            diagnostics.error("the manifest is empty; it needs 'version: 1' and a list of 'resources'", at: SourceLocation(file: file, line: 1, column: 1))
+            return []
+        }
+        guard requireMapping(root, "a manifest") else { return [] }
+        checkKeys(root, allowed: Self.topKeys, in: "the manifest")
+
+        if let v = doc.value(forKey: "version", in: root) {
+            if let version = integer(v, "version", in: Int64.min...Int64.max), version != 1 {
+                diagnostics.error("unsupported manifest version \(version); this jobrun reads version 1", at: location(v))
+            }
+        } else {
+            diagnostics.error("missing required key 'version' (write 'version: 1')", at: location(root))
+        }
+
+        var settings = ResourceSettings()
+        var output = "mirror"
+        if let d = doc.value(forKey: "defaults", in: root), !doc.isNull(d), requireMapping(d, "'defaults'") {
+            checkKeys(d, allowed: Self.defaultsKeys, in: "'defaults'")
+            if let o = doc.value(forKey: "output", in: d), let text = string(o, "output") {
+                if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                    diagnostics.error("'output' contains a control character", at: location(o))
+                } else {
+                    output = text
+                }
+            }
+            readSettings(from: d, into: &settings, context: "'defaults'")
+        }
+        var outputRoot = PathRules.join(manifestDirectory, output)
+        if let override = options.outputOverride { outputRoot = PathRules.lexicallyNormalized(override) }
+
+        guard let list = doc.value(forKey: "resources", in: root) else {
+            diagnostics.error("missing required key 'resources' (a list of resources)", at: location(root))
+            return []
+        }
+        guard requireSequence(list, "'resources'") else { return [] }
+        if doc.count(list) == 0 {
+            diagnostics.error("'resources' is empty; a manifest must declare at least one resource", at: location(list))
+            return []
+        }
+        var resources: [Resource] = []
+        resources.reserveCapacity(doc.count(list))
+        for item in doc.items(list) {
+            if let r = resource(item, defaults: settings, outputRoot: outputRoot) { resources.append(r) }
+        }
+        return resources
+    }
+
+    // MARK: Settings shared by `defaults` and resources
+
+    mutating func readSettings(from mapping: YAMLNode, into settings: inout ResourceSettings, context: String) {
+        for pair in doc.pairs(mapping) {
+            let v = pair.value
+            if doc.scalar(pair.key, equals: "concurrency") {
+                readConcurrency(v, into: &settings.concurrency)
+            } else if doc.scalar(pair.key, equals: "retries") {
+                readRetries(v, into: &settings.retries)
+            } else if doc.scalar(pair.key, equals: "timeouts") {
+                readTimeouts(v, into: &settings.timeouts)
+            } else if doc.scalar(pair.key, equals: "network") {
+                readNetwork(v, into: &settings.network)
+            } else if doc.scalar(pair.key, equals: "headers") {
+                if let h = headers(v) { settings.headers = HeaderField.merge(settings.headers, over: h) }
+            } else if doc.scalar(pair.key, equals: "max_size") {
+                if let n = byteCount(v, "max_size", in: 1...(1 << 50)) { settings.maxSize = ByteCount(n) }
+            }
+        }
+    }
+
+    mutating func readConcurrency(_ node: YAMLNode, into c: inout ConcurrencyLimits) {
+        guard requireMapping(node, "'concurrency'") else { return }
+        checkKeys(node, allowed: ["total", "per_host"], in: "'concurrency'")
+        if let n = doc.value(forKey: "total", in: node), let v = integer(n, "total", in: 1...1024) { c.total = Int(v) }
+        if let n = doc.value(forKey: "per_host", in: node), let v = integer(n, "per_host", in: 1...256) { c.perHost = Int(v) }
+        if c.perHost > c.total, let n = doc.value(forKey: "per_host", in: node) {
+            diagnostics.warning("'per_host' (\(c.perHost)) is larger than 'total' (\(c.total)); at most \(c.total) transfers run at once", at: location(n))
+        }
+    }
+
+    mutating func readRetries(_ node: YAMLNode, into r: inout RetryPolicy) {
+        guard requireMapping(node, "'retries'") else { return }
+        checkKeys(node, allowed: ["attempts", "backoff"], in: "'retries'")
+        if let n = doc.value(forKey: "attempts", in: node), let v = integer(n, "attempts", in: 1...100) { r.attempts = Int(v) }
+        if let b = doc.value(forKey: "backoff", in: node), requireMapping(b, "'backoff'") {
+            checkKeys(b, allowed: ["initial", "max", "multiplier"], in: "'backoff'")
+            if let n = doc.value(forKey: "initial", in: b), let d = duration(n, "initial", in: 0...86_400_000) { r.backoff.initial = d }
+            if let n = doc.value(forKey: "max", in: b), let d = duration(n, "max", in: 0...86_400_000) { r.backoff.maximum = d }
+            if let n = doc.value(forKey: "multiplier", in: b), let m = number(n, "multiplier", in: 1...10) { r.backoff.multiplier = m }
+            if r.backoff.initial > r.backoff.maximum, let n = doc.value(forKey: "initial", in: b) {
+                diagnostics.error("'initial' backoff (\(DurationParser.format(milliseconds: r.backoff.initial.wholeMilliseconds))) is longer than 'max' (\(DurationParser.format(milliseconds: r.backoff.maximum.wholeMilliseconds)))", at: location(n))
+            }
+        }
+    }
+
+    mutating func readTimeouts(_ node: YAMLNode, into t: inout Timeouts) {
+        guard requireMapping(node, "'timeouts'") else { return }
+        checkKeys(node, allowed: ["connect", "request", "resource"], in: "'timeouts'")
+        let week: Int64 = 7 * 86_400_000
+        if let n = doc.value(forKey: "connect", in: node), let d = duration(n, "connect", in: 1...3_600_000) { t.connect = d }
+        if let n = doc.value(forKey: "request", in: node), let d = duration(n, "request", in: 1...week) { t.request = d }
+        if let n = doc.value(forKey: "resource", in: node), let d = duration(n, "resource", in: 1...week) { t.resource = d }
+    }
+
+    mutating func readNetwork(_ node: YAMLNode, into p: inout NetworkPolicy) {
+        guard requireMapping(node, "'network'") else { return }
+        checkKeys(node, allowed: ["cellular", "discretionary"], in: "'network'")
+        if let n = doc.value(forKey: "cellular", in: node), let b = boolean(n, "cellular") { p.allowsCellular = b }
+        if let n = doc.value(forKey: "discretionary", in: node), let b = boolean(n, "discretionary") { p.isDiscretionary = b }
+    }
+}

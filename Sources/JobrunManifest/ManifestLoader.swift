@@ -1,0 +1,107 @@
+public import JobrunCore
+import Foundation
+
+/// Loads manifest files and folders, decodes and validates them, and reports every problem at once.
+public enum ManifestLoader {
+    public struct Options: Sendable {
+        /// Admit `file://` URLs (`--allow-file-urls`).
+        public var allowFileURLs = false
+        /// Replaces every file's output root (`--output DIR`), relative to the current directory.
+        public var outputOverride: String?
+        /// Values for `${VAR}` in headers.
+        public var environment: [String: String] = ProcessInfo.processInfo.environment
+        /// Folder relative paths are resolved against (the process's current directory by default).
+        public var currentDirectory: String = FileManager.default.currentDirectoryPath
+        /// Computes a file's fingerprint for saved plans (the plan stage passes a SHA-256 hasher).
+        public var fingerprint: (@Sendable ([UInt8]) -> String)?
+
+        public init() {}
+    }
+
+    /// A file or folder that could not be read at all (exit 66), as opposed to an invalid manifest (65).
+    public struct Unreadable: Sendable, Hashable {
+        public var path: String
+        public var reason: String
+    }
+
+    public struct Result: Sendable {
+        /// The validated manifest, `nil` when there was any error or unreadable input.
+        public var manifest: Manifest?
+        /// Every diagnostic, sorted by location.
+        public var diagnostics: [Diagnostic]
+        public var unreadable: [Unreadable]
+        /// Sources for rendering diagnostics with their lines.
+        public var sources: SourceFiles
+
+        public var hasErrors: Bool { !unreadable.isEmpty || diagnostics.contains { $0.severity == .error } }
+    }
+
+    /// Loads `paths` (files, or folders whose `*.yaml`/`*.yml` files are read in name order).
+    public static func load(paths: [String], options: Options = Options()) -> Result {
+        var unreadable: [Unreadable] = []
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                unreadable.append(Unreadable(path: path, reason: "No such file or directory"))
+                continue
+            }
+            if isDirectory.boolValue {
+                let names: [String]
+                do {
+                    names = try FileManager.default.contentsOfDirectory(atPath: path)
+                } catch {
+                    unreadable.append(Unreadable(path: path, reason: "cannot list the folder"))
+                    continue
+                }
+                let manifests = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                    .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                if manifests.isEmpty {
+                    unreadable.append(Unreadable(path: path, reason: "the folder has no *.yaml or *.yml manifests"))
+                }
+                let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+                files.append(contentsOf: manifests.map { base + "/" + $0 })
+            } else {
+                files.append(path)
+            }
+        }
+        // The same file named twice (directly and through its folder) is read once.
+        var seen = Set<String>()
+        files = files.filter { seen.insert(PathRules.join(options.currentDirectory, $0)).inserted }
+
+        var collector = DiagnosticCollector()
+        var sources = SourceFiles()
+        var loaded: [ManifestFile] = []
+        var resources: [Resource] = []
+        for file in files {
+            let bytes: [UInt8]
+            switch FileReader.read(file, limit: YAMLParser.maximumFileSize) {
+            case .success(let b): bytes = b
+            case .failure(.tooLarge(let size)):
+                collector.error("manifest is \(size) bytes; the limit is 256 MiB", at: SourceLocation(file: file, line: 1, column: 1))
+                continue
+            case .failure(let failure):
+                unreadable.append(Unreadable(path: file, reason: FileReader.describe(failure)))
+                continue
+            }
+            sources.add(file, bytes: bytes)
+            loaded.append(ManifestFile(path: file, byteCount: bytes.count, fingerprint: options.fingerprint?(bytes)))
+            let (document, yamlDiagnostics) = YAMLParser.parse(file: file, bytes: bytes)
+            collector.append(contentsOf: yamlDiagnostics)
+            if let document {
+                var decoder = ManifestDecoder(doc: document, manifestDirectory: PathRules.directory(of: file), options: options)
+                resources.append(contentsOf: decoder.decode())
+                collector.append(contentsOf: decoder.diagnostics.diagnostics)
+                for aux in decoder.auxiliaryFiles { sources.add(aux.path, bytes: aux.bytes) }
+            } else if yamlDiagnostics.isEmpty {
+                collector.error("the manifest is empty; it needs 'version: 1' and a list of 'resources'", at: SourceLocation(file: file, line: 1, column: 1))
+            }
+        }
+        // Cross-file rules run even after other errors, so every mistake is reported in one go.
+        ManifestValidator.validate(resources, currentDirectory: options.currentDirectory, into: &collector)
+        let ok = !collector.hasErrors && unreadable.isEmpty
+        return Result(
+            manifest: ok ? Manifest(files: loaded, resources: resources) : nil,
+            diagnostics: collector.sorted, unreadable: unreadable, sources: sources)
+    }
+}

@@ -1,0 +1,152 @@
+import JobrunCore
+
+/// Rules that span resources and files: unique ids, dependencies that exist and form no cycle,
+/// and destinations that do not collide (same file twice, or a file where another needs a folder).
+enum ManifestValidator {
+    static func validate(_ resources: [Resource], currentDirectory: String, into diagnostics: inout DiagnosticCollector) {
+        var firstByID: [String: Int] = [:]
+        for (index, r) in resources.enumerated() where !r.id.isEmpty {
+            if let first = firstByID[r.id] {
+                diagnostics.error(
+                    "duplicate resource id '\(r.id)'", at: r.location,
+                    notes: [.note("'\(r.id)' first declared here", at: resources[first].location)])
+            } else {
+                firstByID[r.id] = index
+            }
+        }
+        checkDependencies(resources, firstByID: firstByID, into: &diagnostics)
+        checkDestinations(resources, currentDirectory: currentDirectory, into: &diagnostics)
+    }
+
+    // MARK: Dependencies
+
+    static func checkDependencies(_ resources: [Resource], firstByID: [String: Int], into diagnostics: inout DiagnosticCollector) {
+        // Edges by index; unknown ids and self-loops are reported and left out of the cycle search.
+        var edges = [[(target: Int, location: SourceLocation)]](repeating: [], count: resources.count)
+        for (index, r) in resources.enumerated() {
+            for dep in r.dependsOn {
+                guard let target = firstByID[dep.id] else {
+                    diagnostics.error(
+                        "resource '\(r.id)' depends on unknown resource '\(dep.id)'\(Suggestions.didYouMean(dep.id, in: firstByID.keys.filter { $0 != r.id }.sorted()))",
+                        at: dep.location)
+                    continue
+                }
+                if target == index || dep.id == r.id {
+                    diagnostics.error("resource '\(r.id)' depends on itself", at: dep.location)
+                    continue
+                }
+                edges[index].append((target, dep.location))
+            }
+        }
+        for cycle in cycles(edges: edges) {
+            let names = cycle.map { resources[$0.from].id } + [resources[cycle[0].from].id]
+            diagnostics.error("dependency cycle: \(names.joined(separator: " -> "))", at: cycle[0].location)
+        }
+    }
+
+    struct CycleEdge {
+        var from: Int
+        var location: SourceLocation
+    }
+
+    /// One cycle per back edge found by an iterative depth-first search (no recursion, so a chain of
+    /// 10,000 resources cannot overflow the stack). Each cycle is rotated to start at its smallest
+    /// index so the report does not depend on where the search began.
+    static func cycles(edges: [[(target: Int, location: SourceLocation)]]) -> [[CycleEdge]] {
+        enum Color: UInt8 { case white, gray, black }
+        var color = [Color](repeating: .white, count: edges.count)
+        var found: [[CycleEdge]] = []
+        var seen = Set<[Int]>()
+        for start in edges.indices where color[start] == .white {
+            // Stack of (node, next edge index to explore).
+            var stack: [(node: Int, next: Int)] = [(start, 0)]
+            color[start] = .gray
+            while let top = stack.last {
+                let node = top.node
+                if top.next < edges[node].count {
+                    stack[stack.count - 1].next += 1
+                    let edge = edges[node][top.next]
+                    switch color[edge.target] {
+                    case .white:
+                        color[edge.target] = .gray
+                        stack.append((edge.target, 0))
+                    case .gray:
+                        // Back edge: the cycle is the stack from edge.target up to node, then back.
+                        guard let from = stack.firstIndex(where: { $0.node == edge.target }) else { continue }
+                        var cycle: [CycleEdge] = []
+                        for k in from..<stack.count {
+                            let n = stack[k].node
+                            let loc = k + 1 < stack.count ? edges[n][stack[k].next - 1].location : edge.location
+                            cycle.append(CycleEdge(from: n, location: loc))
+                        }
+                        if let minIndex = cycle.indices.min(by: { cycle[$0].from < cycle[$1].from }) {
+                            cycle = Array(cycle[minIndex...] + cycle[..<minIndex])
+                        }
+                        if seen.insert(cycle.map(\.from)).inserted { found.append(cycle) }
+                    case .black:
+                        break
+                    }
+                } else {
+                    color[node] = .black
+                    stack.removeLast()
+                }
+            }
+        }
+        return found
+    }
+
+    // MARK: Destinations
+
+    /// Every slice's file must be distinct, and no file may sit where another slice needs a folder.
+    static func checkDestinations(_ resources: [Resource], currentDirectory: String, into diagnostics: inout DiagnosticCollector) {
+        var files: [String: SourceLocation] = [:]
+        var directories: [String: SourceLocation] = [:]
+        files.reserveCapacity(resources.reduce(0) { $0 + $1.slices.count })
+        var collisions = 0
+        for r in resources {
+            // Keys are absolute so `./mirror` and `../x/mirror` naming one folder still collide.
+            let prefix = PathRules.join(currentDirectory, r.outputRoot) + "/"
+            let shown = r.outputRoot == "." ? "" : r.outputRoot + "/"
+            var lastParent = ""
+            for s in r.slices {
+                let full = prefix + r.relativePath(of: s)
+                if let first = files.updateValue(s.location, forKey: full) {
+                    files[full] = first
+                    collisions += 1
+                    if collisions <= 100 {
+                        diagnostics.error(
+                            "two slices write the same file '\(shown)\(r.relativePath(of: s))'", at: s.location,
+                            notes: [.note("the other slice is here", at: first)])
+                    }
+                    continue
+                }
+                // Folders this file needs; consecutive slices usually share them, so skip repeats.
+                guard let slash = full.lastIndex(of: "/") else { continue }
+                let parent = String(full[..<slash])
+                if parent == lastParent { continue }
+                lastParent = parent
+                var dir = Substring(parent)
+                while !dir.isEmpty, directories[String(dir)] == nil {
+                    directories[String(dir)] = s.location
+                    guard let up = dir.lastIndex(of: "/") else { break }
+                    dir = dir[..<up]
+                }
+            }
+        }
+        if collisions > 100 {
+            diagnostics.error("\(collisions - 100) more slices write files that other slices write", at: nil)
+        }
+        for (dir, location) in directories.sorted(by: { $0.key < $1.key }) {
+            if let fileLocation = files[dir] {
+                diagnostics.error(
+                    "slice file '\(display(dir, currentDirectory))' is also a folder that another slice writes into", at: fileLocation,
+                    notes: [.note("this slice needs '\(display(dir, currentDirectory))' to be a folder", at: location)])
+            }
+        }
+    }
+
+    private static func display(_ absolute: String, _ currentDirectory: String) -> String {
+        let prefix = currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/"
+        return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
+    }
+}

@@ -1,0 +1,107 @@
+public import JobrunCore
+
+/// A resource: a named set of slices that land under one destination folder.
+public struct Resource: Sendable {
+    public var id: String
+    /// Where the resource's `id` is written.
+    public var location: SourceLocation
+    /// The manifest file that declared it.
+    public var manifestFile: String
+    /// Base of relative slice URLs (ends with `/` in any sensible manifest).
+    public var baseURL: String?
+    /// The output root as a path relative to the current directory, or absolute.
+    public var outputRoot: String
+    /// Destination folder below the output root, normalised, `""` for the root itself.
+    public var dest: String
+    public var dependsOn: [Dependency]
+    /// The algorithm `slices_from` lists are read with when given.
+    public var checksum: DigestAlgorithm?
+    public var settings: ResourceSettings
+    public var slices: [Slice]
+
+    public struct Dependency: Hashable, Sendable {
+        public var id: String
+        public var location: SourceLocation
+    }
+
+    /// `dest/path` below the output root.
+    public func relativePath(of slice: Slice) -> String {
+        dest.isEmpty ? slice.path : dest + "/" + slice.path
+    }
+
+    /// The URL a slice is fetched from.
+    public func url(of slice: Slice) -> String {
+        if let url = slice.url { return url }
+        return (baseURL ?? "") + ParsedURL.percentEncodePath(slice.path)
+    }
+
+    /// The slice's identity: `scheme://host[:port]/path`, query and fragment dropped.
+    public func identity(of slice: Slice) -> String {
+        let url = url(of: slice)
+        switch ParsedURL.parse(url) {
+        case .success(let parsed): return parsed.identity
+        case .failure: return url
+        }
+    }
+
+    /// Bytes declared by all slices that declare a size.
+    public var declaredBytes: Int64 { slices.reduce(0) { $0 + ($1.size ?? 0) } }
+}
+
+/// One file of a resource.
+public struct Slice: Sendable {
+    /// Relative path below the resource's destination, normalised.
+    public var path: String
+    /// Absolute URL when the manifest gives one; otherwise the URL is the resource's base plus the path.
+    public var url: String?
+    public var size: Int64?
+    /// Expected digests, sorted by algorithm, at most one per algorithm.
+    public var digests: [Digest]
+    /// Headers of this slice only (merged over the resource's by ``Resource/headers(for:)``).
+    public var headers: [HeaderField]
+    public var location: SourceLocation
+
+    public init(path: String, url: String? = nil, size: Int64? = nil, digests: [Digest] = [], headers: [HeaderField] = [], location: SourceLocation) {
+        self.path = path
+        self.url = url
+        self.size = size
+        self.digests = digests
+        self.headers = headers
+        self.location = location
+    }
+}
+
+extension Resource {
+    /// The headers sent for a slice: the resource's, overridden by the slice's by name, case-insensitively.
+    public func headers(for slice: Slice) -> [HeaderField] {
+        if slice.headers.isEmpty { return settings.headers }
+        return HeaderField.merge(settings.headers, over: slice.headers)
+    }
+}
+
+extension HeaderField {
+    /// `base` with `overrides` replacing same-named fields (case-insensitive); sorted by lower-cased name.
+    public static func merge(_ base: [HeaderField], over overrides: [HeaderField]) -> [HeaderField] {
+        var byName: [String: HeaderField] = [:]
+        for h in base { byName[h.name.lowercased()] = h }
+        for h in overrides { byName[h.name.lowercased()] = h }
+        return byName.sorted { $0.key < $1.key }.map(\.value)
+    }
+}
+
+/// Every resource of every loaded manifest file, validated.
+public struct Manifest: Sendable {
+    public var files: [ManifestFile]
+    /// Resources in load order (files in the order given, then document order).
+    public var resources: [Resource]
+
+    public var sliceCount: Int { resources.reduce(0) { $0 + $1.slices.count } }
+}
+
+/// A manifest file as loaded.
+public struct ManifestFile: Hashable, Sendable {
+    public var path: String
+    public var byteCount: Int
+    /// A fingerprint of the content (hex SHA-256 when the loader was given a hasher), for saved plans.
+    public var fingerprint: String?
+}

@@ -1,0 +1,65 @@
+public import JobrunCore
+
+/// How many transfers may run at once.
+public struct ConcurrencyLimits: Hashable, Sendable {
+    public var total: Int = 16
+    public var perHost: Int = 4
+    public init() {}
+}
+
+/// Exponential backoff between attempts.
+public struct Backoff: Hashable, Sendable {
+    public var initial: Duration = .seconds(1)
+    public var maximum: Duration = .seconds(120)
+    public var multiplier: Double = 2
+    public init() {}
+}
+
+/// How often a slice is tried, and how long to wait between tries.
+public struct RetryPolicy: Hashable, Sendable {
+    /// Attempts in all (first try included).
+    public var attempts: Int = 5
+    public var backoff = Backoff()
+    public init() {}
+}
+
+/// Time limits for a slice.
+public struct Timeouts: Hashable, Sendable {
+    /// Establishing a connection.
+    public var connect: Duration = .seconds(10)
+    /// No bytes received for this long ends an attempt.
+    public var request: Duration = .seconds(60)
+    /// The whole life of a slice, its retries included.
+    public var resource: Duration = .seconds(3600)
+    public init() {}
+}
+
+/// When a slice may use the network.
+public struct NetworkPolicy: Hashable, Sendable {
+    /// May run on a metered (cellular) connection.
+    public var allowsCellular: Bool = false
+    /// May be deferred until conditions are good.
+    public var isDiscretionary: Bool = false
+    public init() {}
+}
+
+/// Settings that `defaults` gives every resource of a file and a resource may override.
+public struct ResourceSettings: Hashable, Sendable {
+    public var concurrency = ConcurrencyLimits()
+    public var retries = RetryPolicy()
+    public var timeouts = Timeouts()
+    public var network = NetworkPolicy()
+    /// Headers sorted by lower-cased name; names unique case-insensitively.
+    public var headers: [HeaderField] = []
+    /// Largest body accepted for a slice without a declared size.
+    public var maxSize = ByteCount(4 << 30)
+    public init() {}
+}
+
+extension Duration {
+    /// Whole milliseconds, for rendering.
+    public var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

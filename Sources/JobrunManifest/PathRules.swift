@@ -1,0 +1,111 @@
+/// Lexical rules for destination paths: what a manifest may name below the output root.
+enum PathRules {
+    static let maximumComponentBytes = 255
+    static let maximumPathBytes = 4096
+
+    enum Problem: Error, Equatable {
+        case empty
+        case absolute
+        case escapesRoot
+        case tilde
+        case backslash
+        case nul
+        case controlCharacter
+        case componentTooLong
+        case pathTooLong
+        case trailingSlash
+    }
+
+    /// The normalised form of `path` (no `.`, no empty components, `..` resolved), or why it is refused.
+    /// `allowEmpty` admits `""` and `.` (a resource's `dest` may be the output root itself).
+    static func normalize(_ path: String, allowEmpty: Bool, allowTrailingSlash: Bool) -> Result<String, Problem> {
+        let bytes = path.utf8
+        if bytes.isEmpty { return allowEmpty ? .success("") : .failure(.empty) }
+        if bytes.count > maximumPathBytes { return .failure(.pathTooLong) }
+        var hasDot = false
+        var hasSlashRun = false
+        var previous: UInt8 = 0
+        for c in bytes {
+            if c == 0 { return .failure(.nul) }
+            if c < 0x20 || c == 0x7F { return .failure(.controlCharacter) }
+            if c == UInt8(ascii: "\\") { return .failure(.backslash) }
+            if c == UInt8(ascii: ".") { hasDot = true }
+            if c == UInt8(ascii: "/") && previous == UInt8(ascii: "/") { hasSlashRun = true }
+            previous = c
+        }
+        if bytes.first == UInt8(ascii: "/") { return .failure(.absolute) }
+        if bytes.first == UInt8(ascii: "~") { return .failure(.tilde) }
+        if bytes.last == UInt8(ascii: "/") && !allowTrailingSlash { return .failure(.trailingSlash) }
+        // Fast path: nothing to normalise.
+        if !hasDot && !hasSlashRun && bytes.last != UInt8(ascii: "/") {
+            var length = 0
+            for c in bytes {
+                if c == UInt8(ascii: "/") { length = 0 } else {
+                    length += 1
+                    if length > maximumComponentBytes { return .failure(.componentTooLong) }
+                }
+            }
+            return .success(path)
+        }
+        var parts: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component.utf8.count > maximumComponentBytes { return .failure(.componentTooLong) }
+            if component == "." { continue }
+            if component == ".." {
+                if parts.isEmpty { return .failure(.escapesRoot) }
+                parts.removeLast()
+                continue
+            }
+            if component.hasPrefix("~") { return .failure(.tilde) }
+            parts.append(component)
+        }
+        if parts.isEmpty { return allowEmpty ? .success("") : .failure(.empty) }
+        return .success(parts.joined(separator: "/"))
+    }
+
+    static func message(for problem: Problem, field: String, value: String) -> String {
+        switch problem {
+        case .empty: "\(field) is empty"
+        case .absolute: "\(field) '\(value)' is absolute; destinations are relative to the output root"
+        case .escapesRoot: "\(field) '\(value)' escapes the output root through '..'"
+        case .tilde: "\(field) '\(value)' starts with '~'; jobrun does not expand home directories"
+        case .backslash: "\(field) '\(value)' contains a backslash; use '/' to separate folders"
+        case .nul: "\(field) contains a NUL character"
+        case .controlCharacter: "\(field) contains a control character"
+        case .componentTooLong: "\(field) has a path component longer than \(maximumComponentBytes) bytes"
+        case .pathTooLong: "\(field) is longer than \(maximumPathBytes) bytes"
+        case .trailingSlash: "\(field) '\(value)' ends with '/'; a slice is a file"
+        }
+    }
+
+    /// Joins and normalises filesystem paths lexically (`a/./b/../c` → `a/c`), keeping a leading `/`.
+    static func join(_ base: String, _ rest: String) -> String {
+        if rest.hasPrefix("/") { return lexicallyNormalized(rest) }
+        if base.isEmpty || base == "." { return lexicallyNormalized(rest) }
+        return lexicallyNormalized(base + "/" + rest)
+    }
+
+    static func lexicallyNormalized(_ path: String) -> String {
+        let isAbsolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == "..", let last = parts.last, last != ".." {
+                parts.removeLast()
+                continue
+            }
+            if component == "..", isAbsolute { continue }
+            parts.append(component)
+        }
+        let joined = parts.joined(separator: "/")
+        if isAbsolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    /// The folder part of a path (`a/b.yaml` → `a`, `b.yaml` → `.`).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+}

@@ -1,0 +1,86 @@
+import JobrunCore
+public import JobrunManifest
+
+extension Plan {
+    /// The plan summary line, a stable contract:
+    /// `Plan: 412 to fetch (26.3 MiB), 3 to resume, 2 to refetch, 188 up to date, 0 deferred.`
+    public var summaryLine: String {
+        "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred."
+    }
+
+    /// The plan as people read it: a line per resource, a line per slice with `verbose`, and the summary.
+    public func renderText(verbose: Bool) -> String {
+        var out = ""
+        for entry in entries {
+            let r = entry.resource
+            let c = entry.counts
+            let place = r.dest.isEmpty ? r.outputRoot : (r.outputRoot == "." ? r.dest : r.outputRoot + "/" + r.dest)
+            var parts: [String] = []
+            if c.fetch > 0 { parts.append("\(c.fetch) to fetch") }
+            if c.resume > 0 { parts.append("\(c.resume) to resume") }
+            if c.refetch > 0 { parts.append("\(c.refetch) to refetch") }
+            if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
+            if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
+            var bytes = ""
+            if c.hasChanges {
+                let unsized = c.unsizedToTransfer == 0 ? "" : c.unsizedToTransfer == c.fetch + c.resume + c.refetch ? "size unknown" : "\(c.unsizedToTransfer) of unknown size"
+                if c.unsizedToTransfer == c.fetch + c.resume + c.refetch {
+                    bytes = " (\(unsized))"
+                } else {
+                    bytes = " (\(ByteCount(c.bytesToTransfer))\(unsized.isEmpty ? "" : " + \(unsized)"))"
+                }
+            }
+            out += "\(c.hasChanges ? "~" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
+            guard verbose else { continue }
+            for (s, d) in zip(r.slices, entry.decisions) {
+                let size = s.size.map { " (\(ByteCount($0)))" } ?? ""
+                let reason = d.reason.map { ": \($0)" } ?? ""
+                out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(reason)\n"
+            }
+        }
+        out += summaryLine + "\n"
+        return out
+    }
+
+    /// `+` fetch, `>` resume, `~` refetch, `=` up to date, `?` deferred.
+    public static func sigil(_ action: SliceAction) -> String {
+        switch action {
+        case .fetch: "+"
+        case .resume: ">"
+        case .refetch: "~"
+        case .upToDate: "="
+        case .deferred: "?"
+        }
+    }
+}
+
+extension Manifest {
+    /// The dependency graph in Graphviz DOT: an edge `a -> b` means b waits for a.
+    public func renderDOT() -> String {
+        var out = "digraph jobrun {\n    rankdir=LR;\n    node [shape=box];\n"
+        let sorted = resources.sorted { $0.id < $1.id }
+        for r in sorted {
+            out += "    \(Self.dotQuote(r.id)) [label=\(Self.dotQuote("\(r.id)\n\(r.slices.count) slices, \(ByteCount(r.declaredBytes))"))];\n"
+        }
+        for r in sorted {
+            for dep in r.dependsOn.map(\.id).sorted() {
+                out += "    \(Self.dotQuote(dep)) -> \(Self.dotQuote(r.id));\n"
+            }
+        }
+        out += "}\n"
+        return out
+    }
+
+    static func dotQuote(_ s: String) -> String {
+        var out = "\""
+        for ch in s {
+            switch ch {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.append(ch)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,86 @@
+public import JobrunCore
+public import JobrunManifest
+
+/// What a plan would do with one slice.
+public enum SliceAction: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The file is missing.
+    case fetch
+    /// A partial download exists and can be continued (defined by the fetch engine).
+    case resume
+    /// The file is present but its size or a digest differs, or something else is in its place.
+    case refetch
+    /// Size matches and every digest was verified.
+    case upToDate = "up-to-date"
+    /// Held back by the network policy.
+    case deferred
+}
+
+/// A slice's action and, for refetches, why.
+public struct SliceDecision: Sendable, Hashable {
+    public var action: SliceAction
+    public var reason: String?
+
+    public init(action: SliceAction, reason: String? = nil) {
+        self.action = action
+        self.reason = reason
+    }
+}
+
+/// Counts of a plan or of one resource.
+public struct PlanCounts: Sendable, Hashable {
+    public var fetch = 0
+    public var resume = 0
+    public var refetch = 0
+    public var upToDate = 0
+    public var deferred = 0
+    /// Bytes to transfer: declared sizes of slices to fetch or refetch, remaining bytes of resumes.
+    public var bytesToTransfer: Int64 = 0
+    /// Slices to transfer whose size the manifest does not declare (not in ``bytesToTransfer``).
+    public var unsizedToTransfer = 0
+
+    public init() {}
+
+    public var slices: Int { fetch + resume + refetch + upToDate + deferred }
+    /// True when applying would transfer anything.
+    public var hasChanges: Bool { fetch + resume + refetch > 0 }
+
+    mutating func add(_ action: SliceAction, bytes: Int64?) {
+        switch action {
+        case .fetch: fetch += 1
+        case .resume: resume += 1
+        case .refetch: refetch += 1
+        case .upToDate: upToDate += 1
+        case .deferred: deferred += 1
+        }
+        if action == .fetch || action == .refetch || action == .resume {
+            if let bytes { bytesToTransfer += bytes } else { unsizedToTransfer += 1 }
+        }
+    }
+
+    static func += (lhs: inout PlanCounts, rhs: PlanCounts) {
+        lhs.fetch += rhs.fetch
+        lhs.resume += rhs.resume
+        lhs.refetch += rhs.refetch
+        lhs.upToDate += rhs.upToDate
+        lhs.deferred += rhs.deferred
+        lhs.bytesToTransfer += rhs.bytesToTransfer
+        lhs.unsizedToTransfer += rhs.unsizedToTransfer
+    }
+}
+
+/// The DAG of resources in dependency order, each slice classified against the mirror on disk.
+public struct Plan: Sendable {
+    public struct Entry: Sendable {
+        public var resource: Resource
+        /// One decision per slice, in the resource's slice order.
+        public var decisions: [SliceDecision]
+        public var counts: PlanCounts
+    }
+
+    public var manifest: Manifest
+    /// Resources in dependency order (ties broken by id).
+    public var entries: [Entry]
+    public var counts: PlanCounts
+    /// Problems met on disk that did not stop the plan (a symlink in a file's place, say).
+    public var warnings: [String]
+}

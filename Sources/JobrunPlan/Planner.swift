@@ -1,0 +1,69 @@
+public import JobrunCore
+public import JobrunManifest
+public import JobrunVerify
+
+/// Builds a ``Plan``: orders resources, then classifies every slice against the files on disk.
+public enum Planner {
+    /// Plans `manifest` against the mirror on disk, without any network.
+    /// - Parameter parallelism: threads used to hash present files (default: every core).
+    public static func plan(for manifest: Manifest, parallelism: Int? = nil) -> Plan {
+        let order = manifest.dependencyOrder
+        var expectations: [FileExpectation] = []
+        expectations.reserveCapacity(manifest.sliceCount)
+        for index in order {
+            let r = manifest.resources[index]
+            for s in r.slices {
+                expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests))
+            }
+        }
+        let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
+        var entries: [Plan.Entry] = []
+        entries.reserveCapacity(order.count)
+        var total = PlanCounts()
+        var warnings: [String] = []
+        var k = 0
+        for index in order {
+            let r = manifest.resources[index]
+            var decisions: [SliceDecision] = []
+            decisions.reserveCapacity(r.slices.count)
+            var counts = PlanCounts()
+            for s in r.slices {
+                let decision = decide(checks[k], for: s)
+                if case .notRegularFile = checks[k] { warnings.append("\(expectations[k].path): \(decision.reason ?? "")") }
+                if case .ioError = checks[k] { warnings.append("\(expectations[k].path): \(decision.reason ?? "")") }
+                k += 1
+                counts.add(decision.action, bytes: s.size)
+                decisions.append(decision)
+            }
+            total += counts
+            entries.append(Plan.Entry(resource: r, decisions: decisions, counts: counts))
+        }
+        return Plan(manifest: manifest, entries: entries, counts: total, warnings: warnings)
+    }
+
+    /// The action for one slice given what is on disk. A pure function:
+    ///
+    /// | on disk                                  | action      |
+    /// |------------------------------------------|-------------|
+    /// | nothing                                  | fetch       |
+    /// | regular file, size and digests match     | up-to-date  |
+    /// | regular file, size or a digest differs   | refetch     |
+    /// | symlink, folder or other non-file        | refetch (apply refuses to replace it) |
+    /// | unreadable                               | refetch     |
+    public static func decide(_ check: FileCheck, for slice: Slice) -> SliceDecision {
+        switch check {
+        case .ok:
+            return SliceDecision(action: .upToDate)
+        case .missing:
+            return SliceDecision(action: .fetch)
+        case .sizeMismatch(let expected, let actual):
+            return SliceDecision(action: .refetch, reason: "size is \(actual) bytes, expected \(expected)")
+        case .digestMismatch(let expected, let actual, _):
+            return SliceDecision(action: .refetch, reason: "\(expected.algorithm.rawValue) is \(actual.hex), expected \(expected.hex)")
+        case .notRegularFile(let path, let kind):
+            return SliceDecision(action: .refetch, reason: "'\(path)' is a \(kind), not a regular file")
+        case .ioError(let path, _, let message):
+            return SliceDecision(action: .refetch, reason: "cannot read '\(path)': \(message)")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes whole files so that readers see either the old file or the complete new one.
+public enum AtomicFile {
+    /// Writes `bytes` to a temporary file in the directory of `path`, syncs it, and renames it over
+    /// `path`. `rename(2)` within one file system is atomic, so no partial file ever appears at
+    /// `path`; on any failure the temporary file is removed and `path` is untouched.
+    ///
+    /// The new file has mode 0644.
+    /// - Throws: ``FileWriteError`` naming the step that failed and its `errno`.
+    public static func write(_ bytes: [UInt8], to path: String) throws(FileWriteError) {
+        guard !path.isEmpty else { throw FileWriteError(.createTemporary, path: path, errno: ENOENT) }
+        let (directory, base) = split(path)
+        // Dot-prefixed so directory listings and globs skip it; the name is capped so that a
+        // long target name cannot push the temporary one past NAME_MAX.
+        var template = Array((directory + "/." + String(decoding: base.utf8.prefix(96), as: UTF8.self) + ".tmp-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else { throw FileWriteError(.createTemporary, path: path, errno: errno) }
+        let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+
+        var failure: FileWriteError?
+        if let error = writeAll(bytes, to: fd) {
+            failure = FileWriteError(.write, path: path, errno: error)
+        } else if fchmod(fd, 0o644) != 0 {
+            failure = FileWriteError(.write, path: path, errno: errno)
+        } else if fsync(fd) != 0 {
+            // Without this a crash after rename could leave a named but empty file.
+            failure = FileWriteError(.sync, path: path, errno: errno)
+        }
+        if close(fd) != 0, failure == nil {
+            failure = FileWriteError(.write, path: path, errno: errno)
+        }
+        if failure == nil, rename(temporaryPath, path) != 0 {
+            failure = FileWriteError(.rename, path: path, errno: errno)
+        }
+        if let failure {
+            unlink(temporaryPath)
+            throw failure
+        }
+        // Make the rename itself durable; a failure here does not undo a completed write.
+        let directoryFD = open(directory, O_RDONLY)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Directory and last component; the directory of a bare name is `.`.
+    private static func split(_ path: String) -> (directory: String, base: String) {
+        let utf8 = Array(path.utf8)
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
+        let directory = slash == 0 ? "/" : String(decoding: utf8[..<slash], as: UTF8.self)
+        return (directory, String(decoding: utf8[(slash + 1)...], as: UTF8.self))
+    }
+
+    /// `nil` on success, else the `errno` of the failed `write(2)`.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+}
+
+#if canImport(Darwin)
+private let systemWrite = Darwin.write
+#elseif canImport(Musl)
+private let systemWrite = Musl.write
+#else
+private let systemWrite = Glibc.write
+#endif
+
+/// A file could not be written; ``path`` is unchanged.
+public struct FileWriteError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The step that failed.
+    public enum Code: String, Hashable, Sendable {
+        case createTemporary = "creating a temporary file"
+        case write = "writing"
+        case sync = "syncing"
+        case rename = "renaming the temporary file"
+    }
+
+    public var code: Code
+    /// The file that was to be written.
+    public var path: String
+    /// The cause, as reported by the system.
+    public var errno: Int32
+
+    public init(_ code: Code, path: String, errno: Int32) {
+        self.code = code
+        self.path = path
+        self.errno = errno
+    }
+
+    /// `cannot write 'out/report.xml': No such file or directory (creating a temporary file)`.
+    public var description: String {
+        "cannot write '\(path)': \(String(cString: strerror(errno))) (\(code.rawValue))"
+    }
+}

@@ -1,0 +1,151 @@
+public import JobrunCore
+public import JobrunManifest
+public import JobrunPlan
+
+/// The plan as a versioned JSON document (`jobrun plan --json`, and the saved plan of `--out`).
+///
+/// Field names are a public contract; `format_version` changes when one does. Secret header values
+/// are written as `<redacted>`, and URLs only as identities (no query: signed URLs carry secrets).
+public enum PlanJSON {
+    public static let formatVersion: Int64 = 1
+
+    /// What a saved plan records besides the plan, so `apply` can refuse a stale one.
+    public struct SavedPlanOptions: Sendable {
+        public var outputOverride: String?
+        public var allowFileURLs: Bool
+        public init(outputOverride: String?, allowFileURLs: Bool) {
+            self.outputOverride = outputOverride
+            self.allowFileURLs = allowFileURLs
+        }
+    }
+
+    public static func render(_ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty, reservingCapacity: 256 * max(1, plan.counts.slices))
+        w.beginObject()
+        w.key("format_version"); w.int(formatVersion)
+        if let savedPlan {
+            w.key("kind"); w.string("jobrun-plan")
+            w.key("options")
+            w.beginObject()
+            w.key("output"); if let o = savedPlan.outputOverride { w.string(o) } else { w.null() }
+            w.key("allow_file_urls"); w.bool(savedPlan.allowFileURLs)
+            w.endObject()
+        }
+        w.key("jobrun_version"); w.string(JobrunVersion.current)
+        w.key("manifests")
+        w.beginArray()
+        for f in plan.manifest.files.sorted(by: { $0.path < $1.path }) {
+            w.beginObject()
+            w.key("path"); w.string(f.path)
+            w.key("bytes"); w.int(Int64(f.byteCount))
+            w.key("sha256"); if let fp = f.fingerprint { w.string(fp) } else { w.null() }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("summary")
+        writeCounts(plan.counts, resources: plan.entries.count, into: &w)
+        w.key("resources")
+        w.beginArray()
+        for entry in plan.entries { writeEntry(entry, into: &w) }
+        w.endArray()
+        w.endObject()
+        return w.finish()
+    }
+
+    static func writeCounts(_ c: PlanCounts, resources: Int?, into w: inout JSONWriter) {
+        w.beginObject()
+        if let resources { w.key("resources"); w.int(Int64(resources)) }
+        w.key("slices"); w.int(Int64(c.slices))
+        w.key("fetch"); w.int(Int64(c.fetch))
+        w.key("resume"); w.int(Int64(c.resume))
+        w.key("refetch"); w.int(Int64(c.refetch))
+        w.key("up_to_date"); w.int(Int64(c.upToDate))
+        w.key("deferred"); w.int(Int64(c.deferred))
+        w.key("bytes_to_transfer"); w.int(c.bytesToTransfer)
+        w.key("unsized_to_transfer"); w.int(Int64(c.unsizedToTransfer))
+        w.key("changes"); w.bool(c.hasChanges)
+        w.endObject()
+    }
+
+    static func writeEntry(_ entry: Plan.Entry, into w: inout JSONWriter) {
+        let r = entry.resource
+        w.beginObject()
+        w.key("id"); w.string(r.id)
+        w.key("manifest"); w.string(r.location.description)
+        w.key("output"); w.string(r.outputRoot)
+        w.key("dest"); w.string(r.dest)
+        w.key("depends_on")
+        w.beginArray()
+        for d in r.dependsOn.map(\.id).sorted() { w.string(d) }
+        w.endArray()
+        w.key("counts")
+        writeCounts(entry.counts, resources: nil, into: &w)
+        w.key("settings")
+        writeSettings(r.settings, into: &w)
+        w.key("slices")
+        w.beginArray()
+        for (s, d) in zip(r.slices, entry.decisions) {
+            w.beginObject()
+            w.key("path"); w.string(s.path)
+            w.key("file"); w.string(r.outputRoot == "." ? r.relativePath(of: s) : r.outputRoot + "/" + r.relativePath(of: s))
+            w.key("identity"); w.string(r.identity(of: s))
+            w.key("size"); if let size = s.size { w.int(size) } else { w.null() }
+            w.key("digests")
+            w.beginObject()
+            for digest in s.digests { w.key(digest.algorithm.rawValue); w.string(digest.hex) }
+            w.endObject()
+            if !s.headers.isEmpty {
+                w.key("headers")
+                writeHeaders(s.headers, into: &w)
+            }
+            w.key("action"); w.string(d.action.rawValue)
+            if let reason = d.reason { w.key("reason"); w.string(reason) }
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    static func writeSettings(_ s: ResourceSettings, into w: inout JSONWriter) {
+        w.beginObject()
+        w.key("concurrency")
+        w.beginObject()
+        w.key("total"); w.int(Int64(s.concurrency.total))
+        w.key("per_host"); w.int(Int64(s.concurrency.perHost))
+        w.endObject()
+        w.key("retries")
+        w.beginObject()
+        w.key("attempts"); w.int(Int64(s.retries.attempts))
+        w.key("backoff")
+        w.beginObject()
+        w.key("initial_ms"); w.int(s.retries.backoff.initial.wholeMilliseconds)
+        w.key("max_ms"); w.int(s.retries.backoff.maximum.wholeMilliseconds)
+        w.key("multiplier"); w.double(s.retries.backoff.multiplier)
+        w.endObject()
+        w.endObject()
+        w.key("timeouts")
+        w.beginObject()
+        w.key("connect_ms"); w.int(s.timeouts.connect.wholeMilliseconds)
+        w.key("request_ms"); w.int(s.timeouts.request.wholeMilliseconds)
+        w.key("resource_ms"); w.int(s.timeouts.resource.wholeMilliseconds)
+        w.endObject()
+        w.key("network")
+        w.beginObject()
+        w.key("cellular"); w.bool(s.network.allowsCellular)
+        w.key("discretionary"); w.bool(s.network.isDiscretionary)
+        w.endObject()
+        w.key("max_size"); w.int(s.maxSize.value)
+        w.key("headers")
+        writeHeaders(s.headers, into: &w)
+        w.endObject()
+    }
+
+    static func writeHeaders(_ headers: [HeaderField], into w: inout JSONWriter) {
+        w.beginObject()
+        for h in headers.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+            w.key(h.name)
+            w.string(h.displayValue)
+        }
+        w.endObject()
+    }
+}

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// What `ExtraFileScanner` found.
+public struct ExtraFileScan: Sendable, Hashable {
+    /// Relative paths of entries no expectation names (files, symbolic links, FIFOs, …;
+    /// never a directory itself), sorted by their UTF-8 bytes.
+    public var extraPaths: [String]
+    /// Directories that could not be listed, sorted by path. Their contents are unknown.
+    public var errors: [FileIOError]
+
+    public init(extraPaths: [String] = [], errors: [FileIOError] = []) {
+        self.extraPaths = extraPaths
+        self.errors = errors
+    }
+}
+
+/// Finds entries in an output tree that no expectation names: leftovers such as `*.part`
+/// files, stale slices, or symbolic links someone put there.
+///
+/// The walk never follows a symbolic link: a link (to a directory or not) is an entry, and is
+/// extra unless an expectation names its path. A directory is descended into, never reported
+/// itself, so an unexpected directory shows up as the files inside it (and an empty one not
+/// at all).
+public struct ExtraFileScanner: Sendable {
+    public init() {}
+
+    /// Walks `directories` (relative to `root`, `""` for the root itself; a missing one is
+    /// skipped) and returns every entry beneath them whose relative path is not in `expected`.
+    public func scan(root: String, directories: [String], expected: Set<String>) -> ExtraFileScan {
+        var walk = Walk(rootPath: root, expected: expected)
+        guard case .descriptor(let rootFD) = PathBeneath.openRoot(root, for: .lookup) else {
+            return ExtraFileScan()  // no root, nothing extra (the checker reports the files missing)
+        }
+        defer { closeDescriptor(rootFD) }
+        for directory in Self.outermost(directories) {
+            guard let components = PathBeneath.components(ofDirectory: directory[...]) else {
+                walk.errors.append(FileIOError(path: joinPath(root, directory), operation: "scan", code: EINVAL))
+                continue
+            }
+            let relative = components.joined(separator: "/")
+            switch PathBeneath.openDirectory(components, beneath: rootFD, rootPath: root, for: .listing) {
+            case .descriptor(let fd):
+                walk.list(fd, relativePath: relative)
+            case .failed(.missing, _):
+                continue
+            case .failed(.notRegularFile, let depth):
+                // A symlink or file where a directory should be is itself an unexpected entry.
+                walk.report(components[..<depth].joined(separator: "/"))
+            case .failed(.ioError(_, let code, _), let depth):
+                walk.errors.append(FileIOError(
+                    path: joinPath(root, components[..<depth].joined(separator: "/")), operation: "open", code: code))
+            case .failed:
+                continue
+            }
+        }
+        var extras = Array(walk.extras)
+        extras.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let errors = walk.errors.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return ExtraFileScan(extraPaths: extras, errors: errors)
+    }
+
+    /// `directories` without those inside another one of them (they would be walked twice).
+    static func outermost(_ directories: [String]) -> [String] {
+        let normalized = Set(directories.map { directory in
+            (PathBeneath.components(ofDirectory: directory[...]) ?? []).joined(separator: "/")
+        })
+        let invalid = directories.filter { PathBeneath.components(ofDirectory: $0[...]) == nil }
+        if normalized.contains("") && invalid.isEmpty { return [""] }
+        let kept = normalized.filter { directory in
+            !normalized.contains { other in
+                other != directory && (other.isEmpty || directory.hasPrefix(other + "/"))
+            }
+        }
+        return kept.sorted() + invalid
+    }
+
+    private struct Walk {
+        let rootPath: String
+        let expected: Set<String>
+        var extras: Set<String> = []
+        var errors: [FileIOError] = []
+
+        init(rootPath: String, expected: Set<String>) {
+            self.rootPath = rootPath
+            self.expected = expected
+        }
+
+        mutating func report(_ relativePath: String) {
+            if !expected.contains(relativePath) { extras.insert(relativePath) }
+        }
+
+        /// Lists the directory open on `fd` (taking ownership of it) and everything below it.
+        mutating func list(_ fd: Int32, relativePath: String) {
+            guard let stream = fdopendir(fd) else {
+                errors.append(FileIOError(path: joinPath(rootPath, relativePath), operation: "fdopendir", code: errno))
+                closeDescriptor(fd)
+                return
+            }
+            defer { closedir(stream) }
+            var subdirectories: [String] = []
+            while true {
+                errno = 0
+                guard let entry = readdir(stream) else {
+                    if errno != 0 {
+                        errors.append(FileIOError(path: joinPath(rootPath, relativePath), operation: "readdir", code: errno))
+                    }
+                    break
+                }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                let child = relativePath.isEmpty ? name : relativePath + "/" + name
+                if isDirectoryEntry(entry.pointee.d_type, name: name, in: fd) {
+                    subdirectories.append(name)
+                } else {
+                    report(child)
+                }
+            }
+            for name in subdirectories {
+                let child = relativePath.isEmpty ? name : relativePath + "/" + name
+                let childFD = retryingOnInterrupt { openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+                if childFD >= 0 {
+                    list(childFD, relativePath: child)
+                } else if errno == ELOOP || errno == ENOTDIR {
+                    report(child)  // replaced by a symlink or file since readdir
+                } else if errno != ENOENT {
+                    errors.append(FileIOError(path: joinPath(rootPath, child), operation: "open", code: errno))
+                }
+            }
+        }
+
+        /// Whether a directory entry is a real directory (never a symlink to one). Falls back
+        /// to `fstatat` for file systems that do not fill in `d_type`.
+        private func isDirectoryEntry(_ type: UInt8, name: String, in fd: Int32) -> Bool {
+            if type != UInt8(DT_UNKNOWN) { return type == UInt8(DT_DIR) }
+            var status = stat()
+            return fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && isDirectory(status.st_mode)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+public import JobrunCore
+
+/// What one file beneath an output root should be.
+public struct FileExpectation: Sendable, Hashable {
+    /// The output root directory. Symbolic links in the root itself are followed: the user chose it.
+    public var root: String
+    /// The path beneath `root`, already validated: relative, `/`-separated, no `..`.
+    /// No symbolic link is followed anywhere in it.
+    public var relativePath: String
+    /// The expected size in bytes, if known. A different size is reported without hashing.
+    public var size: Int64?
+    /// The expected digests. All are checked, in one pass over the file.
+    public var digests: [Digest]
+
+    public init(root: String, relativePath: String, size: Int64? = nil, digests: [Digest] = []) {
+        self.root = root
+        self.relativePath = relativePath
+        self.size = size
+        self.digests = digests
+    }
+
+    /// `root` and `relativePath` joined, as messages show the file.
+    public var path: String { joinPath(root, relativePath) }
+}
+
+/// What a file beneath an output root turned out to be.
+public enum FileCheck: Sendable, Hashable {
+    /// A regular file of the expected size whose digests all match. `digests` are the ones
+    /// computed: one per expected algorithm, in algorithm order (none when none were expected).
+    case ok(size: Int64, digests: [Digest])
+    /// The file, or a directory above it, does not exist.
+    case missing
+    /// The size differs from the expected one. The file was not hashed.
+    case sizeMismatch(expected: Int64, actual: Int64)
+    /// The first expected digest, in algorithm order, that the content does not match.
+    case digestMismatch(expected: Digest, actual: Digest, size: Int64)
+    /// `path` (the file, or a directory component above it) is not what the path needs:
+    /// a symbolic link anywhere, a non-directory where a directory is needed, or a file that
+    /// is not regular. `kind` names what it is: "symbolic link", "directory", "FIFO", …
+    case notRegularFile(path: String, kind: String)
+    /// A system call failed: permission denied, I/O error, an invalid relative path (EINVAL),
+    /// an algorithm the linked OpenSSL lacks (EOPNOTSUPP).
+    case ioError(path: String, errno: Int32, message: String)
+
+    /// Whether the file is present and correct.
+    public var isOK: Bool {
+        if case .ok = self { return true }
+        return false
+    }
+}
+
+extension FileCheck {
+    static func ioError(_ error: FileIOError) -> FileCheck {
+        .ioError(path: error.path, errno: error.code, message: error.message)
+    }
+}
+
+/// `base/relative`, without doubling a slash `base` already ends with.
+func joinPath(_ base: String, _ relative: some StringProtocol) -> String {
+    if relative.isEmpty { return base }
+    if base.isEmpty { return String(relative) }
+    return base.hasSuffix("/") ? base + relative : base + "/" + relative
+}

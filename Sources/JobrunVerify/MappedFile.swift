@@ -1,0 +1,116 @@
+public import JobrunCore
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A regular file mapped read-only into memory, for hashing without copying.
+///
+/// The kernel is told the file is read front to back (`MADV_SEQUENTIAL`), and `forEachChunk`
+/// drops each chunk's pages from this process once it has been handed out (`MADV_DONTNEED`),
+/// so resident memory stays near one chunk even for a file of many GiB. The data stays in
+/// the page cache; only this mapping forgets it. An empty file is not mapped at all
+/// (`mmap` refuses a length of zero).
+///
+/// Caveat of every mapping: if another process truncates the file while it is being read,
+/// touching the vanished pages raises SIGBUS. jobrun maps only files in its own output tree.
+public final class MappedFile {
+    /// The file's size in bytes when it was mapped.
+    public let count: Int
+    /// The path the file was opened by, for messages.
+    public let path: String
+    private let base: UnsafeMutableRawPointer?
+
+    /// Bytes handed to `forEachChunk`'s body at a time by default: large enough that the
+    /// `madvise` calls cost nothing, small enough that resident memory stays flat.
+    public static let defaultChunkSize = 8 << 20
+
+    /// Opens and maps the regular file at `path` (symbolic links are followed, as `sha256sum`
+    /// does; `FileChecker` is the tool that refuses them).
+    public convenience init(path: String) throws(FileIOError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw FileIOError(path: path, operation: "open", code: errno) }
+        defer { closeDescriptor(fd) }
+        try self.init(fileDescriptor: fd, path: path)
+    }
+
+    /// Maps the regular file open on `fd`. The mapping does not keep `fd`: close it when you like.
+    public convenience init(fileDescriptor fd: Int32, path: String) throws(FileIOError) {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw FileIOError(path: path, operation: "fstat", code: errno) }
+        guard isRegularFile(status.st_mode) else {
+            // mmap would say ENODEV for a FIFO or socket; say what the file is instead.
+            throw FileIOError(path: path, operation: "map \(fileKindName(status.st_mode))", code: ENODEV)
+        }
+        try self.init(fileDescriptor: fd, count: Int(status.st_size), path: path)
+    }
+
+    /// Maps the first `count` bytes of the regular file on `fd`, whose size the caller has
+    /// just taken from `fstat`.
+    init(fileDescriptor fd: Int32, count: Int, path: String) throws(FileIOError) {
+        self.count = count
+        self.path = path
+        guard count > 0 else {
+            base = nil
+            return
+        }
+        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+            throw FileIOError(path: path, operation: "mmap", code: errno)
+        }
+        // Advice only: a kernel that ignores it still serves the reads.
+        _ = madvise(mapped, count, MADV_SEQUENTIAL)
+        base = mapped
+    }
+
+    deinit {
+        if let base { _ = munmap(base, count) }
+    }
+
+    /// Calls `body` with the whole mapping (empty for an empty file). Nothing is released
+    /// behind the reader, so a large file becomes resident as it is read.
+    public func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeRawBufferPointer(start: base.map { UnsafeRawPointer($0) }, count: base == nil ? 0 : count))
+    }
+
+    /// Calls `body` with consecutive pieces of the file of at most `chunkSize` bytes (rounded
+    /// up to whole pages), front to back, releasing each piece's pages once `body` returns.
+    /// Nothing is called for an empty file.
+    public func forEachChunk<Failure: Error>(
+        size chunkSize: Int = MappedFile.defaultChunkSize,
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        guard let base else { return }
+        let page = Self.pageSize
+        // MADV_DONTNEED needs page-aligned starts; the mapping starts on a page.
+        let step = max(page, (chunkSize + page - 1) / page * page)
+        var offset = 0
+        while offset < count {
+            let length = min(step, count - offset)
+            let start = base + offset
+            try body(UnsafeRawBufferPointer(start: start, count: length))
+            _ = madvise(start, length, MADV_DONTNEED)
+            offset += length
+        }
+    }
+
+    /// Digests of the whole file for `algorithms` (repeats computed once, in algorithm order),
+    /// read in one pass with pages released behind the cursor.
+    public func digests(_ algorithms: some Sequence<DigestAlgorithm>) throws(DigestError) -> [Digest] {
+        let digester = try MultiDigester(algorithms: algorithms)
+        feed(digester)
+        return digester.finalize()
+    }
+
+    /// Feeds the whole file to `digester`, chunk by chunk.
+    func feed(_ digester: MultiDigester) {
+        forEachChunk { chunk in digester.update(chunk) }
+    }
+
+    private static let pageSize: Int = {
+        let size = sysconf(Int32(_SC_PAGESIZE))
+        return size > 0 ? size : 4096
+    }()
+}

@@ -1,0 +1,45 @@
+import Foundation
+import JobrunReport
+import JobrunTestSupport
+import Testing
+
+@Suite struct AtomicFileTests {
+    @Test func writesAndReplacesWithoutLeavingTemporaryFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("report.xml")
+        try AtomicFile.write(Array("first".utf8), to: path)
+        #expect(directory.contents(of: "report.xml") == "first")
+        try JUnitFixtures.mixed.write(to: path)
+        #expect(directory.contents(of: "report.xml") == JUnitFixtures.mixed.render())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.xml"])
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+    }
+
+    @Test func writesEmptyFilesThroughDotComponents() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try AtomicFile.write([], to: directory.path("./empty"))
+        #expect(directory.contents(of: "empty") == "")
+    }
+
+    @Test func reportsTheFailingStepAndLeavesNothingBehind() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(throws: FileWriteError(.createTemporary, path: directory.path("missing/report.xml"), errno: ENOENT)) {
+            try AtomicFile.write([1], to: directory.path("missing/report.xml"))
+        }
+        try directory.makeDirectory("taken")
+        try directory.write(file: "taken/child", contents: "keep")
+        do {
+            try AtomicFile.write([1], to: directory.path("taken"))
+            Issue.record("renaming over a non-empty directory should fail")
+        } catch {
+            #expect(error.code == .rename)
+            #expect(error.description.hasPrefix("cannot write '\(directory.path("taken"))': "))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["taken"])
+        #expect(throws: FileWriteError.self) { try AtomicFile.write([], to: "") }
+    }
+}

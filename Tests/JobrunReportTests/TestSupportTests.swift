@@ -1,0 +1,239 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+import Dispatch
+
+/// The shared helpers are exercised here because every test target relies on them.
+@Suite struct GoldenTests {
+    @Test func matchingGoldenPasses() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let golden = try directory.write(file: "Golden/a.txt", contents: "one\ntwo\n")
+        #expect(Golden.compare("one\ntwo\n", file: golden, isRecording: false) == nil)
+    }
+
+    @Test func mismatchShowsAUnifiedDiff() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let lines = (1...20).map { "line \($0)" }
+        let golden = try directory.write(file: "Golden/a.txt", contents: lines.joined(separator: "\n") + "\n")
+        var changed = lines
+        changed[9] = "line ten"
+        changed.insert("inserted", at: 15)
+        let failure = try #require(Golden.compare(changed.joined(separator: "\n") + "\n", file: golden, isRecording: false))
+        #expect(
+            failure == """
+                golden mismatch: \(golden)
+                --- golden/a.txt
+                +++ actual
+                @@ -7,12 +7,13 @@
+                 line 7
+                 line 8
+                 line 9
+                -line 10
+                +line ten
+                 line 11
+                 line 12
+                 line 13
+                 line 14
+                 line 15
+                +inserted
+                 line 16
+                 line 17
+                 line 18
+                If the change is intended, re-record with JOBRUN_RECORD_GOLDENS=1 and review the diff.
+                """)
+    }
+
+    @Test func invisibleDifferencesAreShown() {
+        #expect(
+            LineDiff.unified(expected: "a\nb\n", actual: "a\nb") == """
+                --- expected
+                +++ actual
+                @@ -1,2 +1,2 @@
+                 a
+                -b
+                +b
+                \\ No newline at end of file
+
+                """)
+        #expect(LineDiff.unified(expected: "a\n", actual: "a\r\n").contains("+a\\u{d}"))
+    }
+
+    @Test func distantChangesGetSeparateHunks() {
+        let old = (1...30).map(String.init).joined(separator: "\n") + "\n"
+        let new = old.replacingOccurrences(of: "\n2\n", with: "\nTWO\n").replacingOccurrences(of: "\n28\n", with: "\n\n")
+        let diff = LineDiff.unified(expected: old, actual: new, context: 1)
+        #expect(diff.components(separatedBy: "\n@@ ").count == 3, "\(diff)")
+        #expect(diff.contains("@@ -1,3 +1,3 @@\n 1\n-2\n+TWO\n 3\n"))
+        #expect(diff.contains("@@ -27,3 +27,3 @@\n 27\n-28\n+\n 29\n"))
+    }
+
+    @Test func missingGoldenFailsWithInstructions() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let failure = Golden.compare("x", file: directory.path("Golden/missing.txt"), isRecording: false)
+        #expect(failure?.hasPrefix("golden file missing: \(directory.path("Golden/missing.txt"))") == true)
+    }
+
+    @Test func recordingWritesTheGoldenAndStillFails() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let golden = directory.path("Golden/nested/new.txt")
+        let failure = Golden.compare("fresh\n", file: golden, isRecording: true)
+        #expect(failure?.hasPrefix("recorded golden file \(golden)") == true)
+        #expect(directory.contents(of: "Golden/nested/new.txt") == "fresh\n")
+        // Recording an unchanged golden is a pass: nothing was recorded.
+        #expect(Golden.compare("fresh\n", file: golden, isRecording: true) == nil)
+    }
+
+    @Test func comparesBytesNotCanonicalEquivalence() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let golden = try directory.write(file: "g.txt", contents: "caf\u{E9}\n")
+        let failure = Golden.compare("cafe\u{301}\n", file: golden, isRecording: false)
+        #expect(failure?.contains("Unicode normalization") == true)
+    }
+
+    @Test func goldenDirectoryIsBesideTheTestFile() {
+        #expect(Golden.directory(forTestFile: "/repo/Tests/XTests/FooTests.swift") == "/repo/Tests/XTests/Golden")
+    }
+}
+
+@Suite struct TemporaryDirectoryTests {
+    @Test func createsUniqueDirectoriesAndRemovesThem() throws {
+        let a = try TemporaryDirectory()
+        let b = try TemporaryDirectory(prefix: "other")
+        #expect(a.path != b.path)
+        #expect(b.path.split(separator: "/").last?.hasPrefix("other-") == true)
+        let file = try a.write(file: "deep/er/file.txt", contents: "hi")
+        #expect(file == a.path + "/deep/er/file.txt")
+        #expect(a.contents(of: "deep/er/file.txt") == "hi")
+        #expect(a.url.path == a.path)
+        a.remove()
+        b.remove()
+        #expect(!FileManager.default.fileExists(atPath: a.path))
+        #expect(!FileManager.default.fileExists(atPath: b.path))
+    }
+
+    @Test func withRemovesAfterwards() async throws {
+        let path = try await TemporaryDirectory.with { directory in
+            try directory.write(file: "x", contents: "")
+            return directory.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}
+
+@Suite struct BinaryRunnerTests {
+    let shell = BinaryRunner(executable: "/bin/sh", defaultTimeout: .seconds(30))
+
+    @Test func capturesStatusAndBothStreams() async throws {
+        let result = try await shell.run(["-c", "printf out; printf err >&2; exit 3"])
+        #expect(result == RunResult(status: 3, stdout: "out", stderr: "err"))
+    }
+
+    /// Both pipes far beyond their 64 KiB buffers at once: reading them one after the other would hang.
+    @Test func drainsLargeOutputOnBothStreamsConcurrently() async throws {
+        let script = "head -c 3000000 /dev/zero | tr '\\0' o; head -c 2000000 /dev/zero | tr '\\0' e >&2"
+        let result = try await shell.run(["-c", script])
+        #expect(result.status == 0)
+        #expect(result.stdout.utf8.count == 3_000_000)
+        #expect(result.stderr.utf8.count == 2_000_000)
+    }
+
+    @Test func environmentIsInheritedOverriddenAndRemoved() async throws {
+        let result = try await shell.run(
+            ["-c", #"printf '%s|%s|%s' "$JOBRUN_TEST_SET" "${HOME-unset}" "${PATH:+path}""#],
+            environment: ["JOBRUN_TEST_SET": "value with spaces"], removingEnvironment: ["HOME"])
+        #expect(result.stdout == "value with spaces|unset|path")
+    }
+
+    @Test func runsInTheWorkingDirectoryWithStdinAtEOF() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try await shell.run(["-c", "pwd -P; cat; echo done"], workingDirectory: directory.path)
+        let expected = (directory.path as NSString).resolvingSymlinksInPath
+        #expect(result.stdout == "\(expected)\ndone\n")
+    }
+
+    @Test func killsAfterTheTimeout() async throws {
+        let start = ContinuousClock.now
+        let result = try await BinaryRunner(executable: "/bin/sleep").run(["30"], timeout: .milliseconds(300))
+        #expect(result.hasTimedOut)
+        #expect(result.signal == SIGTERM)
+        #expect(result.status == 128 + SIGTERM)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func debugMask() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        p.arguments = ["30"]
+        let sem = DispatchSemaphore(value: 0)
+        p.terminationHandler = { _ in sem.signal() }
+        try p.run()
+        let start = ContinuousClock.now
+        let rc = kill(p.processIdentifier, SIGTERM)
+        let r = sem.wait(timeout: .now() + 5)
+        let status = try String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8)
+        Issue.record("rc=\(rc) wait=\(r) after \(ContinuousClock.now - start) reason=\(p.terminationReason.rawValue) st=\(p.terminationStatus) \(status)")
+    }
+
+    @Test func reportsSignals() throws {
+        let result = try shell.runBlocking(["-c", "kill -KILL $$"])
+        #expect(result.signal == SIGKILL)
+        #expect(!result.hasTimedOut)
+    }
+
+    @Test func missingExecutableThrows() async {
+        await #expect(throws: ProcessLaunchError.self) {
+            try await BinaryRunner(executable: "/nonexistent/jobrun").run([])
+        }
+    }
+
+    @Test func locatingAMissingProductListsWhereItLooked() {
+        #expect {
+            try BinaryRunner.locate(product: "no-such-product")
+        } throws: { error in
+            "\(error)".contains("no-such-product") && "\(error)".contains("Looked at:")
+        }
+    }
+}
+
+@Suite struct PollTests {
+    @Test func returnsAsSoonAsTheConditionHolds() async {
+        let start = ContinuousClock.now
+        var calls = 0
+        let held = await Poll.until(timeout: .seconds(10), interval: .milliseconds(1)) {
+            calls += 1
+            return calls == 3
+        }
+        #expect(held)
+        #expect(calls == 3)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func givesUpAtTheDeadline() async {
+        var calls = 0
+        let held = await Poll.until(timeout: .milliseconds(50), interval: .milliseconds(5)) {
+            calls += 1
+            return false
+        }
+        #expect(!held)
+        #expect(calls >= 2)
+    }
+}
+
+@Suite struct SharedPathsTests {
+    @Test func findsThePackageRootAndTheSchemas() throws {
+        let root = try #require(SharedPaths.packageRoot(startingAt: #filePath))
+        #expect(FileManager.default.fileExists(atPath: root + "/Package.swift"))
+        #expect(try SharedPaths.xsdDirectory.hasSuffix("/xsd"))
+        #expect(try SharedPaths.junitSchemas.count >= 2)
+    }
+
+    @Test func xmllintIsInstalled() {
+        #expect(XMLLint.executable != nil, "install libxml2-utils: the schema tests need xmllint")
+    }
+}

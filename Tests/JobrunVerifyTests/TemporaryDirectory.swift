@@ -1,0 +1,75 @@
+import Foundation
+import JobrunCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A fresh directory under the system temporary directory, removed when `body` returns.
+/// (Local to this target until JobrunTestSupport grows one.)
+func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
+    var template = Array((NSTemporaryDirectory() + "/jobrun-verify-XXXXXX").utf8CString)
+    let created = template.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+    }
+    guard let path = created else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    defer {
+        // Tests may have removed permissions; give them back so removal works.
+        _ = try? FileManager.default.subpathsOfDirectory(atPath: path).forEach { sub in
+            _ = chmod(path + "/" + sub, 0o755)
+        }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+    return try body(path)
+}
+
+/// Creates `relativePath` beneath `root` (and its parent directories) with `contents`.
+@discardableResult
+func writeFile(_ root: String, _ relativePath: String, _ contents: [UInt8]) throws -> String {
+    let path = root + "/" + relativePath
+    let parent = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    guard FileManager.default.createFile(atPath: path, contents: Data(contents)) else {
+        throw POSIXError(.EIO)
+    }
+    return path
+}
+
+func makeDirectory(_ root: String, _ relativePath: String) throws {
+    try FileManager.default.createDirectory(atPath: root + "/" + relativePath, withIntermediateDirectories: true)
+}
+
+func makeSymlink(_ root: String, _ relativePath: String, to destination: String) throws {
+    try FileManager.default.createSymbolicLink(atPath: root + "/" + relativePath, withDestinationPath: destination)
+}
+
+/// Deterministic bytes (SplitMix64), so failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(count + 8)
+        while out.count < count {
+            withUnsafeBytes(of: next().littleEndian) { out.append(contentsOf: $0) }
+        }
+        out.removeLast(out.count - count)
+        return out
+    }
+}
+
+var isRoot: Bool { geteuid() == 0 }
+
+/// A digest from published hex; a typo yields an empty digest that no computation matches.
+func digest(_ algorithm: DigestAlgorithm, _ hex: String) -> Digest {
+    Digest(algorithm: algorithm, hex: hex) ?? Digest(algorithm: algorithm, bytes: [])
+}
