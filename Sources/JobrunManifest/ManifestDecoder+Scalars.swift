@@ -29,10 +29,11 @@ extension ManifestDecoder {
         }
     }
 
-    /// A non-null scalar's text.
-    mutating func string(_ node: YAMLNode, _ field: String) -> String? {
+    /// A non-null scalar's text. `expected` names what the field holds, for the message about a
+    /// mapping or list in its place.
+    mutating func string(_ node: YAMLNode, _ field: String, expected: String = "a string") -> String? {
         guard doc.kind(node) == .scalar else {
-            diagnostics.error("'\(field)' must be a string, found \(doc.kindDescription(node))", at: location(node))
+            diagnostics.error("'\(field)' must be \(expected), found \(doc.kindDescription(node))", at: location(node))
             return nil
         }
         if doc.isNull(node) {
@@ -44,7 +45,7 @@ extension ManifestDecoder {
 
     /// An unquoted decimal integer within `range`. Overflow is an error, never a trap.
     mutating func integer(_ node: YAMLNode, _ field: String, in range: ClosedRange<Int64>) -> Int64? {
-        guard let text = string(node, field) else { return nil }
+        guard let text = string(node, field, expected: "an integer") else { return nil }
         if doc.style(node) != .plain {
             diagnostics.error("'\(field)' must be an integer, found the quoted string '\(text)'", at: location(node))
             return nil
@@ -93,7 +94,7 @@ extension ManifestDecoder {
 
     /// A finite decimal number within `range` (`2`, `1.5`, `1e1`); `.inf` and `.nan` are refused.
     mutating func number(_ node: YAMLNode, _ field: String, in range: ClosedRange<Double>) -> Double? {
-        guard let text = string(node, field) else { return nil }
+        guard let text = string(node, field, expected: "a number") else { return nil }
         let isDecimal = !text.isEmpty && text.utf8.allSatisfy { c in
             (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e")
                 || c == UInt8(ascii: "E") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
@@ -111,7 +112,7 @@ extension ManifestDecoder {
 
     /// `true` or `false` only: YAML 1.1's `yes`, `no`, `on`, `off` are refused, not guessed.
     mutating func boolean(_ node: YAMLNode, _ field: String) -> Bool? {
-        guard let text = string(node, field) else { return nil }
+        guard let text = string(node, field, expected: "true or false") else { return nil }
         if doc.style(node) == .plain {
             switch text {
             case "true", "True", "TRUE": return true
@@ -130,7 +131,7 @@ extension ManifestDecoder {
 
     /// A duration such as `500ms`, `30s`, `2m`, `1h` within `range` (in milliseconds).
     mutating func duration(_ node: YAMLNode, _ field: String, in range: ClosedRange<Int64>) -> Duration? {
-        guard let text = string(node, field) else { return nil }
+        guard let text = string(node, field, expected: "a duration like 30s") else { return nil }
         switch DurationParser.milliseconds(text) {
         case .success(let ms):
             guard range.contains(ms) else {
@@ -155,7 +156,7 @@ extension ManifestDecoder {
 
     /// A byte count: an integer or a number with a unit (`64KiB`, `1.5GiB`), within `range`.
     mutating func byteCount(_ node: YAMLNode, _ field: String, in range: ClosedRange<Int64>) -> Int64? {
-        guard let text = string(node, field) else { return nil }
+        guard let text = string(node, field, expected: "a size like 1024 or 64KiB") else { return nil }
         switch ByteCount.parse(text) {
         case .success(let count):
             guard range.contains(count.value) else {

@@ -42,16 +42,21 @@ extension ManifestDecoder {
                 ok = false
             }
         }
-        guard let pathNode else {
+        // A bad or missing path does not end the checks: the other fields' mistakes are reported too.
+        var path = ""
+        if let pathNode {
+            if let rawPath = string(pathNode, "path") {
+                switch PathRules.normalize(rawPath, allowEmpty: false, allowTrailingSlash: false) {
+                case .success(let p): path = p
+                case .failure(let problem):
+                    diagnostics.error(PathRules.message(for: problem, field: "slice path", value: rawPath), at: location(pathNode))
+                    ok = false
+                }
+            } else {
+                ok = false
+            }
+        } else {
             diagnostics.error("missing required key 'path' in a slice", at: location(node))
-            return nil
-        }
-        guard let rawPath = string(pathNode, "path") else { return nil }
-        var path = rawPath
-        switch PathRules.normalize(rawPath, allowEmpty: false, allowTrailingSlash: false) {
-        case .success(let p): path = p
-        case .failure(let problem):
-            diagnostics.error(PathRules.message(for: problem, field: "slice path", value: rawPath), at: location(pathNode))
             ok = false
         }
         var size: Int64?
@@ -73,13 +78,14 @@ extension ManifestDecoder {
 
     /// A hex digest of the right length and alphabet for `algorithm`, any case.
     mutating func digest(_ node: YAMLNode, _ algorithm: DigestAlgorithm) -> Digest? {
-        guard let text = string(node, algorithm.rawValue) else { return nil }
+        guard let text = string(node, algorithm.rawValue, expected: "a hex digest") else { return nil }
         if let d = Digest(algorithm: algorithm, hex: text) { return d }
         if let bad = Digest.firstNonHex(in: text) {
             diagnostics.error("\(algorithm.rawValue) digest contains '\(bad.character)', which is not a hex digit", at: location(node, offsetInScalar: text.utf8.count > 0 ? String(text.prefix(bad.offset)).utf8.count : 0))
         } else {
             let others = DigestAlgorithm.candidates(forHexLength: text.utf8.count).map(\.rawValue)
-            let hint = others.isEmpty ? "" : " (that is the length of a \(others.joined(separator: "/")) digest)"
+            let article = others.first?.hasPrefix("m") == true ? "an" : "a"
+            let hint = others.isEmpty ? "" : " (that is the length of \(article) \(others.joined(separator: "/")) digest)"
             diagnostics.error("\(algorithm.rawValue) digest has \(text.utf8.count) hex digits; it needs \(algorithm.hexLength)\(hint)", at: location(node))
         }
         return nil

@@ -36,7 +36,12 @@ struct ManifestDecoder {
         checkKeys(root, allowed: Self.topKeys, in: "the manifest")
 
         if let v = doc.value(forKey: "version", in: root) {
-            if let version = integer(v, "version", in: Int64.min...Int64.max), version != 1 {
+            if doc.kind(v) == .scalar, doc.style(v) == .plain, !doc.isNull(v), Self.parseInteger(doc.scalar(v)) == nil,
+                Self.looksNumeric(doc.scalar(v))
+            {
+                // Too large for any integer type: say what is supported, not the range of Int64.
+                diagnostics.error("'version' is out of range: \(doc.scalar(v)); this jobrun reads version 1", at: location(v))
+            } else if let version = integer(v, "version", in: Int64.min...Int64.max), version != 1 {
                 diagnostics.error("unsupported manifest version \(version); this jobrun reads version 1", at: location(v))
             }
         } else {

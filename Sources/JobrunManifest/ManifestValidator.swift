@@ -38,7 +38,11 @@ enum ManifestValidator {
                 edges[index].append((target, dep.location))
             }
         }
-        for cycle in cycles(edges: edges) {
+        for var cycle in cycles(edges: edges) {
+            // Start at the smallest id, so the message is the same whatever order the files came in.
+            if let first = cycle.indices.min(by: { resources[cycle[$0].from].id < resources[cycle[$1].from].id }) {
+                cycle = Array(cycle[first...] + cycle[..<first])
+            }
             let names = cycle.map { resources[$0.from].id } + [resources[cycle[0].from].id]
             diagnostics.error("dependency cycle: \(names.joined(separator: " -> "))", at: cycle[0].location)
         }
@@ -103,7 +107,9 @@ enum ManifestValidator {
         var directories: [String: SourceLocation] = [:]
         files.reserveCapacity(resources.reduce(0) { $0 + $1.slices.count })
         var collisions = 0
-        for r in resources {
+        // A resource without a valid id (already reported) has no known destination: checking it
+        // would only add collisions that are not real.
+        for r in resources where !r.id.isEmpty {
             // Keys are absolute so `./mirror` and `../x/mirror` naming one folder still collide.
             let prefix = PathRules.join(currentDirectory, r.outputRoot) + "/"
             let shown = r.outputRoot == "." ? "" : r.outputRoot + "/"

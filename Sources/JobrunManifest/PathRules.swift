@@ -68,7 +68,10 @@ enum PathRules {
         case .empty: "\(field) is empty"
         case .absolute: "\(field) '\(value)' is absolute; destinations are relative to the output root"
         case .escapesRoot: "\(field) '\(value)' escapes the output root through '..'"
-        case .tilde: "\(field) '\(value)' starts with '~'; jobrun does not expand home directories"
+        case .tilde:
+            value.hasPrefix("~")
+                ? "\(field) '\(value)' starts with '~'; jobrun does not expand home directories"
+                : "\(field) '\(value)' has a name starting with '~'; jobrun does not expand home directories"
         case .backslash: "\(field) '\(value)' contains a backslash; use '/' to separate folders"
         case .nul: "\(field) contains a NUL character"
         case .controlCharacter: "\(field) contains a control character"

@@ -22,13 +22,16 @@ public struct JSONWriter: Sendable {
     /// Output not yet taken.
     public private(set) var bytes: [UInt8] = []
 
+    /// The enclosing containers' states; the innermost one lives in `current`, so the per-value
+    /// bookkeeping touches no array.
+    private var outer: [Level] = []
+    private var current: Level?
+    private var isAfterKey = false
+
     private struct Level: Sendable {
         var isObject: Bool
         var hasMembers = false
     }
-
-    private var levels: [Level] = []
-    private var isAfterKey = false
 
     public init(pretty: Bool, reservingCapacity capacity: Int = 4_096) {
         self.isPretty = pretty
@@ -36,12 +39,12 @@ public struct JSONWriter: Sendable {
     }
 
     /// Current nesting depth; 0 when the document is complete.
-    public var depth: Int { levels.count }
+    public var depth: Int { outer.count + (current == nil ? 0 : 1) }
 
     public mutating func beginObject() {
         beforeValue()
         bytes.append(UInt8(ascii: "{"))
-        levels.append(Level(isObject: true))
+        push(Level(isObject: true))
     }
 
     public mutating func endObject() {
@@ -51,7 +54,7 @@ public struct JSONWriter: Sendable {
     public mutating func beginArray() {
         beforeValue()
         bytes.append(UInt8(ascii: "["))
-        levels.append(Level(isObject: false))
+        push(Level(isObject: false))
     }
 
     public mutating func endArray() {
@@ -60,7 +63,7 @@ public struct JSONWriter: Sendable {
 
     /// The key of the next object member; the value follows with any value call.
     public mutating func key(_ key: String) {
-        assert(levels.last?.isObject == true && !isAfterKey, "JSON key outside an object")
+        assert(current?.isObject == true && !isAfterKey, "JSON key outside an object")
         beforeValue()
         appendQuoted(key)
         bytes.append(UInt8(ascii: ":"))
@@ -132,7 +135,7 @@ public struct JSONWriter: Sendable {
 
     /// The remaining output, with the final newline in pretty mode.
     public mutating func finish() -> [UInt8] {
-        assert(levels.isEmpty && !isAfterKey, "JSON document finished with open containers")
+        assert(current == nil && !isAfterKey, "JSON document finished with open containers")
         if isPretty { bytes.append(UInt8(ascii: "\n")) }
         return takeBytes()
     }
@@ -144,23 +147,31 @@ public struct JSONWriter: Sendable {
             isAfterKey = false
             return
         }
-        let last = levels.count - 1
-        guard last >= 0 else { return }
-        if levels[last].hasMembers { bytes.append(UInt8(ascii: ",")) }
-        levels[last].hasMembers = true
-        if isPretty { appendNewline(indent: levels.count) }
+        guard current != nil else { return }
+        if current?.hasMembers == true {
+            bytes.append(UInt8(ascii: ","))
+        } else {
+            current?.hasMembers = true
+        }
+        if isPretty { appendNewline(indent: depth) }
+    }
+
+    private mutating func push(_ level: Level) {
+        if let current { outer.append(current) }
+        current = level
     }
 
     private mutating func end(_ bracket: UInt8, isObject: Bool) {
-        assert(levels.last?.isObject == isObject && !isAfterKey, "unbalanced JSON container")
-        let level = levels.popLast()
-        if isPretty, level?.hasMembers == true { appendNewline(indent: levels.count) }
+        assert(current?.isObject == isObject && !isAfterKey, "unbalanced JSON container")
+        let hadMembers = current?.hasMembers == true
+        current = outer.popLast()
+        if isPretty, hadMembers { appendNewline(indent: depth) }
         bytes.append(bracket)
     }
 
     private mutating func appendNewline(indent: Int) {
         bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<indent { bytes.append(contentsOf: [0x20, 0x20] as [UInt8]) }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
     // MARK: - Scalars
@@ -198,11 +209,22 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
-        for i in 0..<utf8.count {
+        var i = 0
+        let count = utf8.count
+        while i < count {
+            // Skip eight clean bytes at a time; most strings (ids, paths, digests) are all clean.
+            if i + 8 <= count, !Self.mayNeedEscape(UnsafeRawBufferPointer(utf8).loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                i += 8
+                continue
+            }
             let b = utf8[i]
-            guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
+            guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else {
+                i += 1
+                continue
+            }
             if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-            runStart = i + 1
+            i += 1
+            runStart = i
             bytes.append(UInt8(ascii: "\\"))
             switch b {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
@@ -217,6 +239,21 @@ public struct JSONWriter: Sendable {
                 bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(b >> 4), hex(b & 0xF)])
             }
         }
-        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        if runStart < count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+    }
+
+    /// Whether any of the eight bytes is below 0x20, `"` or `\` (exact: no false negatives, and
+    /// false positives only cost the byte-wise path).
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // Bytes >= 0x80 (UTF-8) must not count as "below 0x20": mask them out with ~word.
+        let isBelow20 = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let isQuote = (quote &- ones) & ~quote & highs
+        let isBackslash = (backslash &- ones) & ~backslash & highs
+        return (isBelow20 | isQuote | isBackslash) != 0
     }
 }

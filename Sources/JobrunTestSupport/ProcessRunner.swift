@@ -48,6 +48,12 @@ public struct ProcessLaunchError: Error, Sendable, CustomStringConvertible {
 
 /// Runs a child process to completion, blocking the calling thread.
 ///
+/// Spawned with `posix_spawn` rather than Foundation's `Process`, because the child must start
+/// with a clean signal state: threads of libdispatch and the test runner block most signals, and
+/// `Process` passes that mask on, so a child spawned from such a thread ignores SIGTERM (and a
+/// test of jobrun's graceful shutdown would test nothing). The child also gets its own process
+/// group, so a timeout kills grandchildren too, and no descriptors beyond 0–2.
+///
 /// stdout and stderr are drained on their own threads while the process runs: reading them one
 /// after the other, or only after exit, deadlocks as soon as the child fills a pipe buffer (64 KiB
 /// on Linux). Stdin is `/dev/null`, so a child that reads it sees end-of-file at once.
@@ -56,59 +62,152 @@ enum ProcessRunner {
         executable: String, arguments: [String], environment: [String: String], workingDirectory: String?,
         timeout: Duration
     ) throws(ProcessLaunchError) -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        process.standardInput = FileHandle.nullDevice
-        let stdoutPipe = Pipe()
-        let stderrPipe = Pipe()
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        do {
-            try process.run()
-        } catch {
-            throw ProcessLaunchError(executable: executable, message: "\(error)")
+        let fail = { (message: String) in ProcessLaunchError(executable: executable, message: message) }
+        guard let stdoutPipe = makePipe() else { throw fail("pipe: \(errnoText())") }
+        guard let stderrPipe = makePipe() else {
+            close(stdoutPipe.read)
+            close(stdoutPipe.write)
+            throw fail("pipe: \(errnoText())")
         }
-        let pid = process.processIdentifier
+        let spawned = spawn(
+            executable: executable, arguments: arguments, environment: environment,
+            workingDirectory: workingDirectory, stdout: stdoutPipe.write, stderr: stderrPipe.write)
+        // The child has its own copies; ours must go, or the readers never see end-of-file.
+        close(stdoutPipe.write)
+        close(stderrPipe.write)
+        let pid: pid_t
+        switch spawned {
+        case .success(let child):
+            pid = child
+        case .failure(let failure):
+            close(stdoutPipe.read)
+            close(stderrPipe.read)
+            throw fail(String(cString: strerror(failure.code)))
+        }
 
         let output = CapturedOutput()
         let drained = DispatchGroup()
-        for (handle, isStdout) in [(stdoutPipe.fileHandleForReading, true), (stderrPipe.fileHandleForReading, false)] {
+        for (fd, isStdout) in [(stdoutPipe.read, true), (stderrPipe.read, false)] {
             drained.enter()
             Thread.detachNewThread {
-                while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
-                    output.append(chunk, toStdout: isStdout)
-                }
+                drain(fd) { output.append($0, toStdout: isStdout) }
+                close(fd)
                 drained.leave()
             }
+        }
+        let exited = DispatchSemaphore(value: 0)
+        let waitStatus = Mutex<Int32>(0)
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            waitStatus.withLock { $0 = status }
+            exited.signal()
         }
 
         var hasTimedOut = false
         if exited.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
             hasTimedOut = true
-            kill(pid, SIGTERM)
+            kill(-pid, SIGTERM)
             if exited.wait(timeout: .now() + .seconds(2)) == .timedOut {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
                 exited.wait()
             }
+            // Whatever the child left behind in its group goes too.
+            kill(-pid, SIGKILL)
         }
         // A grandchild that inherited the pipes can keep them open after the child exits; don't
         // wait for it forever, take what has arrived.
         let isDrained = drained.wait(timeout: .now() + .seconds(5)) == .success
 
-        let isSignal = process.terminationReason == .uncaughtSignal
-        let code = process.terminationStatus
+        let status = waitStatus.withLock { $0 }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
+        let signal = status & 0x7F
         var (stdout, stderr) = output.texts()
         if !isDrained { stderr += "\n[ProcessRunner: output still open 5 s after exit; truncated]\n" }
         return RunResult(
-            status: isSignal ? 128 + code : code, stdout: stdout, stderr: stderr, signal: isSignal ? code : nil,
-            hasTimedOut: hasTimedOut)
+            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: stdout, stderr: stderr,
+            signal: signal == 0 ? nil : signal, hasTimedOut: hasTimedOut)
     }
+
+    private static func spawn(
+        executable: String, arguments: [String], environment: [String: String], workingDirectory: String?,
+        stdout: Int32, stderr: Int32
+    ) -> Swift.Result<pid_t, SpawnFailure> {
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        if let closeFrom = SpawnExtensions.closeFrom {
+            _ = closeFrom(&actions, 3)
+        }
+        if let workingDirectory {
+            guard let addChdir = SpawnExtensions.addChdir else { return .failure(SpawnFailure(code: ENOSYS)) }
+            let code = addChdir(&actions, workingDirectory)
+            if code != 0 { return .failure(SpawnFailure(code: code)) }
+        }
+
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        // Default dispositions for the classic signals; 32 and up include libc's private ones.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
+        posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: flags))
+
+        let argv = ([executable] + arguments).map { strdup($0) }
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil])
+        return code == 0 ? .success(pid) : .failure(SpawnFailure(code: code))
+    }
+
+    struct SpawnFailure: Error {
+        var code: Int32
+    }
+
+    /// A pipe whose ends close on exec (the child gets its own copies through dup2).
+    private static func makePipe() -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        // Not atomic with pipe() (glibc's pipe2 is not imported); our own spawns close every
+        // descriptor above 2 anyway.
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return (fds[0], fds[1])
+    }
+
+    private static func drain(_ fd: Int32, _ consume: (Data) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                consume(Data(buffer[0..<count]))
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// The inherited environment with `overrides` applied and `removals` deleted.
     static func environment(overrides: [String: String], removals: Set<String>) -> [String: String] {
@@ -134,6 +233,26 @@ enum ProcessRunner {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
             && FileManager.default.isExecutableFile(atPath: path)
+    }
+}
+
+/// glibc declares these only under `_GNU_SOURCE`, which Swift's Glibc module does not set, so
+/// they are looked up at run time (as swift-corelibs-foundation does).
+private enum SpawnExtensions {
+    #if canImport(Darwin)
+    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t?>
+    #else
+    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
+    #endif
+    typealias AddChdir = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
+    typealias CloseFrom = @convention(c) (Actions, Int32) -> Int32
+
+    static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np", as: AddChdir.self)
+    static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
+
+    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
+        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
+        return unsafeBitCast(pointer, to: type)
     }
 }
 

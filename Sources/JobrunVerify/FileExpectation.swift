@@ -55,9 +55,10 @@ extension FileCheck {
     }
 }
 
-/// `base/relative`, without doubling a slash `base` already ends with.
+/// `base/relative`, without doubling a slash `base` already ends with, and without a
+/// leading `./` when `base` is the current directory.
 func joinPath(_ base: String, _ relative: some StringProtocol) -> String {
     if relative.isEmpty { return base }
-    if base.isEmpty { return String(relative) }
+    if base.isEmpty || base == "." { return String(relative) }
     return base.hasSuffix("/") ? base + relative : base + "/" + relative
 }

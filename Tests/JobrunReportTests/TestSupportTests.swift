@@ -1,7 +1,6 @@
 import Foundation
 import JobrunTestSupport
 import Testing
-import Dispatch
 
 /// The shared helpers are exercised here because every test target relies on them.
 @Suite struct GoldenTests {
@@ -164,20 +163,6 @@ import Dispatch
         #expect(result.signal == SIGTERM)
         #expect(result.status == 128 + SIGTERM)
         #expect(ContinuousClock.now - start < .seconds(10))
-    }
-
-    @Test func debugMask() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        p.arguments = ["30"]
-        let sem = DispatchSemaphore(value: 0)
-        p.terminationHandler = { _ in sem.signal() }
-        try p.run()
-        let start = ContinuousClock.now
-        let rc = kill(p.processIdentifier, SIGTERM)
-        let r = sem.wait(timeout: .now() + 5)
-        let status = try String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8)
-        Issue.record("rc=\(rc) wait=\(r) after \(ContinuousClock.now - start) reason=\(p.terminationReason.rawValue) st=\(p.terminationStatus) \(status)")
     }
 
     @Test func reportsSignals() throws {

@@ -44,9 +44,11 @@ struct MappedFileTests {
             do {
                 _ = try MappedFile(path: dir + "/absent")
                 Issue.record("expected an error")
-            } catch {
+            } catch let error as FileIOError {
                 #expect(error.code == ENOENT)
                 #expect(error.operation == "open")
+            } catch {
+                Issue.record("unexpected \(error)")
             }
         }
     }

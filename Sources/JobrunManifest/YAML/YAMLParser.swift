@@ -15,8 +15,14 @@ public enum YAMLParser {
 
     /// Parses one manifest file. Returns the document (nil when there were errors or the input is empty/has no document) and every diagnostic found.
     public static func parse(file: String, bytes: [UInt8]) -> (document: YAMLDocument?, diagnostics: [Diagnostic]) {
-        if bytes.count > maximumFileSize {
-            let message = "manifest is \(bytes.count) bytes; the limit is \(maximumFileSize >> 20) MiB"
+        parse(file: file, bytes: bytes, sizeLimit: maximumFileSize)
+    }
+
+    /// ``parse(file:bytes:)`` with another size limit, so tests need not allocate 256 MiB.
+    static func parse(file: String, bytes: [UInt8], sizeLimit: Int) -> (document: YAMLDocument?, diagnostics: [Diagnostic]) {
+        if bytes.count > sizeLimit {
+            let limit = sizeLimit % (1 << 20) == 0 ? "\(sizeLimit >> 20) MiB" : "\(sizeLimit) bytes"
+            let message = "manifest is \(bytes.count) bytes; the limit is \(limit)"
             return (nil, [.error(message, at: SourceLocation(file: file, line: 1, column: 1))])
         }
         return bytes.withUnsafeBufferPointer { buffer in
@@ -114,6 +120,7 @@ public enum YAMLParser {
                 break
             }
         }
+        if !isComplete { builder.closeOpenCollections() }
         return isComplete && documentCount == 1
     }
 

@@ -115,17 +115,23 @@ struct YAMLTreeBuilder {
         guard let frame = frames.popLast() else { return }
         let start = frame.pendingStart
         let childCount = pending.count - start
-        if frame.isMapping && childCount >= 4 { checkDuplicateKeys(from: start) }
+        if frame.isMapping && childCount >= 3 { checkDuplicateKeys(from: start) }
         records[Int(frame.record)].start = UInt32(truncatingIfNeeded: children.count)
         records[Int(frame.record)].count = UInt32(truncatingIfNeeded: frame.isMapping ? childCount / 2 : childCount)
         children.append(contentsOf: pending[start...])
         pending.removeLast(childCount)
     }
 
+    /// Closes every open collection, so that duplicate keys before a syntax error are reported too.
+    mutating func closeOpenCollections() {
+        while !frames.isEmpty { endCollection() }
+    }
+
     /// Reports every key of the mapping whose children start at `pending[start]` that repeats an
-    /// earlier key byte for byte, with a note at the first occurrence.
+    /// earlier key byte for byte, with a note at the first occurrence. The last key may lack its
+    /// value when parsing stopped early.
     private mutating func checkDuplicateKeys(from start: Int) {
-        let pairCount = (pending.count - start) / 2
+        let pairCount = (pending.count - start + 1) / 2
         var found: [(duplicate: Int32, first: Int32)] = []
         let placeholders = placeholders
         records.withUnsafeBufferPointer { records in

@@ -1,0 +1,209 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+/// Exit statuses are public API (README, `jobrun --help`): each one, end to end.
+@Suite struct ExitStatusTests {
+    /// One resource of two files; `populated` writes both, correctly, into `mirror/`.
+    static func fixture(populated: Bool) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "jobrun-exit")
+        try directory.write(file: "site.yaml", contents: """
+            version: 1
+            resources:
+              - id: docs
+                base_url: https://cdn.example.com/docs/
+                slices:
+                  - path: hello.txt
+                    size: 6
+                    sha256: 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
+                  - path: intro.txt
+                    md5: 60a71506347a6d5f688c41d296e19c69
+
+            """)
+        if populated {
+            try directory.write(file: "mirror/docs/hello.txt", contents: "hello\n")
+            try directory.write(file: "mirror/docs/intro.txt", contents: "intro\n")
+        }
+        return directory
+    }
+
+    static func run(_ arguments: [String], populated: Bool = false, prepare: (TemporaryDirectory) throws -> Void = { _ in }) async throws -> RunResult {
+        let directory = try fixture(populated: populated)
+        defer { directory.remove() }
+        try prepare(directory)
+        return try await Harness.run(arguments, in: directory.path)
+    }
+
+    // MARK: 0
+
+    @Test func validateOfAValidManifestIs0() async throws {
+        let result = try await Self.run(["validate", "site.yaml"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "Valid: 1 manifest, 1 resource, 2 slices.\n")
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func verifyWithEverySliceOkIs0() async throws {
+        let result = try await Self.run(["verify", "site.yaml", "--output", "mirror"], populated: true)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("Verify: 2 ok, 0 mismatched, 0 missing, 0 errors, 0 extra.\n"), "\(result)")
+    }
+
+    @Test func planWithNothingToDoIs0WithDetailedExitcode() async throws {
+        let result = try await Self.run(["plan", "site.yaml", "--output", "mirror", "--detailed-exitcode"], populated: true)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("Plan: 0 to fetch (0 B), 0 to resume, 0 to refetch, 2 up to date, 0 deferred.\n"), "\(result)")
+    }
+
+    @Test func planWithChangesIs0WithoutDetailedExitcode() async throws {
+        let result = try await Self.run(["plan", "site.yaml", "--output", "mirror"])
+        #expect(result.status == 0, "\(result)")
+    }
+
+    // MARK: 1
+
+    @Test func verifyWithAMismatchIs1() async throws {
+        let result = try await Self.run(["verify", "site.yaml", "--output", "mirror"], populated: true) { directory in
+            try directory.write(file: "mirror/docs/intro.txt", contents: "intra\n")
+        }
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("* mirror/docs/intro.txt: md5 differs"), "\(result)")
+    }
+
+    @Test func verifyWithAMissingFileIs1() async throws {
+        let result = try await Self.run(["verify", "site.yaml", "--output", "mirror"], populated: true) { directory in
+            try FileManager.default.removeItem(atPath: directory.path("mirror/docs/hello.txt"))
+        }
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("- mirror/docs/hello.txt: missing"), "\(result)")
+    }
+
+    @Test func verifyOfAnEmptyMirrorIs1() async throws {
+        let result = try await Self.run(["verify", "site.yaml", "--output", "mirror"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.hasSuffix("Verify: 0 ok, 0 mismatched, 2 missing, 0 errors, 0 extra.\n"), "\(result)")
+    }
+
+    @Test func verifyWithExtraFilesIs1OnlyWithFailOnExtra() async throws {
+        let prepare: (TemporaryDirectory) throws -> Void = { try $0.write(file: "mirror/docs/junk.tmp", contents: "x") }
+        let lenient = try await Self.run(["verify", "site.yaml", "--output", "mirror", "--extra"], populated: true, prepare: prepare)
+        #expect(lenient.status == 0, "\(lenient)")
+        #expect(lenient.stdout.contains("+ mirror/docs/junk.tmp\n"), "\(lenient)")
+        let strict = try await Self.run(
+            ["verify", "site.yaml", "--output", "mirror", "--extra", "--fail-on-extra"], populated: true, prepare: prepare)
+        #expect(strict.status == 1, "\(strict)")
+    }
+
+    /// terraform's contract: with --detailed-exitcode every error is 1, so 2 always means "changes".
+    @Test(arguments: [
+        ["plan", "broken.yaml", "--detailed-exitcode"],
+        ["plan", "no-such.yaml", "--detailed-exitcode"],
+    ])
+    func planErrorsAre1WithDetailedExitcode(arguments: [String]) async throws {
+        let result = try await Self.run(arguments) { directory in
+            try directory.write(file: "broken.yaml", contents: "version: 1\nresources: []\n")
+        }
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    // MARK: 2
+
+    @Test func planWithChangesIs2WithDetailedExitcode() async throws {
+        let result = try await Self.run(["plan", "site.yaml", "--output", "mirror", "--detailed-exitcode"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stdout.hasSuffix("Plan: 2 to fetch (6 B), 0 to resume, 0 to refetch, 0 up to date, 0 deferred.\n"), "\(result)")
+        #expect(result.stderr.isEmpty)
+    }
+
+    // MARK: 64
+
+    @Test(arguments: [
+        ["plan", "site.yaml", "--frobnicate"],
+        ["plan", "site.yaml", "--jobs", "0"],
+        ["verify", "site.yaml", "--jobs", "0"],
+        ["plan", "site.yaml", "--jobs", "many"],
+        ["verify", "site.yaml", "--fail-on-extra"],
+        ["frobnicate"],
+        ["validate", "site.yaml", "--json"],
+    ])
+    func usageErrorsAre64(arguments: [String]) async throws {
+        let result = try await Self.run(arguments)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.contains("Error: "), "\(result)")
+    }
+
+    // MARK: 65
+
+    @Test(arguments: ["validate", "plan", "verify", "graph"])
+    func anInvalidManifestIs65(command: String) async throws {
+        let result = try await Self.run([command, "broken.yaml"]) { directory in
+            try directory.write(file: "broken.yaml", contents: "version: 1\nresources: []\n")
+        }
+        #expect(result.status == 65, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr == """
+            broken.yaml:2:12: error: 'resources' is empty; a manifest must declare at least one resource
+            resources: []
+                       ^
+            jobrun: 1 error in the manifests; nothing was done.
+
+            """)
+    }
+
+    // MARK: 66
+
+    @Test(arguments: ["validate", "plan", "verify", "graph"])
+    func aMissingManifestIs66(command: String) async throws {
+        let result = try await Self.run([command, "no-such.yaml"])
+        #expect(result.status == 66, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr == "jobrun: error: cannot read 'no-such.yaml': No such file or directory\n")
+    }
+
+    @Test func aFolderWithoutManifestsIs66() async throws {
+        let result = try await Self.run(["plan", "empty"]) { directory in
+            try directory.makeDirectory("empty")
+            try directory.write(file: "empty/notes.txt", contents: "not a manifest\n")
+        }
+        #expect(result.status == 66, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr == "jobrun: error: cannot read 'empty': the folder has no *.yaml or *.yml manifests\n")
+    }
+
+    /// With no argument jobrun reads the current folder, which here holds no manifest.
+    @Test func noArgumentsInAFolderWithoutManifestsIs66() async throws {
+        let result = try await Self.run(["validate"]) { directory in
+            try FileManager.default.removeItem(atPath: directory.path("site.yaml"))
+        }
+        #expect(result.status == 66, "\(result)")
+    }
+
+    @Test func anUnreadableManifestIs66() async throws {
+        // A folder named like a manifest is "unreadable", whoever runs the test (root ignores modes).
+        let result = try await Self.run(["validate", "site.yaml", "folder.yaml"]) { directory in
+            try directory.makeDirectory("folder.yaml/inner")
+        }
+        #expect(result.status == 66, "\(result)")
+    }
+
+    // MARK: 74
+
+    @Test func planOutIntoAnUnwritablePlaceIs74() async throws {
+        let result = try await Self.run(["plan", "site.yaml", "--output", "mirror", "--out", "site.yaml/plan.json"])
+        #expect(result.status == 74, "\(result)")
+        #expect(result.stderr.hasPrefix("jobrun: error: cannot save the plan: "), "\(result)")
+        // …and with --detailed-exitcode, an error is 1 like any other.
+        let detailed = try await Self.run(
+            ["plan", "site.yaml", "--output", "mirror", "--out", "site.yaml/plan.json", "--detailed-exitcode"])
+        #expect(detailed.status == 1, "\(detailed)")
+    }
+
+    @Test func verifyJUnitIntoAnUnwritablePlaceIs74() async throws {
+        let result = try await Self.run(["verify", "site.yaml", "--output", "mirror", "--junit", "site.yaml/report.xml"], populated: true)
+        #expect(result.status == 74, "\(result)")
+        #expect(result.stderr.hasPrefix("jobrun: error: cannot write the JUnit report: "), "\(result)")
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+/// How these tests run the real `jobrun`: always from a scratch folder as the working directory
+/// (so every path it prints is short and stable), with an environment scrubbed of what would
+/// change its output.
+enum Harness {
+    /// This test target's source folder (goldens and the corpus live beside the tests).
+    static let testDirectory = (#filePath as NSString).deletingLastPathComponent
+
+    /// The package root, found by walking up from this file to `Package.swift`.
+    static var packageRoot: String {
+        get throws { try #require(SharedPaths.packageRoot(startingAt: #filePath), "no Package.swift above \(#filePath)") }
+    }
+
+    /// Variables that change jobrun's output or the help layout, and the corpus' "unset" ones.
+    static let scrubbedEnvironment: Set<String> = [
+        "COLUMNS", "LINES", "SOURCE_DATE_EPOCH", "JOBRUN_HOSTNAME",
+        "JOBRUN_CORPUS_UNSET_TOKEN", "JOBRUN_CORPUS_UNSET_KEY",
+    ]
+
+    /// Generous: a debug build on two shared cores, but a hang still ends the test.
+    static let timeout: Duration = .seconds(60)
+
+    static func jobrun() throws -> BinaryRunner {
+        var runner = try BinaryRunner.jobrun()
+        runner.defaultTimeout = timeout
+        return runner
+    }
+
+    /// Runs `jobrun arguments…` in `directory`; a timeout or a signal is a test failure.
+    static func run(
+        _ arguments: [String], in directory: String, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> RunResult {
+        let result = try await jobrun().run(
+            arguments, environment: environment, removingEnvironment: scrubbedEnvironment.subtracting(environment.keys),
+            workingDirectory: directory)
+        #expect(!result.hasTimedOut, "jobrun \(arguments.joined(separator: " ")) timed out\n\(result)", sourceLocation: sourceLocation)
+        #expect(result.signal == nil, "jobrun \(arguments.joined(separator: " ")) died of a signal\n\(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// `Golden/<name>` beside the tests; fails with a diff when different (records with JOBRUN_RECORD_GOLDENS=1).
+    static func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let failure = Golden.compare(actual, file: testDirectory + "/Golden/" + name)
+        #expect(failure == nil, "\(failure ?? "")", sourceLocation: sourceLocation)
+    }
+
+    /// The version string jobrun reports, so goldens need not change on every release.
+    static func version() async throws -> String {
+        let result = try await jobrun().run(["--version"], removingEnvironment: scrubbedEnvironment)
+        let version = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(result.status == 0 && !version.isEmpty, "\(result)")
+        return version
+    }
+
+    /// `text` with jobrun's own version (in JSON and JUnit fields) replaced by `<version>`.
+    static func maskingVersion(_ text: String, _ version: String) -> String {
+        text.replacingOccurrences(of: #""jobrun_version": "\#(version)""#, with: #""jobrun_version": "<version>""#)
+            .replacingOccurrences(
+                of: #"name="jobrun_version" value="\#(version)""#, with: #"name="jobrun_version" value="<version>""#)
+    }
+}

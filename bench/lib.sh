@@ -1,0 +1,117 @@
+# bench/lib.sh — shared by bench/plan.sh and bench/verify.sh (source it, do not run it).
+#
+# measure NAME RUNS WARMUP CMD [ARG...]
+#   Runs CMD (stdout to /dev/null, stderr to $WORK/logs/NAME.stderr) WARMUP + RUNS times,
+#   with hyperfine (-N) when installed, else a plain loop; GNU time wraps every run for CPU
+#   seconds and peak RSS. Sets:
+#     M_WALL  median wall seconds of the RUNS timed runs   M_MIN / M_MAX  fastest / slowest
+#     M_CPU   median user+sys seconds                      M_RSS          max peak RSS, KiB
+#     M_OTHER other load: mean cores busy with anything but CMD while it was measured
+#     M_FAIL  0, or the first non-zero exit status of a run
+#   and appends a line to $WORK/results.tsv.
+#
+# Environment: BENCH_RUNS (default 3), QUIET_WAIT=S (wait up to S seconds before each
+# measurement for the machine to have < 0.3 cores busy with other work; default 0 = don't),
+# NO_HYPERFINE=1 (use the plain loop).
+
+BENCH_RUNS=${BENCH_RUNS:-3}
+QUIET_WAIT=${QUIET_WAIT:-0}
+CLK_TCK=$(getconf CLK_TCK)
+BENCH_BIN=${BENCH_BIN:-/tmp/jobrun-bench-bin}
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+need_gnu_time() {
+    if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+        echo "bench: GNU time missing; installing it (apt-get install -y time)" >&2
+        local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null ||
+            die "cannot install GNU time; apt-get install -y time"
+    fi
+}
+
+# compile_c SRC OUT LIBS... — compile a helper from bench/ into $BENCH_BIN when missing or stale.
+compile_c() {
+    local src=$1 out=$2; shift 2
+    mkdir -p "$(dirname "$out")"
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ]; then
+        ${CC:-cc} -O2 -Wall -o "$out" "$src" "$@" || die "cannot compile $src (needs ${*:-libc} headers)"
+    fi
+}
+
+# machine-wide busy CPU seconds ×100 (user+nice+system+irq+softirq+steal), from /proc/stat
+busy_centis() {
+    awk -v hz="$CLK_TCK" '/^cpu /{ printf "%d\n", ($2+$3+$4+$7+$8+$9) * 100 / hz; exit }' /proc/stat
+}
+
+now_ns() { date +%s%N; }
+
+# load over the last second: busy cores (machine-wide)
+busy_cores_1s() {
+    local a b; a=$(busy_centis); sleep 1; b=$(busy_centis)
+    awk -v a="$a" -v b="$b" 'BEGIN{ printf "%.2f\n", (b-a)/100 }'
+}
+
+wait_quiet() {
+    [ "${QUIET_WAIT%.*}" -gt 0 ] 2>/dev/null || return 0
+    local waited=0 busy
+    while [ "$waited" -lt "${QUIET_WAIT%.*}" ]; do
+        busy=$(busy_cores_1s); waited=$((waited + 1))
+        awk -v b="$busy" 'BEGIN{ exit !(b < 0.3) }' && return 0
+    done
+    echo "bench: machine still busy (${busy} cores) after ${QUIET_WAIT}s; measuring anyway" >&2
+}
+
+load_line() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"; }
+
+measure() {
+    local name=$1 runs=$2 warmup=$3; shift 3
+    mkdir -p "$WORK/cmd" "$WORK/logs" "$WORK/time"
+    local script="$WORK/cmd/$name.sh" tfile="$WORK/time/$name.time" log="$WORK/logs/$name.stderr"
+    {
+        echo "#!/bin/sh"
+        printf 'exec'; printf ' %q' "$@"; printf ' >/dev/null 2>>%q\n' "$log"
+    } >"$script"
+    : >"$tfile"; : >"$log"
+    local tfmt='%e %U %S %M %x' walls="" i t0 t1 b0 b1 w0 w1
+    wait_quiet
+    b0=$(busy_centis); w0=$(now_ns)
+    if command -v hyperfine >/dev/null && [ -z "${NO_HYPERFINE:-}" ]; then
+        hyperfine -N -i --style none --warmup "$warmup" --runs "$runs" \
+            --export-json "$WORK/time/$name.json" \
+            "/usr/bin/time -f '$tfmt' -a -o $tfile sh $script" >/dev/null 2>>"$log"
+        walls=$("${PYTHON:-python3}" -c 'import json,sys; print(" ".join("%.6f" % t for t in json.load(open(sys.argv[1]))["results"][0]["times"]))' "$WORK/time/$name.json")
+    else
+        for ((i = 0; i < warmup + runs; i++)); do
+            t0=$(now_ns)
+            /usr/bin/time -f "$tfmt" -a -o "$tfile" sh "$script"
+            t1=$(now_ns)
+            [ "$i" -ge "$warmup" ] && walls="$walls $(awk -v a="$t0" -v b="$t1" 'BEGIN{ printf "%.6f", (b-a)/1e9 }')"
+        done
+    fi
+    w1=$(now_ns); b1=$(busy_centis)
+    # GNU time lines: warm-up first; "Command exited with non-zero status N" lines precede a failed run's line
+    local stats
+    stats=$(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+ -?[0-9]+$' "$tfile" | awk -v warm="$warmup" -v walls="$walls" \
+        -v b0="$b0" -v b1="$b1" -v w0="$w0" -v w1="$w1" '
+        function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                           return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        { allcpu += $2 + $3; if (NR <= warm) next; k++; cpu[k] = $2 + $3; if ($4 > rss) rss = $4; if ($5 != 0 && !fail) fail = $5 }
+        END {
+            n = split(walls, w, " "); for (i = 1; i <= n; i++) { ww[i] = w[i] + 0; if (i == 1 || ww[i] < mn) mn = ww[i]; if (ww[i] > mx) mx = ww[i] }
+            span = (w1 - w0) / 1e9; other = ((b1 - b0) / 100 - allcpu) / span; if (other < 0) other = 0
+            printf "%.4f %.4f %.4f %.3f %d %.2f %d\n", median(ww, n), mn, mx, median(cpu, k), rss, other, fail + 0
+        }')
+    read -r M_WALL M_MIN M_MAX M_CPU M_RSS M_OTHER M_FAIL <<<"$stats"
+    if [ -z "$M_WALL" ] || [ "$M_WALL" = "0.0000" ]; then M_FAIL=${M_FAIL:-1}; [ "$M_FAIL" = 0 ] && M_FAIL=1; fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$runs" "$M_WALL" "$M_MIN" "$M_MAX" "$M_CPU" "$M_RSS" "$M_OTHER" "$M_FAIL" >>"$WORK/results.tsv"
+    if [ "$M_FAIL" != 0 ]; then
+        echo "bench: '$name' failed (exit $M_FAIL); stderr in $log:" >&2
+        head -n 5 "$log" >&2
+    fi
+}
+
+# fmt helpers (awk arithmetic)
+calc() { awk "BEGIN{ printf \"$1\n\", $2 }"; }
+mib() { awk -v k="$1" 'BEGIN{ printf "%.0f", k / 1024 }'; }
+pass_if() { if awk "BEGIN{ exit !($1) }"; then echo PASS; else echo FAIL; fi; }
