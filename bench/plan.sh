@@ -47,9 +47,7 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *
 echo "timer: $(command -v hyperfine >/dev/null && [ -z "${NO_HYPERFINE:-}" ] && hyperfine --version || echo 'own loop'), GNU time for CPU and peak RSS; runs per row: $BENCH_RUNS (+1 warm-up)"
 echo
 
-PY_LOAD='import sys, yaml
-with open(sys.argv[1], "rb") as f:
-    yaml.load(f, Loader=yaml.CSafeLoader)'
+PY_LOAD='import sys, yaml; yaml.load(open(sys.argv[1], "rb"), Loader=yaml.CSafeLoader)'
 
 declare -A W R C O F
 rows=()

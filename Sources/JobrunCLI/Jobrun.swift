@@ -7,12 +7,19 @@ public struct Jobrun: ParsableCommand {
         commandName: "jobrun",
         abstract: "Mirror and verify content declared in YAML manifests.",
         discussion: """
-            Manifests declare resources made of slices (files), each with an optional size and digests.
-            'plan' shows what a mirror is missing, 'verify' proves a mirror on disk is intact.
+            Manifests declare resources made of slices (files), each with an
+            optional size and digests. 'plan' shows what a mirror is missing;
+            'verify' proves that a mirror on disk is intact.
 
-            Exit statuses: 0 ok or nothing to do; 1 failures (mismatch, missing, failed slices);
-            2 the plan has changes (only with --detailed-exitcode); 64 usage; 65 manifest invalid;
-            66 manifest not found or unreadable; 74 I/O error; 130/143 interrupted.
+            Exit statuses:
+              0    ok, or nothing to do
+              1    failures: a mismatch, a missing file, a failed slice
+              2    the plan has changes (only with --detailed-exitcode)
+              64   usage error
+              65   a manifest is invalid
+              66   a manifest is missing or unreadable
+              74   I/O error
+              130  interrupted (SIGINT), 143 terminated (SIGTERM)
             """,
         version: JobrunVersion.current,
         subcommands: [

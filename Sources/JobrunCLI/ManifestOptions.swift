@@ -13,7 +13,7 @@ struct ManifestOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Output root for every manifest, overriding 'defaults.output'.", valueName: "dir"))
     var output: String?
 
-    @Flag(name: .long, help: "Accept file:// URLs in manifests.")
+    @Flag(name: .customLong("allow-file-urls"), help: "Accept file:// URLs in manifests.")
     var allowFileURLs = false
 
     /// Loads and validates the manifests, printing every diagnostic to stderr.

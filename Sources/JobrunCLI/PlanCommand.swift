@@ -9,10 +9,16 @@ struct PlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Show what applying the manifests would change in the mirror, without the network.",
         discussion: """
-            Every slice is classified against the files on disk: fetch (missing), resume (a partial
-            download exists), refetch (size or digest differs), up to date (size and every digest
-            verified), deferred (held back by the network policy). The last line is stable:
-              Plan: 412 to fetch (26.3 MiB), 3 to resume, 2 to refetch, 188 up to date, 0 deferred.
+            Every slice is classified against the files on disk:
+              fetch       the file is missing
+              resume      a partial download exists
+              refetch     the size or a digest differs
+              up to date  the size and every digest were verified
+              deferred    held back by the network policy
+            The last line is a stable summary, for example:
+              Plan: 4 to fetch (26.3 MiB), 0 to resume, 2 to refetch,
+              188 up to date, 0 deferred.
+            (printed on one line).
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
@@ -53,6 +59,7 @@ struct PlanCommand: ParsableCommand {
             let bytes = PlanJSON.render(
                 plan, pretty: true,
                 savedPlan: .init(outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs))
+            OutputFiles.prepareParent(of: out)
             do {
                 try AtomicFile.write(bytes, to: out)
             } catch {

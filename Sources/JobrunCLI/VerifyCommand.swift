@@ -10,9 +10,14 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check a mirror already on disk: every slice's size and digests, without the network.",
         discussion: """
-            One line per slice: '= path' ok, '* path' size or digest differs, '- path' missing,
-            '! path' error (a symbolic link or other non-file is an error: links are never followed).
-            With --extra, '+ path' lists files under the resources' folders that no manifest names.
+            One line per slice:
+              = path   ok
+              * path   the size or a digest differs
+              - path   missing
+              ! path   error (a symbolic link or other non-file: links are
+                       never followed)
+              + path   with --extra: a file under a resource's folder that
+                       no manifest names
             Exit status 0 when every slice is ok, 1 otherwise.
             """)
 
@@ -48,6 +53,7 @@ struct VerifyCommand: ParsableCommand {
         var stderr = StandardError()
         if let junit {
             let report = VerifyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)
+            OutputFiles.prepareParent(of: junit)
             do {
                 try report.write(to: junit)
             } catch {

@@ -54,6 +54,7 @@ public struct ByteCount: Hashable, Sendable, Comparable, Codable, CustomStringCo
         }
         if digits == 0 { return .failure(.malformed) }
         while i < s.count, s[i] == UInt8(ascii: " ") { i += 1 }
+        if i < s.count, s[i] == UInt8(ascii: ".") || digit(s[i]) != nil { return .failure(.malformed) }
         let unitText = String(decoding: s[i...], as: UTF8.self)
         let factor: Int64
         if unitText.isEmpty {

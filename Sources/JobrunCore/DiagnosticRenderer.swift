@@ -1,10 +1,16 @@
 /// The text of the files diagnostics point into, kept so messages can quote the offending line.
 public struct SourceFiles: Sendable {
     private var contents: [String: [UInt8]] = [:]
+    /// Texts never shown in a quoted line (literal credentials); each prints as `<redacted>`.
+    public private(set) var redactions: Set<String> = []
 
     public init() {}
 
     public mutating func add(_ file: String, bytes: [UInt8]) { contents[file] = bytes }
+
+    public mutating func redact(_ secrets: some Sequence<String>) {
+        for s in secrets where !s.isEmpty { redactions.insert(s) }
+    }
 
     /// The given 1-based line of `file`, without its line terminator, decoded leniently.
     public func line(_ number: Int, of file: String) -> String? {
@@ -51,13 +57,43 @@ public struct DiagnosticRenderer: Sendable {
         if let location = d.location {
             out += "\(location): \(d.severity.rawValue): \(d.message)\n"
             if let text = sources.line(location.line, of: location.file) {
-                let shown = Self.printable(text)
+                let (redacted, column) = Self.redact(text, column: location.column, secrets: sources.redactions)
+                let shown = Self.printable(redacted)
                 out += shown + "\n"
-                out += Self.caretLine(for: shown, column: location.column) + "\n"
+                out += Self.caretLine(for: shown, column: column) + "\n"
             }
         } else {
             out += "jobrun: \(d.severity.rawValue): \(d.message)\n"
         }
+    }
+
+    /// Replaces every secret in `line` with `<redacted>` and moves the caret column to match;
+    /// a caret inside a secret points at the start of its replacement.
+    static func redact(_ line: String, column: Int, secrets: Set<String>) -> (String, Int) {
+        guard !secrets.isEmpty else { return (line, column) }
+        var scalars = Array(line.unicodeScalars)
+        var column = column
+        // Longest first, so a secret containing another is replaced whole.
+        for secret in secrets.sorted(by: { $0.unicodeScalars.count > $1.unicodeScalars.count }) {
+            let needle = Array(secret.unicodeScalars)
+            let replacement = Array(HeaderField.redacted.unicodeScalars)
+            var i = 0
+            while i + needle.count <= scalars.count {
+                if Array(scalars[i..<(i + needle.count)]) == needle {
+                    scalars.replaceSubrange(i..<(i + needle.count), with: replacement)
+                    let start = i + 1  // 1-based column of the secret
+                    if column >= start + needle.count {
+                        column += replacement.count - needle.count
+                    } else if column > start {
+                        column = start
+                    }
+                    i += replacement.count
+                } else {
+                    i += 1
+                }
+            }
+        }
+        return (String(String.UnicodeScalarView(scalars)), column)
     }
 
     /// Control characters are shown as U+FFFD so the caret stays aligned and the terminal stays sane.

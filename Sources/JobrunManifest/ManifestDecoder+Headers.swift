@@ -11,6 +11,10 @@ extension ManifestDecoder {
         for pair in doc.pairs(node) {
             let name = doc.scalar(pair.key)
             let lower = name.lowercased()
+            // Whatever else is wrong with it, a credential's literal value never reaches stderr.
+            if HeaderField.isSecretName(name), doc.kind(pair.value) == .scalar, !doc.isNull(pair.value) {
+                secretLiterals.insert(doc.scalar(pair.value))
+            }
             if !HeaderField.isToken(name) {
                 diagnostics.error("header name '\(name)' is not a valid HTTP token", at: location(pair.key))
                 ok = false

@@ -18,7 +18,7 @@ extension ManifestDecoder {
             idLocation = location(n)
             if let text = string(n, "id") {
                 if !text.utf8.allSatisfy(Self.idAlphabet) {
-                    diagnostics.error("resource id '\(text)' may contain only letters, digits, '.', '_' and '-'", at: idLocation)
+                    diagnostics.error("resource id '\(text)' may contain only ASCII letters and digits, '.', '_' and '-'", at: idLocation)
                 } else if text == "." || text == ".." {
                     diagnostics.error("resource id '\(text)' is reserved", at: idLocation)
                 } else {
@@ -132,6 +132,9 @@ extension ManifestDecoder {
             case .whitespace(let offset):
                 diagnostics.error("'\(field)' contains a space; encode it as %20", at: location(node, offsetInScalar: offset))
             case .userInfo:
+                if let afterScheme = text.range(of: "://"), let at = text[afterScheme.upperBound...].firstIndex(of: "@") {
+                    secretLiterals.insert(String(text[afterScheme.upperBound..<at]))
+                }
                 diagnostics.error("'\(field)' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}", at: location(node))
             case .emptyHost:
                 diagnostics.error("'\(field)' has no host", at: location(node))

@@ -121,7 +121,10 @@ extension ManifestDecoder {
             }
         }
         let legacy: Set<String> = ["yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF", "Y", "N"]
-        if legacy.contains(text) {
+        if doc.style(node) != .plain {
+            // "found 'true'" would read as a contradiction: say it is the quotes that are wrong.
+            diagnostics.error("'\(field)' must be true or false, found the quoted string '\(text)'", at: location(node))
+        } else if legacy.contains(text) {
             diagnostics.error("'\(field)' must be true or false; '\(text)' is a YAML 1.1 boolean, which jobrun does not accept", at: location(node))
         } else {
             diagnostics.error("'\(field)' must be true or false, found '\(text)'", at: location(node))
@@ -160,7 +163,7 @@ extension ManifestDecoder {
         switch ByteCount.parse(text) {
         case .success(let count):
             guard range.contains(count.value) else {
-                diagnostics.error("'\(field)' is out of range: \(text) (allowed: \(range.lowerBound)…\(range.upperBound) bytes)", at: location(node))
+                diagnostics.error("'\(field)' is out of range: \(text) (allowed: \(ByteCount(range.lowerBound))…\(ByteCount(range.upperBound)))", at: location(node))
                 return nil
             }
             return count.value

@@ -11,6 +11,9 @@ struct ManifestDecoder {
     var diagnostics = DiagnosticCollector()
     /// Files read on the way (`slices_from` lists), for the caller's source cache.
     var auxiliaryFiles: [(path: String, bytes: [UInt8])] = []
+    /// Literal credentials written in the manifest (secret headers' values, URL user-info):
+    /// quoted source lines show them as `<redacted>`.
+    var secretLiterals: Set<String> = []
 
     static let topKeys = ["version", "defaults", "resources"]
     static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size"]

@@ -93,6 +93,7 @@ public enum ManifestLoader {
                 resources.append(contentsOf: decoder.decode())
                 collector.append(contentsOf: decoder.diagnostics.diagnostics)
                 for aux in decoder.auxiliaryFiles { sources.add(aux.path, bytes: aux.bytes) }
+                sources.redact(decoder.secretLiterals)
             } else if yamlDiagnostics.isEmpty {
                 collector.error("the manifest is empty; it needs 'version: 1' and a list of 'resources'", at: SourceLocation(file: file, line: 1, column: 1))
             }

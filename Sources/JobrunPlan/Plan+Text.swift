@@ -60,7 +60,7 @@ extension Manifest {
         var out = "digraph jobrun {\n    rankdir=LR;\n    node [shape=box];\n"
         let sorted = resources.sorted { $0.id < $1.id }
         for r in sorted {
-            out += "    \(Self.dotQuote(r.id)) [label=\(Self.dotQuote("\(r.id)\n\(r.slices.count) slices, \(ByteCount(r.declaredBytes))"))];\n"
+            out += "    \(Self.dotQuote(r.id)) [label=\(Self.dotQuote("\(r.id)\n\(r.slices.count) slice\(r.slices.count == 1 ? "" : "s"), \(ByteCount(r.declaredBytes))"))];\n"
         }
         for r in sorted {
             for dep in r.dependsOn.map(\.id).sorted() {

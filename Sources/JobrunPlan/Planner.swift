@@ -29,8 +29,12 @@ public enum Planner {
             var counts = PlanCounts()
             for s in r.slices {
                 let decision = decide(checks[k], for: s)
-                if case .notRegularFile = checks[k] { warnings.append("\(expectations[k].path): \(decision.reason ?? "")") }
-                if case .ioError = checks[k] { warnings.append("\(expectations[k].path): \(decision.reason ?? "")") }
+                switch checks[k] {
+                case .notRegularFile, .ioError:
+                    warnings.append("\(r.id): slice '\(s.path)': \(decision.reason ?? "")")
+                default:
+                    break
+                }
                 k += 1
                 counts.add(decision.action, bytes: s.size)
                 decisions.append(decision)

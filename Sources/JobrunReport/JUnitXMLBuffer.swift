@@ -86,7 +86,7 @@ struct JUnitXMLBuffer {
                 case 0x09: replacement = isAttribute ? .literal("&#9;") : nil
                 case 0x0A: replacement = isAttribute ? .literal("&#10;") : nil
                 case 0x00..<0x20: replacement = .visible(UInt32(b), width: 1)
-                // U+FFFE and U+FFFF are EF BF BE and EF BF BF; U+FFxx never starts a longer sequence.
+                // U+FFFE and U+FFFF: in valid UTF-8, EF BF BE and EF BF BF mean nothing else.
                 case 0xEF where i + 2 < count && utf8[i + 1] == 0xBF && (utf8[i + 2] == 0xBE || utf8[i + 2] == 0xBF):
                     replacement = .visible(0xFFC0 | UInt32(utf8[i + 2] & 0x3F), width: 3)
                 default: replacement = nil

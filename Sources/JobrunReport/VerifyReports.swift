@@ -10,10 +10,12 @@ public enum VerifyReports {
         r.outputRoot == "." ? r.relativePath(of: s) : r.outputRoot + "/" + r.relativePath(of: s)
     }
 
-    /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors, 0 extra.`
+    /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors.`, with
+    /// `, 3 extra` before the period when extra files were looked for (`--extra`).
     public static func summaryLine(_ v: MirrorVerification) -> String {
         let c = v.counts
-        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s"), \(v.extraFiles?.count ?? 0) extra."
+        let extra = v.extraFiles.map { ", \($0.count) extra" } ?? ""
+        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)."
     }
 
     /// One line per slice (`=` ok, `*` differs, `-` missing, `!` error), `+` per extra file, then the

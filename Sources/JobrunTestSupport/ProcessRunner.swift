@@ -10,42 +10,6 @@ import Musl
 import Darwin
 #endif
 
-/// How a child process ended and what it printed.
-public struct RunResult: Hashable, Sendable, CustomStringConvertible {
-    /// The exit status, or 128 + the signal number when a signal ended the process (as shells do).
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
-    /// The signal that ended the process, if one did.
-    public var signal: Int32?
-    /// The process outlived its timeout and was killed.
-    public var hasTimedOut: Bool
-
-    public init(status: Int32, stdout: String, stderr: String, signal: Int32? = nil, hasTimedOut: Bool = false) {
-        self.status = status
-        self.stdout = stdout
-        self.stderr = stderr
-        self.signal = signal
-        self.hasTimedOut = hasTimedOut
-    }
-
-    /// Everything, for a test failure message.
-    public var description: String {
-        var head = "exit status \(status)"
-        if let signal { head += " (signal \(signal))" }
-        if hasTimedOut { head += " (killed after timeout)" }
-        return "\(head)\n--- stdout ---\n\(stdout)\n--- stderr ---\n\(stderr)"
-    }
-}
-
-/// A child process could not be started.
-public struct ProcessLaunchError: Error, Sendable, CustomStringConvertible {
-    public var executable: String
-    public var message: String
-
-    public var description: String { "cannot run \(executable): \(message)" }
-}
-
 /// Runs a child process to completion, blocking the calling thread.
 ///
 /// Spawned with `posix_spawn` rather than Foundation's `Process`, because the child must start
@@ -96,11 +60,13 @@ enum ProcessRunner {
             }
         }
         let exited = DispatchSemaphore(value: 0)
-        let waitStatus = Mutex<Int32>(0)
+        // nil when waitpid fails for good (ECHILD: something else in this process reaped it).
+        let waitStatus = Mutex<Int32?>(nil)
         Thread.detachNewThread {
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-            waitStatus.withLock { $0 = status }
+            var result = waitpid(pid, &status, 0)
+            while result < 0, errno == EINTR { result = waitpid(pid, &status, 0) }
+            if result == pid { waitStatus.withLock { $0 = status } }
             exited.signal()
         }
 
@@ -119,11 +85,14 @@ enum ProcessRunner {
         // wait for it forever, take what has arrived.
         let isDrained = drained.wait(timeout: .now() + .seconds(5)) == .success
 
-        let status = waitStatus.withLock { $0 }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
-        let signal = status & 0x7F
         var (stdout, stderr) = output.texts()
         if !isDrained { stderr += "\n[ProcessRunner: output still open 5 s after exit; truncated]\n" }
+        guard let status = waitStatus.withLock({ $0 }) else {
+            stderr += "\n[ProcessRunner: the exit status was lost (reaped elsewhere)]\n"
+            return RunResult(status: -1, stdout: stdout, stderr: stderr, hasTimedOut: hasTimedOut)
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
+        let signal = status & 0x7F
         return RunResult(
             status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: stdout, stderr: stderr,
             signal: signal == 0 ? nil : signal, hasTimedOut: hasTimedOut)

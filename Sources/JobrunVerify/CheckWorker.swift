@@ -10,6 +10,11 @@ internal import Darwin
 final class CheckWorker {
     private var digesters: [Digester?] = Array(repeating: nil, count: DigestAlgorithm.allCases.count)
     private var buffer: UnsafeMutableRawBufferPointer?
+    private let usesOpenat2: Bool
+
+    init(usesOpenat2: Bool) {
+        self.usesOpenat2 = usesOpenat2
+    }
 
     /// Files up to this size are read into a reused buffer; larger ones are mapped. One
     /// `read` avoids the `mmap`/`munmap` pair, whose TLB shootdowns slow down every other
@@ -38,7 +43,8 @@ final class CheckWorker {
         }
         if let known = failures.failure(root: group.root, components: components) { return answerAll(known) }
         let rootPath = batch.rootPaths[group.root]
-        switch PathBeneath.openDirectory(components, beneath: rootFD, rootPath: rootPath, for: .lookup) {
+        switch PathBeneath.openDirectory(
+            components, beneath: rootFD, rootPath: rootPath, for: .lookup, tryOpenat2: usesOpenat2) {
         case .failed(let failure, let depth):
             failures.record(failure, root: group.root, components: components[..<depth])
             answerAll(failure)

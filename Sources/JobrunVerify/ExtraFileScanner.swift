@@ -32,8 +32,16 @@ public struct ExtraFileScanner: Sendable {
     /// skipped) and returns every entry beneath them whose relative path is not in `expected`.
     public func scan(root: String, directories: [String], expected: Set<String>) -> ExtraFileScan {
         var walk = Walk(rootPath: root, expected: expected)
-        guard case .descriptor(let rootFD) = PathBeneath.openRoot(root, for: .lookup) else {
+        let rootFD: Int32
+        switch PathBeneath.openRoot(root, for: .lookup) {
+        case .descriptor(let fd):
+            rootFD = fd
+        case .failed(.missing, _):
             return ExtraFileScan()  // no root, nothing extra (the checker reports the files missing)
+        case .failed(.ioError(_, let code, _), _):
+            return ExtraFileScan(errors: [FileIOError(path: root, operation: "open", code: code)])
+        case .failed:
+            return ExtraFileScan(errors: [FileIOError(path: root, operation: "open", code: ENOTDIR)])
         }
         defer { closeDescriptor(rootFD) }
         for directory in Self.outermost(directories) {

@@ -17,6 +17,10 @@ internal import Synchronization
 ///
 /// The calls block; run them on a thread of your own, not on Swift concurrency's pool.
 public struct FileChecker: Sendable {
+    /// Whether directories are opened with one `openat2` call where the kernel has it. Tests
+    /// turn it off to cover the component-by-component walk that replaces it elsewhere.
+    var usesOpenat2 = true
+
     public init() {}
 
     /// The number of online CPUs, the default width of `checkAll`.
@@ -49,9 +53,10 @@ public struct FileChecker: Sendable {
         let results = ResultSlots(count: expectations.count)
         let failures = DirectoryFailures()
         let nextUnit = Atomic<Int>(0)
+        let usesOpenat2 = usesOpenat2
 
         let work = { @Sendable () -> Void in
-            let worker = CheckWorker()
+            let worker = CheckWorker(usesOpenat2: usesOpenat2)
             while true {
                 let unit = nextUnit.add(1, ordering: .relaxed).oldValue
                 guard unit < batch.units.count else { return }

@@ -55,11 +55,13 @@ enum PathBeneath {
     }
 
     /// Opens the directory `components` (no empty, `.` or `..` entries) beneath `rootFD`.
+    /// `tryOpenat2: false` forces the walk (tests use it to cover the fallback).
     static func openDirectory(
-        _ components: [Substring], beneath rootFD: Int32, rootPath: String, for purpose: Purpose
+        _ components: [Substring], beneath rootFD: Int32, rootPath: String, for purpose: Purpose,
+        tryOpenat2: Bool = true
     ) -> Opened {
         #if os(Linux)
-        if !components.isEmpty, Openat2.isUsable {
+        if tryOpenat2, !components.isEmpty, Openat2.isUsable {
             let path = components.joined(separator: "/")
             if let fd = Openat2.open(path, beneath: rootFD, flags: purpose.flags) { return .descriptor(fd) }
         }

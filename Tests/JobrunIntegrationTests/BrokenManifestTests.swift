@@ -16,8 +16,8 @@ import Testing
         let names = (try? FileManager.default.contentsOfDirectory(atPath: corpusDirectory)) ?? []
         return names.filter { name in
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: corpusDirectory + "/" + name, isDirectory: &isDirectory)
-            return isDirectory.boolValue || name.hasSuffix(".yaml")
+            let exists = FileManager.default.fileExists(atPath: corpusDirectory + "/" + name, isDirectory: &isDirectory)
+            return exists && (isDirectory.boolValue || name.hasSuffix(".yaml"))
         }.sorted()
     }()
 

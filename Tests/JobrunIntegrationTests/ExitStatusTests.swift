@@ -181,12 +181,13 @@ import Testing
         #expect(result.status == 66, "\(result)")
     }
 
-    @Test func anUnreadableManifestIs66() async throws {
-        // A folder named like a manifest is "unreadable", whoever runs the test (root ignores modes).
-        let result = try await Self.run(["validate", "site.yaml", "folder.yaml"]) { directory in
-            try directory.makeDirectory("folder.yaml/inner")
+    /// A FIFO named like a manifest: refused at once, not waited on for a writer that never comes.
+    @Test func aManifestThatIsNotARegularFileIs66() async throws {
+        let result = try await Self.run(["validate", "site.yaml", "fifo.yaml"]) { directory in
+            try #require(mkfifo(directory.path("fifo.yaml"), 0o600) == 0)
         }
         #expect(result.status == 66, "\(result)")
+        #expect(result.stderr == "jobrun: error: cannot read 'fifo.yaml': not a regular file\n", "\(result)")
     }
 
     // MARK: 74

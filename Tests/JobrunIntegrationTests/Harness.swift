@@ -56,10 +56,10 @@ enum Harness {
         return version
     }
 
-    /// `text` with jobrun's own version (in JSON and JUnit fields) replaced by `<version>`.
+    /// `text` with jobrun's own version (in JSON and JUnit fields) replaced by `@VERSION@`.
     static func maskingVersion(_ text: String, _ version: String) -> String {
-        text.replacingOccurrences(of: #""jobrun_version": "\#(version)""#, with: #""jobrun_version": "<version>""#)
+        text.replacingOccurrences(of: #""jobrun_version": "\#(version)""#, with: #""jobrun_version": "@VERSION@""#)
             .replacingOccurrences(
-                of: #"name="jobrun_version" value="\#(version)""#, with: #"name="jobrun_version" value="<version>""#)
+                of: #"name="jobrun_version" value="\#(version)""#, with: #"name="jobrun_version" value="@VERSION@""#)
     }
 }

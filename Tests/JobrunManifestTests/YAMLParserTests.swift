@@ -130,6 +130,16 @@ private let tagMessage = "YAML tags are not allowed in manifests (manifests are 
     #expect(doc.scalar(pairs[1].value) == "🎉 party")
 }
 
+@Test func aByteOrderMarkDoesNotShiftTheCaret() {
+    // The mark is invisible in the quoted line and not counted in columns, so the caret lines up.
+    #expect(parse([0xEF, 0xBB, 0xBF] + Array("a: *x\n".utf8)).rendered == """
+        m.yaml:1:4: error: \(aliasMessage)
+        \u{FEFF}a: *x
+           ^
+
+        """)
+}
+
 @Test func nullIsDetectedOnlyForPlainNullSpellings() throws {
     let doc = try document("""
         a: ~
@@ -231,7 +241,7 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
     let (document, rendered) = parse(Array("a: 1\nb: \"x".utf8) + [0x00] + Array("y\"\nc: bell".utf8) + [0x07] + [0x0A])
     #expect(document == nil)
     #expect(rendered == """
-        m.yaml:2:6: error: NUL byte in manifest; a manifest must be UTF-8 text
+        m.yaml:2:6: error: NUL byte in manifest; a manifest must be text, not binary data
         b: "x\u{FFFD}y"
              ^
         m.yaml:3:8: error: control character U+0007 is not allowed in YAML; write it as an escape in a double-quoted string
@@ -431,6 +441,7 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
 // MARK: - Rule 7: depth
 
 @Test func sixtyFourLevelsAreAllowed() throws {
+    #expect(YAMLParser.maximumDepth == 64)
     let doc = try document(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))
     #expect(doc.records.count == 64)
 }

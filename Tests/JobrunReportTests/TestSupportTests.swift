@@ -156,6 +156,7 @@ import Testing
         #expect(result.stdout == "\(expected)\ndone\n")
     }
 
+    /// SIGTERM must work: children of test threads would otherwise inherit a mask that blocks it.
     @Test func killsAfterTheTimeout() async throws {
         let start = ContinuousClock.now
         let result = try await BinaryRunner(executable: "/bin/sleep").run(["30"], timeout: .milliseconds(300))
@@ -183,6 +184,15 @@ import Testing
         } throws: { error in
             "\(error)".contains("no-such-product") && "\(error)".contains("Looked at:")
         }
+        #if os(Linux)
+        // The products directory is the one holding the test runner executable.
+        let productsDirectory = (CommandLine.arguments[0] as NSString).deletingLastPathComponent
+        #expect {
+            try BinaryRunner.locate(product: "no-such-product")
+        } throws: { error in
+            "\(error)".contains(productsDirectory + "/no-such-product")
+        }
+        #endif
     }
 }
 

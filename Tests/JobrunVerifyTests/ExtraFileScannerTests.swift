@@ -47,6 +47,7 @@ struct ExtraFileScannerTests {
             try writeFile(root, "a/b/c", [0])
             #expect(scanner.scan(root: root, directories: ["a"], expected: ["a/b/c"]) == ExtraFileScan())
             #expect(scanner.scan(root: root + "/none", directories: ["a"], expected: []) == ExtraFileScan())
+            #expect(scanner.scan(root: root + "/a/b/c", directories: ["a"], expected: []).errors.map(\.code) == [ENOTDIR])
         }
     }
 

@@ -109,7 +109,7 @@ struct YAMLPreScan {
                         if nulByte == nil {
                             nulByte = Problem(
                                 line: line, column: Self.column(of: i, lineStart: lineStart, in: p),
-                                message: "NUL byte in manifest; a manifest must be UTF-8 text")
+                                message: "NUL byte in manifest; a manifest must be text, not binary data")
                         }
                     } else {
                         noteControlCharacter(UInt32(c), line: line, column: Self.column(of: i, lineStart: lineStart, in: p))

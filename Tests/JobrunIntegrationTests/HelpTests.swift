@@ -1,0 +1,38 @@
+import JobrunTestSupport
+import Testing
+
+/// `--help` of the root command and every subcommand, compared with `Golden/help/`, so a change
+/// to the command line's documentation is always deliberate (and reviewed as a diff).
+@Suite struct HelpTests {
+    static let commands: [[String]] = [[], ["validate"], ["plan"], ["verify"], ["graph"], ["version"]]
+
+    @Test(arguments: commands)
+    func helpMatchesTheGolden(command: [String]) async throws {
+        let directory = try TemporaryDirectory(prefix: "jobrun-help")
+        defer { directory.remove() }
+        let result = try await Harness.run(command + ["--help"], in: directory.path)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        Harness.expectGolden(result.stdout, "help/\(command.first ?? "jobrun").txt")
+        // `jobrun help <command>` says the same.
+        let viaHelp = try await Harness.run(["help"] + command, in: directory.path)
+        #expect(viaHelp.status == 0)
+        #expect(viaHelp.stdout == result.stdout)
+    }
+
+    /// The flags the documentation promises exist under those exact names.
+    @Test(arguments: [
+        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs"]),
+        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs"]),
+        ("validate", ["--output", "--allow-file-urls"]),
+    ])
+    func documentedFlagsExist(command: String, flags: [String]) async throws {
+        let directory = try TemporaryDirectory(prefix: "jobrun-help")
+        defer { directory.remove() }
+        let result = try await Harness.run([command, "--help"], in: directory.path)
+        for flag in flags {
+            #expect(result.stdout.contains(" \(flag) ") || result.stdout.contains(" \(flag)\n") || result.stdout.contains("[\(flag)]")
+                || result.stdout.contains("[\(flag) "), "\(command) --help does not show \(flag)")
+        }
+    }
+}

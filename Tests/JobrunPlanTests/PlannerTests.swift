@@ -1,0 +1,135 @@
+import JobrunCore
+import JobrunManifest
+import JobrunTestSupport
+import JobrunVerify
+import Testing
+@testable import JobrunPlan
+
+@Suite struct PlannerTests {
+    static let here = JobrunCore.SourceLocation(file: "m.yaml", line: 1, column: 1)
+    static let digest = Digest(algorithm: .sha256, bytes: Array(repeating: 0xAB, count: 32))
+    static let other = Digest(algorithm: .sha256, bytes: Array(repeating: 0xCD, count: 32))
+
+    @Test func decisionTable() {
+        let s = Slice(path: "x", size: 3, digests: [Self.digest], location: Self.here)
+        #expect(Planner.decide(.missing, for: s) == SliceDecision(action: .fetch))
+        #expect(Planner.decide(.ok(size: 3, digests: [Self.digest]), for: s) == SliceDecision(action: .upToDate))
+        #expect(Planner.decide(.sizeMismatch(expected: 3, actual: 5), for: s) == SliceDecision(action: .refetch, reason: "size is 5 bytes, expected 3"))
+        #expect(Planner.decide(.digestMismatch(expected: Self.digest, actual: Self.other, size: 3), for: s)
+            == SliceDecision(action: .refetch, reason: "sha256 is \(Self.other.hex), expected \(Self.digest.hex)"))
+        #expect(Planner.decide(.notRegularFile(path: "m/x", kind: "symbolic link"), for: s)
+            == SliceDecision(action: .refetch, reason: "'m/x' is a symbolic link, not a regular file"))
+        #expect(Planner.decide(.ioError(path: "m/x", errno: 13, message: "Permission denied"), for: s)
+            == SliceDecision(action: .refetch, reason: "cannot read 'm/x': Permission denied"))
+    }
+
+    @Test func countsAddUpAndTrackUnsizedSlices() {
+        var c = PlanCounts()
+        c.add(.fetch, bytes: 10)
+        c.add(.fetch, bytes: nil)
+        c.add(.refetch, bytes: 5)
+        c.add(.upToDate, bytes: 100)
+        c.add(.deferred, bytes: 7)
+        #expect(c.fetch == 2 && c.refetch == 1 && c.upToDate == 1 && c.deferred == 1 && c.resume == 0)
+        #expect(c.bytesToTransfer == 15)
+        #expect(c.unsizedToTransfer == 1)
+        #expect(c.slices == 5)
+        #expect(c.hasChanges)
+        var d = PlanCounts()
+        d.add(.upToDate, bytes: 1)
+        d.add(.deferred, bytes: 1)
+        #expect(!d.hasChanges)
+    }
+
+    /// A real mirror on disk: one file right, one wrong size, one wrong digest, one missing.
+    @Test func plansAgainstTheDisk() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  // sha256("abc")
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - id: second
+                base_url: https://h/s/
+                depends_on: [first]
+                slices:
+                  - {path: ok.txt, size: 3, sha256: \(abc)}
+                  - {path: short.txt, size: 4}
+                  - {path: wrong.txt, sha256: \(abc)}
+                  - {path: sub/missing.txt, size: 64KiB}
+                  - {path: any.txt}
+              - id: first
+                base_url: https://h/f/
+                slices: [{path: a.bin, size: 1.5KiB}]
+            """)
+        _ = try dir.write(file: "mirror/second/ok.txt", contents: "abc")
+        _ = try dir.write(file: "mirror/second/short.txt", contents: "abc")
+        _ = try dir.write(file: "mirror/second/wrong.txt", contents: "abd")
+        _ = try dir.write(file: "mirror/second/any.txt", contents: "whatever")
+        var options = ManifestLoader.Options()
+        options.currentDirectory = dir.path
+        let loaded = ManifestLoader.load(paths: [dir.path("m.yaml")], options: options)
+        var manifest = try #require(loaded.manifest)
+        for i in manifest.resources.indices { manifest.resources[i].outputRoot = dir.path("mirror") }
+        let plan = Planner.plan(for: manifest, parallelism: 2)
+        #expect(plan.entries.map(\.resource.id) == ["first", "second"])
+        #expect(plan.entries[1].decisions.map(\.action) == [.upToDate, .refetch, .refetch, .fetch, .upToDate])
+        #expect(plan.counts.fetch == 2 && plan.counts.refetch == 2 && plan.counts.upToDate == 2)
+        #expect(plan.counts.bytesToTransfer == 1536 + 4 + 65536)
+        #expect(plan.counts.unsizedToTransfer == 1)
+        #expect(plan.summaryLine == "Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred.")
+        let text = plan.renderText(verbose: true).replacingOccurrences(of: dir.path("mirror"), with: "mirror")
+        #expect(text == """
+            ~ first -> mirror/first/: 1 to fetch (1.5 KiB)
+                + a.bin (1.5 KiB)
+            ~ second -> mirror/second/: 1 to fetch, 2 to refetch, 2 up to date (64.0 KiB + 1 of unknown size)
+                = ok.txt (3 B)
+                ~ short.txt (4 B): size is 3 bytes, expected 4
+                ~ wrong.txt: sha256 is a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f, expected \(abc)
+                + sub/missing.txt (64.0 KiB)
+                = any.txt
+            Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred.
+
+            """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))
+    }
+
+    @Test func dotGraphIsSortedAndQuoted() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - {id: b, base_url: "https://h/", depends_on: [a.x], slices: [{path: p, size: 10}]}
+              - {id: a.x, base_url: "https://h/", slices: [{path: q}]}
+            """)
+        let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")]).manifest)
+        #expect(manifest.renderDOT() == """
+            digraph jobrun {
+                rankdir=LR;
+                node [shape=box];
+                "a.x" [label="a.x\\n1 slice, 0 B"];
+                "b" [label="b\\n1 slice, 10 B"];
+                "a.x" -> "b";
+            }
+
+            """)
+    }
+
+    static func sha256Hex(_ s: String) -> String {
+        (try? Digest.compute(.sha256, of: Array(s.utf8)))?.hex ?? ""
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let range = rest.range(of: target) {
+            out += rest[..<range.lowerBound]
+            out += replacement
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+}
