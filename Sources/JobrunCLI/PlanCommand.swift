@@ -15,10 +15,9 @@ struct PlanCommand: ParsableCommand {
               refetch     the size or a digest differs
               up to date  the size and every digest were verified
               deferred    held back by the network policy
-            The last line is a stable summary, for example:
+            The last line is a stable summary (one line), for example:
               Plan: 4 to fetch (26.3 MiB), 0 to resume, 2 to refetch,
               188 up to date, 0 deferred.
-            (printed on one line).
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions

@@ -9,7 +9,8 @@ public struct SourceFiles: Sendable {
     public mutating func add(_ file: String, bytes: [UInt8]) { contents[file] = bytes }
 
     public mutating func redact(_ secrets: some Sequence<String>) {
-        for s in secrets where !s.isEmpty { redactions.insert(s) }
+        // Very short values would blank out unrelated text and cannot be real credentials.
+        for s in secrets where s.unicodeScalars.count >= 4 { redactions.insert(s) }
     }
 
     /// The given 1-based line of `file`, without its line terminator, decoded leniently.

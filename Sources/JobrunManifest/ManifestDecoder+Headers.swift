@@ -1,3 +1,4 @@
+import Foundation
 import JobrunCore
 
 extension ManifestDecoder {
@@ -13,7 +14,7 @@ extension ManifestDecoder {
             let lower = name.lowercased()
             // Whatever else is wrong with it, a credential's literal value never reaches stderr.
             if HeaderField.isSecretName(name), doc.kind(pair.value) == .scalar, !doc.isNull(pair.value) {
-                secretLiterals.insert(doc.scalar(pair.value))
+                secretLiterals.formUnion(Self.literalSecretParts(of: doc.scalar(pair.value)))
             }
             if !HeaderField.isToken(name) {
                 diagnostics.error("header name '\(name)' is not a valid HTTP token", at: location(pair.key))
@@ -97,5 +98,23 @@ extension ManifestDecoder {
             i += 1
         }
         return ok ? (String(decoding: out, as: UTF8.self), usedEnvironment) : nil
+    }
+
+    /// The parts of a credential's value written literally in the manifest. `${VAR}` references are
+    /// not secret (the value lives in the environment), nor is a short scheme word like `Bearer `.
+    static func literalSecretParts(of value: String) -> [String] {
+        guard value.contains("${") else { return value.utf8.count >= 4 ? [value] : [] }
+        var parts: [String] = []
+        var rest = Substring(value)
+        while let open = rest.range(of: "${") {
+            parts.append(String(rest[..<open.lowerBound]))
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
+                rest = ""
+                break
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        parts.append(String(rest))
+        return parts.filter { $0.trimmingCharacters(in: .whitespaces).utf8.count >= 8 }
     }
 }

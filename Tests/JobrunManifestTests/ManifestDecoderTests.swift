@@ -126,7 +126,7 @@ import Testing
               timeouts: {connect: 10}
                                   ^
             m.yaml:8:15: error: 'base_url' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}
-                base_url: https://user:pw@cdn.example.com/
+                base_url: https://<redacted>@cdn.example.com/
                           ^
             m.yaml:9:5: error: unknown key 'checksumm' in a resource (did you mean 'checksum'?)
                 checksumm: sha256

@@ -163,7 +163,8 @@ import Testing
         #expect(result.hasTimedOut)
         #expect(result.signal == SIGTERM)
         #expect(result.status == 128 + SIGTERM)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Far below the child's 30 s, with room for a loaded machine; a timing bound, not a benchmark.
+        #expect(ContinuousClock.now - start < .seconds(25))
     }
 
     @Test func reportsSignals() throws {
@@ -200,13 +201,15 @@ import Testing
     @Test func returnsAsSoonAsTheConditionHolds() async {
         let start = ContinuousClock.now
         var calls = 0
-        let held = await Poll.until(timeout: .seconds(10), interval: .milliseconds(1)) {
+        // The deadline is generous so a starved machine cannot fail the test; what is checked is
+        // that polling stops at the first success instead of running to the deadline.
+        let held = await Poll.until(timeout: .seconds(120), interval: .milliseconds(1)) {
             calls += 1
             return calls == 3
         }
         #expect(held)
         #expect(calls == 3)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(60))
     }
 
     @Test func givesUpAtTheDeadline() async {
