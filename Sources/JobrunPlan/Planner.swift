@@ -8,14 +8,7 @@ public enum Planner {
     /// - Parameter parallelism: threads used to hash present files (default: every core).
     public static func plan(for manifest: Manifest, parallelism: Int? = nil) -> Plan {
         let order = manifest.dependencyOrder
-        var expectations: [FileExpectation] = []
-        expectations.reserveCapacity(manifest.sliceCount)
-        for index in order {
-            let r = manifest.resources[index]
-            for s in r.slices {
-                expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests))
-            }
-        }
+        let expectations = manifest.fileExpectations(in: order)
         let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
         var entries: [Plan.Entry] = []
         entries.reserveCapacity(order.count)

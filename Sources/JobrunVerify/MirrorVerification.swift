@@ -45,21 +45,28 @@ public struct MirrorVerification: Sendable {
     public var elapsed: Duration
 }
 
+extension Manifest {
+    /// What should be on disk for every slice, resource by resource in `order`.
+    public func fileExpectations(in order: [Int]) -> [FileExpectation] {
+        var expectations: [FileExpectation] = []
+        expectations.reserveCapacity(sliceCount)
+        for index in order {
+            let r = resources[index]
+            for s in r.slices {
+                expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests))
+            }
+        }
+        return expectations
+    }
+}
+
 /// Checks a mirror that is already on disk: size and every digest of every slice, in parallel.
 public enum MirrorVerifier {
     public static func verify(_ manifest: Manifest, parallelism: Int? = nil, findExtraFiles: Bool = false) -> MirrorVerification {
         let clock = ContinuousClock()
         let start = clock.now
         let order = manifest.dependencyOrder
-        var expectations: [FileExpectation] = []
-        expectations.reserveCapacity(manifest.sliceCount)
-        for index in order {
-            let r = manifest.resources[index]
-            for s in r.slices {
-                expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests))
-            }
-        }
-        let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
+        let checks = FileChecker().checkAll(manifest.fileExpectations(in: order), parallelism: parallelism ?? FileChecker.defaultParallelism)
         var entries: [MirrorVerification.Entry] = []
         var total = MirrorVerification.Counts()
         var k = 0

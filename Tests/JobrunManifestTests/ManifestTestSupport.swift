@@ -42,17 +42,3 @@ func diagnose(_ yaml: String, environment: [String: String] = [:], extra: [Strin
     files["m.yaml"] = yaml
     return try loadManifests(files, load: ["m.yaml"], environment: environment).rendered
 }
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = Substring(self)
-        while let range = rest.range(of: target) {
-            out += rest[..<range.lowerBound]
-            out += replacement
-            rest = rest[range.upperBound...]
-        }
-        return out + rest
-    }
-}

@@ -119,17 +119,3 @@ import Testing
         (try? Digest.compute(.sha256, of: Array(s.utf8)))?.hex ?? ""
     }
 }
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = Substring(self)
-        while let range = rest.range(of: target) {
-            out += rest[..<range.lowerBound]
-            out += replacement
-            rest = rest[range.upperBound...]
-        }
-        return out + rest
-    }
-}
