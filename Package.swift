@@ -34,9 +34,13 @@ let package = Package(
         .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
+            name: "JobrunRun",
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunReport"],
+            swiftSettings: strict),
+        .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch",
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunRun",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -47,6 +51,7 @@ let package = Package(
         .testTarget(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunTestSupport"],

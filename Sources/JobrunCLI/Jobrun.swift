@@ -23,7 +23,7 @@ public struct Jobrun: ParsableCommand {
             """,
         version: JobrunVersion.current,
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, VerifyCommand.self, GraphCommand.self, VersionCommand.self,
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, GraphCommand.self, VersionCommand.self,
         ]
     )
 

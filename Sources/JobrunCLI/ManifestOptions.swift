@@ -48,6 +48,10 @@ struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
         FileHandle.standardError.write(Data(string.utf8))
     }
+
+    static func write(_ string: String) {
+        FileHandle.standardError.write(Data(string.utf8))
+    }
 }
 
 /// Writes to stdout in one go (large outputs are built as one string first).

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import JobrunCore
+import JobrunManifest
+import JobrunPlan
+import JobrunReport
+import JobrunRun
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ApplyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Fetch every slice the plan says is missing or wrong, verify it, and commit it atomically.",
+        discussion: """
+            Takes manifests, or a plan saved with 'jobrun plan --out FILE' (refused
+            when stale unless --refresh). Slices stream into a partial file beside
+            their destination, are checked against their size and digests, and
+            are renamed into place; a final path holds a verified file or nothing.
+            The last line is stable, for example:
+              Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
+              188 up to date, 1 failed, 0 deferred.
+            Exit status 0 when every slice is verified, 1 when any failed.
+            """)
+
+    @OptionGroup var manifestOptions: ManifestOptions
+
+    @Flag(name: .long, help: "Apply a stale saved plan anyway, re-planning against the current manifests and mirror.")
+    var refresh = false
+
+    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file too (private CAs).", valueName: "file"))
+    var cacert: String?
+
+    @Flag(name: .long, help: "Write a versioned JSON summary, one record per slice, to stdout.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
+    var junit: String?
+
+    func run() throws {
+        var stderr = StandardError()
+        let manifest: Manifest
+        var plan: Plan
+        if let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests) {
+            var options = manifestOptions
+            options.manifests = saved.manifestPaths
+            options.output = saved.outputOverride
+            options.allowFileURLs = saved.allowFileURLs
+            manifest = try options.load()
+            plan = Planner.plan(for: manifest)
+            if let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
+                print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
+        } else {
+            manifest = try manifestOptions.load()
+            plan = Planner.plan(for: manifest)
+        }
+        for warning in plan.warnings { print("jobrun: warning: \(warning)", to: &stderr) }
+
+        var options = ApplyOptions()
+        options.caFile = cacert
+        options.allowsFileURLs = manifestOptions.allowFileURLs
+        let quietStdout = json
+        options.output = { line in
+            if quietStdout { StandardError.write(line) } else { StandardOutput.write(line) }
+        }
+        options.progress = { line in StandardError.write(line) }
+        let started = Date()
+        let executor = Executor(plan: plan, options: options)
+        let signals = SignalHandling.install { signal in executor.interrupt(signal: signal) }
+        defer { signals.cancel() }
+        let result: ApplyResult
+        do {
+            result = try executor.run()
+        } catch {
+            print("jobrun: error: \(error)", to: &stderr)
+            throw ExitCode(ExitStatus.ioError.rawValue)
+        }
+        if let junit {
+            OutputFiles.prepareParent(of: junit)
+            do {
+                try ApplyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname).write(to: junit)
+            } catch {
+                print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+        }
+        let skipped = result.counts.skipped
+        if skipped > 0 {
+            options.output("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was interrupted).\n")
+        }
+        if json {
+            StandardOutput.write(bytes: ApplyReports.json(result))
+            StandardError.write(result.summaryLine + "\n")
+        } else {
+            StandardOutput.write(result.summaryLine + "\n")
+        }
+        if let signal = result.interruptedBy {
+            throw ExitCode(signal == SIGTERM ? ExitStatus.terminated.rawValue : ExitStatus.interrupted.rawValue)
+        }
+        if !result.isSuccess { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+}
+
+/// SIGINT and SIGTERM stop a run cleanly (partials kept, reports written, exit 130/143); a second
+/// signal exits at once.
+enum SignalHandling {
+    /// Dispatch sources are thread-safe; they are only cancelled, once, at the end of the run.
+    final class Sources: @unchecked Sendable {
+        let sources: [any DispatchSourceSignal]
+        init(_ s: [any DispatchSourceSignal]) { sources = s }
+        func cancel() { for s in sources { s.cancel() } }
+    }
+
+    static func install(_ handler: @escaping @Sendable (Int32) -> Void) -> Sources {
+        let queue = DispatchQueue(label: "jobrun-signals")
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            let count = SignalCounter()
+            source.setEventHandler {
+                if count.increment() > 1 { _exit(sig == SIGTERM ? 143 : 130) }
+                StandardError.write("jobrun: stopping (signal \(sig)); partial files are kept; a second signal exits at once\n")
+                handler(sig)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        return Sources(sources)
+    }
+}
+
+final class SignalCounter: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count
+    }
+}

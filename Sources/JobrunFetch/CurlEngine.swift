@@ -1,0 +1,120 @@
+internal import CCurl
+import Foundation
+import Synchronization
+
+/// Identifies a transfer handed to a ``CurlEngine``.
+public struct TransferID: Hashable, Sendable {
+    let value: UInt64
+}
+
+/// One thread owning a libcurl multi handle: every transfer of a run shares its connection cache,
+/// TLS sessions and HTTP/2 connections. Other threads hand it requests and it reports each outcome
+/// through the request's completion, on its own thread.
+///
+/// The engine does not queue: callers start a transfer only when their own per-host and total
+/// limits allow (libcurl's own queue would count queued time against `CURLOPT_TIMEOUT`).
+/// Redirects are not followed here (`CURLOPT_FOLLOWLOCATION` is off): the caller sees the 3xx and
+/// decides, so it can drop secret headers when the origin changes.
+public final class CurlEngine: Sendable {
+    private struct Inbox {
+        var commands: [EngineCommand] = []
+        var nextID: UInt64 = 1
+        var isShutDown = false
+    }
+
+    /// State shared with the engine thread.
+    private final class Shared: Sendable {
+        let inbox = Mutex(Inbox())
+        let isFinished = Mutex(false)
+    }
+
+    private let shared = Shared()
+    /// The multi handle, used by other threads only for `curl_multi_wakeup` (which is thread-safe).
+    private let multi: MultiHandle
+
+    public init() throws(EngineError) {
+        CurlGlobal.initialize()
+        guard let m = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
+        multi = MultiHandle(m)
+        let loop = EventLoop(multi: multi)
+        let shared = self.shared
+        let t = Thread {
+            loop.run(takeCommands: {
+                shared.inbox.withLock { box in
+                    let c = box.commands
+                    box.commands = []
+                    return c
+                }
+            })
+            shared.isFinished.withLock { $0 = true }
+        }
+        t.name = "jobrun-curl"
+        t.stackSize = 1 << 20
+        t.start()
+    }
+
+    /// Starts a transfer now. `completion` runs once, on the engine's thread.
+    @discardableResult
+    public func start(_ request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) -> TransferID {
+        let id: TransferID? = shared.inbox.withLock { box in
+            guard !box.isShutDown else { return nil }
+            let id = TransferID(value: box.nextID)
+            box.nextID += 1
+            box.commands.append(.start(id, request, sink, completion))
+            return id
+        }
+        guard let id else {
+            completion(TransferResult(head: nil, failure: .cancelled, bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+            return TransferID(value: 0)
+        }
+        multi.wakeup()
+        return id
+    }
+
+    /// Aborts a transfer; its completion reports `.cancelled` unless it already finished.
+    public func cancel(_ id: TransferID) {
+        shared.inbox.withLock { $0.commands.append(.cancel(id)) }
+        multi.wakeup()
+    }
+
+    /// Aborts every transfer and stops the thread; waits for it to finish.
+    public func shutdown() {
+        let first = shared.inbox.withLock { box -> Bool in
+            defer { box.isShutDown = true }
+            if !box.isShutDown { box.commands.append(.shutdown) }
+            return !box.isShutDown
+        }
+        if first { multi.wakeup() }
+        while !shared.isFinished.withLock({ $0 }) { usleep(1000) }
+    }
+
+    deinit { shutdown() }
+}
+
+enum EngineCommand {
+    case start(TransferID, TransferRequest, any TransferSink, @Sendable (TransferResult) -> Void)
+    case cancel(TransferID)
+    case shutdown
+}
+
+public struct EngineError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ d: String) { description = d }
+}
+
+/// `curl_global_init` exactly once, before any other libcurl call.
+enum CurlGlobal {
+    private static let once: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    }()
+
+    static func initialize() { _ = once }
+}
+
+/// The multi handle pointer; `curl_multi_wakeup` may be called from any thread, everything else
+/// happens on the engine thread.
+final class MultiHandle: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ p: UnsafeMutableRawPointer) { pointer = p }
+    func wakeup() { curl_multi_wakeup(pointer) }
+}

@@ -1,0 +1,242 @@
+internal import CCurl
+import Foundation
+
+/// One transfer on the engine thread: its easy handle's options, callbacks and collected response.
+/// Owned by the event loop's table; callbacks reach it through an unretained pointer.
+final class Transfer {
+    let id: UInt64
+    let easy: UnsafeMutableRawPointer
+    let request: TransferRequest
+    let sink: any TransferSink
+    let completion: @Sendable (TransferResult) -> Void
+
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private let started = ContinuousClock.now
+
+    // Response state
+    private var status = 0
+    private var headers: [ResponseHead.HeaderLine] = []
+    private var head: ResponseHead?
+    private var disposition: BodyDisposition = .accept
+    private var bodyBytes: Int64 = 0
+    private var discarded: Int64 = 0
+    private var sinkAborted = false
+    private var idleTimedOut = false
+    private var lastProgress = ContinuousClock.now
+    private var lastReceived: Int64 = -1
+
+    init(id: UInt64, easy: UnsafeMutableRawPointer, request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) {
+        self.id = id
+        self.easy = easy
+        self.request = request
+        self.sink = sink
+        self.completion = completion
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    /// The one way back from a callback's userdata to its transfer.
+    static func from(userdata: UnsafeMutableRawPointer?) -> Transfer? {
+        guard let userdata else { return nil }
+        return Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    }
+
+    /// Sets the easy handle's options; a message when one is refused.
+    func configure() -> String? {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var problems: [String] = []
+        func check(_ code: CURLcode, _ what: String) {
+            if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
+        }
+        check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
+        let protocols = request.allowsFileScheme ? "http,https,file" : "http,https"
+        check(jobrun_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, protocols), "protocols")
+        check(jobrun_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "follow")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "verify peer")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
+        if let ca = request.caFile { check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
+        check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
+        if let total = request.totalTimeout {
+            check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(total))), "timeout")
+        }
+        if let start = request.rangeStart, start > 0 {
+            check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
+        }
+        var list: UnsafeMutablePointer<curl_slist>?
+        // libcurl sends "Accept: */*" by default; checksums are over identity bytes, so never ask
+        // for compression (and an empty Accept-Encoding would ask for everything libcurl decodes).
+        for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
+        if let ifRange = request.ifRange, request.rangeStart != nil { list = curl_slist_append(list, "If-Range: \(ifRange)") }
+        headerList = list
+        if let list { check(jobrun_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers") }
+        check(jobrun_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)), "error buffer")
+        check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
+            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
+            return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+        }), "header function")
+        check(jobrun_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
+        check(jobrun_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
+            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
+            return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+        }), "write function")
+        check(jobrun_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
+        check(jobrun_easy_setopt_xferinfo(easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
+            guard let t = Transfer.from(userdata: userdata) else { return 1 }
+            return t.progress(received: Int64(received)) ? 0 : 1
+        }), "progress function")
+        check(jobrun_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), "progress data")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "progress")
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
+    static func milliseconds(_ d: Duration) -> Int {
+        let (s, atto) = d.components
+        return Int(clamping: s * 1000 + atto / 1_000_000_000_000_000)
+    }
+
+    /// Frees what the transfer allocated; the easy handle goes back to the pool.
+    func release() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        errorBuffer.deallocate()
+    }
+
+    // MARK: Callbacks (engine thread)
+
+    private func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            // A new response (interim 1xx, or the final one): start over.
+            let parts = text.split(separator: " ", maxSplits: 2)
+            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            headers = []
+            return true
+        }
+        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
+        if trimmed.isEmpty {
+            guard status >= 200 else { return true }  // end of an interim response
+            return deliverHead(ResponseHead(status: status, headers: headers))
+        }
+        if let colon = trimmed.firstIndex(of: ":") {
+            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            headers.append(.init(name: name, value: value))
+        }
+        return true
+    }
+
+    private func deliverHead(_ h: ResponseHead) -> Bool {
+        head = h
+        disposition = sink.receive(head: h)
+        if disposition == .reject {
+            sinkAborted = true
+            return false
+        }
+        return true
+    }
+
+    private func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // file:// has no status line: the body is the file.
+        if head == nil, !deliverHead(ResponseHead(status: 200, headers: [])) { return false }
+        lastProgress = ContinuousClock.now
+        switch disposition {
+        case .accept:
+            guard sink.receive(body: bytes) else {
+                sinkAborted = true
+                return false
+            }
+            bodyBytes += Int64(bytes.count)
+            return true
+        case .discard(let limit):
+            discarded += Int64(bytes.count)
+            if discarded > limit {
+                sinkAborted = true
+                return false
+            }
+            return true
+        case .reject:
+            sinkAborted = true
+            return false
+        }
+    }
+
+    /// libcurl calls this at least once a second; it enforces the idle timeout precisely
+    /// (libcurl's low-speed check averages over several seconds).
+    private func progress(received: Int64) -> Bool {
+        let now = ContinuousClock.now
+        if received != lastReceived {
+            lastReceived = received
+            lastProgress = now
+            return true
+        }
+        if now - lastProgress > request.idleTimeout {
+            idleTimedOut = true
+            return false
+        }
+        return true
+    }
+
+    // MARK: Result
+
+    func result(code: CURLcode, cancelled: Bool) -> TransferResult {
+        var retryAfter: curl_off_t = 0
+        var retryAfterSeconds: Int64?
+        if jobrun_easy_getinfo_off(easy, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK, head?.value("retry-after") != nil {
+            retryAfterSeconds = Int64(retryAfter)
+        }
+        var version: Int = 0
+        var httpVersion: String?
+        if jobrun_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK {
+            switch version {
+            case Int(CURL_HTTP_VERSION_1_0): httpVersion = "1.0"
+            case Int(CURL_HTTP_VERSION_1_1): httpVersion = "1.1"
+            case Int(CURL_HTTP_VERSION_2_0): httpVersion = "2"
+            case Int(CURL_HTTP_VERSION_3): httpVersion = "3"
+            default: httpVersion = nil
+            }
+        }
+        let message = String(cString: errorBuffer).isEmpty ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+        var failure: TransferResult.Failure?
+        if cancelled {
+            failure = .cancelled
+        } else if idleTimedOut {
+            failure = .timeout("no data received for \(Self.milliseconds(request.idleTimeout) / 1000) s")
+        } else if sinkAborted && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK) {
+            failure = .abortedBySink
+        } else if code != CURLE_OK {
+            failure = Self.classify(code, message: message)
+        }
+        return TransferResult(
+            head: head, failure: failure, bodyBytes: bodyBytes, retryAfterSeconds: retryAfterSeconds,
+            httpVersion: httpVersion, duration: ContinuousClock.now - started)
+    }
+
+    /// libcurl result codes by kind. Classified by code, never by message text.
+    static func classify(_ code: CURLcode, message: String) -> TransferResult.Failure {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .resolve(message)
+        case CURLE_COULDNT_CONNECT:
+            return .connect(message)
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout(message)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
+            return .tls(message)
+        case CURLE_PARTIAL_FILE:
+            return .truncated(message)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY:
+            return .network(message)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return .protocolRefused(message)
+        default:
+            return .other(code: Int32(code.rawValue), message: message)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+/// One HTTP request for the engine: where, which headers, from which byte, and how long to wait.
+public struct TransferRequest: Sendable {
+    public var url: String
+    /// Sent as given; the caller has already removed anything that must not reach this origin.
+    public var headers: [(name: String, value: String)]
+    /// `Range: bytes=N-` when resuming.
+    public var rangeStart: Int64?
+    /// `If-Range` validator (a strong ETag or an HTTP-date) sent with `rangeStart`.
+    public var ifRange: String?
+    public var connectTimeout: Duration
+    /// An attempt ends when no byte arrives for this long.
+    public var idleTimeout: Duration
+    /// Hard limit on the whole attempt (what is left of the slice's `resource` timeout).
+    public var totalTimeout: Duration?
+    /// Extra trust anchors (PEM), for private CAs. Verification itself is never turned off.
+    public var caFile: String?
+    /// Admit `file://` (only when a manifest asked for it and `--allow-file-urls` was given).
+    public var allowsFileScheme: Bool
+
+    public init(
+        url: String, headers: [(name: String, value: String)] = [], rangeStart: Int64? = nil, ifRange: String? = nil,
+        connectTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), totalTimeout: Duration? = nil,
+        caFile: String? = nil, allowsFileScheme: Bool = false
+    ) {
+        self.url = url
+        self.headers = headers
+        self.rangeStart = rangeStart
+        self.ifRange = ifRange
+        self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+        self.caFile = caFile
+        self.allowsFileScheme = allowsFileScheme
+    }
+}
+
+/// The status line and headers of a response.
+public struct ResponseHead: Sendable, Hashable {
+    public var status: Int
+    /// In the order received; names as the server wrote them.
+    public var headers: [HeaderLine]
+
+    public struct HeaderLine: Sendable, Hashable {
+        public var name: String
+        public var value: String
+    }
+
+    public init(status: Int, headers: [HeaderLine]) {
+        self.status = status
+        self.headers = headers
+    }
+
+    /// The first value of a header, by case-insensitive name.
+    public func value(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+}
+
+/// What to do with a response body, decided when its headers are complete.
+public enum BodyDisposition: Sendable, Hashable {
+    /// Hand every byte to the sink.
+    case accept
+    /// Read and drop up to this many bytes (keeps the connection reusable), abort past it.
+    case discard(limit: Int64)
+    /// Abort the transfer now.
+    case reject
+}
+
+/// Receives a transfer's response. Called on the engine's thread only, one call at a time.
+public protocol TransferSink: AnyObject, Sendable {
+    /// The final response's head (interim 1xx responses are not shown).
+    func receive(head: ResponseHead) -> BodyDisposition
+    /// A piece of an accepted body. Return false to abort the transfer (a cap was reached, a write failed).
+    func receive(body: UnsafeRawBufferPointer) -> Bool
+}
+
+/// How a transfer ended.
+public struct TransferResult: Sendable {
+    public enum Failure: Sendable, Hashable {
+        /// The name did not resolve.
+        case resolve(String)
+        /// No connection could be made.
+        case connect(String)
+        /// The connect, idle or total timeout passed.
+        case timeout(String)
+        /// TLS failed: handshake, or the peer's certificate did not verify.
+        case tls(String)
+        /// The connection broke while receiving (reset, closed early).
+        case network(String)
+        /// The body ended before its declared length.
+        case truncated(String)
+        /// The scheme is not allowed (only http and https, and file when asked for).
+        case protocolRefused(String)
+        /// The sink refused the head or aborted the body.
+        case abortedBySink
+        /// Cancelled by the caller.
+        case cancelled
+        /// Anything else libcurl reported.
+        case other(code: Int32, message: String)
+
+        /// Worth another attempt: the same request may well succeed later.
+        public var isTransient: Bool {
+            switch self {
+            case .resolve, .connect, .timeout, .network, .truncated: true
+            case .tls, .protocolRefused, .abortedBySink, .cancelled, .other: false
+            }
+        }
+    }
+
+    /// The final response's head, when one arrived.
+    public var head: ResponseHead?
+    public var failure: Failure?
+    /// Body bytes received and accepted.
+    public var bodyBytes: Int64
+    /// `Retry-After` in seconds as libcurl read it (may be negative for a date in the past).
+    public var retryAfterSeconds: Int64?
+    /// `1.1`, `2`, … as negotiated.
+    public var httpVersion: String?
+    public var duration: Duration
+}

@@ -1,0 +1,117 @@
+public import JobrunCore
+public import JobrunManifest
+public import JobrunReport
+
+/// `apply` results for programs (JSON) and for CI (JUnit).
+public enum ApplyReports {
+    static func file(_ r: Resource, _ s: Slice) -> String {
+        r.outputRoot == "." ? r.relativePath(of: s) : r.outputRoot + "/" + r.relativePath(of: s)
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        let (s, atto) = d.components
+        return Double(s) + Double(atto / 1_000_000_000_000) / 1_000_000
+    }
+
+    /// `jobrun apply --json`: one record per slice (identity, destination, status, bytes, attempts,
+    /// digests, timings, error). Versioned by `format_version`; secrets never appear (URLs are shown
+    /// without their query).
+    public static func json(_ result: ApplyResult) -> [UInt8] {
+        let c = result.counts
+        var w = JSONWriter(pretty: true)
+        w.beginObject()
+        w.key("format_version"); w.int(1)
+        w.key("jobrun_version"); w.string(JobrunVersion.current)
+        w.key("summary")
+        w.beginObject()
+        w.key("fetched"); w.int(Int64(c.fetched))
+        w.key("resumed"); w.int(Int64(c.resumed))
+        w.key("bytes_transferred"); w.int(c.fetchedBytes)
+        w.key("up_to_date"); w.int(Int64(c.upToDate))
+        w.key("failed"); w.int(Int64(c.failed))
+        w.key("skipped"); w.int(Int64(c.skipped))
+        w.key("deferred"); w.int(Int64(c.deferred))
+        w.key("success"); w.bool(result.isSuccess)
+        w.key("interrupted_by_signal"); if let s = result.interruptedBy { w.int(Int64(s)) } else { w.null() }
+        w.key("elapsed_seconds"); w.double(seconds(result.elapsed))
+        w.endObject()
+        w.key("resources")
+        w.beginArray()
+        for entry in result.entries {
+            let r = entry.resource
+            w.beginObject()
+            w.key("id"); w.string(r.id)
+            w.key("complete"); w.bool(entry.isComplete)
+            w.key("slices")
+            w.beginArray()
+            for (s, o) in zip(r.slices, entry.outcomes) {
+                w.beginObject()
+                w.key("path"); w.string(s.path)
+                w.key("identity"); w.string(r.identity(of: s))
+                w.key("url"); w.string(o.displayURL)
+                w.key("file"); w.string(file(r, s))
+                w.key("status"); w.string(o.status.rawValue)
+                w.key("bytes_transferred"); w.int(o.bytesTransferred)
+                w.key("size"); if let size = o.size { w.int(size) } else { w.null() }
+                w.key("attempts"); w.int(Int64(o.attempts))
+                w.key("digests")
+                w.beginObject()
+                for d in o.digests { w.key(d.algorithm.rawValue); w.string(d.hex) }
+                w.endObject()
+                w.key("seconds"); w.double(seconds(o.duration))
+                if let f = o.failure, o.status == .failed {
+                    w.key("error")
+                    w.beginObject()
+                    w.key("type"); w.string(f.typeName)
+                    w.key("message"); w.string(f.message)
+                    w.endObject()
+                }
+                if let reason = o.skipReason { w.key("skip_reason"); w.string(reason) }
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.finish()
+    }
+
+    /// One `<testsuite>` per resource, one `<testcase>` per slice: passed; `<failure>` for
+    /// ChecksumMismatch and SizeMismatch; `<error type="HTTP404|HTTP503|Timeout|TLS|Connect|DiskFull|…">`
+    /// with attempts, bytes and the last error; `<skipped>` for slices not attempted.
+    public static func junit(_ result: ApplyResult, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport {
+        JUnitReport(suites: result.entries.map { entry in
+            let r = entry.resource
+            let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
+                let text = "file: \(file(r, s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
+                let outcome: JUnitReport.TestCase.Result
+                switch o.status {
+                case .fetched, .resumed, .upToDate:
+                    outcome = .passed
+                case .failed:
+                    let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
+                    if f.kind == .checksumMismatch || f.kind == .sizeMismatch {
+                        outcome = .failure(type: f.typeName, message: f.message, text: text)
+                    } else {
+                        outcome = .error(type: f.typeName, message: f.message, text: text)
+                    }
+                case .skipped:
+                    outcome = .skipped(message: o.skipReason ?? "not attempted")
+                case .deferred:
+                    outcome = .skipped(message: "deferred by the network policy")
+                }
+                return JUnitReport.TestCase(classname: r.id, name: s.path, time: o.duration, result: outcome)
+            }
+            return JUnitReport.Suite(
+                name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
+                properties: [
+                    .init(name: "manifest", value: r.location.description),
+                    .init(name: "output", value: r.outputRoot),
+                    .init(name: "dest", value: r.dest),
+                    .init(name: "jobrun_version", value: JobrunVersion.current),
+                ],
+                testCases: cases)
+        })
+    }
+}

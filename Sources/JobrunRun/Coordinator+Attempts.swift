@@ -1,0 +1,244 @@
+import Foundation
+import JobrunCore
+import JobrunFetch
+import JobrunManifest
+import JobrunPlan
+import JobrunVerify
+
+extension Coordinator {
+    /// Opens (creating as needed) the folder a slice's file lives in.
+    mutating func folder(for j: Int) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
+        let resource = plan.entries[jobs[j].resource].resource
+        let relative = resource.relativePath(of: resource.slices[jobs[j].slice])
+        let root: OutputDirectory
+        if let existing = directories[resource.outputRoot] {
+            root = existing
+        } else {
+            do throws(WriteFailure) {
+                root = try OutputDirectory(rootPath: resource.outputRoot)
+                directories[resource.outputRoot] = root
+            } catch {
+                fail(j, AttemptFailure(kind: error.isDiskFull ? .diskFull : .io, message: error.message, isTransient: false))
+                return nil
+            }
+        }
+        let parent = relative.lastIndex(of: "/").map { String(relative[..<$0]) } ?? ""
+        let name = relative.lastIndex(of: "/").map { String(relative[relative.index(after: $0)...]) } ?? relative
+        do throws(WriteFailure) {
+            let fd = try root.folder(parent)
+            return (root, fd, name, root.display(relative))
+        } catch {
+            fail(j, AttemptFailure(kind: error.isUnsafePath ? .unsafePath : (error.isDiskFull ? .diskFull : .io), message: error.message, isTransient: false))
+            return nil
+        }
+    }
+
+    /// Starts the next attempt of job `j` (or the next hop of a redirect).
+    mutating func startAttempt(_ j: Int, isRedirectHop: Bool = false) {
+        let entry = plan.entries[jobs[j].resource]
+        let resource = entry.resource
+        let slice = resource.slices[jobs[j].slice]
+        let settings = resource.settings
+        let now = ContinuousClock.now
+        if jobs[j].firstStart == nil { jobs[j].firstStart = now }
+        let deadline = (jobs[j].firstStart ?? now) + settings.timeouts.resource
+        guard now < deadline else {
+            fail(j, jobs[j].outcome?.failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
+            return
+        }
+        guard let place = folder(for: j) else { return }
+        if !isRedirectHop {
+            jobs[j].attempts += 1
+            jobs[j].url = resource.url(of: slice)
+            jobs[j].headers = resource.headers(for: slice)
+            jobs[j].hops = 0
+        }
+        let identity = resource.identity(of: slice)
+        let resume = resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size)
+        let writer = SliceWriter(
+            directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
+            expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
+            algorithms: slice.digests.map(\.algorithm), resumeOffset: resume?.offset ?? 0,
+            shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize)
+        let request = TransferRequest(
+            url: jobs[j].url, headers: jobs[j].headers.map { ($0.name, $0.value) },
+            rangeStart: resume?.offset, ifRange: resume?.validator,
+            connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
+            totalTimeout: deadline - now, caFile: options.caFile, allowsFileScheme: options.allowsFileURLs)
+        let token = nextToken
+        nextToken += 1
+        let executor = self.executor
+        let id = engine.start(request, sink: writer) { result in
+            executor.post(.transferDone(job: j, token: token, result: result))
+        }
+        jobs[j].resumeOffset = resume?.offset ?? 0
+        jobs[j].state = .running(token: token, transfer: id, writer: writer)
+        running += 1
+        runningByOrigin[jobs[j].origin, default: 0] += 1
+    }
+
+    /// A partial file this slice may continue: its size and validator, when the metadata matches.
+    /// Anything else (no metadata, another identity, no validator) means starting from zero.
+    func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?) -> (offset: Int64, validator: String)? {
+        var st = stat()
+        guard fstatat(dirFD, PartialDownload.partName(for: name), &st, AT_SYMLINK_NOFOLLOW) == 0,
+            (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0
+        else { return nil }
+        let mfd = openat(dirFD, PartialDownload.metaName(for: name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard mfd >= 0 else { return nil }
+        defer { close(mfd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let n = bytes.withUnsafeMutableBytes { read(mfd, $0.baseAddress, $0.count) }
+        guard n > 0, let meta = PartialDownload.Metadata.decode(Array(bytes[0..<n])), meta.identity == identity else { return nil }
+        if let expectedSize, let total = meta.totalSize, total != expectedSize { return nil }
+        if let expectedSize, Int64(st.st_size) > expectedSize { return nil }
+        return (Int64(st.st_size), meta.validator)
+    }
+
+    // MARK: Completions
+
+    mutating func handle(_ event: Executor.Event) {
+        switch event {
+        case .transferDone(let j, let token, let result):
+            guard case .running(let current, _, let writer) = jobs[j].state, current == token else { return }
+            running -= 1
+            runningByOrigin[jobs[j].origin, default: 1] -= 1
+            complete(j, writer: writer, result: result)
+        }
+    }
+
+    mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
+        let digests = writer.finish()
+        let resource = plan.entries[jobs[j].resource].resource
+        let slice = resource.slices[jobs[j].slice]
+        jobs[j].bytesTransferred += result.bodyBytes
+        if result.failure == .cancelled {
+            jobs[j].state = .done
+            jobs[j].outcome = SliceOutcome(
+                status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
+                skipReason: "interrupted; the partial file is kept", displayURL: display(jobs[j].url))
+            return
+        }
+        if let failure = writer.writeFailure {
+            if failure.isDiskFull { diskFullCount += 1 }
+            let kind: SliceErrorKind = failure.isDiskFull ? .diskFull : (failure.isUnsafePath ? .unsafePath : .io)
+            // The partial file stays for a later resume; no final file was touched.
+            fail(j, AttemptFailure(kind: kind, message: failure.message, isTransient: false))
+            if diskFullCount >= 2 { stopForFullDisk() }
+            return
+        }
+        switch writer.verdict {
+        case .redirect(let location):
+            switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: resource.url(of: slice), hops: jobs[j].hops, headers: jobs[j].headers) {
+            case .follow(let url, let headers):
+                jobs[j].url = url
+                jobs[j].headers = headers
+                jobs[j].hops += 1
+                jobs[j].origin = (try? ParsedURL.parse(url).get())?.origin ?? url
+                startAttempt(j, isRedirectHop: true)
+            case .refuse(let why):
+                fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
+            }
+        case .refused(var failure):
+            if failure.status == 416, jobs[j].resumeOffset > 0, jobs[j].resumeOffset == slice.size {
+                // The partial file already holds every byte: verify it instead of failing.
+                commitCompletePartial(j, writer: writer)
+                return
+            }
+            if failure.kind == .rangeMismatch { discardPartial(writer) }
+            if let seconds = result.retryAfterSeconds { failure.retryAfter = resource.settings.retries.backoff.clampRetryAfter(seconds: seconds) }
+            retryOrFail(j, failure)
+        case .body:
+            if let transport = result.failure {
+                retryOrFail(j, Self.failure(from: transport))
+                return
+            }
+            if let expected = slice.size, writer.written != expected {
+                discardPartial(writer)
+                retryOrFail(j, AttemptFailure(kind: .sizeMismatch, message: "received \(writer.written) bytes, expected \(expected)", isTransient: true))
+                return
+            }
+            if let mismatch = zip(slice.digests, digests).first(where: { $0.0 != $0.1 }) {
+                discardPartial(writer)
+                retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "\(mismatch.0.algorithm.rawValue) is \(mismatch.1.hex), expected \(mismatch.0.hex)", isTransient: true))
+                return
+            }
+            jobs[j].didResume = writer.startOffset > 0 || jobs[j].didResume
+            queueCommit(j, writer: writer, digests: digests)
+        case nil:
+            retryOrFail(j, Self.failure(from: result.failure ?? .other(code: -1, message: "the transfer ended without a response")))
+        }
+    }
+
+    static func failure(from transport: TransferResult.Failure) -> AttemptFailure {
+        switch transport {
+        case .resolve(let m): AttemptFailure(kind: .resolve, message: m, isTransient: true)
+        case .connect(let m): AttemptFailure(kind: .connect, message: m, isTransient: true)
+        case .timeout(let m): AttemptFailure(kind: .timeout, message: m, isTransient: true)
+        case .tls(let m): AttemptFailure(kind: .tls, message: m, isTransient: false)
+        case .network(let m): AttemptFailure(kind: .network, message: m, isTransient: true)
+        case .truncated(let m): AttemptFailure(kind: .truncated, message: m, isTransient: true)
+        case .protocolRefused(let m): AttemptFailure(kind: .protocolRefused, message: m, isTransient: false)
+        case .abortedBySink: AttemptFailure(kind: .other, message: "aborted", isTransient: false)
+        case .cancelled: AttemptFailure(kind: .interrupted, message: "interrupted", isTransient: false)
+        case .other(let code, let m): AttemptFailure(kind: .other, message: "\(m) (curl error \(code))", isTransient: false)
+        }
+    }
+
+    /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
+    /// and the resource timeout last; otherwise the slice fails.
+    mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
+        let resource = plan.entries[jobs[j].resource].resource
+        let settings = resource.settings
+        jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: display(jobs[j].url))
+        guard failure.isTransient, jobs[j].attempts < settings.retries.attempts, !isStopping else {
+            fail(j, failure)
+            return
+        }
+        let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: jobs[j].attempts, random: options.random())
+        let now = ContinuousClock.now
+        if let start = jobs[j].firstStart, now + delay >= start + settings.timeouts.resource {
+            fail(j, failure)
+            return
+        }
+        if failure.coolsDownHost {
+            let until = now + delay
+            cooldownUntil[jobs[j].origin] = max(cooldownUntil[jobs[j].origin] ?? until, until)
+        }
+        jobs[j].state = .delayed(until: now + delay)
+    }
+
+    mutating func fail(_ j: Int, _ failure: AttemptFailure) {
+        jobs[j].state = .done
+        jobs[j].outcome = SliceOutcome(
+            status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure,
+            duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: display(jobs[j].url))
+        let resource = plan.entries[jobs[j].resource].resource
+        let slice = resource.slices[jobs[j].slice]
+        let attempts = jobs[j].attempts == 1 ? "1 attempt" : "\(jobs[j].attempts) attempts"
+        let prefix = failure.kind == .http ? "" : "\(failure.kind.rawValue): "
+        options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(display(jobs[j].url)), \(attempts))\n")
+        finishResourceIfDone(jobs[j].resource)
+    }
+
+    /// Repeated ENOSPC: nothing new starts; what has not started fails with the reason.
+    mutating func stopForFullDisk() {
+        guard !isStopping else { return }
+        for j in jobs.indices {
+            switch jobs[j].state {
+            case .ready, .delayed:
+                jobs[j].state = .done
+                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: display(jobs[j].url))
+            default:
+                break
+            }
+        }
+        readyByOrigin = [:]
+        for r in plan.entries.indices { finishResourceIfDone(r) }
+    }
+
+    func discardPartial(_ writer: SliceWriter) {
+        unlinkat(writer.directoryFD, writer.partName, 0)
+        unlinkat(writer.directoryFD, writer.metaName, 0)
+    }
+}

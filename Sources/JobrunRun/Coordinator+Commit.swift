@@ -1,0 +1,95 @@
+import Foundation
+import JobrunCore
+import JobrunManifest
+import JobrunPlan
+import JobrunVerify
+
+/// Durable commits without an fsync per file: verified partial files wait in a batch; a flush
+/// syncs the file system once (their data is on disk), then renames each into place. The
+/// resource's completion syncs once more (the renames are on disk) before it is reported. A crash
+/// at any point leaves every final path holding a verified file or nothing.
+extension Coordinator {
+    static let commitBatch = 256
+
+    mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest]) {
+        jobs[j].state = .committing(writer: writer, digests: digests)
+        pendingCommits.append(j)
+        if oldestPendingCommit == nil { oldestPendingCommit = ContinuousClock.now }
+        // A resource whose last slice this is completes now rather than after the timer.
+        let r = jobs[j].resource
+        let resourceReady = jobsOfResource[r].allSatisfy { k in
+            switch jobs[k].state {
+            case .done, .committing: true
+            default: false
+            }
+        }
+        if resourceReady || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
+    }
+
+    mutating func flushCommitsIfDue(force: Bool) {
+        guard !pendingCommits.isEmpty else { return }
+        if !force, let oldest = oldestPendingCommit, ContinuousClock.now - oldest < .seconds(1) { return }
+        let batch = pendingCommits
+        pendingCommits = []
+        oldestPendingCommit = nil
+        // 1. The batch's data reaches the disk: one syncfs per output root.
+        var syncErrors: [String: Int32] = [:]
+        for root in Set(batch.map { plan.entries[jobs[$0].resource].resource.outputRoot }) {
+            if let dir = directories[root], let error = dir.syncFileSystem() { syncErrors[root] = error }
+        }
+        // 2. Each verified file takes its final name atomically.
+        var touched = Set<Int>()
+        for j in batch {
+            guard case .committing(let writer, let digests) = jobs[j].state else { continue }
+            let resource = plan.entries[jobs[j].resource].resource
+            touched.insert(jobs[j].resource)
+            if let error = syncErrors[resource.outputRoot] {
+                fail(j, AttemptFailure(kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(String(cString: strerror(error)))", isTransient: false))
+                continue
+            }
+            if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {
+                let error = errno
+                let failure = WriteFailure(path: writer.displayPath, operation: "rename into", errno: error)
+                fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
+                continue
+            }
+            unlinkat(writer.directoryFD, writer.metaName, 0)
+            jobs[j].state = .done
+            jobs[j].outcome = SliceOutcome(
+                status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
+                size: writer.written, attempts: jobs[j].attempts, digests: digests,
+                duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: display(jobs[j].url))
+        }
+        for r in touched.sorted() { finishResourceIfDone(r) }
+    }
+
+    /// A 416 to a resume of a partial file that already has the declared size: hash it whole,
+    /// and commit it when every digest matches.
+    mutating func commitCompletePartial(_ j: Int, writer: SliceWriter) {
+        let resource = plan.entries[jobs[j].resource].resource
+        let slice = resource.slices[jobs[j].slice]
+        let fd = openat(writer.directoryFD, writer.partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        var digests: [Digest] = []
+        var ok = fd >= 0
+        if fd >= 0 {
+            if let mapped = try? MappedFile(fileDescriptor: fd, path: writer.displayPath),
+                let computed = try? mapped.digests(slice.digests.map(\.algorithm)) {
+                digests = computed
+                ok = computed == slice.digests
+            } else {
+                ok = false
+            }
+            close(fd)
+        }
+        if ok {
+            jobs[j].didResume = true
+            jobs[j].state = .committing(writer: writer, digests: digests)
+            pendingCommits.append(j)
+            if oldestPendingCommit == nil { oldestPendingCommit = ContinuousClock.now }
+            flushCommitsIfDue(force: true)
+        } else {
+            discardPartial(writer)
+            retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "the complete partial file does not match its digests", isTransient: true))
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import JobrunCore
+import JobrunFetch
+import JobrunManifest
+import JobrunPlan
+import JobrunVerify
+
+/// The state of one `apply`, owned by the coordinator thread.
+struct Coordinator {
+    /// One slice's progress through the run.
+    enum JobState {
+        /// Its resource waits for dependencies.
+        case waiting
+        /// May start when its host and the total limit allow.
+        case ready
+        /// A transfer is running.
+        case running(token: UInt64, transfer: TransferID, writer: SliceWriter)
+        /// Waiting for a retry.
+        case delayed(until: ContinuousClock.Instant)
+        /// Verified, waiting for the batched sync and rename.
+        case committing(writer: SliceWriter, digests: [Digest])
+        /// Finished one way or another.
+        case done
+    }
+
+    struct Job {
+        let resource: Int
+        let slice: Int
+        let sequence: Int
+        var origin: String
+        var url: String
+        var headers: [HeaderField]
+        var hops = 0
+        var attempts = 0
+        var state: JobState = .waiting
+        var firstStart: ContinuousClock.Instant?
+        var resumeOffset: Int64 = 0
+        var bytesTransferred: Int64 = 0
+        var didResume = false
+        var outcome: SliceOutcome?
+    }
+
+    let executor: Executor
+    let engine: CurlEngine
+    var plan: Plan { executor.plan }
+    var options: ApplyOptions { executor.options }
+    let clock = ContinuousClock()
+    let started = ContinuousClock.now
+
+    var jobs: [Job] = []
+    /// Jobs of each resource (indices into `jobs`), by plan entry.
+    var jobsOfResource: [[Int]] = []
+    var resourceState: [ResourceState]
+    /// Ready jobs per origin, in plan order.
+    var readyByOrigin: [String: [Int]] = [:]
+    var runningByOrigin: [String: Int] = [:]
+    var cooldownUntil: [String: ContinuousClock.Instant] = [:]
+    var running = 0
+    var nextToken: UInt64 = 1
+    var pendingCommits: [Int] = []
+    var oldestPendingCommit: ContinuousClock.Instant?
+    var directories: [String: OutputDirectory] = [:]
+    var diskFullCount = 0
+    var isStopping = false
+    var lastProgress = ContinuousClock.now
+
+    enum ResourceState: Equatable {
+        case waiting, active, complete, failed, skipped(String)
+    }
+
+    init(executor: Executor, engine: CurlEngine) {
+        self.executor = executor
+        self.engine = engine
+        resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
+        buildJobs()
+    }
+
+    private mutating func buildJobs() {
+        var sequence = 0
+        for (r, entry) in plan.entries.enumerated() {
+            var indices: [Int] = []
+            for (s, slice) in entry.resource.slices.enumerated() {
+                let url = entry.resource.url(of: slice)
+                let origin = (try? ParsedURL.parse(url).get())?.origin ?? url
+                var job = Job(resource: r, slice: s, sequence: sequence, origin: origin, url: url, headers: entry.resource.headers(for: slice))
+                switch entry.decisions[s].action {
+                case .upToDate:
+                    job.state = .done
+                    job.outcome = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests, displayURL: display(url))
+                case .deferred:
+                    job.state = .done
+                    job.outcome = SliceOutcome(status: .deferred, displayURL: display(url))
+                case .fetch, .refetch, .resume:
+                    break
+                }
+                indices.append(jobs.count)
+                jobs.append(job)
+                sequence += 1
+            }
+            jobsOfResource.append(indices)
+        }
+    }
+
+    func display(_ url: String) -> String {
+        (try? ParsedURL.parse(url).get())?.displayString ?? url
+    }
+
+    // MARK: The loop
+
+    mutating func run() -> ApplyResult {
+        activateRunnableResources()
+        while true {
+            if let signal = executor.interruptedBy, !isStopping { stop(signal: signal) }
+            releaseDueRetries()
+            if !isStopping { dispatch() }
+            flushCommitsIfDue(force: isStopping)
+            if isFinished { break }
+            for event in executor.takeEvents() { handle(event) }
+            if isFinished { break }
+            reportProgressIfDue()
+            executor.wait(until: nextDeadline())
+            for event in executor.takeEvents() { handle(event) }
+        }
+        flushCommitsIfDue(force: true)
+        for index in plan.entries.indices { finishResourceIfDone(index) }
+        let entries = plan.entries.enumerated().map { r, entry in
+            ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { jobs[$0].outcome ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: display(jobs[$0].url)) })
+        }
+        return ApplyResult(entries: entries, interruptedBy: executor.interruptedBy, elapsed: ContinuousClock.now - started)
+    }
+
+    var isFinished: Bool {
+        running == 0 && pendingCommits.isEmpty && jobs.allSatisfy { if case .done = $0.state { true } else if case .waiting = $0.state { isStopping } else { false } }
+    }
+
+    func nextDeadline() -> ContinuousClock.Instant? {
+        var deadline: ContinuousClock.Instant?
+        func consider(_ d: ContinuousClock.Instant) { deadline = deadline.map { min($0, d) } ?? d }
+        for job in jobs {
+            if case .delayed(let until) = job.state { consider(until) }
+        }
+        for (origin, until) in cooldownUntil where !(readyByOrigin[origin] ?? []).isEmpty { consider(until) }
+        if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
+        if let interval = options.progressInterval, running > 0 { consider(lastProgress + interval) }
+        return deadline
+    }
+
+    // MARK: Resources and dependencies
+
+    /// Starts every waiting resource whose dependencies are complete; skips those whose
+    /// dependencies failed.
+    mutating func activateRunnableResources() {
+        var changed = true
+        while changed {
+            changed = false
+            for (r, entry) in plan.entries.enumerated() where resourceState[r] == .waiting {
+                let deps = entry.resource.dependsOn.map(\.id)
+                let states = deps.compactMap { id in plan.entries.firstIndex { $0.resource.id == id }.map { resourceState[$0] } }
+                if let failed = zip(deps, states).first(where: { $0.1 == .failed || { if case .skipped = $0 { true } else { false } }($0.1) }) {
+                    skip(resource: r, reason: "depends on '\(failed.0)', which did not complete")
+                    changed = true
+                } else if states.allSatisfy({ $0 == .complete }) {
+                    resourceState[r] = .active
+                    for j in jobsOfResource[r] where !isDone(j) {
+                        jobs[j].state = .ready
+                        enqueue(j)
+                    }
+                    finishResourceIfDone(r)
+                    changed = true
+                }
+            }
+        }
+    }
+
+    mutating func skip(resource r: Int, reason: String) {
+        resourceState[r] = .skipped(reason)
+        for j in jobsOfResource[r] where !isDone(j) {
+            jobs[j].state = .done
+            jobs[j].outcome = SliceOutcome(status: .skipped, skipReason: reason, displayURL: display(jobs[j].url))
+        }
+        options.output("- \(plan.entries[r].resource.id): skipped (\(reason))\n")
+    }
+
+    func isDone(_ j: Int) -> Bool {
+        if case .done = jobs[j].state { return true }
+        return false
+    }
+
+    /// When every slice of a resource is done: a durable sync, then the resource line.
+    mutating func finishResourceIfDone(_ r: Int) {
+        guard resourceState[r] == .active, jobsOfResource[r].allSatisfy({ isDone($0) }) else { return }
+        let outcomes = jobsOfResource[r].compactMap { jobs[$0].outcome }
+        let failed = outcomes.filter { $0.status == .failed || $0.status == .skipped }.count
+        let resource = plan.entries[r].resource
+        if failed == 0 {
+            // The renames reach the disk before the resource is reported complete.
+            if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
+                resourceState[r] = .failed
+                options.output("! \(resource.id): cannot sync the output folder: \(String(cString: strerror(error)))\n")
+            } else {
+                resourceState[r] = .complete
+                options.output(resourceLine(r, outcomes))
+            }
+        } else {
+            resourceState[r] = .failed
+            options.output("! \(resource.id): \(failed) of \(outcomes.count) slices failed\n")
+        }
+        activateRunnableResources()
+    }
+
+    func resourceLine(_ r: Int, _ outcomes: [SliceOutcome]) -> String {
+        let fetched = outcomes.filter { $0.status == .fetched }.count
+        let resumed = outcomes.filter { $0.status == .resumed }.count
+        let upToDate = outcomes.filter { $0.status == .upToDate }.count
+        let deferred = outcomes.filter { $0.status == .deferred }.count
+        let bytes = outcomes.reduce(Int64(0)) { $0 + $1.bytesTransferred }
+        var parts: [String] = []
+        if fetched > 0 { parts.append("\(fetched) fetched") }
+        if resumed > 0 { parts.append("\(resumed) resumed") }
+        if upToDate > 0 { parts.append("\(upToDate) up to date") }
+        if deferred > 0 { parts.append("\(deferred) deferred") }
+        let sigil = fetched + resumed > 0 ? "+" : "="
+        let size = fetched + resumed > 0 ? " (\(ByteCount(bytes)))" : ""
+        return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\n"
+    }
+
+    // MARK: Queue
+
+    mutating func enqueue(_ j: Int) {
+        let origin = jobs[j].origin
+        var queue = readyByOrigin[origin] ?? []
+        let seq = jobs[j].sequence
+        if let last = queue.last, jobs[last].sequence > seq {
+            let at = queue.firstIndex { jobs[$0].sequence > seq } ?? queue.count
+            queue.insert(j, at: at)
+        } else {
+            queue.append(j)
+        }
+        readyByOrigin[origin] = queue
+    }
+
+    mutating func releaseDueRetries() {
+        let now = ContinuousClock.now
+        for j in jobs.indices {
+            if case .delayed(let until) = jobs[j].state, until <= now {
+                jobs[j].state = .ready
+                enqueue(j)
+            }
+        }
+    }
+
+    /// Starts slices while the limits allow: the earliest ready slice (plan order) of any host
+    /// that is below its limit and not cooling down.
+    mutating func dispatch() {
+        let now = ContinuousClock.now
+        while true {
+            var best: (origin: String, job: Int)?
+            for (origin, queue) in readyByOrigin {
+                guard let head = queue.first else { continue }
+                if let until = cooldownUntil[origin], until > now { continue }
+                let limits = plan.entries[jobs[head].resource].resource.settings.concurrency
+                if runningByOrigin[origin, default: 0] >= limits.perHost || running >= limits.total { continue }
+                if best == nil || jobs[head].sequence < jobs[best?.job ?? head].sequence { best = (origin, head) }
+            }
+            guard let pick = best else { return }
+            readyByOrigin[pick.origin]?.removeFirst()
+            startAttempt(pick.job)
+        }
+    }
+
+    // MARK: Progress and stopping
+
+    mutating func reportProgressIfDue() {
+        guard let interval = options.progressInterval, ContinuousClock.now - lastProgress >= interval else { return }
+        lastProgress = ContinuousClock.now
+        let done = jobs.filter { if case .done = $0.state { true } else { false } }.count
+        let bytes = jobs.reduce(Int64(0)) { $0 + $1.bytesTransferred }
+        let seconds = Double((ContinuousClock.now - started).components.seconds)
+        options.progress("jobrun: \(done)/\(jobs.count) slices done, \(running) running, \(ByteCount(bytes)) received in \(Int(seconds)) s\n")
+    }
+
+    mutating func stop(signal: Int32) {
+        isStopping = true
+        for j in jobs.indices {
+            switch jobs[j].state {
+            case .running(_, let transfer, _):
+                engine.cancel(transfer)
+            case .ready, .delayed, .waiting:
+                jobs[j].state = .done
+                jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "interrupted by signal \(signal)", displayURL: display(jobs[j].url))
+            case .committing, .done:
+                break
+            }
+        }
+        readyByOrigin = [:]
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failure writing below the output root.
+public struct WriteFailure: Error, Sendable, Hashable {
+    public var path: String
+    public var operation: String
+    public var errno: Int32
+
+    public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
+    /// A symbolic link or non-folder where jobrun needs a folder, or a link where it writes.
+    public var isUnsafePath: Bool { errno == ELOOP || errno == ENOTDIR || errno == EISDIR }
+
+    public var message: String {
+        let reason = String(cString: strerror(errno))
+        if isUnsafePath { return "\(operation) '\(path)': \(reason) (jobrun never writes through a symbolic link)" }
+        return "\(operation) '\(path)': \(reason)"
+    }
+}
+
+/// An output root opened once; folders below it are created and opened one component at a time
+/// with `O_NOFOLLOW`, so no write can leave the root through a symbolic link, whatever appears on
+/// disk between planning and writing. Used from the coordinator thread only.
+final class OutputDirectory {
+    let rootPath: String
+    let rootFD: Int32
+    private var folders: [String: Int32] = [:]
+
+    init(rootPath: String) throws(WriteFailure) {
+        self.rootPath = rootPath
+        // The root itself is the user's choice (it may be a link); everything below it is ours.
+        var prefix = rootPath.hasPrefix("/") ? "/" : ""
+        for component in rootPath.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix == "/") ? String(component) : "/" + component
+            if component == "." || component == ".." { continue }
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST { throw WriteFailure(path: prefix, operation: "create folder", errno: errno) }
+        }
+        let fd = open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw WriteFailure(path: rootPath, operation: "open output root", errno: errno) }
+        rootFD = fd
+    }
+
+    deinit {
+        for fd in folders.values { close(fd) }
+        close(rootFD)
+    }
+
+    /// The descriptor of folder `relative` (`""` is the root), created as needed.
+    func folder(_ relative: String) throws(WriteFailure) -> Int32 {
+        if relative.isEmpty { return rootFD }
+        if let fd = folders[relative] { return fd }
+        var parent = rootFD
+        var prefix = ""
+        for component in relative.split(separator: "/") {
+            prefix = prefix.isEmpty ? String(component) : prefix + "/" + component
+            if let fd = folders[prefix] {
+                parent = fd
+                continue
+            }
+            var fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if fd < 0 && errno == ENOENT {
+                if mkdirat(parent, String(component), 0o777) != 0 && errno != EEXIST {
+                    throw WriteFailure(path: display(prefix), operation: "create folder", errno: errno)
+                }
+                fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            if fd < 0 { throw WriteFailure(path: display(prefix), operation: "open folder", errno: errno) }
+            folders[prefix] = fd
+            parent = fd
+        }
+        return parent
+    }
+
+    func display(_ relative: String) -> String {
+        rootPath == "." ? relative : rootPath + "/" + relative
+    }
+
+    /// Flushes every file system the root lives on: one call instead of an fsync per file.
+    func syncFileSystem() -> Int32? {
+        if let syncfs = Self.syncfsFunction { return syncfs(rootFD) == 0 ? nil : errno }
+        // Without syncfs(2) (not Linux): sync(2) flushes everything, which is at least as strong.
+        sync()
+        return nil
+    }
+
+    /// glibc declares `syncfs` only under `_GNU_SOURCE`, which Swift's Glibc module does not
+    /// define; it is an ordinary C function, so it is looked up by name.
+    private typealias SyncfsFunction = @convention(c) (Int32) -> Int32
+    private static let syncfsFunction: SyncfsFunction? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: SyncfsFunction.self) }
+}

@@ -1,0 +1,61 @@
+public import JobrunCore
+
+/// Decides whether a redirect may be followed and which headers go along. Pure.
+public enum RedirectPolicy {
+    public static let maximumHops = 10
+
+    public enum Decision: Sendable, Hashable {
+        /// Follow to `url`, sending `headers`.
+        case follow(url: String, headers: [HeaderField])
+        /// Refuse, with why.
+        case refuse(String)
+    }
+
+    /// - Parameters:
+    ///   - location: the `Location` header (absolute, or relative to `current`).
+    ///   - current: the URL that answered with the redirect.
+    ///   - original: the slice's own URL (secrets belong to its origin only).
+    ///   - hops: redirects followed so far.
+    ///   - headers: the slice's headers.
+    ///
+    /// | redirect                                  | decision |
+    /// |-------------------------------------------|----------|
+    /// | more than 10 hops                         | refuse   |
+    /// | to a scheme other than http or https      | refuse   |
+    /// | from https to http                        | refuse   |
+    /// | to another scheme, host or port           | follow without secret headers |
+    /// | same origin                               | follow with every header |
+    public static func decide(location: String, current: String, original: String, hops: Int, headers: [HeaderField]) -> Decision {
+        if hops >= maximumHops { return .refuse("more than \(maximumHops) redirects") }
+        guard case .success(let from) = ParsedURL.parse(current) else { return .refuse("cannot parse '\(current)'") }
+        let target = resolve(location, against: from)
+        guard case .success(let to) = ParsedURL.parse(target) else { return .refuse("redirect to an invalid URL") }
+        guard to.scheme == "http" || to.scheme == "https" else { return .refuse("redirect to a \(to.scheme): URL refused") }
+        if from.scheme == "https" && to.scheme == "http" { return .refuse("redirect from https to http refused") }
+        guard case .success(let first) = ParsedURL.parse(original) else { return .refuse("cannot parse '\(original)'") }
+        let kept = to.origin == first.origin ? headers : headers.filter { !$0.isSecret }
+        return .follow(url: target, headers: kept)
+    }
+
+    /// RFC 3986 reference resolution for the forms servers send: absolute, `//host/…`, `/path`, `rel`.
+    static func resolve(_ location: String, against base: ParsedURL) -> String {
+        let trimmed = location.trimmingCharactersInSet(" \t")
+        if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains("/"), trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
+            return trimmed
+        }
+        if trimmed.hasPrefix("//") { return base.scheme + ":" + trimmed }
+        if trimmed.hasPrefix("/") { return base.origin + trimmed }
+        var dir = base.path
+        if let slash = dir.lastIndex(of: "/") { dir = String(dir[...slash]) } else { dir = "/" }
+        return base.origin + dir + trimmed
+    }
+}
+
+extension String {
+    func trimmingCharactersInSet(_ set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// One request as ``FaultServer`` received and answered it (a line of its request log).
+///
+/// The line is written when the response has ended (completely, by a fault, or because the client
+/// went away), so a request the server is still answering — a `stall_at` or a `drip` in progress —
+/// is not in the log yet.
+public struct LoggedRequest: Sendable, CustomStringConvertible {
+    /// When the request's headers had been read, in seconds on the server's monotonic clock:
+    /// compare only with other entries (`b.time - a.endTime` is the gap between two attempts).
+    public var time: Double
+    /// When the response ended, on the same clock.
+    public var endTime: Double
+    /// The listening port that received it (``FaultServer/port``, `secondPort` or `tlsPort`).
+    public var port: Int
+    /// `http` or `https`.
+    public var scheme: String
+    public var method: String
+    /// The request target as sent, query included.
+    public var path: String
+    /// Every header in the order received, names as spelled by the client, duplicates kept.
+    public var headers: [(name: String, value: String)]
+    /// Numbers the server's accepted connections from 1; equal IDs mean a reused connection.
+    public var connectionID: Int
+    /// 1 for the first request on its connection, 2 for the next, ….
+    public var requestInConnection: Int
+    /// This request's number among all requests for the same path without query (the counter
+    /// that `n=`, `from=` and `change_after=` use); `nil` for `/_digest/…`.
+    public var requestNumber: Int?
+    /// The status sent; 0 if none was.
+    public var status: Int
+    /// Body bytes written to the socket.
+    public var bytesSent: Int
+    /// The client closed the connection before the response was complete.
+    public var clientDisconnected: Bool
+    /// The response headers as sent (Server and Date included).
+    public var responseHeaders: [(name: String, value: String)]
+
+    /// `path` without its query string.
+    public var pathWithoutQuery: String {
+        path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path
+    }
+
+    /// The first value of request header `name` (case-insensitive).
+    public func header(named name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// Every value of request header `name` (case-insensitive), in order.
+    public func headers(named name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+
+    /// The first value of response header `name` (case-insensitive).
+    public func responseHeader(named name: String) -> String? {
+        responseHeaders.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public var description: String {
+        let sent = headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
+        return "\(method) \(scheme)://:\(port)\(path) [conn \(connectionID)#\(requestInConnection)] → \(status), "
+            + "\(bytesSent) B\(clientDisconnected ? ", client went away" : "") {\(sent)}"
+    }
+}
+
+extension FaultServer {
+    /// Every request logged so far, in the order their responses ended.
+    /// - Throws: when the log cannot be read or a line is not valid JSON.
+    public func requests() throws(FaultServerError) -> [LoggedRequest] {
+        guard let data = FileManager.default.contents(atPath: logPath) else {
+            if !FileManager.default.fileExists(atPath: logPath) { return [] }
+            throw FaultServerError(message: "cannot read \(logPath)")
+        }
+        var requests: [LoggedRequest] = []
+        // Only complete lines: the server may be writing the next one right now.
+        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        lines.removeLast()
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        for line in lines where !line.isEmpty {
+            do {
+                requests.append(try decoder.decode(LogLine.self, from: Data(line)).request)
+            } catch {
+                throw FaultServerError(
+                    message: "\(logPath): bad line \(String(decoding: line, as: UTF8.self)): \(error)")
+            }
+        }
+        return requests
+    }
+
+    /// The logged requests whose path, without query, is `path` (leading `/` optional).
+    public func requests(path: String) throws(FaultServerError) -> [LoggedRequest] {
+        let wanted = path.hasPrefix("/") ? path : "/" + path
+        return try requests().filter { $0.pathWithoutQuery == wanted }
+    }
+
+    /// Polls the log until `condition` holds for it and returns that log.
+    /// - Throws: ``FaultServerError`` with the whole log when `timeout` passes first.
+    @discardableResult
+    public func waitForRequests(
+        timeout: Duration = .seconds(10), until condition: ([LoggedRequest]) -> Bool
+    ) async throws -> [LoggedRequest] {
+        var latest: [LoggedRequest] = []
+        let held = try await Poll.until(timeout: timeout) {
+            latest = try requests()
+            return condition(latest)
+        }
+        guard held else {
+            throw FaultServerError(
+                message: "the request log did not reach the expected state within \(timeout); it has "
+                    + "\(latest.count) entries:\n" + latest.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        return latest
+    }
+}
+
+/// A log line as the server writes it (snake_case keys, converted by the decoder).
+private struct LogLine: Decodable {
+    var time: Double
+    var endTime: Double
+    var port: Int
+    var scheme: String
+    var method: String
+    var path: String
+    var headers: [[String]]
+    var connection: Int
+    var requestInConnection: Int
+    var requestNumber: Int?
+    var status: Int?
+    var bytesSent: Int
+    var clientDisconnected: Bool
+    var responseHeaders: [[String]]
+
+    var request: LoggedRequest {
+        LoggedRequest(
+            time: time, endTime: endTime, port: port, scheme: scheme, method: method, path: path,
+            headers: Self.pairs(headers), connectionID: connection, requestInConnection: requestInConnection,
+            requestNumber: requestNumber, status: status ?? 0, bytesSent: bytesSent,
+            clientDisconnected: clientDisconnected, responseHeaders: Self.pairs(responseHeaders))
+    }
+
+    private static func pairs(_ lists: [[String]]) -> [(name: String, value: String)] {
+        lists.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil }
+    }
+}

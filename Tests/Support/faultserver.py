@@ -1,0 +1,769 @@
+#!/usr/bin/env python3
+"""faultserver: a loopback HTTP/1.1 test server that injects faults selected by the URL path.
+
+Standard library only. Binds 127.0.0.1 on random ports and prints one JSON line when ready:
+
+    {"port": N, "second_port": M|null, "tls_port": T|null, "ca_file": PATH|null, "pid": P}
+
+It exits when its stdin reaches end-of-file (so a test process that dies cannot leak it), after
+--max-seconds, or on SIGTERM/SIGINT.
+
+Routes (any of them may be prefixed by one or more /fault/<spec>/ groups):
+    /gen/<size>/<name>       <size> bytes; byte i = sha256(utf8(name + ":" + str(i // 32)))[i % 32]
+    /zeros/<size>[/<any>]    <size> zero bytes (compresses well: decompression-bomb tests)
+    /<path>                  the file <root>/<path> (with --root)
+    /status/<code>[?retry_after=V]
+    /redirect/<n>/<path>     n hops of 302, then <path> (n = 0 serves <path> at once)
+    /redirect-loop/<path>    302 to itself, forever
+    /redirect-to?url=U[&status=302]
+    /_digest/<path>[?alg=sha256&version=V]   hex digest of the identity bytes <path> serves
+
+Representation version V > 0 (etag_version=/change_after=) XORs every byte with V & 0xFF and
+changes ETag and Last-Modified (+V hours). The query string never changes content.
+
+A spec is ';'-separated key=value options; see FAULT_OPTIONS below and the Swift harness
+(Sources/JobrunTestSupport/FaultServer.swift) for the full reference.
+
+Request log (--log FILE): one JSON object per line, written and flushed when the response ends.
+"""
+
+import argparse
+import email.utils
+import functools
+import gzip
+import hashlib
+import http.server
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import ssl
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+CHUNK = 65536
+BLOCK = 32
+# Last-Modified of synthetic content: 2024-01-01T00:00:00Z, plus one hour per version.
+BASE_MTIME = 1704067200
+# Linux SIOCOUTQ (= TIOCOUTQ): bytes in the socket's send queue not yet acknowledged.
+SIOCOUTQ = 0x5411
+
+INT_OPTIONS = {
+    "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
+    "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
+    "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close",
+}
+FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
+# Options that describe the representation rather than one response: they ignore n= and from=.
+REPRESENTATION_OPTIONS = {"etag_version", "change_after"}
+
+
+class SpecError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Content
+
+
+@functools.lru_cache(maxsize=1024)  # at most 64 MiB of generated chunks
+def gen_chunk(name, index):
+    """Bytes [index*CHUNK, (index+1)*CHUNK) of the /gen stream for `name`."""
+    prefix = (name + ":").encode("utf-8")
+    first = index * (CHUNK // BLOCK)
+    return b"".join(
+        hashlib.sha256(prefix + str(block).encode("ascii")).digest()
+        for block in range(first, first + CHUNK // BLOCK))
+
+
+class GenContent:
+    def __init__(self, size, name):
+        self.size = size
+        self.name = name
+        self.identity = "gen:%d:%s" % (size, name)
+        self.mtime = BASE_MTIME
+
+    def read(self, start, end):
+        end = min(end, self.size)
+        if start >= end:
+            return b""
+        parts = []
+        position = start
+        while position < end:
+            index, offset = divmod(position, CHUNK)
+            take = min(CHUNK - offset, end - position)
+            parts.append(gen_chunk(self.name, index)[offset:offset + take])
+            position += take
+        return b"".join(parts)
+
+
+class ZerosContent:
+    def __init__(self, size):
+        self.size = size
+        self.identity = "zeros:%d" % size
+        self.mtime = BASE_MTIME
+
+    def read(self, start, end):
+        return bytes(max(0, min(end, self.size) - start))
+
+
+class FileContent:
+    def __init__(self, path, relative):
+        info = os.stat(path)
+        self.path = path
+        self.size = info.st_size
+        self.identity = "file:%s:%d:%d:%d" % (relative, info.st_size, info.st_mtime_ns, info.st_ino)
+        self.mtime = int(info.st_mtime)
+
+    def read(self, start, end):
+        end = min(end, self.size)
+        if start >= end:
+            return b""
+        with open(self.path, "rb") as handle:
+            handle.seek(start)
+            return handle.read(end - start)
+
+
+class BytesContent:
+    def __init__(self, data, identity, mtime):
+        self.data = data
+        self.size = len(data)
+        self.identity = identity
+        self.mtime = mtime
+
+    def read(self, start, end):
+        return self.data[start:end]
+
+
+class Representation:
+    """What one response carries: content at a version, maybe corrupted, maybe gzip-encoded."""
+
+    def __init__(self, content, version, wrong_bytes=False, gzip_encoded=False):
+        self.base = content
+        self.version = version
+        self.table = None
+        if version & 0xFF:
+            key = version & 0xFF
+            self.table = bytes(value ^ key for value in range(256))
+        self.flip_at = content.size // 2 if wrong_bytes and content.size > 0 else None
+        self.size = content.size
+        self.gzip_data = None
+        if gzip_encoded:
+            self.gzip_data = gzip.compress(self._identity_read(0, content.size), mtime=0)
+            self.size = len(self.gzip_data)
+        coding = "gzip" if gzip_encoded else "identity"
+        digest = hashlib.sha256(("%s|v%d|%s" % (content.identity, version, coding)).encode()).hexdigest()
+        self.etag = '"%s"' % digest[:24]
+        self.mtime = content.mtime + 3600 * version
+
+    def _identity_read(self, start, end):
+        data = self.base.read(start, end)
+        if self.table is not None:
+            data = data.translate(self.table)
+        if self.flip_at is not None and start <= self.flip_at < start + len(data):
+            mutable = bytearray(data)
+            mutable[self.flip_at - start] ^= 0xFF
+            data = bytes(mutable)
+        return data
+
+    def read(self, start, end):
+        if self.gzip_data is not None:
+            return self.gzip_data[start:end]
+        return self._identity_read(start, end)
+
+
+# ---------------------------------------------------------------------------------------------
+# Request parsing
+
+
+def parse_spec(text):
+    options = {}
+    for item in text.split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        value = value.strip()
+        if key not in FAULT_OPTIONS:
+            raise SpecError("unknown fault option %r (known: %s)" % (key, ", ".join(sorted(FAULT_OPTIONS))))
+        if not sep:
+            value = "1"
+        if key in INT_OPTIONS:
+            try:
+                options[key] = int(value)
+            except ValueError:
+                raise SpecError("fault option %s needs an integer, not %r" % (key, value))
+        else:
+            options[key] = value
+    return options
+
+
+def split_faults(path):
+    """('/fault/a=1/fault/b=2/gen/1/x') -> ([{'a':1}, {'b':2}], '/gen/1/x')."""
+    groups = []
+    while path.startswith("/fault/"):
+        spec, _, rest = path[len("/fault/"):].partition("/")
+        groups.append(parse_spec(urllib.parse.unquote(spec)))
+        path = "/" + rest
+    return groups, path
+
+
+def merge_active(groups, number):
+    """Options of the groups active for the `number`th request (1-based) of a URL."""
+    active = {}
+    representation = {}
+    for group in groups:
+        for key in REPRESENTATION_OPTIONS & group.keys():
+            representation[key] = group[key]
+        first = group.get("from", 1)
+        count = group.get("n")
+        if number >= first and (count is None or number < first + count):
+            active.update({k: v for k, v in group.items() if k not in REPRESENTATION_OPTIONS})
+    version = representation.get("etag_version", 0)
+    if "change_after" in representation and number > representation["change_after"]:
+        version += 1
+    return active, version
+
+
+def parse_range(value, size):
+    """None: ignore the header (serve 200); 'unsatisfiable'; or (start, end_exclusive)."""
+    value = value.strip()
+    if not value.startswith("bytes="):
+        return None
+    spec = value[len("bytes="):].strip()
+    if "," in spec:
+        return None  # multiple ranges: served as a full 200, which RFC 9110 allows
+    first, sep, last = spec.partition("-")
+    first, last = first.strip(), last.strip()
+    if not sep or (first and not first.isdigit()) or (last and not last.isdigit()) or (not first and not last):
+        return None
+    if not first:  # suffix: the last `last` bytes
+        length = int(last)
+        if length == 0 or size == 0:
+            return "unsatisfiable"
+        return (max(0, size - length), size)
+    start = int(first)
+    end = int(last) + 1 if last else size
+    if last and int(last) < start:
+        return None
+    if start >= size:
+        return "unsatisfiable"
+    return (start, min(end, size))
+
+
+def http_date(timestamp):
+    return email.utils.formatdate(timestamp, usegmt=True)
+
+
+def retry_after_value(spec):
+    if spec.startswith("date:"):
+        return http_date(time.time() + float(spec[len("date:"):]))
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Server
+
+
+class State:
+    def __init__(self, root, log_path):
+        self.root = os.path.realpath(root) if root else None
+        self.lock = threading.Lock()
+        self.counters = {}
+        self.connections = 0
+        self.log = open(log_path, "a", encoding="utf-8") if log_path else None
+
+    def next_connection(self):
+        with self.lock:
+            self.connections += 1
+            return self.connections
+
+    def count(self, key):
+        with self.lock:
+            number = self.counters.get(key, 0) + 1
+            self.counters[key] = number
+            return number
+
+    def write_log(self, record):
+        if self.log is None:
+            return
+        line = json.dumps(record, separators=(",", ":")) + "\n"
+        with self.lock:
+            self.log.write(line)
+            self.log.flush()
+
+
+class ClientGone(Exception):
+    pass
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "faultserver/1"
+    sys_version = ""
+    timeout = 60  # an idle keep-alive connection is closed after this long
+
+    def setup(self):
+        self.should_reset = False
+        if self.server.tls_context is not None:
+            self.request.settimeout(10)
+            self.request = self.server.tls_context.wrap_socket(self.request, server_side=True)
+        super().setup()
+        self.connection_id = self.server.state.next_connection()
+        self.request_index = 0
+
+    def finish(self):
+        try:
+            super().finish()
+        except OSError:
+            pass
+        sock = self.connection
+        try:
+            if self.should_reset:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            else:
+                sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        try:
+            sock.close()
+        except OSError:
+            pass
+
+    def log_message(self, format, *args):
+        pass
+
+    def version_string(self):
+        return self.server_version
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    def send_header(self, keyword, value):
+        self.response_headers.append([keyword, str(value)])
+        super().send_header(keyword, value)
+
+    def begin(self):
+        self.request_index += 1
+        self.response_headers = []
+        self.status = None
+        self.bytes_sent = 0
+        self.disconnected = False
+        self.number = None
+        self.record = {
+            "time": time.monotonic(),
+            "port": self.server.server_address[1],
+            "scheme": self.server.scheme,
+            "method": self.command,
+            "path": self.path,
+            "version": self.request_version,
+            "headers": [[name, value] for name, value in self.headers.items()],
+            "connection": self.connection_id,
+            "request_in_connection": self.request_index,
+        }
+
+    def end(self):
+        self.record.update({
+            "end_time": time.monotonic(),
+            "request_number": self.number,
+            "status": self.status,
+            "bytes_sent": self.bytes_sent,
+            "client_disconnected": self.disconnected,
+            "response_headers": self.response_headers,
+        })
+        self.server.state.write_log(self.record)
+
+    def respond_head(self, status, headers):
+        self.status = status
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        if self.close_connection and not any(n.lower() == "connection" for n, _ in headers):
+            self.send_header("Connection", "close")
+        self.end_headers()
+
+    def write(self, data):
+        try:
+            self.wfile.write(data)
+        except (OSError, ssl.SSLError) as error:
+            raise ClientGone() from error
+        self.bytes_sent += len(data)
+
+    def simple(self, status, text, extra=(), content_type="text/plain; charset=utf-8"):
+        body = text.encode("utf-8")
+        self.respond_head(status, [("Content-Type", content_type), ("Content-Length", str(len(body)))] + list(extra))
+        if self.command != "HEAD":
+            self.write(body)
+
+    # -- entry points --------------------------------------------------------------------------
+
+    def do_GET(self):
+        self.serve()
+
+    def do_HEAD(self):
+        self.serve()
+
+    def do_POST(self):
+        self.serve()
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_POST
+
+    def serve(self):
+        self.begin()
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > 0:
+                self.rfile.read(length)  # keep the connection in sync
+            if self.command not in ("GET", "HEAD"):
+                self.close_connection = True
+                self.simple(405, "405 only GET and HEAD\n", [("Allow", "GET, HEAD")])
+            else:
+                self.route()
+        except ClientGone:
+            self.disconnected = True
+            self.close_connection = True
+        except SpecError as error:
+            if self.status is None:
+                self.simple(400, "400 %s\n" % error)
+            else:
+                self.close_connection = True
+        except Exception as error:  # a bug here must not kill the connection thread silently
+            sys.stderr.write("faultserver: %s %s: %r\n" % (self.command, self.path, error))
+            self.close_connection = True
+            if self.status is None:
+                try:
+                    self.simple(500, "500 %r\n" % error)
+                except ClientGone:
+                    self.disconnected = True
+        finally:
+            self.end()
+
+    def route(self):
+        target, _, query_text = self.path.partition("?")
+        query = urllib.parse.parse_qs(query_text, keep_blank_values=True)
+        if target.startswith("/_digest/"):
+            return self.serve_digest(target[len("/_digest"):], query)
+
+        groups, route = split_faults(target)
+        self.number = self.server.state.count(target)
+        options, version = merge_active(groups, self.number)
+        extra = []
+        if "retry_after" in options:
+            extra.append(("Retry-After", retry_after_value(options["retry_after"])))
+        if options.get("close"):
+            self.close_connection = True
+        if options.get("delay_ms"):
+            time.sleep(options["delay_ms"] / 1000.0)
+        if options.get("status"):
+            code = options["status"]
+            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+
+        if route.startswith("/status/"):
+            code_text = route[len("/status/"):].strip("/")
+            if not code_text.isdigit() or not 100 <= int(code_text) <= 999:
+                return self.simple(400, "400 bad status code %r\n" % code_text)
+            if "retry_after" in query:
+                extra.append(("Retry-After", retry_after_value(query["retry_after"][0])))
+            code = int(code_text)
+            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+        if route.startswith("/redirect/"):
+            count_text, _, rest = route[len("/redirect/"):].partition("/")
+            if not count_text.isdigit():
+                return self.simple(400, "400 /redirect/<n>/<path> needs a number\n")
+            count = int(count_text)
+            if count == 0:
+                route = "/" + rest
+            else:
+                next_path = ("/redirect/%d/%s" % (count - 1, rest)) if count > 1 else "/" + rest
+                return self.redirect(self.absolute(next_path, query_text), 302, extra)
+        if route.startswith("/redirect-loop/"):
+            return self.redirect(self.absolute(target, query_text), 302, extra)
+        if route == "/redirect-to":
+            if "url" not in query:
+                return self.simple(400, "400 /redirect-to needs ?url=\n")
+            status = int(query.get("status", ["302"])[0])
+            return self.redirect(query["url"][0], status, extra)
+
+        content = self.content_for(route)
+        if content is None:
+            return self.simple(404, "404 not found: %s\n" % route, extra)
+        return self.serve_content(content, options, version, extra)
+
+    def absolute(self, path, query_text):
+        host = self.headers.get("Host") or "127.0.0.1:%d" % self.server.server_address[1]
+        url = "%s://%s%s" % (self.server.scheme, host, path)
+        return url + ("?" + query_text if query_text else "")
+
+    def redirect(self, location, status, extra):
+        body = "%d redirect to %s\n" % (status, location)
+        self.simple(status, body, [("Location", location)] + extra)
+
+    def content_for(self, route):
+        if route.startswith("/gen/"):
+            size_text, sep, name = route[len("/gen/"):].partition("/")
+            if not size_text.isdigit() or not sep:
+                raise SpecError("/gen/<size>/<name> needs a decimal size and a name")
+            return GenContent(int(size_text), urllib.parse.unquote(name))
+        if route.startswith("/zeros/"):
+            size_text = route[len("/zeros/"):].partition("/")[0]
+            if not size_text.isdigit():
+                raise SpecError("/zeros/<size> needs a decimal size")
+            return ZerosContent(int(size_text))
+        root = self.server.state.root
+        if root is None:
+            return None
+        relative = urllib.parse.unquote(route).lstrip("/")
+        path = os.path.realpath(os.path.join(root, relative))
+        if not (path == root or path.startswith(root + os.sep)) or not os.path.isfile(path):
+            return None
+        return FileContent(path, relative)
+
+    def serve_digest(self, path, query):
+        algorithm = query.get("alg", ["sha256"])[0]
+        groups, route = split_faults(path)
+        _, version = merge_active(groups, 1)
+        if "version" in query:
+            version = int(query["version"][0])
+        content = self.content_for(route)
+        if content is None:
+            return self.simple(404, "404 not found: %s\n" % route)
+        try:
+            digest = hashlib.new(algorithm)
+        except ValueError:
+            return self.simple(400, "400 unknown digest algorithm %r\n" % algorithm)
+        representation = Representation(content, version)
+        for start in range(0, representation.size, CHUNK):
+            digest.update(representation.read(start, start + CHUNK))
+        self.simple(200, digest.hexdigest() + "\n", [("X-Content-Size", str(representation.size))])
+
+    def if_range_matches(self, value, representation, options):
+        value = value.strip()
+        if value.startswith("W/"):
+            return False
+        if value.startswith('"'):
+            return not options.get("no_etag") and not options.get("weak_etag") and value == representation.etag
+        if options.get("no_last_modified"):
+            return False
+        try:
+            stamp = email.utils.parsedate_to_datetime(value).timestamp()
+        except (TypeError, ValueError, IndexError):
+            return False
+        return int(stamp) == representation.mtime
+
+    def serve_content(self, content, options, version, extra):
+        representation = Representation(
+            content, version, bool(options.get("wrong_bytes")), bool(options.get("gzip")))
+        size = representation.size
+        status, start, end = 200, 0, size
+        range_header = self.headers.get("Range")
+        if range_header is not None and not options.get("ignore_range"):
+            parsed = parse_range(range_header, size)
+            if_range = self.headers.get("If-Range")
+            if parsed is not None and (if_range is None or self.if_range_matches(if_range, representation, options)):
+                if parsed == "unsatisfiable":
+                    return self.simple(416, "", [("Content-Range", "bytes */%d" % size)] + extra)
+                status, (start, end) = 206, parsed
+        if options.get("wrong_content_range"):
+            wrong = start + 1 if start + 1 < size else max(0, start - 1)
+            status, start, end = 206, wrong, size
+
+        headers = [("Content-Type", "application/octet-stream")]
+        declared = end - start
+        if "length" in options:
+            declared = options["length"]
+            self.close_connection = True
+        headers.append(("Content-Length", str(declared)))
+        if status == 206:
+            headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end - 1, size)))
+        if not options.get("no_etag"):
+            headers.append(("ETag", ("W/" if options.get("weak_etag") else "") + representation.etag))
+        if not options.get("no_last_modified"):
+            headers.append(("Last-Modified", http_date(representation.mtime)))
+        if not options.get("ignore_range"):
+            headers.append(("Accept-Ranges", "bytes"))
+        if options.get("gzip"):
+            headers.append(("Content-Encoding", "gzip"))
+        if "truncate_at" in options or "stall_at" in options:
+            self.close_connection = True
+        self.respond_head(status, headers + extra)
+        if self.command == "HEAD":
+            return
+        self.send_body(representation, start, end, options)
+
+    def send_body(self, representation, start, end, options):
+        total = end - start
+        stop, mode = total, None
+        for key in ("reset_at", "truncate_at", "stall_at"):
+            if key in options and options[key] < stop:
+                stop, mode = max(0, options[key]), key
+        rate = options.get("drip", 0)
+        step = max(1, rate // 20) if rate > 0 else CHUNK
+        began = time.monotonic()
+        sent = 0
+        while sent < stop:
+            count = min(step, stop - sent, CHUNK)
+            self.write(representation.read(start + sent, start + sent + count))
+            sent += count
+            if rate > 0 and sent < stop:
+                delay = began + sent / rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+        if mode == "reset_at":
+            self.reset()
+        elif mode == "truncate_at":
+            self.close_connection = True
+        elif mode == "stall_at":
+            self.stall(60)
+
+    def reset(self):
+        """Abort the connection with a TCP RST once the peer has the bytes already sent."""
+        self.close_connection = True
+        self.should_reset = True
+        try:
+            self.wfile.flush()
+        except OSError:
+            pass
+        # SO_LINGER 0 drops unsent data: wait (briefly) until the peer acknowledged everything.
+        deadline = time.monotonic() + 2
+        try:
+            import fcntl
+            while time.monotonic() < deadline:
+                pending = struct.unpack("i", fcntl.ioctl(self.connection.fileno(), SIOCOUTQ, b"\0\0\0\0"))[0]
+                if pending == 0:
+                    break
+                time.sleep(0.002)
+        except (ImportError, OSError):
+            pass
+
+    def stall(self, seconds):
+        """Send nothing more; return when the client closes the connection or after `seconds`."""
+        self.close_connection = True
+        sock = self.connection
+        deadline = time.monotonic() + seconds
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            try:
+                readable, _, _ = select.select([sock], [], [], min(remaining, 1.0))
+            except (OSError, ValueError):
+                self.disconnected = True
+                return
+            if not readable:
+                continue
+            try:
+                data = sock.recv(4096)
+            except ssl.SSLWantReadError:
+                continue
+            except (OSError, ssl.SSLError):
+                self.disconnected = True
+                return
+            if not data:
+                self.disconnected = True
+                return
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, state, scheme, tls_context=None):
+        self.state = state
+        self.scheme = scheme
+        self.tls_context = tls_context
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    def handle_error(self, request, client_address):
+        error = sys.exc_info()[1]
+        if isinstance(error, (ssl.SSLError, ConnectionError, TimeoutError)):
+            return  # a client that rejects our certificate, or goes away during the handshake
+        sys.stderr.write("faultserver: connection error: %r\n" % (error,))
+
+
+def make_tls_context(directory):
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise SystemExit("faultserver: --tls needs the openssl command")
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    command = [
+        openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ]
+    result = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        raise SystemExit("faultserver: openssl failed:\n" + result.stdout.decode(errors="replace"))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.set_alpn_protocols(["http/1.1"])
+    return context, cert
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Loopback HTTP test server with path-selected faults.")
+    parser.add_argument("--root", help="serve files from this directory")
+    parser.add_argument("--log", help="append one JSON line per request to this file")
+    parser.add_argument("--tls", action="store_true", help="also serve HTTPS (self-signed, needs openssl)")
+    parser.add_argument("--second-port", action="store_true", help="also serve HTTP on a second port")
+    parser.add_argument("--max-seconds", type=float, default=600, help="exit after this long (default 600)")
+    parser.add_argument("--ignore-stdin", action="store_true", help="do not exit when stdin closes")
+    args = parser.parse_args()
+
+    if args.root and not os.path.isdir(args.root):
+        raise SystemExit("faultserver: --root %s is not a directory" % args.root)
+    temporary = None
+    done = threading.Event()
+    try:
+        state = State(args.root, args.log)
+        servers = [Server(state, "http")]
+        second = Server(state, "http") if args.second_port else None
+        tls = ca_file = None
+        if args.tls:
+            temporary = tempfile.mkdtemp(prefix="faultserver-tls-")
+            context, ca_file = make_tls_context(temporary)
+            tls = Server(state, "https", context)
+        servers += [server for server in (second, tls) if server is not None]
+        for server in servers:
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5}, daemon=True).start()
+
+        signal.signal(signal.SIGTERM, lambda *_: done.set())
+        signal.signal(signal.SIGINT, lambda *_: done.set())
+        ready = {
+            "port": servers[0].server_address[1],
+            "second_port": second.server_address[1] if second else None,
+            "tls_port": tls.server_address[1] if tls else None,
+            "ca_file": ca_file,
+            "pid": os.getpid(),
+        }
+        sys.stdout.write(json.dumps(ready) + "\n")
+        sys.stdout.flush()
+
+        if not args.ignore_stdin:
+            def watch_stdin():
+                try:
+                    while os.read(0, 4096):
+                        pass
+                except OSError:
+                    pass
+                done.set()
+            threading.Thread(target=watch_stdin, daemon=True).start()
+        done.wait(args.max_seconds)
+    finally:
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Connection threads may be stalled on purpose; do not wait for them.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
