@@ -11,7 +11,7 @@
 #
 # Data goes to $BENCH_VERIFY_DIR (default /tmp/jobrun-bench-verify) and is deleted on exit
 # (BENCH_KEEP=1 keeps it). Environment: BENCH_RUNS (3), BENCH_BIG_BYTES (2147483648),
-# BENCH_ALGOS, BENCH_PARTS ("big many"), BENCH_MANY_FILES (10000), QUIET_WAIT=S, NO_HYPERFINE=1.
+# BENCH_ALGOS, BENCH_PARTS ("big many"), BENCH_MANY_FILES (10000), BENCH_MANY_RUNS (10), QUIET_WAIT=S, NO_HYPERFINE=1.
 # Exit status: 0 all targets pass, 1 a target failed, 2 a command failed.
 set -euo pipefail
 
@@ -24,6 +24,7 @@ BIG_BYTES=${BENCH_BIG_BYTES:-2147483648}
 ALGOS=${BENCH_ALGOS:-"md5 sha1 sha224 sha256 sha384 sha512"}
 PARTS=${BENCH_PARTS:-"big many"}
 MANY_FILES=${BENCH_MANY_FILES:-10000} MANY_SIZE=16384 MANY_RESOURCES=20
+MANY_RUNS=${BENCH_MANY_RUNS:-10}   # short runs (~0.3 s): more of them, so one preempted run cannot move the median
 RSS_FLAT_KIB=$((256 * 1024))
 # shellcheck source=bench/lib.sh
 . "$HERE/lib.sh"
@@ -113,15 +114,15 @@ if [[ " $PARTS " == *" many "* ]]; then
     fi
     echo "  $(tail -n 1 "$WORK/verify-many.out")"
     printf '  measuring verify --jobs 1 ... '
-    measure "verify-many-j1" "$BENCH_RUNS" 1 "$JOBRUN" verify --jobs 1 "$WORK/many.yaml"
+    measure "verify-many-j1" "$MANY_RUNS" 1 "$JOBRUN" verify --jobs 1 "$WORK/many.yaml"
     w1=$M_WALL c1=$M_CPU r1=$M_RSS o1=$M_OTHER mn1=$M_MIN mx1=$M_MAX; [ "$M_FAIL" = 0 ] || cmdfail=1
     printf '%ss; verify (all cores) ... ' "$w1"
-    measure "verify-many-jall" "$BENCH_RUNS" 1 "$JOBRUN" verify "$WORK/many.yaml"
+    measure "verify-many-jall" "$MANY_RUNS" 1 "$JOBRUN" verify "$WORK/many.yaml"
     wa=$M_WALL ca=$M_CPU ra=$M_RSS oa=$M_OTHER mna=$M_MIN mxa=$M_MAX; [ "$M_FAIL" = 0 ] || cmdfail=1
     echo "${wa}s"
     speedup=$(calc "%.2f" "$w1 / $wa")
     echo
-    echo "$MANY_FILES files × $MANY_SIZE B (sha256, $MANY_RESOURCES resources, page-cached, $(df --output=fstype "$many" | tail -n 1 | tr -d ' ')), median of $BENCH_RUNS after 1 warm-up"
+    echo "$MANY_FILES files × $MANY_SIZE B (sha256, $MANY_RESOURCES resources, page-cached, $(df --output=fstype "$many" | tail -n 1 | tr -d ' ')), median of $MANY_RUNS after 1 warm-up"
     echo
     echo "| command | median wall s | min–max s | CPU s | peak RSS MiB | files/s | other load |"
     echo "|---|---:|---:|---:|---:|---:|---:|"

@@ -23,7 +23,8 @@ import Darwin
 ///
 /// The server's stdin is a pipe this object holds open: ``stop()`` (or `deinit`, or this test
 /// process dying for any reason) closes it and the server exits. It also exits by itself after
-/// ``Options/maxSeconds``.
+/// ``Options/maxSeconds``. So a suite may share one server in a `static let`: it lives as long as
+/// the test process. Tests that share one should use paths of their own (counters are per path).
 public final class FaultServer: Sendable {
     /// How to start the server.
     public struct Options: Sendable {
@@ -38,7 +39,8 @@ public final class FaultServer: Sendable {
         public var maxSeconds: Int
         /// Where the request log goes; a file in a private temporary directory when `nil`.
         public var logPath: String?
-        /// The Python 3 interpreter; `$JOBRUN_PYTHON`, else `python3` on `PATH`, when `nil`.
+        /// The Python 3 interpreter (a path, or a name looked up on `PATH`); `$JOBRUN_PYTHON`,
+        /// else `python3`, when `nil`.
         public var python: String?
         /// How long to wait for the server's ready line.
         public var startupTimeout: Duration
@@ -96,8 +98,9 @@ public final class FaultServer: Sendable {
     /// - Throws: ``FaultServerError`` with the server's stderr when it cannot start.
     public init(_ options: Options) throws(FaultServerError) {
         let script = try Self.scriptPath()
-        guard let python = options.python ?? Self.configuredPython ?? ProcessRunner.which("python3") else {
-            throw FaultServerError(message: "no python3 on PATH; set \(Self.pythonVariable)")
+        let interpreter = options.python ?? Self.configuredPython ?? "python3"
+        guard let python = ProcessRunner.which(interpreter) else {
+            throw FaultServerError(message: "no executable \(interpreter) (on PATH); set \(Self.pythonVariable)")
         }
         let workDirectory: TemporaryDirectory
         do {

@@ -1,12 +1,10 @@
 /// SHA-256 (FIPS 180-4) in plain Swift, so test helpers can compute expected digests without
-/// linking a C library (JobrunTestSupport must not depend on COpenSSL). Slow next to OpenSSL;
-/// meant for test fixtures of a few MiB, not for the product.
+/// linking a C library (JobrunTestSupport must not depend on COpenSSL). Slower than OpenSSL,
+/// especially in the unoptimized builds tests use (about 20 MB/s): meant for fixtures, not products.
 ///
 ///     PortableSHA256.hex(of: Array("abc".utf8))  // "ba7816bf…"
 public struct PortableSHA256: Sendable {
-    private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
+    private var state: [UInt32] = Self.initialState
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
@@ -27,36 +25,19 @@ public struct PortableSHA256: Sendable {
     /// Appends `bytes` to the message.
     public mutating func update(_ bytes: some Collection<UInt8>) {
         length &+= UInt64(bytes.count)
-        pending.append(contentsOf: bytes)
-        guard pending.count >= 64 else { return }
-        let whole = pending.count - pending.count % 64
-        let blocks = pending  // a local: `compress` mutates self while the bytes are borrowed
-        blocks.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < whole {
-                compress(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 64]))
-                offset += 64
-            }
-        }
-        pending.removeFirst(whole)
+        let isDone = bytes.withContiguousStorageIfAvailable { absorb($0) } != nil
+        if !isDone { Array(bytes).withUnsafeBufferPointer { absorb($0) } }
     }
 
     /// The digest of everything appended so far (the hasher is consumed).
     public consuming func finalize() -> [UInt8] {
-        let bitLength = length &* 8
         var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        tail.withUnsafeBufferPointer { buffer in
-            for offset in stride(from: 0, to: buffer.count, by: 64) {
-                compress(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 64]))
-            }
-        }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in state {
-            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        Self.pad(&tail, totalLength: length)
+        let blocks = tail
+        blocks.withUnsafeBufferPointer { absorbWhole($0) }
+        var digest = [UInt8](repeating: 0, count: 32)
+        state.withUnsafeBufferPointer { words in
+            for (index, word) in words.enumerated() { Self.storeBigEndian(word, into: &digest, at: 4 * index) }
         }
         return digest
     }
@@ -73,26 +54,105 @@ public struct PortableSHA256: Sendable {
         return String(decoding: text, as: UTF8.self)
     }
 
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
-                | UInt32(block[4 * i + 3])
+    /// The digest of a message of at most 55 bytes (one padded block) written to `output[0..<32]`,
+    /// without allocating: ``Generated`` hashes one such message per 32 bytes it makes.
+    static func digestOfShortMessage(_ message: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
+        precondition(message.count <= 55, "one block holds at most 55 message bytes")
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { block in
+            guard let bytes = block.baseAddress else { return }
+            bytes.initialize(repeating: 0, count: 64)
+            for index in 0..<message.count { bytes[index] = message[index] }
+            bytes[message.count] = 0x80
+            let bits = UInt64(message.count) * 8
+            for index in 0..<8 { bytes[56 + index] = UInt8(truncatingIfNeeded: bits >> UInt64(56 - 8 * index)) }
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 8) { words in
+                guard let state = words.baseAddress else { return }
+                for index in 0..<8 { state[index] = initialState[index] }
+                compress(state: state, block: UnsafePointer(bytes))
+                for index in 0..<8 {
+                    let word = state[index]
+                    output[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
+                    output[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    output[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                    output[4 * index + 3] = UInt8(truncatingIfNeeded: word)
+                }
+            }
         }
-        for i in 16..<64 {
-            let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+    }
+
+    // MARK: Internals
+
+    private mutating func absorb(_ input: UnsafeBufferPointer<UInt8>) {
+        var rest = input[...]
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, rest.count)
+            pending.append(contentsOf: rest.prefix(take))
+            rest = rest.dropFirst(take)
+            guard pending.count == 64 else { return }
+            let block = pending  // a local: absorbing mutates self while the bytes are borrowed
+            block.withUnsafeBufferPointer { absorbWhole($0) }
+            pending.removeAll(keepingCapacity: true)
         }
+        let whole = rest.count - rest.count % 64
+        absorbWhole(UnsafeBufferPointer(rebasing: rest.prefix(whole)))
+        pending.append(contentsOf: rest.dropFirst(whole))
+    }
+
+    /// Compresses `blocks`, whose count is a multiple of 64.
+    private mutating func absorbWhole(_ blocks: UnsafeBufferPointer<UInt8>) {
+        guard let base = blocks.baseAddress else { return }
+        state.withUnsafeMutableBufferPointer { words in
+            guard let state = words.baseAddress else { return }
+            for offset in stride(from: 0, to: blocks.count, by: 64) { Self.compress(state: state, block: base + offset) }
+        }
+    }
+
+    private static func pad(_ tail: inout [UInt8], totalLength: UInt64) {
+        let bits = totalLength &* 8
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    private static func storeBigEndian(_ word: UInt32, into bytes: inout [UInt8], at index: Int) {
+        bytes[index] = UInt8(truncatingIfNeeded: word >> 24)
+        bytes[index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+        bytes[index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+        bytes[index + 3] = UInt8(truncatingIfNeeded: word)
+    }
+
+    /// One 64-byte block into the 8-word `state`. Raw pointers rather than arrays: tests run
+    /// unoptimized builds, where checked array access costs several times as much.
+    private static func compress(state: UnsafeMutablePointer<UInt32>, block: UnsafePointer<UInt8>) {
         var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for i in 0..<64 {
-            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
-            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            k.withUnsafeBufferPointer { constants in
+                guard let w = schedule.baseAddress, let k = constants.baseAddress else { return }
+                for i in 0..<16 {
+                    w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
+                        | UInt32(block[4 * i + 3])
+                }
+                for i in 16..<64 {
+                    let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                    let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                    w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                }
+                for i in 0..<64 {
+                    let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+                    let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    h = g
+                    g = f
+                    f = e
+                    e = d &+ t1
+                    d = c
+                    c = b
+                    b = a
+                    a = t1 &+ s0 &+ majority
+                }
+            }
         }
         state[0] &+= a
         state[1] &+= b
@@ -104,8 +164,13 @@ public struct PortableSHA256: Sendable {
         state[7] &+= h
     }
 
-    @inline(__always)
-    private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
+    // Transparent: inlined even in unoptimized builds, where a call per rotation triples the cost.
+    @_transparent
+    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
+
+    private static let initialState: [UInt32] = [
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
+    ]
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,

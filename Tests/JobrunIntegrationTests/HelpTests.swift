@@ -4,7 +4,7 @@ import Testing
 /// `--help` of the root command and every subcommand, compared with `Golden/help/`, so a change
 /// to the command line's documentation is always deliberate (and reviewed as a diff).
 @Suite struct HelpTests {
-    static let commands: [[String]] = [[], ["validate"], ["plan"], ["verify"], ["graph"], ["version"]]
+    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["graph"], ["version"]]
 
     @Test(arguments: commands)
     func helpMatchesTheGolden(command: [String]) async throws {
@@ -25,6 +25,7 @@ import Testing
         ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs"]),
         ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs"]),
         ("validate", ["--output", "--allow-file-urls"]),
+        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-help")

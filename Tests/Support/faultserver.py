@@ -21,14 +21,15 @@ Routes (any of them may be prefixed by one or more /fault/<spec>/ groups):
 Representation version V > 0 (etag_version=/change_after=) XORs every byte with V & 0xFF and
 changes ETag and Last-Modified (+V hours). The query string never changes content.
 
-A spec is ';'-separated key=value options; see FAULT_OPTIONS below and the Swift harness
-(Sources/JobrunTestSupport/FaultServer.swift) for the full reference.
+A spec is ';'-separated key=value options (FAULT_OPTIONS below); README.md beside this file is
+the full reference, Sources/JobrunTestSupport/FaultServer.swift the Swift harness.
 
 Request log (--log FILE): one JSON object per line, written and flushed when the response ends.
 """
 
 import argparse
 import email.utils
+import fcntl
 import functools
 import gzip
 import hashlib
@@ -58,7 +59,7 @@ SIOCOUTQ = 0x5411
 INT_OPTIONS = {
     "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
-    "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close",
+    "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -129,17 +130,6 @@ class FileContent:
         with open(self.path, "rb") as handle:
             handle.seek(start)
             return handle.read(end - start)
-
-
-class BytesContent:
-    def __init__(self, data, identity, mtime):
-        self.data = data
-        self.size = len(data)
-        self.identity = identity
-        self.mtime = mtime
-
-    def read(self, start, end):
-        return self.data[start:end]
 
 
 class Representation:
@@ -355,6 +345,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.response_headers = []
         self.status = None
         self.bytes_sent = 0
+        self.chunked = False
         self.disconnected = False
         self.number = None
         self.record = {
@@ -389,12 +380,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
         self.end_headers()
 
-    def write(self, data):
+    def write(self, data, raw=False):
+        """Body bytes (framed as one chunk under chunked=1); counted in bytes_sent unless `raw`."""
+        framed = data
+        if self.chunked and not raw:
+            if not data:
+                return
+            framed = b"%x\r\n" % len(data) + data + b"\r\n"
         try:
-            self.wfile.write(data)
+            self.wfile.write(framed)
         except (OSError, ssl.SSLError) as error:
             raise ClientGone() from error
-        self.bytes_sent += len(data)
+        if not raw:
+            self.bytes_sent += len(data)
 
     def simple(self, status, text, extra=(), content_type="text/plain; charset=utf-8"):
         body = text.encode("utf-8")
@@ -576,10 +574,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         headers = [("Content-Type", "application/octet-stream")]
         declared = end - start
-        if "length" in options:
-            declared = options["length"]
-            self.close_connection = True
-        headers.append(("Content-Length", str(declared)))
+        if options.get("chunked"):
+            self.chunked = True
+            headers.append(("Transfer-Encoding", "chunked"))
+        else:
+            if "length" in options:
+                declared = options["length"]
+                self.close_connection = True
+            headers.append(("Content-Length", str(declared)))
         if status == 206:
             headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end - 1, size)))
         if not options.get("no_etag"):
@@ -595,16 +597,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.respond_head(status, headers + extra)
         if self.command == "HEAD":
             return
-        self.send_body(representation, start, end, options)
+        if self.send_body(representation, start, end, options) and self.chunked:
+            self.write(b"0\r\n\r\n", raw=True)
 
     def send_body(self, representation, start, end, options):
+        """Writes the body, or the part of it a fault allows; True when it was all sent."""
         total = end - start
         stop, mode = total, None
         for key in ("reset_at", "truncate_at", "stall_at"):
             if key in options and options[key] < stop:
                 stop, mode = max(0, options[key]), key
         rate = options.get("drip", 0)
-        step = max(1, rate // 20) if rate > 0 else CHUNK
+        step = max(1, rate // 100) if rate > 0 else CHUNK  # 10 ms ticks
         began = time.monotonic()
         sent = 0
         while sent < stop:
@@ -621,6 +625,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         elif mode == "stall_at":
             self.stall(60)
+        return mode is None
 
     def reset(self):
         """Abort the connection with a TCP RST once the peer has the bytes already sent."""
@@ -633,14 +638,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # SO_LINGER 0 drops unsent data: wait (briefly) until the peer acknowledged everything.
         deadline = time.monotonic() + 2
         try:
-            import fcntl
             while time.monotonic() < deadline:
                 pending = struct.unpack("i", fcntl.ioctl(self.connection.fileno(), SIOCOUTQ, b"\0\0\0\0"))[0]
                 if pending == 0:
                     break
                 time.sleep(0.002)
-        except (ImportError, OSError):
-            pass
+        except OSError:
+            pass  # no SIOCOUTQ (not Linux): reset at once
 
     def stall(self, seconds):
         """Send nothing more; return when the client closes the connection or after `seconds`."""

@@ -1,0 +1,106 @@
+import JobrunCore
+import JobrunManifest
+import JobrunPlan
+import Testing
+@testable import JobrunRun
+
+@Suite struct BackoffTests {
+    static let policy: Backoff = {
+        var b = Backoff()
+        b.initial = .seconds(1)
+        b.maximum = .seconds(120)
+        b.multiplier = 2
+        return b
+    }()
+
+    @Test(arguments: [(1, 1000), (2, 2000), (3, 4000), (4, 8000), (8, 120_000), (30, 120_000)])
+    func ceilingGrowsThenCaps(attempt: Int, ceilingMS: Int64) {
+        #expect(Self.policy.delay(afterAttempt: attempt, random: 0) == .seconds(1))
+        #expect(Self.policy.delay(afterAttempt: attempt, random: 1) == .milliseconds(ceilingMS))
+    }
+
+    /// Property: every delay lies within [initial, max] whatever the attempt and random draw.
+    @Test func delaysStayWithinBounds() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let attempt = Int.random(in: 1...200, using: &generator)
+            let r = Double.random(in: 0..<1, using: &generator)
+            let d = Self.policy.delay(afterAttempt: attempt, random: r)
+            #expect(d >= .seconds(1) && d <= .seconds(120), "attempt \(attempt) random \(r): \(d)")
+        }
+    }
+
+    @Test func retryAfterIsClamped() {
+        #expect(Self.policy.clampRetryAfter(seconds: 2) == .seconds(2))
+        #expect(Self.policy.clampRetryAfter(seconds: -100) == .zero)  // libcurl 7.88: a past date is negative
+        #expect(Self.policy.clampRetryAfter(seconds: 86_400) == .seconds(120))
+        #expect(Self.policy.clampRetryAfter(seconds: Int64.max) == .seconds(120))
+    }
+}
+
+@Suite struct FailureClassificationTests {
+    @Test func transientStatuses() {
+        for status in [408, 429, 500, 502, 503, 504] { #expect(AttemptFailure.isTransient(status: status)) }
+        for status in [400, 401, 403, 404, 410, 416, 501] { #expect(!AttemptFailure.isTransient(status: status)) }
+    }
+
+    @Test func typeNamesForJUnit() {
+        #expect(AttemptFailure(kind: .http, status: 503, message: "", isTransient: true).typeName == "HTTP503")
+        #expect(AttemptFailure(kind: .timeout, message: "", isTransient: true).typeName == "Timeout")
+        #expect(AttemptFailure(kind: .diskFull, message: "", isTransient: false).typeName == "DiskFull")
+    }
+}
+
+@Suite struct RedirectPolicyTests {
+    static let secret = HeaderField(name: "X-Api-Key", value: "k", isSecret: false)
+    static let plain = HeaderField(name: "User-Agent", value: "u", isSecret: false)
+
+    @Test func sameOriginKeepsEveryHeader() {
+        let d = RedirectPolicy.decide(location: "/b/c.ts", current: "https://h/a/x.ts", original: "https://h/a/x.ts", hops: 0, headers: [Self.secret, Self.plain])
+        #expect(d == .follow(url: "https://h/b/c.ts", headers: [Self.secret, Self.plain]))
+    }
+
+    @Test func anotherPortHostOrSchemeDropsSecrets() {
+        for location in ["http://h:8081/x", "http://other/x", "https://h/x"] {
+            let d = RedirectPolicy.decide(location: location, current: "http://h/a", original: "http://h/a", hops: 0, headers: [Self.secret, Self.plain])
+            #expect(d == .follow(url: location, headers: [Self.plain]), "\(location)")
+        }
+    }
+
+    @Test func refusals() {
+        #expect(RedirectPolicy.decide(location: "http://h/x", current: "https://h/a", original: "https://h/a", hops: 0, headers: []) == .refuse("redirect from https to http refused"))
+        #expect(RedirectPolicy.decide(location: "ftp://h/x", current: "http://h/a", original: "http://h/a", hops: 0, headers: []) == .refuse("redirect to a ftp: URL refused"))
+        #expect(RedirectPolicy.decide(location: "file:///etc/passwd", current: "http://h/a", original: "http://h/a", hops: 0, headers: []) == .refuse("redirect to a file: URL refused"))
+        #expect(RedirectPolicy.decide(location: "/x", current: "http://h/a", original: "http://h/a", hops: 10, headers: []) == .refuse("more than 10 redirects"))
+    }
+
+    @Test func relativeReferences() throws {
+        let base = try ParsedURL.parse("https://h:8443/dir/file.ts?sig=1").get()
+        #expect(RedirectPolicy.resolve("other.ts", against: base) == "https://h:8443/dir/other.ts")
+        #expect(RedirectPolicy.resolve("/root.ts", against: base) == "https://h:8443/root.ts")
+        #expect(RedirectPolicy.resolve("//cdn/x", against: base) == "https://cdn/x")
+        #expect(RedirectPolicy.resolve("http://a/b", against: base) == "http://a/b")
+    }
+}
+
+@Suite struct ContentRangeTests {
+    @Test func parses() {
+        let r = ContentRange("bytes 100-199/200")
+        #expect(r?.start == 100 && r?.end == 199 && r?.total == 200)
+        #expect(ContentRange("bytes 0-9/*")?.total == nil)
+        #expect(ContentRange("bytes */200") == nil)
+        #expect(ContentRange("bytes 9-0/200") == nil)
+        #expect(ContentRange("items 0-9/10") == nil)
+        #expect(ContentRange("bytes 0-9/x") == nil)
+    }
+}
+
+@Suite struct PartialMetadataTests {
+    @Test func roundTripsAndRejectsTornFiles() {
+        let m = PartialDownload.Metadata(identity: "https://h/a.ts", validator: "\"abc\"", validatorKind: .etag, totalSize: 1 << 30)
+        #expect(PartialDownload.Metadata.decode(m.encoded()) == m)
+        #expect(PartialDownload.Metadata.decode(Array(m.encoded().prefix(20))) == nil)
+        #expect(PartialDownload.Metadata.decode(Array("{\"format_version\": 2}".utf8)) == nil)
+        #expect(PartialDownload.partName(for: "a.ts") == ".a.ts.jobrun-part")
+    }
+}
