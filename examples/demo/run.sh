@@ -1,16 +1,37 @@
 #!/usr/bin/env bash
-# The jobrun demo: validate, plan, "fetch" (a copy, until `jobrun apply` lands), plan again, verify,
-# then break the mirror on purpose and watch verify catch every problem.
+# The jobrun demo: a loopback HTTP server over examples/demo/site, then validate, plan, apply,
+# plan again (nothing to do), verify; then break the mirror on purpose, watch verify catch every
+# problem and apply repair it.
 # Usage: examples/demo/run.sh [path/to/jobrun]
 set -euo pipefail
 JOBRUN=${1:-jobrun}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/jobrun-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+server_pid=""
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
 mirror=mirror
-# Work in a scratch copy so the paths printed are short and the repository stays clean.
-cp "$here/demo.yaml" "$here/lesson-a.sha256sums" "$work/"
+
+# A loopback server on a free port (no internet is needed or used).
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$here/site" >"$work/server.log" 2>&1 &
+server_pid=$!
+port=""
+for _ in $(seq 1 100); do
+    port=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' "$work/server.log" | head -n 1)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { echo "demo: the loopback server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+
+# Work in a scratch copy so the paths printed are short and the repository stays clean; the
+# manifest names port 8765, the copy the port the server got.
+sed "s/127.0.0.1:8765/127.0.0.1:$port/" "$here/demo.yaml" > "$work/demo.yaml"
+cp "$here/lesson-a.sha256sums" "$work/"
 cd "$work"
+printf 'demo: serving %s on http://127.0.0.1:%s/\n' "$here/site" "$port"
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 run() { step "jobrun $*"; "$JOBRUN" "$@"; }
@@ -26,11 +47,7 @@ run validate demo.yaml
 run graph demo.yaml
 expect_status 2 plan demo.yaml --detailed-exitcode
 
-step "cp site/… $mirror/…   # stands in for 'jobrun apply' until the fetch engine lands"
-mkdir -p "$mirror/lessons"
-cp -r "$here"/site/intro "$mirror/intro"
-cp -r "$here"/site/class/lesson-a "$mirror/lessons/a"
-cp -r "$here"/site/class/lesson-b "$mirror/lessons/b"
+expect_status 0 apply demo.yaml --junit apply.xml
 
 expect_status 0 plan demo.yaml --detailed-exitcode
 run verify demo.yaml --junit verify.xml
@@ -42,6 +59,8 @@ rm "$mirror/lessons/b/0002.ts"
 echo junk > "$mirror/lessons/a/raw/ts/0007.ts.tmp"
 expect_status 1 verify demo.yaml --extra --junit verify-broken.xml
 expect_status 2 plan demo.yaml -v --detailed-exitcode
+expect_status 0 apply demo.yaml
+expect_status 0 verify demo.yaml --quiet
 
 step "a JUnit report for CI (first lines)"
 head -n 12 verify-broken.xml
