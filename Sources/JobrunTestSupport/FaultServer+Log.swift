@@ -64,7 +64,9 @@ public struct LoggedRequest: Sendable, CustomStringConvertible {
 }
 
 extension FaultServer {
-    /// Every request logged so far, in the order their responses ended.
+    /// Every request logged so far, in the order they arrived (by ``LoggedRequest/time``; the
+    /// file itself is in the order the responses ended, which can differ: a client may follow a
+    /// redirect before the server has finished logging the 302).
     /// - Throws: when the log cannot be read or a line is not valid JSON.
     public func requests() throws(FaultServerError) -> [LoggedRequest] {
         guard let data = FileManager.default.contents(atPath: logPath) else {
@@ -85,7 +87,8 @@ extension FaultServer {
                     message: "\(logPath): bad line \(String(decoding: line, as: UTF8.self)): \(error)")
             }
         }
-        return requests
+        // Stable, so entries with equal times keep the file's order.
+        return requests.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
     }
 
     /// The logged requests whose path, without query, is `path` (leading `/` optional).
