@@ -10,6 +10,15 @@ public enum Planner {
         let order = manifest.dependencyOrder
         let expectations = manifest.fileExpectations(in: order)
         let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
+        // Slices to transfer that have a partial download with matching metadata are resumed.
+        var candidates: [(root: String, relativePath: String)] = []
+        for (k, check) in checks.enumerated() {
+            switch check {
+            case .missing, .sizeMismatch, .digestMismatch: candidates.append((expectations[k].root, expectations[k].relativePath))
+            default: break
+            }
+        }
+        let partials = candidates.isEmpty ? [:] : PartialScan.find(in: candidates)
         var entries: [Plan.Entry] = []
         entries.reserveCapacity(order.count)
         var total = PlanCounts()
@@ -21,7 +30,15 @@ public enum Planner {
             decisions.reserveCapacity(r.slices.count)
             var counts = PlanCounts()
             for s in r.slices {
-                let decision = decide(checks[k], for: s)
+                var decision = decide(checks[k], for: s)
+                var bytes = s.size
+                if decision.action == .fetch || decision.action == .refetch,
+                    let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
+                    partial.metadata.identity == r.identity(of: s), partial.size < (s.size ?? Int64.max)
+                {
+                    decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded")
+                    bytes = s.size.map { $0 - partial.size }
+                }
                 switch checks[k] {
                 case .notRegularFile, .ioError:
                     warnings.append("\(r.id): slice '\(s.path)': \(decision.reason ?? "")")
@@ -29,7 +46,7 @@ public enum Planner {
                     break
                 }
                 k += 1
-                counts.add(decision.action, bytes: s.size)
+                counts.add(decision.action, bytes: bytes)
                 decisions.append(decision)
             }
             total += counts

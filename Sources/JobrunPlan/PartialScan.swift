@@ -1,0 +1,54 @@
+import Foundation
+import JobrunManifest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the partial downloads a plan can resume: one directory listing per folder that holds
+/// slices to transfer (not a stat per slice, so an empty mirror of a million slices stays cheap).
+enum PartialScan {
+    struct Partial {
+        var size: Int64
+        var metadata: PartialDownload.Metadata
+    }
+
+    /// Resumable partials by the slice's path relative to its output root, keyed by root.
+    static func find(in candidates: [(root: String, relativePath: String)]) -> [String: [String: Partial]] {
+        var folders: [String: Set<String>] = [:]  // "root\0folder" → file names wanted
+        for c in candidates {
+            let (folder, name) = split(c.relativePath)
+            folders[c.root + "\u{0}" + folder, default: []].insert(name)
+        }
+        var found: [String: [String: Partial]] = [:]
+        for (key, names) in folders {
+            let parts = key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+            let root = String(parts[0])
+            let folder = parts.count > 1 ? String(parts[1]) : ""
+            let path = folder.isEmpty ? root : root + "/" + folder
+            guard let dir = opendir(path) else { continue }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard entryName.hasPrefix("."), entryName.hasSuffix(".jobrun-part") else { continue }
+                let name = String(entryName.dropFirst().dropLast(".jobrun-part".count))
+                guard names.contains(name) else { continue }
+                var st = stat()
+                guard lstat(path + "/" + entryName, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0,
+                    let meta = FileManager.default.contents(atPath: path + "/" + PartialDownload.metaName(for: name)),
+                    let metadata = PartialDownload.Metadata.decode(Array(meta))
+                else { continue }
+                let relative = folder.isEmpty ? name : folder + "/" + name
+                found[root, default: [:]][relative] = Partial(size: Int64(st.st_size), metadata: metadata)
+            }
+        }
+        return found
+    }
+
+    static func split(_ relative: String) -> (folder: String, name: String) {
+        guard let slash = relative.lastIndex(of: "/") else { return ("", relative) }
+        return (String(relative[..<slash]), String(relative[relative.index(after: slash)...]))
+    }
+}
