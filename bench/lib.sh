@@ -8,7 +8,7 @@
 #     M_CPU   median user+sys seconds                      M_RSS          max peak RSS, KiB
 #     M_OTHER other load: mean cores busy with anything but CMD while it was measured
 #     M_FAIL  0, or the first non-zero exit status of a run
-#   and appends a line to $WORK/results.tsv.
+#   and appends a line to $WORK/results.tsv (one per attempt; see NOISY_RETRIES below).
 #
 # Environment: BENCH_RUNS (default 3), QUIET_WAIT=S (wait up to S seconds before each
 # measurement for the machine to have < 0.3 cores busy with other work; default 0 = don't),
@@ -64,7 +64,31 @@ wait_quiet() {
 
 load_line() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"; }
 
+# measure: measure_once, repeated (up to $NOISY_RETRIES more times, default 2) while the other-load
+# meter says the machine was shared (> $NOISY_LIMIT cores, default 0.3); the quietest attempt is kept.
+# M_NOISY=1 when even that one was above the limit.
+NOISY_RETRIES=${NOISY_RETRIES:-2}
+NOISY_LIMIT=${NOISY_LIMIT:-0.3}
 measure() {
+    local try=0 best="" bestother="" saved
+    while :; do
+        measure_once "$@"
+        if [ -z "$best" ] || awk -v a="$M_OTHER" -v b="$bestother" 'BEGIN{ exit !(a < b) }'; then
+            best="$M_WALL $M_MIN $M_MAX $M_CPU $M_RSS $M_OTHER $M_FAIL"; bestother=$M_OTHER
+        fi
+        awk -v o="$bestother" -v l="$NOISY_LIMIT" 'BEGIN{ exit !(o > l) }' || break
+        [ "$try" -lt "$NOISY_RETRIES" ] || break
+        try=$((try + 1))
+        echo "bench: '$1' measured with other load $M_OTHER > $NOISY_LIMIT; again ($try/$NOISY_RETRIES) after waiting for a quiet machine" >&2
+        saved=$QUIET_WAIT; [ "${QUIET_WAIT%.*}" -ge 30 ] 2>/dev/null || QUIET_WAIT=30
+        wait_quiet; QUIET_WAIT=$saved
+    done
+    read -r M_WALL M_MIN M_MAX M_CPU M_RSS M_OTHER M_FAIL <<<"$best"
+    M_NOISY=0; awk -v o="$M_OTHER" -v l="$NOISY_LIMIT" 'BEGIN{ exit !(o > l) }' && M_NOISY=1
+    return 0
+}
+
+measure_once() {
     local name=$1 runs=$2 warmup=$3; shift 3
     mkdir -p "$WORK/cmd" "$WORK/logs" "$WORK/time"
     local script="$WORK/cmd/$name.sh" tfile="$WORK/time/$name.time" log="$WORK/logs/$name.stderr"

@@ -39,6 +39,7 @@ struct ManifestOptions: ParsableArguments {
         }
         if !result.unreadable.isEmpty { throw ExitCode(ExitStatus.manifestUnreadable.rawValue) }
         guard let manifest = result.manifest, errors == 0 else { throw ExitCode(ExitStatus.manifestInvalid.rawValue) }
+        ProcessLifetime.keepUntilExit(manifest)
         return manifest
     }
 }

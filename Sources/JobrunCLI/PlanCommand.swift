@@ -50,6 +50,7 @@ struct PlanCommand: ParsableCommand {
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
         }
         let plan = Planner.plan(for: manifest, parallelism: jobs)
+        ProcessLifetime.keepUntilExit(plan)
         var stderr = StandardError()
         for warning in plan.warnings {
             print("jobrun: warning: \(warning)", to: &stderr)

@@ -50,6 +50,7 @@ struct VerifyCommand: ParsableCommand {
         let manifest = try manifestOptions.load()
         let started = Date()
         let result = MirrorVerifier.verify(manifest, parallelism: jobs, findExtraFiles: extra)
+        ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {
             let report = VerifyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)

@@ -37,19 +37,33 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses hex of the right length for `algorithm`, any case. `nil` when the length or alphabet is wrong.
-    public init?(algorithm: DigestAlgorithm, hex: some StringProtocol) {
-        let utf8 = hex.utf8
-        guard utf8.count == algorithm.hexLength else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(algorithm.byteCount)
-        var high: UInt8 = 0
-        var isHigh = true
-        for c in utf8 {
-            guard let v = Self.nibble(c) else { return nil }
-            if isHigh { high = v } else { bytes.append(high << 4 | v) }
-            isHigh.toggle()
+    public init?(algorithm: DigestAlgorithm, hex: String) {
+        // A million slices means a million digests: parse the contiguous UTF-8 directly.
+        var text = hex
+        let parsed: [UInt8]? = text.withUTF8 { utf8 in Self.parseHex(utf8, byteCount: algorithm.byteCount) }
+        guard let parsed else { return nil }
+        self.init(algorithm: algorithm, bytes: parsed)
+    }
+
+    public init?(algorithm: DigestAlgorithm, hex: Substring) {
+        self.init(algorithm: algorithm, hex: String(hex))
+    }
+
+    /// Decodes exactly `byteCount` bytes of hex (any case) from `utf8`, or `nil`.
+    public static func parseHex(_ utf8: UnsafeBufferPointer<UInt8>, byteCount: Int) -> [UInt8]? {
+        guard utf8.count == byteCount * 2 else { return nil }
+        var ok = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { out, initialized in
+            for i in 0..<byteCount {
+                guard let high = nibble(utf8[2 * i]), let low = nibble(utf8[2 * i + 1]) else {
+                    ok = false
+                    break
+                }
+                out[i] = high << 4 | low
+            }
+            initialized = ok ? byteCount : 0
         }
-        self.init(algorithm: algorithm, bytes: bytes)
+        return ok ? bytes : nil
     }
 
     /// The first character of `hex` that is not a hex digit, with its 0-based offset.
@@ -60,6 +74,7 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    @inline(__always)
     static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")

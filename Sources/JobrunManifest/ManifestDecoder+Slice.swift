@@ -78,6 +78,10 @@ extension ManifestDecoder {
 
     /// A hex digest of the right length and alphabet for `algorithm`, any case.
     mutating func digest(_ node: YAMLNode, _ algorithm: DigestAlgorithm) -> Digest? {
+        // The common case, straight from the document's bytes; the slow path below explains errors.
+        if doc.kind(node) == .scalar, let bytes = doc.withScalarUTF8(node, { Digest.parseHex($0, byteCount: algorithm.byteCount) }) {
+            return Digest(algorithm: algorithm, bytes: bytes)
+        }
         guard let text = string(node, algorithm.rawValue, expected: "a hex digest") else { return nil }
         if let d = Digest(algorithm: algorithm, hex: text) { return d }
         if let bad = Digest.firstNonHex(in: text) {

@@ -1,4 +1,6 @@
+import Foundation
 import JobrunCore
+import Synchronization
 
 /// Turns one file's YAML tree into resources, collecting every problem as a diagnostic.
 ///
@@ -76,12 +78,54 @@ struct ManifestDecoder {
             diagnostics.error("'resources' is empty; a manifest must declare at least one resource", at: location(list))
             return []
         }
+        return decodeResources(Array(doc.items(list)), defaults: settings, outputRoot: outputRoot)
+    }
+
+    /// Resources are independent once the tree is built, so a large list is decoded on every core,
+    /// in contiguous chunks whose results and diagnostics are joined back in document order.
+    mutating func decodeResources(_ items: [YAMLNode], defaults: ResourceSettings, outputRoot: String) -> [Resource] {
+        let chunks = items.count >= 64 ? min(ProcessInfo.processInfo.activeProcessorCount, 8, items.count / 32) : 1
+        if chunks <= 1 {
+            var resources: [Resource] = []
+            resources.reserveCapacity(items.count)
+            for item in items {
+                if let r = resource(item, defaults: defaults, outputRoot: outputRoot) { resources.append(r) }
+            }
+            return resources
+        }
+        let template = self
+        let results = Mutex<[Int: ManifestDecoder.ChunkResult]>([:])
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var decoder = ManifestDecoder(doc: template.doc, manifestDirectory: template.manifestDirectory, options: template.options)
+            let lower = items.count * chunk / chunks
+            let upper = items.count * (chunk + 1) / chunks
+            var resources: [Resource] = []
+            resources.reserveCapacity(upper - lower)
+            for item in items[lower..<upper] {
+                if let r = decoder.resource(item, defaults: defaults, outputRoot: outputRoot) { resources.append(r) }
+            }
+            let result = ChunkResult(resources: resources, diagnostics: decoder.diagnostics.diagnostics,
+                                     auxiliaryFiles: decoder.auxiliaryFiles, secretLiterals: decoder.secretLiterals)
+            results.withLock { $0[chunk] = result }
+        }
         var resources: [Resource] = []
-        resources.reserveCapacity(doc.count(list))
-        for item in doc.items(list) {
-            if let r = resource(item, defaults: settings, outputRoot: outputRoot) { resources.append(r) }
+        resources.reserveCapacity(items.count)
+        let all = results.withLock { $0 }
+        for chunk in 0..<chunks {
+            guard let r = all[chunk] else { continue }
+            resources.append(contentsOf: r.resources)
+            diagnostics.append(contentsOf: r.diagnostics)
+            auxiliaryFiles.append(contentsOf: r.auxiliaryFiles)
+            secretLiterals.formUnion(r.secretLiterals)
         }
         return resources
+    }
+
+    struct ChunkResult: Sendable {
+        var resources: [Resource]
+        var diagnostics: [Diagnostic]
+        var auxiliaryFiles: [(path: String, bytes: [UInt8])]
+        var secretLiterals: Set<String>
     }
 
     // MARK: Settings shared by `defaults` and resources

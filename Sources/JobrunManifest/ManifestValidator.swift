@@ -103,50 +103,58 @@ enum ManifestValidator {
 
     /// Every slice's file must be distinct, and no file may sit where another slice needs a folder.
     static func checkDestinations(_ resources: [Resource], currentDirectory: String, into diagnostics: inout DiagnosticCollector) {
-        var files: [String: SourceLocation] = [:]
-        var directories: [String: SourceLocation] = [:]
+        // Values are (resource, slice) indices packed in an Int: a location per entry would cost
+        // a retain and release per slice on a million-slice manifest.
+        var files: [String: Int] = [:]
+        var directories: [String: Int] = [:]
         files.reserveCapacity(resources.reduce(0) { $0 + $1.slices.count })
+        func location(_ packed: Int) -> SourceLocation { resources[packed >> 32].slices[packed & 0xFFFF_FFFF].location }
         var collisions = 0
         // A resource without a valid id (already reported) has no known destination: checking it
         // would only add collisions that are not real.
-        for r in resources where !r.id.isEmpty {
+        for (ri, r) in resources.enumerated() where !r.id.isEmpty {
             // Keys are absolute so `./mirror` and `../x/mirror` naming one folder still collide.
-            let prefix = PathRules.join(currentDirectory, r.outputRoot) + "/"
+            let root = PathRules.join(currentDirectory, r.outputRoot)
+            let base = root + "/" + (r.dest.isEmpty ? "" : r.dest + "/")
             let shown = r.outputRoot == "." ? "" : r.outputRoot + "/"
-            var lastParent = ""
-            for s in r.slices {
-                let full = prefix + r.relativePath(of: s)
-                if let first = files.updateValue(s.location, forKey: full) {
+            var lastFolder: Substring.UTF8View?
+            for (si, s) in r.slices.enumerated() {
+                let packed = ri << 32 | si
+                let full = base + s.path
+                if let first = files.updateValue(packed, forKey: full) {
                     files[full] = first
                     collisions += 1
                     if collisions <= 100 {
                         diagnostics.error(
                             "two slices write the same file '\(shown)\(r.relativePath(of: s))'", at: s.location,
-                            notes: [.note("the other slice is here", at: first)])
+                            notes: [.note("the other slice is here", at: location(first))])
                     }
                     continue
                 }
-                // Folders this file needs; consecutive slices usually share them, so skip repeats.
-                guard let slash = full.lastIndex(of: "/") else { continue }
-                let parent = String(full[..<slash])
-                if parent == lastParent { continue }
-                lastParent = parent
-                var dir = Substring(parent)
-                while !dir.isEmpty, directories[String(dir)] == nil {
-                    directories[String(dir)] = s.location
-                    guard let up = dir.lastIndex(of: "/") else { break }
+                // Folders this file needs; consecutive slices usually share them, so skip repeats
+                // without building a string.
+                let utf8 = s.path.utf8
+                let folder = Substring(s.path).utf8[..<(utf8.lastIndex(of: UInt8(ascii: "/")) ?? utf8.startIndex)]
+                if let last = lastFolder, last.elementsEqual(folder) { continue }
+                lastFolder = folder
+                var dir = Substring(full).utf8
+                while let up = dir.lastIndex(of: UInt8(ascii: "/")), up > dir.startIndex {
                     dir = dir[..<up]
+                    let key = String(Substring(dir))
+                    if directories[key] != nil { break }
+                    directories[key] = packed
+                    if key.utf8.count <= root.utf8.count { break }
                 }
             }
         }
         if collisions > 100 {
             diagnostics.error("\(collisions - 100) more slices write files that other slices write", at: nil)
         }
-        for (dir, location) in directories.sorted(by: { $0.key < $1.key }) {
-            if let fileLocation = files[dir] {
+        for (dir, needer) in directories.sorted(by: { $0.key < $1.key }) {
+            if let file = files[dir] {
                 diagnostics.error(
-                    "slice file '\(display(dir, currentDirectory))' is also a folder that another slice writes into", at: fileLocation,
-                    notes: [.note("this slice needs '\(display(dir, currentDirectory))' to be a folder", at: location)])
+                    "slice file '\(display(dir, currentDirectory))' is also a folder that another slice writes into", at: location(file),
+                    notes: [.note("this slice needs '\(display(dir, currentDirectory))' to be a folder", at: location(needer))])
             }
         }
     }

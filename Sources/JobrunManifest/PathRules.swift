@@ -22,22 +22,32 @@ enum PathRules {
         let bytes = path.utf8
         if bytes.isEmpty { return allowEmpty ? .success("") : .failure(.empty) }
         if bytes.count > maximumPathBytes { return .failure(.pathTooLong) }
-        var hasDot = false
-        var hasSlashRun = false
-        var previous: UInt8 = 0
+        // One pass: refuse bad bytes, and notice whether any component is empty, `.`, `..` or
+        // starts with `~` (only then is the slower normalisation needed).
+        var needsNormalizing = false
+        var componentLength = 0
+        var dots = 0
         for c in bytes {
             if c == 0 { return .failure(.nul) }
             if c < 0x20 || c == 0x7F { return .failure(.controlCharacter) }
             if c == UInt8(ascii: "\\") { return .failure(.backslash) }
-            if c == UInt8(ascii: ".") { hasDot = true }
-            if c == UInt8(ascii: "/") && previous == UInt8(ascii: "/") { hasSlashRun = true }
-            previous = c
+            if c == UInt8(ascii: "/") {
+                if componentLength == 0 || dots == componentLength && dots <= 2 { needsNormalizing = true }
+                componentLength = 0
+                dots = 0
+                continue
+            }
+            // A name starting with `~` is refused anywhere: shells and tools expand it.
+            if componentLength == 0 && c == UInt8(ascii: "~") { return .failure(.tilde) }
+            componentLength += 1
+            if c == UInt8(ascii: ".") { dots += 1 }
         }
+        if componentLength > 0 && dots == componentLength && dots <= 2 { needsNormalizing = true }
         if bytes.first == UInt8(ascii: "/") { return .failure(.absolute) }
         if bytes.first == UInt8(ascii: "~") { return .failure(.tilde) }
         if bytes.last == UInt8(ascii: "/") && !allowTrailingSlash { return .failure(.trailingSlash) }
         // Fast path: nothing to normalise.
-        if !hasDot && !hasSlashRun && bytes.last != UInt8(ascii: "/") {
+        if !needsNormalizing && bytes.last != UInt8(ascii: "/") {
             var length = 0
             for c in bytes {
                 if c == UInt8(ascii: "/") { length = 0 } else {

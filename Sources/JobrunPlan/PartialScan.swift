@@ -48,7 +48,13 @@ enum PartialScan {
     }
 
     static func split(_ relative: String) -> (folder: String, name: String) {
-        guard let slash = relative.lastIndex(of: "/") else { return ("", relative) }
-        return (String(relative[..<slash]), String(relative[relative.index(after: slash)...]))
+        let utf8 = relative.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", relative) }
+        return (String(Substring(utf8[..<slash])), String(Substring(utf8[utf8.index(after: slash)...])))
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -11,11 +11,19 @@ public enum Planner {
         let expectations = manifest.fileExpectations(in: order)
         let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
         // Slices to transfer that have a partial download with matching metadata are resumed.
+        // Only folders that exist can hold one: a resource whose folder is missing costs one stat.
         var candidates: [(root: String, relativePath: String)] = []
-        for (k, check) in checks.enumerated() {
-            switch check {
-            case .missing, .sizeMismatch, .digestMismatch: candidates.append((expectations[k].root, expectations[k].relativePath))
-            default: break
+        var k0 = 0
+        for index in order {
+            let r = manifest.resources[index]
+            let range = k0..<(k0 + r.slices.count)
+            k0 += r.slices.count
+            guard PartialScan.isDirectory(r.dest.isEmpty ? r.outputRoot : r.outputRoot + "/" + r.dest) else { continue }
+            for k in range {
+                switch checks[k] {
+                case .missing, .sizeMismatch, .digestMismatch: candidates.append((expectations[k].root, expectations[k].relativePath))
+                default: break
+                }
             }
         }
         let partials = candidates.isEmpty ? [:] : PartialScan.find(in: candidates)

@@ -205,6 +205,10 @@ extension Coordinator {
             let until = now + delay
             cooldownUntil[jobs[j].origin] = max(cooldownUntil[jobs[j].origin] ?? until, until)
         }
+        // After a redirect the origin is the last hop's; the next attempt starts again at the
+        // slice's own URL, so it queues and counts against that host's limit.
+        let own = resource.url(of: resource.slices[jobs[j].slice])
+        jobs[j].origin = (try? ParsedURL.parse(own).get())?.origin ?? own
         jobs[j].state = .delayed(until: now + delay)
     }
 
@@ -222,19 +226,25 @@ extension Coordinator {
     }
 
     /// Repeated ENOSPC: nothing new starts; what has not started fails with the reason.
+    /// `dispatch()` calls this again for slices that become ready later (a retry, or the
+    /// dependents of a resource that completes after the disk filled up).
     mutating func stopForFullDisk() {
         guard !isStopping else { return }
-        for j in jobs.indices {
-            switch jobs[j].state {
-            case .ready, .delayed:
-                jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: display(jobs[j].url))
-            default:
-                break
+        func isPending(_ job: Job) -> Bool {
+            switch job.state {
+            case .ready, .delayed: true
+            default: false
             }
         }
-        readyByOrigin = [:]
-        for r in plan.entries.indices { finishResourceIfDone(r) }
+        // Failing slices can finish resources and so make their dependents ready: until none is.
+        while jobs.contains(where: isPending) {
+            for j in jobs.indices where isPending(jobs[j]) {
+                jobs[j].state = .done
+                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: display(jobs[j].url))
+            }
+            readyByOrigin = [:]
+            for r in plan.entries.indices { finishResourceIfDone(r) }
+        }
     }
 
     func discardPartial(_ writer: SliceWriter) {

@@ -150,6 +150,8 @@ struct Coordinator {
     /// Starts every waiting resource whose dependencies are complete; skips those whose
     /// dependencies failed.
     mutating func activateRunnableResources() {
+        // A stopped run starts nothing, and its unfinished resources are not dependency failures.
+        guard !isStopping else { return }
         var changed = true
         while changed {
             changed = false
@@ -190,9 +192,11 @@ struct Coordinator {
     mutating func finishResourceIfDone(_ r: Int) {
         guard resourceState[r] == .active, jobsOfResource[r].allSatisfy({ isDone($0) }) else { return }
         let outcomes = jobsOfResource[r].compactMap { jobs[$0].outcome }
-        let failed = outcomes.filter { $0.status == .failed || $0.status == .skipped }.count
+        let failed = outcomes.filter { $0.status == .failed }.count
+        // Skipped slices of an active resource: the run was interrupted before they finished.
+        let unfinished = outcomes.filter { $0.status == .skipped }.count
         let resource = plan.entries[r].resource
-        if failed == 0 {
+        if failed == 0 && unfinished == 0 {
             // The renames reach the disk before the resource is reported complete.
             if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
                 resourceState[r] = .failed
@@ -201,9 +205,12 @@ struct Coordinator {
                 resourceState[r] = .complete
                 options.output(resourceLine(r, outcomes))
             }
-        } else {
+        } else if failed > 0 {
             resourceState[r] = .failed
             options.output("! \(resource.id): \(failed) of \(outcomes.count) slices failed\n")
+        } else {
+            resourceState[r] = .failed
+            options.output("! \(resource.id): interrupted, \(unfinished) of \(outcomes.count) slices not finished\n")
         }
         activateRunnableResources()
     }
@@ -252,6 +259,11 @@ struct Coordinator {
     /// Starts slices while the limits allow: the earliest ready slice (plan order) of any host
     /// that is below its limit and not cooling down.
     mutating func dispatch() {
+        // Repeated ENOSPC: slices that became ready since fail instead of starting.
+        if diskFullCount >= 2 {
+            stopForFullDisk()
+            return
+        }
         let now = ContinuousClock.now
         while true {
             var best: (origin: String, job: Int)?

@@ -98,7 +98,7 @@ enum ProcessRunner {
             signal: signal == 0 ? nil : signal, hasTimedOut: hasTimedOut)
     }
 
-    private static func spawn(
+    static func spawn(
         executable: String, arguments: [String], environment: [String: String], workingDirectory: String?,
         stdout: Int32, stderr: Int32
     ) -> Swift.Result<pid_t, SpawnFailure> {

@@ -42,6 +42,7 @@ struct BenchmarkTests {
         let algorithms = (Self.environment["JOBRUN_VERIFY_BENCH_ALGOS"] ?? "md5,sha1,sha256,sha384,sha512")
             .split(separator: ",").compactMap { DigestAlgorithm(rawValue: String($0)) }
         let checker = FileChecker()
+        print(String(format: "BENCH peakRSS before hashing %.0f MiB", Self.peakRSSMiB()))
         for algorithm in algorithms {
             // A wrong expected digest makes check() report the actual one.
             let wrong = Digest(algorithm: algorithm, bytes: Array(repeating: 0, count: algorithm.byteCount))
@@ -75,6 +76,8 @@ struct BenchmarkTests {
                 root: root, relativePath: relative, size: Int64(contents.count),
                 digests: [try Digest.compute(.sha256, of: contents)]))
         }
+        // Let writeback of the new files finish first: flusher threads would share the cores.
+        sync()
         let checker = FileChecker()
         _ = checker.checkAll(expectations, parallelism: 2)  // warm the dentry and page caches
         var best: [Int: Double] = [:]

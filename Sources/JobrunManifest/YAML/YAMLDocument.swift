@@ -56,6 +56,15 @@ public struct YAMLDocument: Sendable {
         }
     }
 
+    /// Runs `body` over a scalar's UTF-8 bytes without making a `String` (empty for collections).
+    public func withScalarUTF8<R>(_ node: YAMLNode, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let r = records[Int(node.index)]
+        let count = r.kind == .scalar ? Int(r.count) : 0
+        return text.withUnsafeBufferPointer { buffer in
+            body(UnsafeBufferPointer(rebasing: buffer[Int(r.start)..<Int(r.start) + count]))
+        }
+    }
+
     /// True for a scalar whose bytes equal `literal`, without creating a `String`.
     public func scalar(_ node: YAMLNode, equals literal: StaticString) -> Bool {
         let r = records[Int(node.index)]

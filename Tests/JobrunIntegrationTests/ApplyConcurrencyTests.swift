@@ -1,0 +1,101 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+/// jobrun's own scheduler enforces `concurrency.per_host` and `concurrency.total`, measured on the
+/// wire: every response is held 150 ms, and the server's log says how many were open at once.
+@Suite struct ApplyConcurrencyTests {
+    static let delay = "delay_ms=150"
+
+    static func slices(_ count: Int, on base: String, prefix: String) -> String {
+        (0..<count).map { i in
+            "      - {path: \(prefix)\(i).bin, url: \"\(base)/fault/\(delay)/gen/100/\(prefix)\(i).bin\", size: 100}"
+        }.joined(separator: "\n")
+    }
+
+    @Test func perHostLimit() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              concurrency: {per_host: 4, total: 16}
+            resources:
+              - id: many
+                slices:
+            \(Self.slices(40, on: fixture.server.baseURL, prefix: "c"))
+
+            """)
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("Apply complete! Slices: 40 fetched (3.9 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred.\n"), "\(result)")
+        let log = try await fixture.server.waitForRequests { $0.count == 40 }
+        let peak = RequestOverlap.maximum(log)
+        #expect(peak <= 4, "more than 4 requests at once on one host: \(peak)")
+        #expect(peak > 1, "the slices were fetched one at a time")
+        // Connections are kept alive and reused, not opened per slice.
+        let connections = Set(log.map(\.connectionID)).count
+        #expect(connections <= 8, "\(connections) connections for 40 requests at 4 at a time")
+    }
+
+    @Test func totalLimitAcrossHosts() async throws {
+        let fixture = try ApplyFixture(secondPort: true)
+        defer { fixture.finish() }
+        let second = try #require(fixture.server.secondBaseURL)
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              concurrency: {per_host: 2, total: 3}
+            resources:
+              - id: first
+                slices:
+            \(Self.slices(16, on: fixture.server.baseURL, prefix: "p"))
+              - id: second
+                slices:
+            \(Self.slices(16, on: second, prefix: "s"))
+
+            """)
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        let log = try await fixture.server.waitForRequests { $0.count == 32 }
+        let primary = log.filter { $0.port == fixture.server.port }
+        let other = log.filter { $0.port == fixture.server.secondPort }
+        #expect(primary.count == 16 && other.count == 16)
+        #expect(RequestOverlap.maximum(primary) <= 2 && RequestOverlap.maximum(other) <= 2)
+        let peak = RequestOverlap.maximum(log)
+        #expect(peak <= 3, "more than 3 requests at once in total: \(peak)")
+        #expect(peak > 1, "the slices were fetched one at a time")
+        // All runnable slices are queued at once: both hosts are busy together, not one after the other.
+        let firstOther = try #require(other.map(\.time).min())
+        let lastPrimary = try #require(primary.map(\.endTime).max())
+        #expect(firstOther < lastPrimary, "the second host started only after the first was done")
+    }
+
+    /// A slice redirected to another host and retried goes back to its own host for the next
+    /// attempt, so that attempt must count against its own host's limit, not the other's.
+    @Test func aRetryAfterARedirectCountsAgainstItsOwnHost() async throws {
+        let fixture = try ApplyFixture(secondPort: true)
+        defer { fixture.finish() }
+        let second = try fixture.server.url("/fault/status=503;n=1/gen/100/hop.bin", on: .second)
+        let hop = "/redirect-to?url=" + (second.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              concurrency: {per_host: 1}
+              retries: {attempts: 3, backoff: {initial: 50ms, max: 100ms}}
+            resources:
+              - id: r
+                slices:
+                  - {path: hop.bin, url: "\(fixture.url(hop))", size: 100}
+                  - {path: busy1.bin, url: "\(fixture.url("/fault/delay_ms=700/gen/100/busy1.bin"))", size: 100}
+                  - {path: busy2.bin, url: "\(fixture.url("/fault/delay_ms=700/gen/100/busy2.bin"))", size: 100}
+
+            """)
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        let log = try await fixture.server.waitForRequests { $0.count == 6 }
+        let primary = log.filter { $0.port == fixture.server.port }
+        #expect(primary.count == 4, "\(log)")
+        #expect(RequestOverlap.maximum(primary) == 1, "more than one request at once on a host limited to 1:\n\(primary.map(\.description).joined(separator: "\n"))")
+    }
+}
