@@ -18,7 +18,7 @@ struct ManifestDecoder {
     var secretLiterals: Set<String> = []
 
     static let topKeys = ["version", "defaults", "resources"]
-    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size"]
+    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls"]
     static let defaultsKeys = ["output"] + settingKeys
     static let resourceKeys = ["id", "base_url", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
     static let sliceKeys = ["path", "url", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
@@ -143,6 +143,8 @@ struct ManifestDecoder {
                 readNetwork(v, into: &settings.network)
             } else if doc.scalar(pair.key, equals: "headers") {
                 if let h = headers(v) { settings.headers = HeaderField.merge(settings.headers, over: h) }
+            } else if doc.scalar(pair.key, equals: "tls") {
+                readTLS(v, into: &settings)
             } else if doc.scalar(pair.key, equals: "max_size") {
                 if let n = byteCount(v, "max_size", in: 1...(1 << 50)) { settings.maxSize = ByteCount(n) }
             }
@@ -181,6 +183,19 @@ struct ManifestDecoder {
         if let n = doc.value(forKey: "connect", in: node), let d = duration(n, "connect", in: 1...3_600_000) { t.connect = d }
         if let n = doc.value(forKey: "request", in: node), let d = duration(n, "request", in: 1...week) { t.request = d }
         if let n = doc.value(forKey: "resource", in: node), let d = duration(n, "resource", in: 1...week) { t.resource = d }
+    }
+
+    mutating func readTLS(_ node: YAMLNode, into settings: inout ResourceSettings) {
+        guard requireMapping(node, "'tls'") else { return }
+        checkKeys(node, allowed: ["ca_file"], in: "'tls'")
+        if let n = doc.value(forKey: "ca_file", in: node), let text = string(n, "ca_file") {
+            let path = PathRules.join(manifestDirectory, text)
+            if FileManager.default.isReadableFile(atPath: path) {
+                settings.caFile = path
+            } else {
+                diagnostics.error("'ca_file' '\(path)' does not exist or cannot be read", at: location(n))
+            }
+        }
     }
 
     mutating func readNetwork(_ node: YAMLNode, into p: inout NetworkPolicy) {

@@ -135,6 +135,7 @@ public enum PlanJSON {
         w.key("discretionary"); w.bool(s.network.isDiscretionary)
         w.endObject()
         w.key("max_size"); w.int(s.maxSize.value)
+        w.key("ca_file"); if let ca = s.caFile { w.string(ca) } else { w.null() }
         w.key("headers")
         writeHeaders(s.headers, into: &w)
         w.endObject()

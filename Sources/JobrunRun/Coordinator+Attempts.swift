@@ -64,7 +64,7 @@ extension Coordinator {
             url: jobs[j].url, headers: jobs[j].headers.map { ($0.name, $0.value) },
             rangeStart: resume?.offset, ifRange: resume?.validator,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
-            totalTimeout: deadline - now, caFile: options.caFile, allowsFileScheme: options.allowsFileURLs)
+            totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
         let token = nextToken
         nextToken += 1
         let executor = self.executor
@@ -145,7 +145,9 @@ extension Coordinator {
                 commitCompletePartial(j, writer: writer)
                 return
             }
-            if failure.kind == .rangeMismatch { discardPartial(writer) }
+            // A partial that cannot be continued is removed: a mismatched range, or a response
+            // refused for its size or encoding (its bytes were never the file's).
+            if [.rangeMismatch, .tooLarge, .sizeMismatch, .contentEncoding].contains(failure.kind) { discardPartial(writer) }
             if let seconds = result.retryAfterSeconds { failure.retryAfter = resource.settings.retries.backoff.clampRetryAfter(seconds: seconds) }
             retryOrFail(j, failure)
         case .body:

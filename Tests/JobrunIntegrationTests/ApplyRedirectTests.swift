@@ -150,4 +150,23 @@ import Testing
         let log = try await fixture.server.waitForRequests { $0.count == 2 }
         #expect(log.allSatisfy { $0.scheme == "https" }, "followed to http: \(log)")
     }
+
+    /// A private CA named in the manifest (`tls: {ca_file}`, relative to the manifest) is trusted.
+    @Test(.enabled(if: FaultServer.isTLSAvailable, "needs the openssl command"))
+    func manifestCAFileIsTrusted() async throws {
+        let fixture = try ApplyFixture(tls: true)
+        defer { fixture.finish() }
+        let caFile = try #require(fixture.server.caFile)
+        _ = try fixture.directory.write(file: "certs/private-ca.pem", contents: String(decoding: try Data(contentsOf: URL(fileURLWithPath: caFile)), as: UTF8.self))
+        let secure = try fixture.server.url("/gen/1000/tls-manifest.bin", on: .tls)
+        try fixture.write(manifest: Self.manifest(headers: "  tls: {ca_file: certs/private-ca.pem}", slices: """
+                  - path: tls.bin
+                    url: \(secure)
+                    size: 1000
+                    sha256: \(Generated.sha256Hex(size: 1_000, name: "tls-manifest.bin"))
+            """))
+        let (result, report) = try await fixture.applyJSON([])
+        #expect(result.status == 0, "\(result)")
+        #expect(try report.slice("r", "tls.bin").status == "fetched")
+    }
 }

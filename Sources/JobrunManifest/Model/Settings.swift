@@ -53,6 +53,8 @@ public struct ResourceSettings: Hashable, Sendable {
     public var headers: [HeaderField] = []
     /// Largest body accepted for a slice without a declared size.
     public var maxSize = ByteCount(4 << 30)
+    /// Extra trust anchors (PEM) for TLS, e.g. a private CA; verification itself is always on.
+    public var caFile: String?
     public init() {}
 }
 

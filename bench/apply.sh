@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# bench/apply.sh [JOBRUN] — `jobrun apply` download speed against aria2c, `curl --parallel` and
+# wget2 (issue 3, "Speed"). Reuses the shared harness in ../shared/bench (deterministic corpus,
+# private nginx on 127.0.0.1, peers.sh timing with hyperfine + GNU time, sha256sum verification).
+#
+#   make bench-apply                         # installs what is missing, builds, runs everything
+#   bash bench/apply.sh [PATH-TO-RELEASE-JOBRUN]
+#   SETS=seed MEDIA=tmpfs bash bench/apply.sh   # a subset
+#
+# Sets (corpus.sh): seed = 600 × 64 KiB in 3 resources (pkg-1/2/3: 100/200/300 slices),
+#                   many = 10,000 × 16 KiB (one resource), large = 4 × 512 MiB (one resource).
+# Every slice of jobrun's manifest carries its size and sha256 (bench/gen_apply_manifest.py),
+# so jobrun verifies everything it writes; the peers verify nothing (peers.sh checks their
+# output afterwards, untimed, and jobrun's the same way).
+# Protocols: HTTP/1.1 on :8088 (jobrun-h1, aria2c-h1, curl-h1, wget2-h1) and TLS + HTTP/2 on
+# :8443 (jobrun-h2tls with --cacert, curl-h2tls, wget2-h2tls; aria2c-tls speaks HTTP/1.1 over TLS).
+# Media: tmpfs (/dev/shm) and disk ($BENCH_ROOT/dl, ext4 under /tmp). Same concurrency for all.
+#
+# Environment:
+#   SETS ("seed many large")  MEDIA ("tmpfs disk")  PROTOS ("h1 tls")  CONC (16)
+#   RUNS (3; timed runs for seed and many)  LARGE_RUNS (2)  WARMUP (1)
+#   QUIET_WAIT=S   before each tool wait up to S s for an idle machine (default: 0 when the 1-min
+#                  load average is under 1, else 20)
+#   CEILING=0      leave out the `cp -r` reference row
+#   PROFILE=1      after the tables, `perf record -g` one jobrun run of every set/medium/protocol
+#                  whose target failed and print the top symbols
+#   JOBRUN_SHARED_DIR (../shared, relative to the repository)  BENCH_ROOT (/tmp/jobrun-bench)
+#   SWIFT, SWIFT_FLAGS (how jobrun is built when no JOBRUN is given)  NO_INSTALL=1
+# Exit status: 0 every target passed, 1 a target failed, 2 the benchmark itself failed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+SHARED_BASE=${JOBRUN_SHARED_DIR:-$REPO/../shared}
+SHARED=$SHARED_BASE/bench
+if [ ! -x "$SHARED/peers.sh" ] || [ ! -x "$SHARED/server.sh" ] || [ ! -x "$SHARED/corpus.sh" ]; then
+    echo "bench/apply.sh: the shared benchmark harness is missing: no corpus.sh/server.sh/peers.sh in $SHARED" >&2
+    echo "  (set JOBRUN_SHARED_DIR to the folder that holds bench/; default: $REPO/../shared)" >&2
+    exit 2
+fi
+SHARED=$(cd "$SHARED" && pwd)
+
+SETS=${SETS:-"seed many large"}
+MEDIA=${MEDIA:-"tmpfs disk"}
+PROTOS=${PROTOS:-"h1 tls"}
+CONC=${CONC:-16}
+RUNS=${RUNS:-3}
+LARGE_RUNS=${LARGE_RUNS:-2}
+WARMUP=${WARMUP:-1}
+CEILING=${CEILING:-1}
+export BENCH_ROOT=${BENCH_ROOT:-/tmp/jobrun-bench}
+TMPFS_DL=${TMPFS_DL:-/dev/shm/jobrun-bench-dl}
+DISK_DL=${DISK_DL:-$BENCH_ROOT/dl}
+for s in $SETS; do case $s in seed|many|large) ;; *) echo "bench/apply.sh: unknown set '$s' (seed many large)" >&2; exit 2 ;; esac; done
+for m in $MEDIA; do case $m in tmpfs|disk) ;; *) echo "bench/apply.sh: unknown medium '$m' (tmpfs disk)" >&2; exit 2 ;; esac; done
+for p in $PROTOS; do case $p in h1|tls) ;; *) echo "bench/apply.sh: unknown protocol '$p' (h1 tls)" >&2; exit 2 ;; esac; done
+
+# ---------------------------------------------------------------- prerequisites
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have nginx || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+have aria2c || need+=(aria2)
+have wget2 || need+=(wget2)
+have curl || need+=(curl)
+have hyperfine || need+=(hyperfine)
+[ -x /usr/bin/time ] || need+=(time)
+have h2load || need+=(nghttp2-client)
+have xmllint || need+=(libxml2-utils)
+if [ ${#need[@]} -gt 0 ]; then
+    [ -z "${NO_INSTALL:-}" ] || { echo "bench/apply.sh: missing packages: ${need[*]} (NO_INSTALL is set)" >&2; exit 2; }
+    echo "bench/apply.sh: installing ${need[*]}"
+    if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null; then
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+            $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null ||
+            { echo "bench/apply.sh: apt-get install ${need[*]} failed" >&2; exit 2; }
+    fi
+fi
+export PATH="$PATH:/usr/sbin"
+
+# ---------------------------------------------------------------- jobrun
+if [ $# -ge 1 ]; then
+    JOBRUN=$1
+else
+    SWIFT=${SWIFT:-swift}
+    echo "building jobrun (release) ..."
+    # shellcheck disable=SC2086
+    (cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} -c release --product jobrun) >&2 ||
+        { echo "bench/apply.sh: swift build failed" >&2; exit 2; }
+    # shellcheck disable=SC2086
+    JOBRUN="$(cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} -c release --show-bin-path)/jobrun"
+fi
+[ -x "$JOBRUN" ] || { echo "bench/apply.sh: $JOBRUN is not an executable" >&2; exit 2; }
+JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
+
+# ---------------------------------------------------------------- corpus and server
+"$SHARED/corpus.sh" "$BENCH_ROOT/corpus" $SETS
+CORPUS_LISTS=$BENCH_ROOT/corpus/lists
+started=0
+cleanup() {
+    rm -rf "$TMPFS_DL"
+    if [ "$started" = 1 ]; then "$SHARED/server.sh" stop || true; fi
+}
+trap cleanup EXIT
+if ! "$SHARED/server.sh" status >/dev/null 2>&1; then
+    "$SHARED/server.sh" start "$BENCH_ROOT/corpus"; started=1
+fi
+CERT=$BENCH_ROOT/nginx/cert.pem
+# The cert is for 127.0.0.1 (CN and subjectAltName IP:127.0.0.1): jobrun verifies it via --cacert.
+[ -s "$CERT" ] || { echo "bench/apply.sh: no server certificate at $CERT" >&2; exit 2; }
+sync
+
+# ---------------------------------------------------------------- manifests
+for s in $SETS; do
+    work=$BENCH_ROOT/work/$s
+    mkdir -p "$work"
+    group=one; [ "$s" = seed ] && group=top
+    python3 "$HERE/gen_apply_manifest.py" "$CORPUS_LISTS/$s.tsv" "$work/jobrun-h1-c$CONC.yaml" \
+        --base-url "http://127.0.0.1:8088/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
+    python3 "$HERE/gen_apply_manifest.py" "$CORPUS_LISTS/$s.tsv" "$work/jobrun-tls-c$CONC.yaml" \
+        --base-url "https://127.0.0.1:8443/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
+    "$JOBRUN" validate "$work/jobrun-h1-c$CONC.yaml" >/dev/null || { echo "bench/apply.sh: jobrun rejected $work/jobrun-h1-c$CONC.yaml" >&2; exit 2; }
+done
+
+# ---------------------------------------------------------------- load
+load1=$(cut -d' ' -f1 /proc/loadavg)
+if [ -z "${QUIET_WAIT:-}" ]; then
+    if awk -v l="$load1" 'BEGIN{ exit !(l >= 1) }'; then QUIET_WAIT=20; else QUIET_WAIT=0; fi
+fi
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=${BENCH_APPLY_OUT:-$BENCH_ROOT/results/apply-$STAMP}
+mkdir -p "$OUT"
+{
+    echo "jobrun apply benchmark — $(date -u +%FT%TZ)"
+    echo "jobrun: $JOBRUN ($("$JOBRUN" version 2>/dev/null | tr '\n' ' ' | sed 's/ *$//'))"
+    echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load average at start $(cut -d' ' -f1-3 /proc/loadavg); quiet-wait ${QUIET_WAIT}s"
+    echo "peers: $(aria2c --version | head -1), $(curl --version | head -1 | cut -d' ' -f1-2), $(wget2 --version 2>/dev/null | head -1), $(nginx -v 2>&1)"
+    echo "sets: $SETS; media: $MEDIA; protocols: $PROTOS; concurrency $CONC; runs $RUNS (large $LARGE_RUNS) + $WARMUP warm-up"
+} | tee "$OUT/meta.txt"
+echo
+
+# ---------------------------------------------------------------- runs
+q() { printf '%q' "$1"; }
+only=""
+extras=()
+for p in $PROTOS; do
+    case $p in
+        h1)  only+="aria2c-h1,curl-h1,wget2-h1,jobrun-h1,"
+             extras+=(--extra "jobrun-h1=exec $(q "$JOBRUN") apply {work}/jobrun-h1-c{conc}.yaml --output {dest}") ;;
+        tls) only+="aria2c-tls,curl-h2tls,wget2-h2tls,jobrun-h2tls,"
+             extras+=(--extra "jobrun-h2tls=exec $(q "$JOBRUN") apply {work}/jobrun-tls-c{conc}.yaml --output {dest} --cacert {cert}") ;;
+    esac
+done
+[ "$CEILING" = 1 ] && only+="ceiling-cp-local,"
+only=${only%,}
+cmdfail=0
+for s in $SETS; do
+    runs=$RUNS; [ "$s" = large ] && runs=$LARGE_RUNS
+    for m in $MEDIA; do
+        dl=$DISK_DL; [ "$m" = tmpfs ] && dl=$TMPFS_DL
+        echo "=== $s on $m ($dl) — load average $(cut -d' ' -f1-3 /proc/loadavg)"
+        if ! DL_ROOT=$dl RESULTS_ROOT=$OUT "$SHARED/peers.sh" "$s" --conc "$CONC" --runs "$runs" --warmup "$WARMUP" \
+            --quiet-wait "$QUIET_WAIT" --only "$only" "${extras[@]}" --out "$OUT/$s-$m" >"$OUT/$s-$m.log" 2>&1; then
+            echo "bench/apply.sh: peers.sh failed for $s on $m; see $OUT/$s-$m.log" >&2
+            tail -n 20 "$OUT/$s-$m.log" >&2
+            cmdfail=1
+            continue
+        fi
+        awk '/^== /{ name = $4; sub(/:$/, "", name) } /still busy/{ busy = " (machine busy: " $3 " cores)" }
+             /Time \(/{ t = $0; sub(/^ *Time \([^)]*\): */, "", t) }
+             /^   verify:/{ printf "  %-16s %-40s %s%s\n", name, t, substr($0, 12), busy; busy = ""; t = "" }' "$OUT/$s-$m.log"
+        [ "$m" = tmpfs ] && rm -rf "$TMPFS_DL"
+    done
+done
+echo
+
+# ---------------------------------------------------------------- tables and targets
+set +e
+python3 "$HERE/apply_report.py" "$OUT" --sets "$SETS" --media "$MEDIA" --protos "$PROTOS" | tee "$OUT/report.md"
+status=${PIPESTATUS[0]}
+set -e
+echo
+echo "machine at the end: load average $(cut -d' ' -f1-3 /proc/loadavg); raw results: $OUT"
+
+# ---------------------------------------------------------------- optional profile of failures
+if [ "${PROFILE:-0}" = 1 ] && [ -s "$OUT/failed.txt" ] && command -v perf >/dev/null; then
+    echo
+    echo "Profiles of the failed targets (perf record -g, one run each):"
+    while read -r s m p; do
+        [ -n "$s" ] || continue
+        dl=$DISK_DL; [ "$m" = tmpfs ] && dl=$TMPFS_DL
+        dest=$dl/profile-$s-$p; rm -rf "$dest"; mkdir -p "$dest"; sync
+        args=(apply "$BENCH_ROOT/work/$s/jobrun-$p-c$CONC.yaml" --output "$dest")
+        [ "$p" = tls ] && args+=(--cacert "$CERT")
+        data=$OUT/perf-$s-$m-$p.data
+        perf record -q -g -o "$data" -- "$JOBRUN" "${args[@]}" >/dev/null 2>"$OUT/perf-$s-$m-$p.stderr" || true
+        echo "--- $s on $m over $p: top symbols (self time) ---"
+        perf report -i "$data" --no-children --sort symbol --percent-limit 1.5 --stdio 2>/dev/null |
+            grep -E '^ +[0-9]' | head -n 25 | { if command -v swift-demangle >/dev/null; then swift-demangle --simplified; elif command -v swift >/dev/null; then swift demangle --simplified; else cat; fi; }
+        rm -rf "$dest"
+    done <"$OUT/failed.txt"
+fi
+[ "$cmdfail" = 0 ] || exit 2
+exit "$status"
