@@ -166,7 +166,7 @@ for s in $SETS; do
             cmdfail=1
             continue
         fi
-        awk '/^== /{ name = $4; sub(/:$/, "", name) } /still busy/{ busy = " (machine busy: " $3 " cores)" }
+        awk '/^== /{ name = $4; sub(/:$/, "", name) } /still busy/{ b = $3; gsub(/[()]/, "", b); busy = " (busy: " b " cores before it)" }
              /Time \(/{ t = $0; sub(/^ *Time \([^)]*\): */, "", t) }
              /^   verify:/{ printf "  %-16s %-40s %s%s\n", name, t, substr($0, 12), busy; busy = ""; t = "" }' "$OUT/$s-$m.log"
         [ "$m" = tmpfs ] && rm -rf "$TMPFS_DL"

@@ -59,6 +59,7 @@ final class Transfer {
         check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
         if let ca = request.caFile { check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
         check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait")
+        if let size = request.receiveBufferSize { check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
         check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
         check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
         if let total = request.totalTimeout {
@@ -109,6 +110,32 @@ final class Transfer {
     // MARK: Callbacks (engine thread)
 
     private func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        // The usual header line is ASCII: split it on bytes, without Foundation's trimming (this
+        // runs for every header of every response). Same rules as `headerText(_:)`, which handles
+        // any other line.
+        guard !line.contains(where: { $0 >= 0x80 }), !line.starts(with: "HTTP/".utf8) else { return headerText(line) }
+        var start = 0
+        var end = line.count
+        while start < end, line[start] == UInt8(ascii: "\r") || line[start] == UInt8(ascii: "\n") { start += 1 }
+        while end > start, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if start == end {
+            guard status >= 200 else { return true }  // end of an interim response
+            return deliverHead(ResponseHead(status: status, headers: headers))
+        }
+        guard let colon = line[start..<end].firstIndex(of: UInt8(ascii: ":")) else { return true }
+        func trimmed(_ from: Int, _ to: Int) -> String {
+            var a = from
+            var b = to
+            while a < b, line[a] == UInt8(ascii: " ") || line[a] == UInt8(ascii: "\t") { a += 1 }
+            while b > a, line[b - 1] == UInt8(ascii: " ") || line[b - 1] == UInt8(ascii: "\t") { b -= 1 }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: line[a..<b]), as: UTF8.self)
+        }
+        headers.append(.init(name: trimmed(start, colon), value: trimmed(colon + 1, end)))
+        return true
+    }
+
+    /// A status line, or a header line with non-ASCII bytes.
+    private func headerText(_ line: UnsafeRawBufferPointer) -> Bool {
         let text = String(decoding: line, as: UTF8.self)
         if text.hasPrefix("HTTP/") {
             // A new response (interim 1xx, or the final one): start over.

@@ -16,6 +16,9 @@ public struct TransferRequest: Sendable {
     public var caFile: String?
     /// Admit `file://` (only when a manifest asked for it and `--allow-file-urls` was given).
     public var allowsFileScheme: Bool
+    /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`, at most 10 MiB); `nil` keeps its 16 KiB
+    /// default. Large bodies want more: fewer reads, write calls and callbacks per byte.
+    public var receiveBufferSize: Int?
 
     public init(
         url: String, headers: [(name: String, value: String)] = [], rangeStart: Int64? = nil, ifRange: String? = nil,
@@ -52,8 +55,21 @@ public struct ResponseHead: Sendable, Hashable {
 
     /// The first value of a header, by case-insensitive name.
     public func value(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
+            let lower = name.lowercased()
+            return headers.first { $0.name.lowercased() == lower }?.value
+        }
+        return headers.first { Self.equalsIgnoringCase($0.name, ascii: name) }?.value
+    }
+
+    /// `a.lowercased() == ascii.lowercased()` without allocating when `a` is ASCII too (a
+    /// non-ASCII name can still lowercase to ASCII, e.g. the Kelvin sign to "k": that case
+    /// takes the slow path).
+    static func equalsIgnoringCase(_ a: String, ascii: String) -> Bool {
+        if a.utf8.contains(where: { $0 >= 0x80 }) { return a.lowercased() == ascii.lowercased() }
+        guard a.utf8.count == ascii.utf8.count else { return false }
+        func lower(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c }
+        return zip(a.utf8, ascii.utf8).allSatisfy { lower($0) == lower($1) }
     }
 }
 

@@ -16,13 +16,7 @@ extension Coordinator {
         pendingCommits.append(j)
         if oldestPendingCommit == nil { oldestPendingCommit = ContinuousClock.now }
         // A resource whose last slice this is completes now rather than after the timer.
-        let r = jobs[j].resource
-        let resourceReady = jobsOfResource[r].allSatisfy { k in
-            switch jobs[k].state {
-            case .done, .committing: true
-            default: false
-            }
-        }
+        let resourceReady = allSettled(resource: jobs[j].resource)
         if resourceReady || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
     }
 

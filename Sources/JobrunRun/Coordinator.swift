@@ -52,7 +52,15 @@ struct Coordinator {
     var jobsOfResource: [[Int]] = []
     var resourceState: [ResourceState]
     /// Ready jobs per origin, in plan order.
-    var readyByOrigin: [String: [Int]] = [:]
+    var readyByOrigin: [String: ReadyQueue] = [:]
+    /// Jobs that entered `.delayed` (a retry waits); entries whose job has left that state are
+    /// dropped by `releaseDueRetries()`. Keeps the per-event work independent of the job count.
+    var delayedJobs: Set<Int> = []
+    /// Per resource: how many of its first jobs (in `jobsOfResource` order) are known to be done,
+    /// and how many are known to be done or committing. Both states are final (`.done` is never
+    /// left, `.committing` only becomes `.done`), so scans resume where the last one stopped.
+    var doneCursor: [Int]
+    var settledCursor: [Int]
     var runningByOrigin: [String: Int] = [:]
     var cooldownUntil: [String: ContinuousClock.Instant] = [:]
     var running = 0
@@ -72,6 +80,8 @@ struct Coordinator {
         self.executor = executor
         self.engine = engine
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
+        doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
+        settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
         buildJobs()
     }
 
@@ -136,10 +146,10 @@ struct Coordinator {
     func nextDeadline() -> ContinuousClock.Instant? {
         var deadline: ContinuousClock.Instant?
         func consider(_ d: ContinuousClock.Instant) { deadline = deadline.map { min($0, d) } ?? d }
-        for job in jobs {
-            if case .delayed(let until) = job.state { consider(until) }
+        for j in delayedJobs {
+            if case .delayed(let until) = jobs[j].state { consider(until) }
         }
-        for (origin, until) in cooldownUntil where !(readyByOrigin[origin] ?? []).isEmpty { consider(until) }
+        for (origin, until) in cooldownUntil where !(readyByOrigin[origin]?.isEmpty ?? true) { consider(until) }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
         if let interval = options.progressInterval, running > 0 { consider(lastProgress + interval) }
         return deadline
@@ -188,9 +198,35 @@ struct Coordinator {
         return false
     }
 
+    /// Every slice of resource `r` is done. Amortised O(1) per call: `.done` is final, so the
+    /// scan continues from the first slice that was not done last time.
+    mutating func allDone(resource r: Int) -> Bool {
+        let list = jobsOfResource[r]
+        var k = doneCursor[r]
+        while k < list.count, isDone(list[k]) { k += 1 }
+        doneCursor[r] = k
+        return k == list.count
+    }
+
+    /// Every slice of resource `r` is done or verified and waiting for its commit (both final).
+    mutating func allSettled(resource r: Int) -> Bool {
+        let list = jobsOfResource[r]
+        var k = settledCursor[r]
+        while k < list.count {
+            switch jobs[list[k]].state {
+            case .done, .committing: k += 1
+            default:
+                settledCursor[r] = k
+                return false
+            }
+        }
+        settledCursor[r] = k
+        return true
+    }
+
     /// When every slice of a resource is done: a durable sync, then the resource line.
     mutating func finishResourceIfDone(_ r: Int) {
-        guard resourceState[r] == .active, jobsOfResource[r].allSatisfy({ isDone($0) }) else { return }
+        guard resourceState[r] == .active, allDone(resource: r) else { return }
         let outcomes = jobsOfResource[r].compactMap { jobs[$0].outcome }
         let failed = outcomes.filter { $0.status == .failed }.count
         // Skipped slices of an active resource: the run was interrupted before they finished.
@@ -233,23 +269,52 @@ struct Coordinator {
 
     // MARK: Queue
 
-    mutating func enqueue(_ j: Int) {
-        let origin = jobs[j].origin
-        var queue = readyByOrigin[origin] ?? []
-        let seq = jobs[j].sequence
-        if let last = queue.last, jobs[last].sequence > seq {
-            let at = queue.firstIndex { jobs[$0].sequence > seq } ?? queue.count
-            queue.insert(j, at: at)
-        } else {
-            queue.append(j)
+    /// Ready jobs of one origin, kept in plan (sequence) order; taking the first is O(1).
+    struct ReadyQueue {
+        private var items: [Int] = []
+        private var head = 0
+
+        var isEmpty: Bool { head == items.count }
+        var first: Int? { isEmpty ? nil : items[head] }
+
+        mutating func removeFirst() {
+            head += 1
+            // Drop the consumed prefix now and then, so the storage stays proportional to what waits.
+            if head >= 1024 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
         }
-        readyByOrigin[origin] = queue
+
+        /// Inserts `j` before the first waiting job with a larger sequence number.
+        mutating func insert(_ j: Int, sequence seq: Int, sequenceOf: (Int) -> Int) {
+            if let last = items.last, head < items.count, sequenceOf(last) > seq {
+                let at = items[head...].firstIndex { sequenceOf($0) > seq } ?? items.count
+                items.insert(j, at: at)
+            } else {
+                items.append(j)
+            }
+        }
+    }
+
+    mutating func enqueue(_ j: Int) {
+        let seq = jobs[j].sequence
+        let jobs = self.jobs  // shares storage; lets the closure read while the queue is mutated
+        // Mutated in place: no copy of the queue per insertion.
+        readyByOrigin[jobs[j].origin, default: ReadyQueue()].insert(j, sequence: seq) { jobs[$0].sequence }
     }
 
     mutating func releaseDueRetries() {
+        guard !delayedJobs.isEmpty else { return }
         let now = ContinuousClock.now
-        for j in jobs.indices {
-            if case .delayed(let until) = jobs[j].state, until <= now {
+        // Plan order is restored by `enqueue`, whatever order the set yields.
+        for j in delayedJobs {
+            guard case .delayed(let until) = jobs[j].state else {
+                delayedJobs.remove(j)  // failed or stopped meanwhile
+                continue
+            }
+            if until <= now {
+                delayedJobs.remove(j)
                 jobs[j].state = .ready
                 enqueue(j)
             }

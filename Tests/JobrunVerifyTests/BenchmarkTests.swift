@@ -3,13 +3,18 @@ import JobrunCore
 import JobrunVerify
 import Testing
 
-/// Throughput measurements, run by hand in a release build (they print, and assert only the
-/// targets; see the commands in the JobrunVerify hand-over notes):
+/// Throughput measurements, run by hand in a release build on idle cores (they print their
+/// figures and assert the targets):
 ///
+///     head -c 2G /dev/urandom > /tmp/jobrun-hash/blob2g && cat /tmp/jobrun-hash/blob2g > /dev/null
 ///     JOBRUN_VERIFY_BENCH=1 JOBRUN_VERIFY_BENCH_FILE=/tmp/jobrun-hash/blob2g \
-///         swift test -c release --scratch-path .build-verify --filter JobrunVerifyTests.BenchmarkTests
+///         swift test -c release -Xswiftc -enable-testing --scratch-path .build-verify \
+///         --filter JobrunVerifyTests.BenchmarkTests
 ///
-/// Skipped unless JOBRUN_VERIFY_BENCH=1: they need a big page-cached file and quiet cores.
+/// Optional: JOBRUN_VERIFY_BENCH_RUNS (best of, default 3), JOBRUN_VERIFY_BENCH_ALGOS
+/// (default md5,sha1,sha256,sha384,sha512), JOBRUN_VERIFY_BENCH_DIR (where the 10,000 small
+/// files go). The reference for the large file is `bench/lib/hashfile.c FILE ALGO mmap`.
+/// Skipped unless JOBRUN_VERIFY_BENCH=1.
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["JOBRUN_VERIFY_BENCH"] == "1"))
 struct BenchmarkTests {
     static let environment = ProcessInfo.processInfo.environment

@@ -15,13 +15,26 @@ func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws ->
     }
     guard let path = created else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     defer {
-        // Tests may have removed permissions; give them back so removal works.
-        _ = try? FileManager.default.subpathsOfDirectory(atPath: path).forEach { sub in
-            _ = chmod(path + "/" + sub, 0o755)
-        }
+        restorePermissions(path)
         try? FileManager.default.removeItem(atPath: path)
     }
     return try body(path)
+}
+
+/// Tests take permissions away; give them back, each directory before it is listed (a
+/// listing of the whole tree would stop at the first unreadable directory).
+private func restorePermissions(_ directory: String) {
+    _ = chmod(directory, 0o755)
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+        let child = directory + "/" + name
+        var status = stat()
+        guard lstat(child, &status) == 0 else { continue }
+        if status.st_mode & S_IFMT == S_IFDIR {
+            restorePermissions(child)
+        } else if status.st_mode & S_IFMT == S_IFREG {
+            _ = chmod(child, 0o644)
+        }
+    }
 }
 
 /// Creates `relativePath` beneath `root` (and its parent directories) with `contents`.
