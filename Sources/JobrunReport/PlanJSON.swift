@@ -1,5 +1,5 @@
-public import JobrunCore
-public import JobrunManifest
+import JobrunCore
+import JobrunManifest
 public import JobrunPlan
 
 /// The plan as a versioned JSON document (`jobrun plan --json`, and the saved plan of `--out`).

@@ -1,5 +1,5 @@
-public import JobrunCore
-public import JobrunManifest
+import JobrunCore
+import JobrunManifest
 public import JobrunReport
 
 /// `apply` results for programs (JSON) and for CI (JUnit).

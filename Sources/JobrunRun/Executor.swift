@@ -1,5 +1,5 @@
-public import JobrunCore
-public import JobrunManifest
+import JobrunCore
+import JobrunManifest
 public import JobrunPlan
 import Foundation
 public import JobrunFetch

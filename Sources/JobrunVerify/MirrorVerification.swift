@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 public import JobrunManifest
 
 /// The result of checking every slice of a manifest against the mirror on disk.
