@@ -155,15 +155,16 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         let readFD = openat(directoryFD, partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         if readFD < 0 { throw WriteFailure(path: displayPath, operation: "read partial file", errno: errno) }
         defer { close(readFD) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var remaining = offset
-        while remaining > 0 {
-            let n = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, Int(min(Int64($0.count), remaining))) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { throw WriteFailure(path: displayPath, operation: "read partial file", errno: n < 0 ? errno : EIO) }
-            buffer.withUnsafeBytes { digester.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            remaining -= Int64(n)
+        // Mapped and walked in chunks whose pages are released behind the cursor: a multi-GB
+        // partial file costs neither a copy nor resident memory.
+        let mapped: MappedFile
+        do {
+            mapped = try MappedFile(fileDescriptor: readFD, path: displayPath)
+        } catch {
+            throw WriteFailure(path: displayPath, operation: "map partial file", errno: error.code)
         }
+        guard Int64(mapped.count) == offset else { throw WriteFailure(path: displayPath, operation: "read partial file", errno: EIO) }
+        mapped.forEachChunk { digester.update($0) }
     }
 
     private func writeMetadata(_ head: ResponseHead) {
