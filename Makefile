@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFT_FLAGS ?=
-APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3
+APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release test demo install uninstall bench-plan bench-verify bench clean

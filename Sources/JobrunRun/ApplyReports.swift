@@ -59,6 +59,7 @@ public enum ApplyReports {
                 for d in o.digests { w.key(d.algorithm.rawValue); w.string(d.hex) }
                 w.endObject()
                 w.key("seconds"); w.double(seconds(o.duration))
+                w.key("http_version"); if let v = o.httpVersion { w.string(v) } else { w.null() }
                 if let f = o.failure, o.status == .failed {
                     w.key("error")
                     w.beginObject()

@@ -34,6 +34,8 @@ public struct SliceOutcome: Sendable {
     public var duration: Duration
     /// The URL last used, without its query (safe to print).
     public var displayURL: String
+    /// The HTTP version of the last response (`1.1`, `2`), when there was one.
+    public var httpVersion: String?
 
     public init(status: Status, bytesTransferred: Int64 = 0, size: Int64? = nil, attempts: Int = 0, digests: [Digest] = [],
                 failure: AttemptFailure? = nil, skipReason: String? = nil, duration: Duration = .zero, displayURL: String) {

@@ -119,6 +119,7 @@ extension Coordinator {
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         jobs[j].bytesTransferred += result.bodyBytes
+        if let version = result.httpVersion { jobs[j].httpVersion = version }
         if result.failure == .cancelled {
             jobs[j].state = .done
             jobs[j].outcome = SliceOutcome(

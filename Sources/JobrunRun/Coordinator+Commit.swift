@@ -53,6 +53,8 @@ extension Coordinator {
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
                 size: writer.written, attempts: jobs[j].attempts, digests: digests,
                 duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: display(jobs[j].url))
+            let version = jobs[j].httpVersion
+            jobs[j].outcome?.httpVersion = version
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

@@ -37,6 +37,7 @@ struct Coordinator {
         var resumeOffset: Int64 = 0
         var bytesTransferred: Int64 = 0
         var didResume = false
+        var httpVersion: String?
         var outcome: SliceOutcome?
     }
 

@@ -158,6 +158,7 @@ struct ApplyJSON: Decodable {
         var seconds: Double
         var error: Failure?
         var skipReason: String?
+        var httpVersion: String?
     }
 
     struct Failure: Decodable {

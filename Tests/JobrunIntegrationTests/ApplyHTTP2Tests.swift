@@ -1,0 +1,105 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// HTTP/2 over TLS against a private nginx (the fault server speaks HTTP/1.1 only): ALPN picks h2,
+/// and the slices of one host share one connection as multiplexed streams.
+@Suite struct ApplyHTTP2Tests {
+    static let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: nginx != nil && openssl != nil, "needs nginx (nginx-light) and openssl"))
+    func slicesAreMultiplexedOverOneHTTP2Connection() async throws {
+        let nginx = try #require(Self.nginx)
+        let openssl = try #require(Self.openssl)
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let dir = fixture.directory
+        let count = 24
+        var slices = ""
+        for i in 0..<count {
+            let name = "s\(i).bin"
+            _ = try dir.write(file: "site/pkg/\(name)", bytes: Generated.bytes(size: 8_192, name: name))
+            slices += "      - {path: \(name), size: 8192, sha256: \(Generated.sha256Hex(size: 8_192, name: name))}\n"
+        }
+        let cert = try await BinaryRunner(executable: openssl).run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", dir.path("key.pem"), "-out", dir.path("cert.pem"),
+        ])
+        #expect(cert.status == 0, "\(cert)")
+        let port = try HTTPGet.closedPort()
+        _ = try dir.makeDirectory("nginx")
+        _ = try dir.write(file: "nginx.conf", contents: """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(dir.path("nginx/nginx.pid"));
+            error_log \(dir.path("nginx/error.log"));
+            events { worker_connections 64; }
+            http {
+                log_format streams '$connection $server_protocol $request_uri $status';
+                access_log \(dir.path("nginx/access.log")) streams;
+                client_body_temp_path \(dir.path("nginx"));
+                proxy_temp_path \(dir.path("nginx"));
+                fastcgi_temp_path \(dir.path("nginx"));
+                uwsgi_temp_path \(dir.path("nginx"));
+                scgi_temp_path \(dir.path("nginx"));
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(dir.path("cert.pem"));
+                    ssl_certificate_key \(dir.path("key.pem"));
+                    root \(dir.path("site"));
+                }
+            }
+            """)
+        let server = try BinaryRunner(executable: nginx).start(["-p", dir.path("nginx"), "-c", dir.path("nginx.conf")])
+        defer { server.kill() }
+        let listening = await Poll.until(timeout: .seconds(20), interval: .milliseconds(20)) {
+            (try? HTTPGet.closedPortIsOpen(port)) ?? false
+        }
+        #expect(listening, "nginx did not start: \(server.stderr) \(dir.contents(of: "nginx/error.log") ?? "")")
+
+        try fixture.write(manifest: """
+            version: 1
+            defaults: {concurrency: {total: 8, per_host: 8}}
+            resources:
+              - id: pkg
+                base_url: https://127.0.0.1:\(port)/pkg/
+                slices:
+            \(slices)
+            """)
+        let (result, report) = try await fixture.applyJSON(["--cacert", dir.path("cert.pem")])
+        #expect(result.status == 0, "\(result)")
+        let records = report.resources.flatMap(\.slices)
+        #expect(records.count == count)
+        #expect(records.allSatisfy { $0.status == "fetched" && $0.httpVersion == "2" }, "\(records.map { ($0.path, $0.status, $0.httpVersion ?? "-") })")
+        try await fixture.expectVerified()
+
+        let lines = (dir.contents(of: "nginx/access.log") ?? "").split(separator: "\n")
+        #expect(lines.count == count, "\(lines)")
+        #expect(lines.allSatisfy { $0.contains(" HTTP/2.0 ") }, "\(lines)")
+        let connections = Set(lines.map { $0.split(separator: " ").first ?? "" })
+        #expect(connections.count == 1, "expected one multiplexed connection, saw \(connections.count)")
+    }
+}
+
+extension HTTPGet {
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    static func closedPortIsOpen(_ port: Int) throws -> Bool {
+        let fd = socket(AF_INET, streamSocket, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
