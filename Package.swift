@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,140 @@
+import Foundation
+import JobrunTestSupport
+import Synchronization
+import Testing
+@testable import JobrunFetch
+
+/// A sink that keeps what it is given, for assertions.
+final class RecordingSink: TransferSink, @unchecked Sendable {
+    let disposition: (ResponseHead) -> BodyDisposition
+    private(set) var heads: [ResponseHead] = []
+    private(set) var body: [UInt8] = []
+    let limit: Int
+
+    init(limit: Int = .max, disposition: @escaping (ResponseHead) -> BodyDisposition = { _ in .accept }) {
+        self.limit = limit
+        self.disposition = disposition
+    }
+
+    func receive(head: ResponseHead) -> BodyDisposition {
+        heads.append(head)
+        return disposition(head)
+    }
+
+    func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
+        if body.count + bytes.count > limit { return false }
+        body.append(contentsOf: bytes)
+        return true
+    }
+}
+
+/// Runs one transfer and waits for its completion (the engine calls back on its own thread).
+func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink) async -> TransferResult {
+    await withCheckedContinuation { continuation in
+        engine.start(request, sink: sink) { continuation.resume(returning: $0) }
+    }
+}
+
+@Suite struct CurlEngineTests {
+    @Test func fetchesABodyAndItsHead() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let sink = RecordingSink()
+        let result = await fetch(engine, TransferRequest(url: server.url("/gen/70001/engine.bin")), sink: sink)
+        #expect(result.failure == nil)
+        #expect(result.head?.status == 200)
+        #expect(result.head?.value("content-length") == "70001")
+        #expect(result.bodyBytes == 70_001)
+        #expect(result.httpVersion == "1.1")
+        #expect(sink.body == Generated.bytes(size: 70_001, name: "engine.bin"))
+    }
+
+    @Test func sendsRangeAndIfRangeAndNeverAcceptEncoding() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let sink = RecordingSink()
+        let request = TransferRequest(url: server.url("/gen/1000/r.bin"), headers: [("X-Trace", "t1")], rangeStart: 600, ifRange: "\"nope\"")
+        let result = await fetch(engine, request, sink: sink)
+        // A mismatched validator: the server answers with the whole representation.
+        #expect(result.head?.status == 200)
+        let log = try await server.waitForRequests { $0.count == 1 }
+        #expect(log.first?.header(named: "Range") == "bytes=600-")
+        #expect(log.first?.header(named: "If-Range") == "\"nope\"")
+        #expect(log.first?.header(named: "X-Trace") == "t1")
+        #expect(log.first?.header(named: "Accept-Encoding") == nil)
+    }
+
+    @Test func errorStatusesAreHeadsNotFailures() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let sink = RecordingSink { _ in .discard(limit: 1 << 16) }
+        let result = await fetch(engine, TransferRequest(url: server.url("/status/503?retry_after=7")), sink: sink)
+        #expect(result.failure == nil)
+        #expect(result.head?.status == 503)
+        #expect(result.retryAfterSeconds == 7)
+        #expect(sink.body.isEmpty)
+    }
+
+    @Test func aSinkCanAbort() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let sink = RecordingSink(limit: 1000)
+        let result = await fetch(engine, TransferRequest(url: server.url("/gen/100000/big.bin")), sink: sink)
+        #expect(result.failure == .abortedBySink)
+        #expect(sink.body.count <= 1000)
+    }
+
+    @Test func transportFailuresAreClassified() async throws {
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let refused = await fetch(engine, TransferRequest(url: "http://127.0.0.1:1/x"), sink: RecordingSink())
+        #expect({ if case .connect = refused.failure { true } else { false } }(), "\(String(describing: refused.failure))")
+        let ftp = await fetch(engine, TransferRequest(url: "ftp://127.0.0.1/x"), sink: RecordingSink())
+        #expect({ if case .protocolRefused = ftp.failure { true } else { false } }(), "\(String(describing: ftp.failure))")
+        #expect(TransferResult.Failure.truncated("").isTransient)
+        #expect(!TransferResult.Failure.tls("").isTransient)
+    }
+
+    @Test func idleTimeoutEndsAStalledBody() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let request = TransferRequest(url: server.url("/fault/stall_at=100/gen/10000/stall.bin"), idleTimeout: .milliseconds(1200))
+        let result = await fetch(engine, request, sink: RecordingSink())
+        #expect({ if case .timeout = result.failure { true } else { false } }(), "\(String(describing: result.failure))")
+    }
+
+    @Test func cancelAndShutdownCompleteEveryTransfer() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        let results = Mutex<[TransferResult]>([])
+        let done = Mutex(0)
+        var ids: [TransferID] = []
+        for i in 0..<3 {
+            ids.append(engine.start(TransferRequest(url: server.url("/fault/stall_at=10/gen/10000/c\(i).bin")), sink: RecordingSink()) { r in
+                results.withLock { $0.append(r) }
+                done.withLock { $0 += 1 }
+            })
+        }
+        engine.cancel(ids[0])
+        let first = await Poll.until(timeout: .seconds(20), interval: .milliseconds(10)) { done.withLock { $0 } >= 1 }
+        #expect(first)
+        engine.shutdown()
+        #expect(done.withLock { $0 } == 3)
+        #expect(results.withLock { $0 }.allSatisfy { $0.failure == .cancelled })
+        // After shutdown, a new transfer completes at once as cancelled.
+        let late = Mutex<TransferResult?>(nil)
+        engine.start(TransferRequest(url: server.url("/gen/10/late.bin")), sink: RecordingSink()) { r in late.withLock { $0 = r } }
+        #expect(late.withLock { $0 }?.failure == .cancelled)
+    }
+}
