@@ -25,23 +25,36 @@ enum FileReader {
         if (st.st_mode & S_IFMT) != S_IFREG { return .failure(.notRegularFile) }
         let size = Int64(st.st_size)
         if size > Int64(limit) { return .failure(.tooLarge(size: size)) }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        var filled = 0
-        while true {
-            if filled == bytes.count { bytes.append(contentsOf: [UInt8](repeating: 0, count: 65536)) }
-            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return systemRead(fd, base + filled, buffer.count - filled)
+        // Read straight into an uninitialised buffer of the file's size (no zero fill, no copy);
+        // a file that grows while being read is read in 64 KiB steps after that.
+        var failure: Failure?
+        var bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
+            var filled = 0
+            while filled < buffer.count {
+                guard let base = buffer.baseAddress else { break }
+                let n = systemRead(fd, base + filled, buffer.count - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = .system(errno: errno)
+                    break
+                }
+                if n == 0 { break }
+                filled += n
             }
+            initialized = filled
+        }
+        if let failure { return .failure(failure) }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(.system(errno: errno))
             }
             if n == 0 { break }
-            filled += n
-            if filled > limit { return .failure(.tooLarge(size: Int64(filled))) }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > limit { return .failure(.tooLarge(size: Int64(bytes.count))) }
         }
-        bytes.removeSubrange(filled...)
         return .success(bytes)
     }
 

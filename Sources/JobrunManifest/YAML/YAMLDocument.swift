@@ -82,8 +82,10 @@ public struct YAMLDocument: Sendable {
         let r = records[Int(node.index)]
         guard r.kind == .scalar, r.style == .plain else { return false }
         if r.count == 0 { return true }
-        let s = scalar(node)
-        return s == "~" || s == "null" || s == "Null" || s == "NULL"
+        // Called for every scalar read: compare bytes, never build a String.
+        if r.count == 1 { return scalar(node, equals: "~") }
+        guard r.count == 4 else { return false }
+        return scalar(node, equals: "null") || scalar(node, equals: "Null") || scalar(node, equals: "NULL")
     }
 
     /// Number of pairs of a mapping or items of a sequence; 0 for scalars.
