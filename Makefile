@@ -6,7 +6,7 @@ SWIFT_FLAGS ?=
 APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release test demo install uninstall bench-plan bench-verify bench clean
+.PHONY: deps build release test demo install uninstall bench-plan bench-verify bench-apply bench clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -53,7 +53,13 @@ bench-plan: release
 bench-verify: release
 	@bash bench/verify.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)/jobrun"
 
-bench: bench-plan bench-verify
+## bench-apply: `jobrun apply` vs aria2c, curl --parallel and wget2 over HTTP/1.1 and TLS+HTTP/2,
+## into tmpfs and the disk (../shared/bench harness; SETS=seed MEDIA=tmpfs … for a subset)
+bench-apply: release
+	@SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" bash bench/apply.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)/jobrun"
+
+## bench: the download benchmark (bench-plan and bench-verify run separately)
+bench: bench-apply
 
 clean:
 	rm -rf .build

@@ -20,7 +20,7 @@
 #   SETS ("seed many large")  MEDIA ("tmpfs disk")  PROTOS ("h1 tls")  CONC (16)
 #   RUNS (3; timed runs for seed and many)  LARGE_RUNS (2)  WARMUP (1)
 #   QUIET_WAIT=S   before each tool wait up to S s for an idle machine (default: 0 when the 1-min
-#                  load average is under 1, else 20)
+#                  load average is under 1, else 10; the whole run then stays under ~25 minutes)
 #   CEILING=0      leave out the `cp -r` reference row
 #   PROFILE=1      after the tables, `perf record -g` one jobrun run of every set/medium/protocol
 #                  whose target failed and print the top symbols
@@ -125,7 +125,7 @@ done
 # ---------------------------------------------------------------- load
 load1=$(cut -d' ' -f1 /proc/loadavg)
 if [ -z "${QUIET_WAIT:-}" ]; then
-    if awk -v l="$load1" 'BEGIN{ exit !(l >= 1) }'; then QUIET_WAIT=20; else QUIET_WAIT=0; fi
+    if awk -v l="$load1" 'BEGIN{ exit !(l >= 1) }'; then QUIET_WAIT=10; else QUIET_WAIT=0; fi
 fi
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${BENCH_APPLY_OUT:-$BENCH_ROOT/results/apply-$STAMP}

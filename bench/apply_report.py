@@ -89,6 +89,9 @@ def main():
                 print(f"| {name} | {proto} | {r['wall_median_s']:.3f} | {r['wall_min_s']:.3f}–{r['wall_max_s']:.3f} | "
                       f"{format(r['files_per_s'], ',.0f') if good else '–'} | {format(r['mb_per_s'], ',.0f') if good else '–'} | "
                       f"{r['cpu_median_s']:.2f} | {f(r['rss_max_mib'], '.1f')} | {f(r['other_load_cores'], '.2f')} | {r['verify']} |")
+            if "tls" in protos:
+                print("\n¹ TLS on 127.0.0.1:8443: jobrun (with `--cacert`, verification on), curl and wget2 negotiate "
+                      "HTTP/2 by ALPN and multiplex; aria2c speaks HTTP/1.1 over TLS. The peers skip certificate checks.")
             print()
 
             for p in protos:

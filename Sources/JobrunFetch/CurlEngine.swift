@@ -20,6 +20,11 @@ public final class CurlEngine: Sendable {
         var commands: [EngineCommand] = []
         var nextID: UInt64 = 1
         var isShutDown = false
+        /// The engine thread found no command and is in (or about to enter) `curl_multi_poll`:
+        /// the next command must wake it. Otherwise it drains the inbox before it polls again,
+        /// so a wakeup (a write to libcurl's wakeup socket, and a poll that returns for nothing)
+        /// would be wasted.
+        var isPolling = false
     }
 
     /// State shared with the engine thread.
@@ -39,13 +44,22 @@ public final class CurlEngine: Sendable {
         let loop = EventLoop(multi: multi)
         let shared = self.shared
         let t = Thread {
-            loop.run(takeCommands: {
-                shared.inbox.withLock { box in
-                    let c = box.commands
-                    box.commands = []
-                    return c
-                }
-            })
+            loop.run(
+                takeCommands: {
+                    shared.inbox.withLock { box in
+                        let c = box.commands
+                        box.commands = []
+                        return c
+                    }
+                },
+                mayPoll: {
+                    // Checked and set in one critical section with the senders' append.
+                    shared.inbox.withLock { box in
+                        box.isPolling = box.commands.isEmpty
+                        return box.isPolling
+                    }
+                },
+                didPoll: { shared.inbox.withLock { $0.isPolling = false } })
             shared.isFinished.withLock { $0 = true }
         }
         t.name = "jobrun-curl"
@@ -56,25 +70,36 @@ public final class CurlEngine: Sendable {
     /// Starts a transfer now. `completion` runs once, on the engine's thread.
     @discardableResult
     public func start(_ request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) -> TransferID {
-        let id: TransferID? = shared.inbox.withLock { box in
+        let sent: (id: TransferID, wake: Bool)? = shared.inbox.withLock { box in
             guard !box.isShutDown else { return nil }
             let id = TransferID(value: box.nextID)
             box.nextID += 1
             box.commands.append(.start(id, request, sink, completion))
-            return id
+            return (id, Self.takeWakeup(&box))
         }
-        guard let id else {
+        guard let sent else {
             completion(TransferResult(head: nil, failure: .cancelled, bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
             return TransferID(value: 0)
         }
-        multi.wakeup()
-        return id
+        if sent.wake { multi.wakeup() }
+        return sent.id
     }
 
     /// Aborts a transfer; its completion reports `.cancelled` unless it already finished.
     public func cancel(_ id: TransferID) {
-        shared.inbox.withLock { $0.commands.append(.cancel(id)) }
-        multi.wakeup()
+        let wake = shared.inbox.withLock { box in
+            box.commands.append(.cancel(id))
+            return Self.takeWakeup(&box)
+        }
+        if wake { multi.wakeup() }
+    }
+
+    /// Whether the sender of a command just appended must wake the engine thread: only when it
+    /// is polling, and then only the first sender (the others' commands ride on that wakeup).
+    private static func takeWakeup(_ box: inout Inbox) -> Bool {
+        guard box.isPolling else { return false }
+        box.isPolling = false
+        return true
     }
 
     /// Aborts every transfer and stops the thread; waits for it to finish.

@@ -13,7 +13,9 @@ final class EventLoop: @unchecked Sendable {
     init(multi: MultiHandle) { self.multi = multi }
 
     /// Runs until a `.shutdown` command arrives: perform → read finished transfers → poll.
-    func run(takeCommands: () -> [EngineCommand]) {
+    /// `mayPoll` says whether the inbox is empty (and marks the thread as polling, so the next
+    /// sender wakes it); `didPoll` clears that mark.
+    func run(takeCommands: () -> [EngineCommand], mayPoll: () -> Bool = { true }, didPoll: () -> Void = {}) {
         var running: Int32 = 0
         var isShuttingDown = false
         while true {
@@ -42,7 +44,9 @@ final class EventLoop: @unchecked Sendable {
                 finish(t, code: message.pointee.data.result, cancelled: false)
             }
             // Transfers already finished may have queued new commands; do not sleep on them.
+            guard mayPoll() else { continue }
             curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
+            didPoll()
         }
         for h in idleHandles { curl_easy_cleanup(h) }
         idleHandles = []
@@ -51,7 +55,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func start(_ id: UInt64, _ request: TransferRequest, _ sink: any TransferSink, _ completion: @escaping @Sendable (TransferResult) -> Void) {
         let easy: UnsafeMutableRawPointer
-        if let reused = idleHandles.popLast() {
+        if request.receiveBufferSize == nil, let reused = idleHandles.popLast() {
             curl_easy_reset(reused)
             easy = reused
         } else if let fresh = curl_easy_init() {
@@ -62,7 +66,7 @@ final class EventLoop: @unchecked Sendable {
         }
         let t = Transfer(id: id, easy: easy, request: request, sink: sink, completion: completion)
         if let problem = t.configure() {
-            idleHandles.append(easy)
+            recycle(easy, request)
             t.release()
             completion(TransferResult(head: nil, failure: .other(code: -1, message: problem), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
             return
@@ -78,7 +82,17 @@ final class EventLoop: @unchecked Sendable {
         byHandle[t.easy] = nil
         let result = t.result(code: code, cancelled: cancelled)
         t.release()
-        idleHandles.append(t.easy)
+        recycle(t.easy, t.request)
         t.completion(result)
+    }
+
+    /// Back to the pool; a handle with its own receive buffer size is not reusable (see
+    /// `TransferRequest.receiveBufferSize`) and is cleaned up.
+    private func recycle(_ easy: UnsafeMutableRawPointer, _ request: TransferRequest) {
+        if request.receiveBufferSize == nil {
+            idleHandles.append(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
     }
 }

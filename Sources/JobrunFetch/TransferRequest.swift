@@ -17,7 +17,10 @@ public struct TransferRequest: Sendable {
     /// Admit `file://` (only when a manifest asked for it and `--allow-file-urls` was given).
     public var allowsFileScheme: Bool
     /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`, at most 10 MiB); `nil` keeps its 16 KiB
-    /// default. Large bodies want more: fewer reads, write calls and callbacks per byte.
+    /// default. Large bodies want more: fewer reads and loop turns per byte. libcurl 7.88 refuses
+    /// to resize the buffer of a handle that has already allocated one, so a transfer that sets
+    /// this gets a fresh easy handle, cleaned up afterwards (connections stay in the multi
+    /// handle's cache either way).
     public var receiveBufferSize: Int?
 
     public init(
