@@ -127,24 +127,8 @@ enum ProcessRunner {
             if code != 0 { return .failure(SpawnFailure(code: code)) }
         }
 
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        // Default dispositions for the classic signals; 32 and up include libc's private ones.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
-        posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: flags))
-
-        let argv = ([executable] + arguments).map { strdup($0) }
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil])
-        return code == 0 ? .success(pid) : .failure(SpawnFailure(code: code))
+        let code = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
+        return code.error == 0 ? .success(code.pid) : .failure(SpawnFailure(code: code.error))
     }
 
     struct SpawnFailure: Error {

@@ -160,23 +160,8 @@ enum ServerLaunch {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         if let closeFrom = LaunchExtensions.closeFrom { _ = closeFrom(&actions, 3) }
 
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
-        posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: flags))
-
-        let argv = ([executable] + arguments).map { strdup($0) }
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil])
-        return code == 0 ? .success(pid) : .failure(SpawnFailure(code: code))
+        let code = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
+        return code.error == 0 ? .success(code.pid) : .failure(SpawnFailure(code: code.error))
     }
 
     /// A pipe whose ends close on exec: atomically with `pipe2` where it exists, so a process
