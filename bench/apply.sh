@@ -22,6 +22,9 @@
 #   QUIET_WAIT=S   before each tool wait up to S s for an idle machine (default: 0 when the 1-min
 #                  load average is under 1, else 10; the whole run then stays under ~25 minutes)
 #   CEILING=0      leave out the `cp -r` reference row
+#   DURABLE_REF=0  leave out the disk-only reference row `ref-curl-h1-syncfs` (curl-h1, then
+#                  `sync -f` of the download folder's file system: what curl would take if it
+#                  made its files durable as jobrun does before it reports a resource complete)
 #   PROFILE=1      after the tables, `perf record -g` one jobrun run of every set/medium/protocol
 #                  whose target failed and print the top symbols
 #   JOBRUN_SHARED_DIR (../shared, relative to the repository)  BENCH_ROOT (/tmp/jobrun-bench)
@@ -48,6 +51,7 @@ RUNS=${RUNS:-3}
 LARGE_RUNS=${LARGE_RUNS:-2}
 WARMUP=${WARMUP:-1}
 CEILING=${CEILING:-1}
+DURABLE_REF=${DURABLE_REF:-1}
 export BENCH_ROOT=${BENCH_ROOT:-/tmp/jobrun-bench}
 TMPFS_DL=${TMPFS_DL:-/dev/shm/jobrun-bench-dl}
 DISK_DL=${DISK_DL:-$BENCH_ROOT/dl}
@@ -158,9 +162,14 @@ for s in $SETS; do
     runs=$RUNS; [ "$s" = large ] && runs=$LARGE_RUNS
     for m in $MEDIA; do
         dl=$DISK_DL; [ "$m" = tmpfs ] && dl=$TMPFS_DL
+        m_only=$only; m_extras=("${extras[@]}")
+        if [ "$m" = disk ] && [ "$DURABLE_REF" = 1 ] && [[ " $PROTOS " == *" h1 "* ]]; then
+            m_only+=",ref-curl-h1-syncfs"
+            m_extras+=(--extra "ref-curl-h1-syncfs=cd {dest} && curl -sS --fail --create-dirs --parallel --parallel-max {conc} -K {work}/curl-h1.cfg && exec sync -f .")
+        fi
         echo "=== $s on $m ($dl) — load average $(cut -d' ' -f1-3 /proc/loadavg)"
         if ! DL_ROOT=$dl RESULTS_ROOT=$OUT "$SHARED/peers.sh" "$s" --conc "$CONC" --runs "$runs" --warmup "$WARMUP" \
-            --quiet-wait "$QUIET_WAIT" --only "$only" "${extras[@]}" --out "$OUT/$s-$m" >"$OUT/$s-$m.log" 2>&1; then
+            --quiet-wait "$QUIET_WAIT" --only "$m_only" "${m_extras[@]}" --out "$OUT/$s-$m" >"$OUT/$s-$m.log" 2>&1; then
             echo "bench/apply.sh: peers.sh failed for $s on $m; see $OUT/$s-$m.log" >&2
             tail -n 20 "$OUT/$s-$m.log" >&2
             cmdfail=1
@@ -195,8 +204,9 @@ if [ "${PROFILE:-0}" = 1 ] && [ -s "$OUT/failed.txt" ] && command -v perf >/dev/
         data=$OUT/perf-$s-$m-$p.data
         perf record -q -g -o "$data" -- "$JOBRUN" "${args[@]}" >/dev/null 2>"$OUT/perf-$s-$m-$p.stderr" || true
         echo "--- $s on $m over $p: top symbols (self time) ---"
-        perf report -i "$data" --no-children --sort symbol --percent-limit 1.5 --stdio 2>/dev/null |
-            grep -E '^ +[0-9]' | head -n 25 | { if command -v swift-demangle >/dev/null; then swift-demangle --simplified; elif command -v swift >/dev/null; then swift demangle --simplified; else cat; fi; }
+        perf report -i "$data" --no-children -g none --sort dso,symbol --percent-limit 1.5 --stdio 2>/dev/null |
+            grep -E '^ +[0-9]' | sed 's/ *$//' | head -n 25 |
+            { if command -v swift-demangle >/dev/null; then swift-demangle --simplified; elif command -v swift >/dev/null; then swift demangle --simplified; else cat; fi; } | cut -c1-160
         rm -rf "$dest"
     done <"$OUT/failed.txt"
 fi

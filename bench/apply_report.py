@@ -53,6 +53,7 @@ def main():
     sets, media, protos = a.sets.split(), a.media.split(), a.protos.split()
 
     targets = []   # (set, medium, proto, description, value shown, passed, other-load note)
+    infos = []     # (set, medium, proto, description, value shown, other-load note): not targets
     failed = set()
 
     def target(s, m, p, desc, shown, passed, note=""):
@@ -77,10 +78,12 @@ def main():
                 names = list(PEERS[p].values())
                 order += sorted((rows[n] for n in names if n in rows),
                                 key=lambda r: r["wall_median_s"] if r.get("runs") else 1e9)
-            if "ceiling-cp-local" in rows:
-                order.append(rows["ceiling-cp-local"])
+            for ref in ("ref-curl-h1-syncfs", "ceiling-cp-local"):
+                if ref in rows:
+                    order.append(rows[ref])
             for r in order:
-                proto = next((PROTO_LABEL[p] for p in protos if r["tool"] in PEERS[p].values()), "(local copy)")
+                proto = next((PROTO_LABEL[p] for p in protos if r["tool"] in PEERS[p].values()),
+                             "HTTP/1.1, then `sync -f` (reference)" if r["tool"] == "ref-curl-h1-syncfs" else "(local copy)")
                 name = f"**{r['tool']}**" if r["tool"].startswith("jobrun") else r["tool"]
                 if not r.get("runs"):
                     print(f"| {name} | {proto} | – | – | – | – | – | – | – | {r['verify']} |")
@@ -136,12 +139,19 @@ def main():
                 else:
                     metric = "mb_per_s" if s == "large" else "files_per_s"
                     ratio("curl", metric, 0.95, f"≥ 0.95 × curl {'MB/s' if s == 'large' else 'files/s'}")
+                    ref = rows.get("ref-curl-h1-syncfs")
+                    if p == "h1" and ok(ref):
+                        x = j[metric] / ref[metric]
+                        infos.append((s, m, p, "(not a target) jobrun ÷ curl followed by `sync -f`",
+                                      f"{x:.2f}× ({ref['wall_median_s']:.3f} s for curl + sync)", load_note(j, ref)))
 
     print("### Targets (ratios from this run; jobrun against peers of the same protocol, same pass)\n")
     print("| set | medium | protocol | target | measured | result | noise |")
     print("|---|---|---|---|---|---|---|")
     for s, m, p, desc, shown, passed, note in targets:
         print(f"| {s} | {m} | {PROTO_LABEL[p]} | {desc} | {shown} | {'PASS' if passed else '**FAIL**'} | {note} |")
+    for s, m, p, desc, shown, note in infos:
+        print(f"| {s} | {m} | {PROTO_LABEL[p]} | {desc} | {shown} | info | {note} |")
     npass = sum(1 for t in targets if t[5])
     print(f"\n{npass} of {len(targets)} targets passed.")
     with open(os.path.join(a.out, "failed.txt"), "w") as fh:
