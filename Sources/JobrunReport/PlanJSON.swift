@@ -87,7 +87,7 @@ public enum PlanJSON {
         for (s, d) in zip(r.slices, entry.decisions) {
             w.beginObject()
             w.key("path"); w.string(s.path)
-            w.key("file"); w.string(r.outputRoot == "." ? r.relativePath(of: s) : r.outputRoot + "/" + r.relativePath(of: s))
+            w.key("file"); w.string(r.filePath(of: s))
             w.key("identity"); w.string(r.identity(of: s))
             w.key("size"); if let size = s.size { w.int(size) } else { w.null() }
             w.key("digests")

@@ -5,11 +5,6 @@ import Foundation
 
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {
-    /// Where a slice's file is, as the user would type it.
-    static func file(_ r: Resource, _ s: Slice) -> String {
-        r.outputRoot == "." ? r.relativePath(of: s) : r.outputRoot + "/" + r.relativePath(of: s)
-    }
-
     /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors.`, with
     /// `, 3 extra` before the period when extra files were looked for (`--extra`).
     public static func summaryLine(_ v: MirrorVerification) -> String {
@@ -24,7 +19,7 @@ public enum VerifyReports {
         var out = ""
         for entry in v.entries {
             for (s, check) in zip(entry.resource.slices, entry.checks) {
-                let path = file(entry.resource, s)
+                let path = entry.resource.filePath(of: s)
                 switch check {
                 case .ok:
                     if !problemsOnly { out += "= \(path)\n" }
@@ -86,7 +81,7 @@ public enum VerifyReports {
             for (s, check) in zip(r.slices, entry.checks) {
                 w.beginObject()
                 w.key("path"); w.string(s.path)
-                w.key("file"); w.string(file(r, s))
+                w.key("file"); w.string(r.filePath(of: s))
                 w.key("identity"); w.string(r.identity(of: s))
                 w.key("status"); w.string(status(check))
                 w.key("expected")
@@ -143,7 +138,7 @@ public enum VerifyReports {
             var cases: [JUnitReport.TestCase] = []
             cases.reserveCapacity(r.slices.count)
             for (s, check) in zip(r.slices, entry.checks) {
-                let path = file(r, s)
+                let path = r.filePath(of: s)
                 let result: JUnitReport.TestCase.Result
                 switch check {
                 case .ok:

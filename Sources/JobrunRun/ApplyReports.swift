@@ -4,10 +4,6 @@ public import JobrunReport
 
 /// `apply` results for programs (JSON) and for CI (JUnit).
 public enum ApplyReports {
-    static func file(_ r: Resource, _ s: Slice) -> String {
-        r.outputRoot == "." ? r.relativePath(of: s) : r.outputRoot + "/" + r.relativePath(of: s)
-    }
-
     static func seconds(_ d: Duration) -> Double {
         let (s, atto) = d.components
         return Double(s) + Double(atto / 1_000_000_000_000) / 1_000_000
@@ -49,7 +45,7 @@ public enum ApplyReports {
                 w.key("path"); w.string(s.path)
                 w.key("identity"); w.string(r.identity(of: s))
                 w.key("url"); w.string(o.displayURL)
-                w.key("file"); w.string(file(r, s))
+                w.key("file"); w.string(r.filePath(of: s))
                 w.key("status"); w.string(o.status.rawValue)
                 w.key("bytes_transferred"); w.int(o.bytesTransferred)
                 w.key("size"); if let size = o.size { w.int(size) } else { w.null() }
@@ -85,7 +81,7 @@ public enum ApplyReports {
         JUnitReport(suites: result.entries.map { entry in
             let r = entry.resource
             let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
-                let text = "file: \(file(r, s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
+                let text = "file: \(r.filePath(of: s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
                 let outcome: JUnitReport.TestCase.Result
                 switch o.status {
                 case .fetched, .resumed, .upToDate:

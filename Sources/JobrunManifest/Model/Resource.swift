@@ -29,6 +29,11 @@ public struct Resource: Sendable {
         dest.isEmpty ? slice.path : dest + "/" + slice.path
     }
 
+    /// Where a slice's file is, as the user would type it: `output/dest/path`.
+    public func filePath(of slice: Slice) -> String {
+        outputRoot == "." ? relativePath(of: slice) : outputRoot + "/" + relativePath(of: slice)
+    }
+
     /// The URL a slice is fetched from.
     public func url(of slice: Slice) -> String {
         if let url = slice.url { return url }
