@@ -37,7 +37,10 @@ public final class CurlEngine: Sendable {
     /// The multi handle, used by other threads only for `curl_multi_wakeup` (which is thread-safe).
     private let multi: MultiHandle
 
-    public init() throws(EngineError) {
+    /// - Parameter afterCallbacks: runs on the engine thread after each turn of its loop that
+    ///   ran sinks or completions, before it sleeps. A caller that collects what completions
+    ///   report can wake its own consumer once per turn here instead of once per transfer.
+    public init(afterCallbacks: @escaping @Sendable () -> Void = {}) throws(EngineError) {
         CurlGlobal.initialize()
         guard let m = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
         multi = MultiHandle(m)
@@ -59,7 +62,8 @@ public final class CurlEngine: Sendable {
                         return box.isPolling
                     }
                 },
-                didPoll: { shared.inbox.withLock { $0.isPolling = false } })
+                didPoll: { shared.inbox.withLock { $0.isPolling = false } },
+                afterCallbacks: afterCallbacks)
             shared.isFinished.withLock { $0 = true }
         }
         t.name = "jobrun-curl"

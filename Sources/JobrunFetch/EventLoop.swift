@@ -7,15 +7,18 @@ final class EventLoop: @unchecked Sendable {
     let multi: MultiHandle
     private var live: [UInt64: Transfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-    /// Easy handles kept for reuse; libcurl keeps connections in the multi handle's cache.
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Easy handles kept for reuse, by the options they were made with; libcurl keeps
+    /// connections in the multi handle's cache.
+    private var idleHandles: [HandleProfile: [UnsafeMutableRawPointer]] = [:]
 
     init(multi: MultiHandle) { self.multi = multi }
 
     /// Runs until a `.shutdown` command arrives: perform → read finished transfers → poll.
     /// `mayPoll` says whether the inbox is empty (and marks the thread as polling, so the next
     /// sender wakes it); `didPoll` clears that mark.
-    func run(takeCommands: () -> [EngineCommand], mayPoll: () -> Bool = { true }, didPoll: () -> Void = {}) {
+    /// `afterCallbacks` runs once per turn in which callbacks or completions ran, before the
+    /// thread may sleep.
+    func run(takeCommands: () -> [EngineCommand], mayPoll: () -> Bool = { true }, didPoll: () -> Void = {}, afterCallbacks: () -> Void = {}) {
         var running: Int32 = 0
         var isShuttingDown = false
         while true {
@@ -34,7 +37,10 @@ final class EventLoop: @unchecked Sendable {
                     for t in live.values { finish(t, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
                 }
             }
-            if isShuttingDown && live.isEmpty { break }
+            if isShuttingDown && live.isEmpty {
+                afterCallbacks()
+                break
+            }
             curl_multi_perform(multi.pointer, &running)
             var left: Int32 = 0
             while let message = curl_multi_info_read(multi.pointer, &left) {
@@ -43,22 +49,29 @@ final class EventLoop: @unchecked Sendable {
                 else { continue }
                 finish(t, code: message.pointee.data.result, cancelled: false)
             }
+            // Sinks may have run in `curl_multi_perform`, completions above or for commands.
+            afterCallbacks()
             // Transfers already finished may have queued new commands; do not sleep on them.
             guard mayPoll() else { continue }
             curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
             didPoll()
         }
-        for h in idleHandles { curl_easy_cleanup(h) }
-        idleHandles = []
+        for h in idleHandles.values.joined() { curl_easy_cleanup(h) }
+        idleHandles = [:]
         curl_multi_cleanup(multi.pointer)
     }
 
     private func start(_ id: UInt64, _ request: TransferRequest, _ sink: any TransferSink, _ completion: @escaping @Sendable (TransferResult) -> Void) {
+        let profile = HandleProfile(request)
         let easy: UnsafeMutableRawPointer
-        if request.receiveBufferSize == nil, let reused = idleHandles.popLast() {
-            curl_easy_reset(reused)
+        if let reused = idleHandles[profile]?.popLast() {
             easy = reused
         } else if let fresh = curl_easy_init() {
+            if let problem = Transfer.prepare(fresh, for: profile) {
+                curl_easy_cleanup(fresh)
+                completion(TransferResult(head: nil, failure: .other(code: -1, message: problem), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+                return
+            }
             easy = fresh
         } else {
             completion(TransferResult(head: nil, failure: .other(code: -1, message: "curl_easy_init failed"), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
@@ -66,7 +79,8 @@ final class EventLoop: @unchecked Sendable {
         }
         let t = Transfer(id: id, easy: easy, request: request, sink: sink, completion: completion)
         if let problem = t.configure() {
-            recycle(easy, request)
+            // Options half set: this handle is not reused.
+            curl_easy_cleanup(easy)
             t.release()
             completion(TransferResult(head: nil, failure: .other(code: -1, message: problem), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
             return
@@ -82,17 +96,22 @@ final class EventLoop: @unchecked Sendable {
         byHandle[t.easy] = nil
         let result = t.result(code: code, cancelled: cancelled)
         t.release()
-        recycle(t.easy, t.request)
+        idleHandles[HandleProfile(t.request), default: []].append(t.easy)
         t.completion(result)
     }
+}
 
-    /// Back to the pool; a handle with its own receive buffer size is not reusable (see
-    /// `TransferRequest.receiveBufferSize`) and is cleaned up.
-    private func recycle(_ easy: UnsafeMutableRawPointer, _ request: TransferRequest) {
-        if request.receiveBufferSize == nil {
-            idleHandles.append(easy)
-        } else {
-            curl_easy_cleanup(easy)
-        }
+/// What an easy handle is made with, once: transfers reuse only a handle of their own profile,
+/// so these options are never changed on a handle (libcurl 7.88 also refuses to resize the
+/// receive buffer of a handle that has allocated one).
+struct HandleProfile: Hashable {
+    var caFile: String?
+    var allowsFileScheme: Bool
+    var receiveBufferSize: Int?
+
+    init(_ request: TransferRequest) {
+        caFile = request.caFile
+        allowsFileScheme = request.allowsFileScheme
+        receiveBufferSize = request.receiveBufferSize
     }
 }

@@ -41,15 +41,14 @@ final class Transfer {
         return Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     }
 
-    /// Sets the easy handle's options; a message when one is refused.
-    func configure() -> String? {
-        let me = Unmanaged.passUnretained(self).toOpaque()
+    /// The options every transfer of a handle shares, set once when the handle is made (see
+    /// ``HandleProfile``); a message when one is refused.
+    static func prepare(_ easy: UnsafeMutableRawPointer, for profile: HandleProfile) -> String? {
         var problems: [String] = []
         func check(_ code: CURLcode, _ what: String) {
             if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
         }
-        check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
-        let protocols = request.allowsFileScheme ? "http,https,file" : "http,https"
+        let protocols = profile.allowsFileScheme ? "http,https,file" : "http,https"
         check(jobrun_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, protocols), "protocols")
         check(jobrun_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
         check(jobrun_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "follow")
@@ -57,16 +56,43 @@ final class Transfer {
         check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "verify peer")
         check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
         check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
-        if let ca = request.caFile { check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
+        if let ca = profile.caFile { check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
         check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait")
-        if let size = request.receiveBufferSize { check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
+        if let size = profile.receiveBufferSize { check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
         check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
-        if let total = request.totalTimeout {
-            check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(total))), "timeout")
+        check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
+            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
+            return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+        }), "header function")
+        check(jobrun_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
+            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
+            return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+        }), "write function")
+        check(jobrun_easy_setopt_xferinfo(easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
+            guard let t = Transfer.from(userdata: userdata) else { return 1 }
+            return t.progress(received: Int64(received)) ? 0 : 1
+        }), "progress function")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "progress")
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
+    /// Sets this transfer's own options on a handle ``prepare(_:for:)`` made for its profile.
+    /// Every option set here is set for every transfer (or cleared), so nothing of the
+    /// handle's previous transfer carries over. A message when one is refused.
+    func configure() -> String? {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var problems: [String] = []
+        func check(_ code: CURLcode, _ what: String) {
+            if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
         }
+        check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
+        check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
+        // 0 means no limit.
+        check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Self.milliseconds($0)) } ?? 0), "timeout")
         if let start = request.rangeStart, start > 0 {
             check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
+        } else {
+            check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, nil), "range")
         }
         var list: UnsafeMutablePointer<curl_slist>?
         // libcurl sends "Accept: */*" by default; checksums are over identity bytes, so never ask
@@ -74,24 +100,11 @@ final class Transfer {
         for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
         if let ifRange = request.ifRange, request.rangeStart != nil { list = curl_slist_append(list, "If-Range: \(ifRange)") }
         headerList = list
-        if let list { check(jobrun_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers") }
+        check(jobrun_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
         check(jobrun_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)), "error buffer")
-        check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
-            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
-            return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
-        }), "header function")
         check(jobrun_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
-        check(jobrun_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
-            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
-            return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
-        }), "write function")
         check(jobrun_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
-        check(jobrun_easy_setopt_xferinfo(easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
-            guard let t = Transfer.from(userdata: userdata) else { return 1 }
-            return t.progress(received: Int64(received)) ? 0 : 1
-        }), "progress function")
         check(jobrun_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), "progress data")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "progress")
         return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 
@@ -113,7 +126,11 @@ final class Transfer {
         // The usual header line is ASCII: split it on bytes, without Foundation's trimming (this
         // runs for every header of every response). Same rules as `headerText(_:)`, which handles
         // any other line.
-        guard !line.contains(where: { $0 >= 0x80 }), !line.starts(with: "HTTP/".utf8) else { return headerText(line) }
+        guard !line.contains(where: { $0 >= 0x80 }) else { return headerText(line) }
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            return statusLine(line)
+        }
         var start = 0
         var end = line.count
         while start < end, line[start] == UInt8(ascii: "\r") || line[start] == UInt8(ascii: "\n") { start += 1 }
@@ -134,7 +151,25 @@ final class Transfer {
         return true
     }
 
-    /// A status line, or a header line with non-ASCII bytes.
+    /// `HTTP/x[.y] NNN reason`: a new response (interim 1xx, or the final one) starts over.
+    private func statusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        var i = 5
+        while i < line.count, line[i] != UInt8(ascii: " ") { i += 1 }
+        while i < line.count, line[i] == UInt8(ascii: " ") { i += 1 }
+        var code = 0
+        var digits = 0
+        while i < line.count, digits < 3, line[i] >= UInt8(ascii: "0"), line[i] <= UInt8(ascii: "9") {
+            code = code * 10 + Int(line[i] - UInt8(ascii: "0"))
+            digits += 1
+            i += 1
+        }
+        status = digits == 3 ? code : 0
+        headers = []
+        headers.reserveCapacity(16)
+        return true
+    }
+
+    /// A header line with non-ASCII bytes.
     private func headerText(_ line: UnsafeRawBufferPointer) -> Bool {
         let text = String(decoding: line, as: UTF8.self)
         if text.hasPrefix("HTTP/") {
@@ -227,7 +262,9 @@ final class Transfer {
             default: httpVersion = nil
             }
         }
-        let message = String(cString: errorBuffer).isEmpty ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+        var message: String {
+            errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+        }
         var failure: TransferResult.Failure?
         if cancelled {
             failure = .cancelled

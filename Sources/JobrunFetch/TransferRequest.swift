@@ -18,9 +18,8 @@ public struct TransferRequest: Sendable {
     public var allowsFileScheme: Bool
     /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`, at most 10 MiB); `nil` keeps its 16 KiB
     /// default. Large bodies want more: fewer reads and loop turns per byte. libcurl 7.88 refuses
-    /// to resize the buffer of a handle that has already allocated one, so a transfer that sets
-    /// this gets a fresh easy handle, cleaned up afterwards (connections stay in the multi
-    /// handle's cache either way).
+    /// to resize the buffer of a handle that has already allocated one, so easy handles are
+    /// reused only by transfers with the same buffer size (and CA file, and schemes).
     public var receiveBufferSize: Int?
 
     public init(

@@ -70,11 +70,16 @@ extension Coordinator {
         // skipped there. Retries, redirect hops and `resume` slices look on disk as before.
         let mayHavePartial = isRedirectHop || jobs[j].attempts > 1 || entry.decisions[jobs[j].slice].action == .resume
         let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size) : nil
+        let token = nextToken
+        nextToken += 1
         let writer = SliceWriter(
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
             expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
             algorithms: slice.digests.map(\.algorithm), resumeOffset: resume?.offset ?? 0,
-            shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize)
+            shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
+            progress: { [executor] written in
+                executor.post(.bodyProgress(job: j, token: token, written: written))
+            })
         var request = TransferRequest(
             url: jobs[j].url, headers: jobs[j].headers.map { ($0.name, $0.value) },
             rangeStart: resume?.offset, ifRange: resume?.validator,
@@ -84,8 +89,6 @@ extension Coordinator {
         // curl tool uses 100 KiB); 2 GiB in 4 slices went from 5.3 s to 3.3 s on tmpfs. Small and
         // unsized slices keep libcurl's 16 KiB and the pool of reused easy handles.
         request.receiveBufferSize = Self.receiveBuffer(forSize: slice.size)
-        let token = nextToken
-        nextToken += 1
         let executor = self.executor
         let id = engine.start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
@@ -116,23 +119,59 @@ extension Coordinator {
 
     // MARK: Completions
 
-    mutating func handle(_ event: Executor.Event) {
-        switch event {
-        case .transferDone(let j, let token, let result):
-            guard case .running(let current, _, let writer) = jobs[j].state, current == token else { return }
-            running -= 1
-            runningByOrigin[jobs[j].origin, default: 1] -= 1
-            complete(j, writer: writer, result: result)
+    /// Finished transfers waiting to be checked before no new slice starts.
+    static let maxBacklog = 16
+
+    /// Takes every posted event. A finished transfer frees its slot at once. Its outcome is
+    /// handled before new slices start when that can change what starts (a failure, a 429's
+    /// cooldown, a redirect); a body to verify and store waits until the freed slots have their
+    /// next slices, and then is checked (hashing, writing, renaming) one at a time, taking newly
+    /// posted events the same way in between: the engine thread never waits for new work while
+    /// this thread does the disk's. Once the disk has been full, every outcome is handled before
+    /// anything new starts, so a second full disk stops the run before it starts more.
+    mutating func handleEvents() {
+        var bodies: [(job: Int, writer: SliceWriter, result: TransferResult)] = []
+        var next = 0
+        while true {
+            var freedSlots = false
+            for event in executor.takeEvents() {
+                switch event {
+                case .transferDone(let j, let token, let result):
+                    guard case .running(let current, _, let writer) = jobs[j].state, current == token else { continue }
+                    running -= 1
+                    runningByOrigin[jobs[j].origin, default: 1] -= 1
+                    freedSlots = true
+                    if diskFullCount == 0, writer.hasBodyToCheck(result) {
+                        bodies.append((j, writer, result))
+                    } else {
+                        complete(j, writer: writer, result: result)
+                    }
+                case .bodyProgress(let j, let token, let written):
+                    guard case .running(let current, _, let writer) = jobs[j].state, current == token else { continue }
+                    writer.hash(upTo: written, scratch: digestPool.scratch)
+                }
+            }
+            // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them the
+            // next slices wait until this thread has caught up.
+            if freedSlots && !isStopping && bodies.count - next <= Self.maxBacklog { dispatch() }
+            guard next < bodies.count else {
+                // Slots the backlog held back (and those `complete` freed) are used now.
+                if !bodies.isEmpty && !isStopping { dispatch() }
+                return
+            }
+            let b = bodies[next]
+            next += 1
+            complete(b.job, writer: b.writer, result: b.result)
         }
     }
 
     mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
-        let digests = writer.finish()
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         jobs[j].bytesTransferred += result.bodyBytes
         if let version = result.httpVersion { jobs[j].httpVersion = version }
         if result.failure == .cancelled {
+            writer.close()
             jobs[j].state = .done
             jobs[j].outcome = SliceOutcome(
                 status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
@@ -140,15 +179,14 @@ extension Coordinator {
             return
         }
         if let failure = writer.writeFailure {
-            if failure.isDiskFull { diskFullCount += 1 }
-            let kind: SliceErrorKind = failure.isDiskFull ? .diskFull : (failure.isUnsafePath ? .unsafePath : .io)
+            writer.close()
             // The partial file stays for a later resume; no final file was touched.
-            fail(j, AttemptFailure(kind: kind, message: failure.message, isTransient: false))
-            if diskFullCount >= 2 { stopForFullDisk() }
+            failWrite(j, failure)
             return
         }
         switch writer.verdict {
         case .redirect(let location):
+            writer.close()
             switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: resource.url(of: slice), hops: jobs[j].hops, headers: jobs[j].headers) {
             case .follow(let url, let headers):
                 jobs[j].url = url
@@ -160,6 +198,7 @@ extension Coordinator {
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
         case .refused(var failure):
+            writer.close()
             if failure.status == 416, jobs[j].resumeOffset > 0, jobs[j].resumeOffset == slice.size {
                 // The partial file already holds every byte: verify it instead of failing.
                 commitCompletePartial(j, writer: writer)
@@ -172,24 +211,50 @@ extension Coordinator {
             retryOrFail(j, failure)
         case .body:
             if let transport = result.failure {
+                // File mode keeps what arrived for a resume; a memory body is dropped.
+                writer.close()
                 retryOrFail(j, Self.failure(from: transport))
                 return
             }
             if let expected = slice.size, writer.written != expected {
+                writer.close()
                 discardPartial(writer)
                 retryOrFail(j, AttemptFailure(kind: .sizeMismatch, message: "received \(writer.written) bytes, expected \(expected)", isTransient: true))
                 return
             }
+            let digests: [Digest]
+            switch writer.digests(pool: digestPool) {
+            case .success(let d): digests = d
+            case .failure(let failure):
+                writer.close()
+                failWrite(j, failure)
+                return
+            }
             if let mismatch = zip(slice.digests, digests).first(where: { $0.0 != $0.1 }) {
+                writer.close()
                 discardPartial(writer)
                 retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "\(mismatch.0.algorithm.rawValue) is \(mismatch.1.hex), expected \(mismatch.0.hex)", isTransient: true))
+                return
+            }
+            if let failure = writer.persist() {
+                failWrite(j, failure)
                 return
             }
             jobs[j].didResume = writer.startOffset > 0 || jobs[j].didResume
             queueCommit(j, writer: writer, digests: digests)
         case nil:
+            writer.close()
             retryOrFail(j, Self.failure(from: result.failure ?? .other(code: -1, message: "the transfer ended without a response")))
         }
+    }
+
+    /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
+    /// file stays for a later resume); a second full disk stops the run from starting more.
+    mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
+        if failure.isDiskFull { diskFullCount += 1 }
+        let kind: SliceErrorKind = failure.isDiskFull ? .diskFull : (failure.isUnsafePath ? .unsafePath : .io)
+        fail(j, AttemptFailure(kind: kind, message: failure.message, isTransient: false))
+        if diskFullCount >= 2 { stopForFullDisk() }
     }
 
     static func failure(from transport: TransferResult.Failure) -> AttemptFailure {

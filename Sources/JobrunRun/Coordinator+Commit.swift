@@ -47,7 +47,7 @@ extension Coordinator {
                 fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
                 continue
             }
-            unlinkat(writer.directoryFD, writer.metaName, 0)
+            if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
             jobs[j].state = .done
             jobs[j].outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,

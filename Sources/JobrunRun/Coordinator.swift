@@ -72,6 +72,7 @@ struct Coordinator {
     var diskFullCount = 0
     var isStopping = false
     var lastProgress = ContinuousClock.now
+    let digestPool = DigestPool()
 
     enum ResourceState: Equatable {
         case waiting, active, complete, failed, skipped(String)
@@ -126,11 +127,11 @@ struct Coordinator {
             if !isStopping { dispatch() }
             flushCommitsIfDue(force: isStopping)
             if isFinished { break }
-            for event in executor.takeEvents() { handle(event) }
+            handleEvents()
             if isFinished { break }
             reportProgressIfDue()
             executor.wait(until: nextDeadline())
-            for event in executor.takeEvents() { handle(event) }
+            handleEvents()
         }
         flushCommitsIfDue(force: true)
         for index in plan.entries.indices { finishResourceIfDone(index) }

@@ -30,12 +30,20 @@ public struct ApplyOptions: Sendable {
 public final class Executor: Sendable {
     let plan: Plan
     let options: ApplyOptions
-    private let events = Mutex<[Event]>([])
+    private let inbox = Mutex(Inbox())
     private let wakeup = DispatchSemaphore(value: 0)
+
+    /// Events for the coordinator, and whether it sleeps (only then does a poster wake it).
+    private struct Inbox {
+        var events: [Event] = []
+        var isSleeping = false
+    }
     private let interruption = Mutex<Int32?>(nil)
 
     enum Event: Sendable {
         case transferDone(job: Int, token: UInt64, result: TransferResult)
+        /// A file-mode body has `written` bytes on disk: they can be hashed.
+        case bodyProgress(job: Int, token: UInt64, written: Int64)
     }
 
     public init(plan: Plan, options: ApplyOptions) {
@@ -50,15 +58,27 @@ public final class Executor: Sendable {
         wakeup.signal()
     }
 
+    /// Queues an event without waking the coordinator: the engine calls ``wakeIfSleeping()``
+    /// once per turn of its loop (`CurlEngine(afterCallbacks:)`), so a turn that finished ten
+    /// transfers costs one wakeup, not ten.
     func post(_ event: Event) {
-        events.withLock { $0.append(event) }
-        wakeup.signal()
+        inbox.withLock { $0.events.append(event) }
+    }
+
+    /// Wakes the coordinator when it sleeps and events wait.
+    func wakeIfSleeping() {
+        let wake = inbox.withLock { box -> Bool in
+            guard box.isSleeping, !box.events.isEmpty else { return false }
+            box.isSleeping = false
+            return true
+        }
+        if wake { wakeup.signal() }
     }
 
     func takeEvents() -> [Event] {
-        events.withLock { list in
-            let taken = list
-            list = []
+        inbox.withLock { box in
+            let taken = box.events
+            box.events = []
             return taken
         }
     }
@@ -67,13 +87,21 @@ public final class Executor: Sendable {
 
     /// Runs to completion (or interruption) on the calling thread.
     public func run() throws(EngineError) -> ApplyResult {
-        let engine = try CurlEngine()
+        let engine = try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() })
         defer { engine.shutdown() }
         var coordinator = Coordinator(executor: self, engine: engine)
         return coordinator.run()
     }
 
+    /// Sleeps until an event is posted, an interruption arrives or `deadline` passes; returns at
+    /// once when events already wait.
     func wait(until deadline: ContinuousClock.Instant?) {
+        let mustSleep = inbox.withLock { box -> Bool in
+            box.isSleeping = box.events.isEmpty
+            return box.isSleeping
+        }
+        guard mustSleep else { return }
+        defer { inbox.withLock { $0.isSleeping = false } }
         guard let deadline else {
             wakeup.wait()
             return

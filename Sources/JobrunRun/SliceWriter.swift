@@ -5,19 +5,38 @@ import JobrunPlan
 import JobrunVerify
 import Synchronization
 
-/// Receives one attempt's response for one slice: checks the head, streams the body into the
-/// partial file while hashing it, and enforces the byte cap. Called on the engine thread; the
-/// coordinator reads the outcome after the transfer's completion.
+/// Receives one attempt's response for one slice: checks the head, takes the body, and enforces
+/// the byte cap. The engine thread only stores bytes; hashing happens on the coordinator thread.
+///
+/// Two ways to store a body:
+/// - **memory**: a body of at most ``memoryLimit`` bytes (known from the slice's size or the
+///   response's Content-Length) is kept in one buffer. The coordinator hashes it when the
+///   transfer is complete and, only when it verifies, writes it to the partial file
+///   (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
+///   nothing worth keeping is lost when a transfer breaks, and the engine thread spends no
+///   system call on them.
+/// - **file**: anything larger streams into the partial file as it arrives. Every
+///   ``progressStep`` bytes the coordinator is told (``progress``) and hashes what is on disk by
+///   reading it back (``hash(upTo:)``), so hashing runs on another core than receiving.
+///
+/// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
+/// coordinator thread, either after the transfer's completion or for bytes the engine thread
+/// reported as written (the report is posted after the write, through a lock).
 final class SliceWriter: TransferSink, @unchecked Sendable {
     /// How the attempt's response ended up being handled.
     enum Verdict {
-        /// The body went into the partial file (from `startOffset`).
+        /// The body was accepted (into memory or the partial file, from `startOffset`).
         case body
         /// A redirect to follow.
         case redirect(location: String)
         /// A response we refused; the failure says why.
         case refused(AttemptFailure)
     }
+
+    /// Bodies up to this size are kept in memory until verified.
+    static let memoryLimit: Int64 = 256 << 10
+    /// How often (in bytes written) a file-mode body reports progress for hashing.
+    static let progressStep: Int64 = 1 << 20
 
     let directoryFD: Int32
     let fileName: String
@@ -27,22 +46,37 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let cap: Int64
     let resumeOffset: Int64
     let shouldKeepMetadata: Bool
+    let algorithms: [DigestAlgorithm]
+    /// Called on the engine thread with the bytes now in the partial file (file mode only).
+    private let progress: (@Sendable (Int64) -> Void)?
 
-    // Engine-thread state, read by the coordinator only after completion.
+    // Engine-thread state, read by the coordinator only after completion (or, for `fd`, after
+    // a progress report).
     private(set) var verdict: Verdict?
     private(set) var startOffset: Int64 = 0
     private(set) var written: Int64 = 0
     private(set) var writeFailure: WriteFailure?
     private(set) var head: ResponseHead?
     private var fd: Int32 = -1
+    private var buffer: UnsafeMutableRawPointer?
+    private var capacity = 0
+    private var reported: Int64 = 0
+
+    // Coordinator-thread state: the running digest of a file-mode body.
     private var digester: MultiDigester?
-    private let algorithms: [DigestAlgorithm]
+    private var hashed: Int64 = 0
+    private var readFailure: WriteFailure?
 
     var partName: String { PartialDownload.partName(for: fileName) }
     var metaName: String { PartialDownload.metaName(for: fileName) }
+    /// The body is (still) held in memory rather than in the partial file.
+    var isInMemory: Bool { buffer != nil }
+    /// This attempt may have written a metadata file (or found one to resume from).
+    var mayHaveMetadata: Bool { shouldKeepMetadata || resumeOffset > 0 || expectedSize == nil }
 
     init(directoryFD: Int32, fileName: String, displayPath: String, identity: String, expectedSize: Int64?, cap: Int64,
-         algorithms: [DigestAlgorithm], resumeOffset: Int64, shouldKeepMetadata: Bool) {
+         algorithms: [DigestAlgorithm], resumeOffset: Int64, shouldKeepMetadata: Bool,
+         progress: (@Sendable (Int64) -> Void)? = nil) {
         self.directoryFD = directoryFD
         self.fileName = fileName
         self.displayPath = displayPath
@@ -52,9 +86,13 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         self.algorithms = algorithms
         self.resumeOffset = resumeOffset
         self.shouldKeepMetadata = shouldKeepMetadata
+        self.progress = progress
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit {
+        if fd >= 0 { closeDescriptor(fd) }
+        free(buffer)
+    }
 
     // MARK: TransferSink
 
@@ -75,6 +113,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
             return refuse(AttemptFailure(kind: .contentEncoding, message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false))
         }
         var offset: Int64 = 0
+        var length: Int64?
         if status == 206 {
             // Append only when the range starts exactly where the partial ends.
             guard resumeOffset > 0, let range = head.value("content-range").flatMap(ContentRange.init), range.start == resumeOffset else {
@@ -84,27 +123,34 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
                 return refuse(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(total) bytes, expected \(expectedSize)", isTransient: false))
             }
             offset = resumeOffset
-        } else if let length = head.value("content-length").flatMap({ Int64($0) }) {
-            if let expectedSize, length != expectedSize {
-                return refuse(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(length) bytes, expected \(expectedSize)", isTransient: false))
+        } else if let declared = head.value("content-length").flatMap({ Int64($0) }) {
+            if let expectedSize, declared != expectedSize {
+                return refuse(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(declared) bytes, expected \(expectedSize)", isTransient: false))
             }
-            if length > cap {
-                return refuse(AttemptFailure(kind: .tooLarge, message: "the server's file is \(length) bytes, over the \(cap)-byte limit", isTransient: false))
+            if declared > cap {
+                return refuse(AttemptFailure(kind: .tooLarge, message: "the server's file is \(declared) bytes, over the \(cap)-byte limit", isTransient: false))
             }
-        }
-        do throws(WriteFailure) {
-            try openPartial(appending: offset > 0)
-            if offset > 0 { try rehashPartial(upTo: offset) }
-            if shouldKeepMetadata || (expectedSize == nil && (head.value("content-length").flatMap { Int64($0) } ?? 0) >= PartialDownload.resumableSize) {
-                writeMetadata(head)
-            }
-        } catch {
-            writeFailure = error
-            return .reject
+            length = declared
         }
         startOffset = offset
         written = offset
         verdict = .body
+        if offset == 0, !shouldKeepMetadata, let size = expectedSize ?? length, size <= Self.memoryLimit,
+            let memory = malloc(Int(max(size, 1))) {
+            buffer = memory
+            capacity = Int(size)
+            return .accept
+        }
+        do throws(WriteFailure) {
+            try openPartial(appending: offset > 0)
+            if shouldKeepMetadata || (expectedSize == nil && (length ?? 0) >= PartialDownload.resumableSize) {
+                writeMetadata(head)
+            }
+        } catch {
+            writeFailure = error
+            verdict = nil
+            return .reject
+        }
         return .accept
     }
 
@@ -114,57 +160,86 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     }
 
     func receive(body: UnsafeRawBufferPointer) -> Bool {
-        guard fd >= 0 else { return false }
+        guard let base = body.baseAddress, !body.isEmpty else { return true }
         if written + Int64(body.count) > cap {
             verdict = .refused(AttemptFailure(kind: .tooLarge, message: "more than \(cap) bytes received; stopped (wrong Content-Length or an unexpected body)", isTransient: false))
             return false
         }
-        var offset = 0
-        while offset < body.count {
-            guard let base = body.baseAddress else { return false }
-            let n = write(fd, base + offset, body.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                writeFailure = WriteFailure(path: displayPath, operation: "write", errno: errno)
+        if let buffer {
+            let used = Int(written)
+            if used + body.count <= capacity {
+                (buffer + used).copyMemory(from: base, byteCount: body.count)
+                written += Int64(body.count)
+                return true
+            }
+            // More than the Content-Length announced (possible only without a declared size):
+            // continue in the partial file.
+            do throws(WriteFailure) {
+                try openPartial(appending: false)
+                try writeAll(UnsafeRawBufferPointer(start: buffer, count: used))
+            } catch {
+                writeFailure = error
                 return false
             }
-            offset += n
+            free(buffer)
+            self.buffer = nil
         }
-        digester?.update(body)
+        guard fd >= 0 else { return false }
+        do throws(WriteFailure) {
+            try writeAll(body)
+        } catch {
+            writeFailure = error
+            return false
+        }
         written += Int64(body.count)
+        if written - reported >= Self.progressStep, let progress {
+            reported = written
+            progress(written)
+        }
         return true
     }
 
-    // MARK: Files
-
-    private func openPartial(appending: Bool) throws(WriteFailure) {
-        if appending {
-            fd = openat(directoryFD, partName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        } else {
-            // Never truncate through a link someone planted: remove the name, then create it exclusively.
-            unlinkat(directoryFD, partName, 0)
-            fd = openat(directoryFD, partName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(WriteFailure) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, base + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw WriteFailure(path: displayPath, operation: "write", errno: errno)
+            }
+            offset += n
         }
-        if fd < 0 { throw WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
-        if !algorithms.isEmpty { digester = try? MultiDigester(algorithms: algorithms) }
     }
 
-    /// A resumed body continues the digest of the bytes already on disk.
-    private func rehashPartial(upTo offset: Int64) throws(WriteFailure) {
-        guard let digester else { return }
-        let readFD = openat(directoryFD, partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if readFD < 0 { throw WriteFailure(path: displayPath, operation: "read partial file", errno: errno) }
-        defer { close(readFD) }
-        // Mapped and walked in chunks whose pages are released behind the cursor: a multi-GB
-        // partial file costs neither a copy nor resident memory.
-        let mapped: MappedFile
-        do {
-            mapped = try MappedFile(fileDescriptor: readFD, path: displayPath)
-        } catch {
-            throw WriteFailure(path: displayPath, operation: "map partial file", errno: error.code)
+    // MARK: Files (engine thread)
+
+    /// Opens the partial file for reading back as well as writing (the coordinator hashes it).
+    private func openPartial(appending: Bool) throws(WriteFailure) {
+        if appending {
+            fd = openat(directoryFD, partName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+            if fd < 0 { throw WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
+            // The bytes to continue must be exactly those the request asked the server to skip.
+            var st = stat()
+            guard fstat(fd, &st) == 0, Int64(st.st_size) == resumeOffset else {
+                throw WriteFailure(path: displayPath, operation: "read partial file", errno: EIO)
+            }
+        } else {
+            fd = Self.createExclusive(directoryFD, partName)
+            if fd < 0 { throw WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
         }
-        guard Int64(mapped.count) == offset else { throw WriteFailure(path: displayPath, operation: "read partial file", errno: EIO) }
-        mapped.forEachChunk { digester.update($0) }
+    }
+
+    /// Creates `name` afresh. Never truncates or follows what is there (a stale partial file, or
+    /// a link someone planted): an existing name is removed and the creation retried.
+    static func createExclusive(_ directoryFD: Int32, _ name: String) -> Int32 {
+        let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        var fd = openat(directoryFD, name, flags, 0o666)
+        if fd < 0 && errno == EEXIST {
+            unlinkat(directoryFD, name, 0)
+            fd = openat(directoryFD, name, flags, 0o666)
+        }
+        return fd
     }
 
     private func writeMetadata(_ head: ResponseHead) {
@@ -185,18 +260,91 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         let mfd = openat(directoryFD, metaName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard mfd >= 0 else { return }
         _ = bytes.withUnsafeBytes { write(mfd, $0.baseAddress, $0.count) }
-        close(mfd)
+        closeDescriptor(mfd)
     }
 
-    /// Closes the partial file and returns the digests of everything in it.
-    func finish() -> [Digest] {
+    // MARK: Coordinator thread
+
+    /// The attempt delivered a whole body to check and store (no failure on either side).
+    func hasBodyToCheck(_ result: TransferResult) -> Bool {
+        guard writeFailure == nil, result.failure == nil, case .body = verdict else { return false }
+        return true
+    }
+
+    /// Hashes the partial file's bytes up to `offset` (which the engine thread has written).
+    func hash(upTo offset: Int64, scratch: UnsafeMutableRawBufferPointer) {
+        guard !algorithms.isEmpty, fd >= 0, readFailure == nil, offset > hashed else { return }
+        if digester == nil {
+            do {
+                digester = try MultiDigester(algorithms: algorithms)
+            } catch {
+                readFailure = WriteFailure(path: displayPath, operation: "hash", errno: ENOMEM)
+                return
+            }
+        }
+        guard let digester, let base = scratch.baseAddress else { return }
+        while hashed < offset {
+            let want = Int(min(Int64(scratch.count), offset - hashed))
+            let n = pread(fd, base, want, off_t(hashed))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                readFailure = WriteFailure(path: displayPath, operation: "read back", errno: n < 0 ? errno : EIO)
+                return
+            }
+            digester.update(UnsafeRawBufferPointer(start: base, count: n))
+            hashed += Int64(n)
+        }
+    }
+
+    /// The digests of the whole body (after the transfer completed): of the buffer in memory
+    /// mode, of the partial file from its first byte in file mode.
+    func digests(pool: DigestPool) -> Result<[Digest], WriteFailure> {
+        if algorithms.isEmpty { return .success([]) }
+        if let buffer {
+            return .success(pool.digests(algorithms, of: UnsafeRawBufferPointer(start: buffer, count: Int(written))))
+        }
+        hash(upTo: written, scratch: pool.scratch)
+        if let readFailure { return .failure(readFailure) }
+        guard hashed == written, let digester else {
+            return .failure(WriteFailure(path: displayPath, operation: "read back", errno: EIO))
+        }
+        return .success(digester.finalize())
+    }
+
+    /// Memory mode: writes the verified body to a fresh partial file and frees the buffer. File
+    /// mode: nothing left to write. Either way the partial file is then closed.
+    func persist() -> WriteFailure? {
+        defer { close() }
+        guard let buffer else { return nil }
+        defer {
+            free(buffer)
+            self.buffer = nil
+        }
+        fd = Self.createExclusive(directoryFD, partName)
+        if fd < 0 { return WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
+        do throws(WriteFailure) {
+            try writeAll(UnsafeRawBufferPointer(start: buffer, count: Int(written)))
+        } catch {
+            // A small slice is never resumed: its partial file would only take space.
+            unlinkat(directoryFD, partName, 0)
+            return error
+        }
+        return nil
+    }
+
+    /// Closes the partial file (kept on disk) and drops a memory body.
+    func close() {
         if fd >= 0 {
-            close(fd)
+            closeDescriptor(fd)
             fd = -1
         }
-        return digester?.finalize() ?? []
+        free(buffer)
+        buffer = nil
     }
 }
+
+/// `close(2)`, out of reach of `SliceWriter.close()`'s name.
+private func closeDescriptor(_ fd: Int32) { close(fd) }
 
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
 struct ContentRange: Hashable {
