@@ -48,6 +48,11 @@ public struct ResponseHead: Sendable, Hashable {
     public struct HeaderLine: Sendable, Hashable {
         public var name: String
         public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public init(status: Int, headers: [HeaderLine]) {

@@ -59,11 +59,11 @@ extension Coordinator {
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
             jobs[j].attempts += 1
-            jobs[j].url = resource.url(of: slice)
+            jobs[j].url = jobs[j].own.url
             jobs[j].headers = resource.headers(for: slice)
             jobs[j].hops = 0
         }
-        let identity = resource.identity(of: slice)
+        let identity = jobs[j].own.identity
         // The plan was made by this process moments ago from one listing per folder: a first
         // attempt of a slice it classified fetch/refetch has no resumable partial (a partial
         // with matching metadata would have made it `resume`), so the per-slice lookup is
@@ -79,7 +79,8 @@ extension Coordinator {
             shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
             progress: { [executor] written in
                 executor.post(.bodyProgress(job: j, token: token, written: written))
-            })
+            },
+            buffers: bodyBuffers)
         var request = TransferRequest(
             url: jobs[j].url, headers: jobs[j].headers.map { ($0.name, $0.value) },
             rangeStart: resume?.offset, ifRange: resume?.validator,
@@ -119,8 +120,9 @@ extension Coordinator {
 
     // MARK: Completions
 
-    /// Finished transfers waiting to be checked before no new slice starts.
-    static let maxBacklog = 16
+    /// Finished transfers (and their bytes) waiting to be checked before no new slice starts.
+    static let maxBacklog = 64
+    static let maxBacklogBytes: Int64 = 8 << 20
 
     /// Takes every posted event. A finished transfer frees its slot at once. Its outcome is
     /// handled before new slices start when that can change what starts (a failure, a 429's
@@ -132,6 +134,7 @@ extension Coordinator {
     mutating func handleEvents() {
         var bodies: [(job: Int, writer: SliceWriter, result: TransferResult)] = []
         var next = 0
+        var waitingBytes: Int64 = 0
         while true {
             var freedSlots = false
             for event in executor.takeEvents() {
@@ -143,6 +146,7 @@ extension Coordinator {
                     freedSlots = true
                     if diskFullCount == 0, writer.hasBodyToCheck(result) {
                         bodies.append((j, writer, result))
+                        if writer.isInMemory { waitingBytes += writer.written }
                     } else {
                         complete(j, writer: writer, result: result)
                     }
@@ -151,9 +155,9 @@ extension Coordinator {
                     writer.hash(upTo: written, scratch: digestPool.scratch)
                 }
             }
-            // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them the
-            // next slices wait until this thread has caught up.
-            if freedSlots && !isStopping && bodies.count - next <= Self.maxBacklog { dispatch() }
+            // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them (or
+            // of their bytes) the next slices wait until this thread has caught up.
+            if freedSlots && !isStopping && bodies.count - next <= Self.maxBacklog && waitingBytes <= Self.maxBacklogBytes { dispatch() }
             guard next < bodies.count else {
                 // Slots the backlog held back (and those `complete` freed) are used now.
                 if !bodies.isEmpty && !isStopping { dispatch() }
@@ -161,6 +165,7 @@ extension Coordinator {
             }
             let b = bodies[next]
             next += 1
+            if b.writer.isInMemory { waitingBytes -= b.writer.written }
             complete(b.job, writer: b.writer, result: b.result)
         }
     }
@@ -171,11 +176,13 @@ extension Coordinator {
         jobs[j].bytesTransferred += result.bodyBytes
         if let version = result.httpVersion { jobs[j].httpVersion = version }
         if result.failure == .cancelled {
+            // A body in memory is dropped: such slices are too small to resume anyway.
+            let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
             writer.close()
             jobs[j].state = .done
             jobs[j].outcome = SliceOutcome(
                 status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
-                skipReason: "interrupted; the partial file is kept", displayURL: display(jobs[j].url))
+                skipReason: kept ? "interrupted; the partial file is kept" : "interrupted", displayURL: displayURL(j))
             return
         }
         if let failure = writer.writeFailure {
@@ -187,7 +194,7 @@ extension Coordinator {
         switch writer.verdict {
         case .redirect(let location):
             writer.close()
-            switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: resource.url(of: slice), hops: jobs[j].hops, headers: jobs[j].headers) {
+            switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: jobs[j].own.url, hops: jobs[j].hops, headers: jobs[j].headers) {
             case .follow(let url, let headers):
                 jobs[j].url = url
                 jobs[j].headers = headers
@@ -277,7 +284,7 @@ extension Coordinator {
     mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
         let resource = plan.entries[jobs[j].resource].resource
         let settings = resource.settings
-        jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: display(jobs[j].url))
+        jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
         guard failure.isTransient, jobs[j].attempts < settings.retries.attempts, !isStopping else {
             fail(j, failure)
             return
@@ -294,8 +301,7 @@ extension Coordinator {
         }
         // After a redirect the origin is the last hop's; the next attempt starts again at the
         // slice's own URL, so it queues and counts against that host's limit.
-        let own = resource.url(of: resource.slices[jobs[j].slice])
-        jobs[j].origin = (try? ParsedURL.parse(own).get())?.origin ?? own
+        jobs[j].origin = jobs[j].own.origin
         jobs[j].state = .delayed(until: now + delay)
         delayedJobs.insert(j)
     }
@@ -304,12 +310,12 @@ extension Coordinator {
         jobs[j].state = .done
         jobs[j].outcome = SliceOutcome(
             status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure,
-            duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: display(jobs[j].url))
+            duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         let attempts = jobs[j].attempts == 1 ? "1 attempt" : "\(jobs[j].attempts) attempts"
         let prefix = failure.kind == .http ? "" : "\(failure.kind.rawValue): "
-        options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(display(jobs[j].url)), \(attempts))\n")
+        options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(displayURL(j)), \(attempts))\n")
         finishResourceIfDone(jobs[j].resource)
     }
 
@@ -328,7 +334,7 @@ extension Coordinator {
         while jobs.contains(where: isPending) {
             for j in jobs.indices where isPending(jobs[j]) {
                 jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: display(jobs[j].url))
+                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: displayURL(j))
             }
             readyByOrigin = [:]
             for r in plan.entries.indices { finishResourceIfDone(r) }

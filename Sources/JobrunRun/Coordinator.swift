@@ -27,6 +27,8 @@ struct Coordinator {
         let resource: Int
         let slice: Int
         let sequence: Int
+        /// The slice's own URL, its identity (also how it is shown) and its origin.
+        let own: SliceAddress
         var origin: String
         var url: String
         var headers: [HeaderField]
@@ -73,6 +75,7 @@ struct Coordinator {
     var isStopping = false
     var lastProgress = ContinuousClock.now
     let digestPool = DigestPool()
+    let bodyBuffers = BodyBufferPool()
 
     enum ResourceState: Equatable {
         case waiting, active, complete, failed, skipped(String)
@@ -89,19 +92,21 @@ struct Coordinator {
 
     private mutating func buildJobs() {
         var sequence = 0
+        jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
         for (r, entry) in plan.entries.enumerated() {
             var indices: [Int] = []
+            indices.reserveCapacity(entry.resource.slices.count)
+            let base = SliceAddress.Base(entry.resource)
             for (s, slice) in entry.resource.slices.enumerated() {
-                let url = entry.resource.url(of: slice)
-                let origin = (try? ParsedURL.parse(url).get())?.origin ?? url
-                var job = Job(resource: r, slice: s, sequence: sequence, origin: origin, url: url, headers: entry.resource.headers(for: slice))
+                let own = SliceAddress(slice, of: entry.resource, base: base)
+                var job = Job(resource: r, slice: s, sequence: sequence, own: own, origin: own.origin, url: own.url, headers: entry.resource.headers(for: slice))
                 switch entry.decisions[s].action {
                 case .upToDate:
                     job.state = .done
-                    job.outcome = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests, displayURL: display(url))
+                    job.outcome = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests, displayURL: own.identity)
                 case .deferred:
                     job.state = .done
-                    job.outcome = SliceOutcome(status: .deferred, displayURL: display(url))
+                    job.outcome = SliceOutcome(status: .deferred, displayURL: own.identity)
                 case .fetch, .refetch, .resume:
                     break
                 }
@@ -115,6 +120,12 @@ struct Coordinator {
 
     func display(_ url: String) -> String {
         (try? ParsedURL.parse(url).get())?.displayString ?? url
+    }
+
+    /// How job `j`'s current URL is shown: without query and fragment (and without a parse
+    /// when it is the slice's own URL).
+    func displayURL(_ j: Int) -> String {
+        jobs[j].url == jobs[j].own.url ? jobs[j].own.identity : display(jobs[j].url)
     }
 
     // MARK: The loop
@@ -136,7 +147,7 @@ struct Coordinator {
         flushCommitsIfDue(force: true)
         for index in plan.entries.indices { finishResourceIfDone(index) }
         let entries = plan.entries.enumerated().map { r, entry in
-            ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { jobs[$0].outcome ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: display(jobs[$0].url)) })
+            ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { jobs[$0].outcome ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL($0)) })
         }
         return ApplyResult(entries: entries, interruptedBy: executor.interruptedBy, elapsed: ContinuousClock.now - started)
     }
@@ -190,7 +201,7 @@ struct Coordinator {
         resourceState[r] = .skipped(reason)
         for j in jobsOfResource[r] where !isDone(j) {
             jobs[j].state = .done
-            jobs[j].outcome = SliceOutcome(status: .skipped, skipReason: reason, displayURL: display(jobs[j].url))
+            jobs[j].outcome = SliceOutcome(status: .skipped, skipReason: reason, displayURL: displayURL(j))
         }
         options.output("- \(plan.entries[r].resource.id): skipped (\(reason))\n")
     }
@@ -366,11 +377,56 @@ struct Coordinator {
                 engine.cancel(transfer)
             case .ready, .delayed, .waiting:
                 jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "interrupted by signal \(signal)", displayURL: display(jobs[j].url))
+                jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "interrupted by signal \(signal)", displayURL: displayURL(j))
             case .committing, .done:
                 break
             }
         }
         readyByOrigin = [:]
+    }
+}
+
+/// A slice's URL, identity and origin, worked out once per run. Slices under a `base_url` that
+/// ends with `/` (the usual case) share its parse: their identity is the base's plus the encoded
+/// path, since the encoded path holds no `?` or `#`.
+struct SliceAddress {
+    let url: String
+    let identity: String
+    let origin: String
+
+    /// What the slices of one resource share.
+    struct Base {
+        let url: String
+        let identityPrefix: String
+        let origin: String
+
+        init?(_ resource: Resource) {
+            guard let base = resource.baseURL, base.hasSuffix("/"), case .success(let parsed) = ParsedURL.parse(base),
+                parsed.query == nil, parsed.fragment == nil, parsed.path.hasSuffix("/")
+            else { return nil }
+            url = base
+            identityPrefix = parsed.identity
+            origin = parsed.origin
+        }
+    }
+
+    init(_ slice: Slice, of resource: Resource, base: Base?) {
+        if slice.url == nil, let base {
+            let path = ParsedURL.percentEncodePath(slice.path)
+            url = base.url + path
+            identity = base.identityPrefix + path
+            origin = base.origin
+            return
+        }
+        let url = resource.url(of: slice)
+        self.url = url
+        switch ParsedURL.parse(url) {
+        case .success(let parsed):
+            identity = parsed.identity
+            origin = parsed.origin
+        case .failure:
+            identity = url
+            origin = url
+        }
     }
 }

@@ -49,6 +49,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let algorithms: [DigestAlgorithm]
     /// Called on the engine thread with the bytes now in the partial file (file mode only).
     private let progress: (@Sendable (Int64) -> Void)?
+    /// Where memory bodies come from and go back to.
+    private let buffers: BodyBufferPool
 
     // Engine-thread state, read by the coordinator only after completion (or, for `fd`, after
     // a progress report).
@@ -67,8 +69,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     private var hashed: Int64 = 0
     private var readFailure: WriteFailure?
 
-    var partName: String { PartialDownload.partName(for: fileName) }
-    var metaName: String { PartialDownload.metaName(for: fileName) }
+    let partName: String
+    let metaName: String
     /// The body is (still) held in memory rather than in the partial file.
     var isInMemory: Bool { buffer != nil }
     /// This attempt may have written a metadata file (or found one to resume from).
@@ -76,9 +78,11 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
 
     init(directoryFD: Int32, fileName: String, displayPath: String, identity: String, expectedSize: Int64?, cap: Int64,
          algorithms: [DigestAlgorithm], resumeOffset: Int64, shouldKeepMetadata: Bool,
-         progress: (@Sendable (Int64) -> Void)? = nil) {
+         progress: (@Sendable (Int64) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)) {
         self.directoryFD = directoryFD
         self.fileName = fileName
+        partName = PartialDownload.partName(for: fileName)
+        metaName = PartialDownload.metaName(for: fileName)
         self.displayPath = displayPath
         self.identity = identity
         self.expectedSize = expectedSize
@@ -87,11 +91,18 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         self.resumeOffset = resumeOffset
         self.shouldKeepMetadata = shouldKeepMetadata
         self.progress = progress
+        self.buffers = buffers
     }
 
     deinit {
         if fd >= 0 { closeDescriptor(fd) }
-        free(buffer)
+        releaseBuffer()
+    }
+
+    /// Gives the memory body's buffer back to the pool.
+    private func releaseBuffer() {
+        if let buffer { buffers.give(buffer, bytes: capacity) }
+        buffer = nil
     }
 
     // MARK: TransferSink
@@ -136,7 +147,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         written = offset
         verdict = .body
         if offset == 0, !shouldKeepMetadata, let size = expectedSize ?? length, size <= Self.memoryLimit,
-            let memory = malloc(Int(max(size, 1))) {
+            let memory = buffers.take(Int(max(size, 1))) {
             buffer = memory
             capacity = Int(size)
             return .accept
@@ -181,8 +192,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
                 writeFailure = error
                 return false
             }
-            free(buffer)
-            self.buffer = nil
+            releaseBuffer()
         }
         guard fd >= 0 else { return false }
         do throws(WriteFailure) {
@@ -316,10 +326,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     func persist() -> WriteFailure? {
         defer { close() }
         guard let buffer else { return nil }
-        defer {
-            free(buffer)
-            self.buffer = nil
-        }
+        defer { releaseBuffer() }
         fd = Self.createExclusive(directoryFD, partName)
         if fd < 0 { return WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
         do throws(WriteFailure) {
@@ -338,8 +345,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
             closeDescriptor(fd)
             fd = -1
         }
-        free(buffer)
-        buffer = nil
+        releaseBuffer()
     }
 }
 

@@ -68,6 +68,63 @@ func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink
         #expect(log.first?.header(named: "Accept-Encoding") == nil)
     }
 
+    /// Easy handles are reused without `curl_easy_reset`: what one transfer set (a range, an
+    /// If-Range, its headers, a total timeout) must not reach the next on the same handle.
+    @Test func aReusedHandleCarriesNothingOver() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        let first = TransferRequest(
+            url: server.url("/gen/1000/one.bin"), headers: [("X-Trace", "t1")], rangeStart: 600, ifRange: "\"v\"",
+            totalTimeout: .seconds(30))
+        _ = await fetch(engine, first, sink: RecordingSink())
+        let sink = RecordingSink()
+        let second = await fetch(engine, TransferRequest(url: server.url("/gen/3000/two.bin")), sink: sink)
+        #expect(second.failure == nil && second.head?.status == 200)
+        #expect(Data(sink.body) == Data(Generated.bytes(size: 3000, name: "two.bin")))
+        let log = try await server.waitForRequests { $0.count == 2 }
+        let plain = try #require(log.last)
+        #expect(plain.path == "/gen/3000/two.bin")
+        #expect(plain.header(named: "Range") == nil && plain.header(named: "If-Range") == nil && plain.header(named: "X-Trace") == nil, "\(plain)")
+    }
+
+    /// Handles made with their own receive buffer (large bodies) are reused only by transfers
+    /// that ask for the same size (libcurl 7.88 refuses to resize a buffer it has allocated),
+    /// interleaved with transfers on default handles.
+    @Test func largeBufferHandlesAreReusedByTheirOwnKind() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        for (i, size) in [(0, 1_500_000), (1, 700), (2, 1_500_000), (3, 1_500_000), (4, 900)].enumerated().map({ ($0.offset, $0.element.1) }) {
+            var request = TransferRequest(url: server.url("/gen/\(size)/b\(i).bin"))
+            if size > 1000 { request.receiveBufferSize = 512 << 10 }
+            let sink = RecordingSink()
+            let result = await fetch(engine, request, sink: sink)
+            #expect(result.failure == nil, "transfer \(i): \(String(describing: result.failure))")
+            #expect(Data(sink.body) == Data(Generated.bytes(size: size, name: "b\(i).bin")), "transfer \(i)")
+        }
+    }
+
+    /// The hook a caller uses to wake its consumer runs on the engine thread after a turn in
+    /// which a completion ran.
+    @Test func afterCallbacksRunsAfterCompletions() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let turns = Mutex(0)
+        let completedBeforeHook = Mutex(false)
+        let completed = Mutex(false)
+        let engine = try CurlEngine(afterCallbacks: {
+            turns.withLock { $0 += 1 }
+            if completed.withLock({ $0 }) { completedBeforeHook.withLock { $0 = true } }
+        })
+        defer { engine.shutdown() }
+        engine.start(TransferRequest(url: server.url("/gen/10/hook.bin")), sink: RecordingSink()) { _ in completed.withLock { $0 = true } }
+        let seen = await Poll.until(timeout: .seconds(20), interval: .milliseconds(5)) { completedBeforeHook.withLock { $0 } }
+        #expect(seen, "the hook never ran after the completion (\(turns.withLock { $0 }) turns)")
+    }
+
     @Test func errorStatusesAreHeadsNotFailures() async throws {
         let server = try FaultServer()
         defer { server.stop() }

@@ -1,0 +1,225 @@
+import Foundation
+import JobrunCore
+import JobrunFetch
+import JobrunPlan
+import JobrunTestSupport
+import Testing
+@testable import JobrunRun
+
+/// The sink of one attempt, driven the way the engine drives it: a head, then body pieces.
+@Suite struct SliceWriterTests {
+    /// A folder to write into, opened as the coordinator opens it.
+    final class Folder {
+        let directory: TemporaryDirectory
+        let fd: Int32
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "jobrun-slicewriter")
+            fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+
+        deinit {
+            close(fd)
+            directory.remove()
+        }
+
+        func writer(size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256], cap: Int64? = nil,
+                    resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil) -> SliceWriter {
+            SliceWriter(
+                directoryFD: fd, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
+                expectedSize: size, cap: cap ?? size ?? (4 << 30), algorithms: digests, resumeOffset: resumeOffset,
+                shouldKeepMetadata: (size ?? 0) >= PartialDownload.resumableSize, progress: progress)
+        }
+
+        func entries() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+        }
+    }
+
+    static func head(_ status: Int = 200, length: Int?) -> ResponseHead {
+        ResponseHead(status: status, headers: length.map { [.init(name: "Content-Length", value: "\($0)")] } ?? [])
+    }
+
+    /// Feeds `bytes` in pieces of `piece` bytes, as libcurl's write callback does.
+    static func feed(_ writer: SliceWriter, _ bytes: [UInt8], piece: Int = 16 << 10) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + piece, bytes.count)
+            let ok = bytes[offset..<end].withUnsafeBytes { writer.receive(body: $0) }
+            if !ok { return false }
+            offset = end
+        }
+        return true
+    }
+
+    static func sha256(_ bytes: [UInt8]) throws -> Digest {
+        try Digest.compute(.sha256, of: bytes)
+    }
+
+    @Test func aSmallBodyStaysInMemoryUntilItIsVerifiedAndPersisted() throws {
+        let folder = try Folder()
+        let body = Generated.bytes(size: 70_000, name: "f.bin")
+        let writer = folder.writer(size: Int64(body.count))
+        #expect(writer.receive(head: Self.head(length: body.count)) == .accept)
+        #expect(Self.feed(writer, body))
+        #expect(writer.isInMemory)
+        #expect(folder.entries().isEmpty, "a memory body touched the disk before it was verified: \(folder.entries())")
+        #expect(try writer.digests(pool: DigestPool()).get() == [Self.sha256(body)])
+        #expect(writer.persist() == nil)
+        #expect(!writer.isInMemory)
+        #expect(folder.entries() == [".f.bin.jobrun-part"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".f.bin.jobrun-part"))) == Data(body))
+    }
+
+    /// A partial file left by an earlier run (or a link planted there) is replaced, never
+    /// followed or appended to.
+    @Test func persistReplacesAStalePartialFile() throws {
+        let folder = try Folder()
+        _ = try folder.directory.write(file: ".f.bin.jobrun-part", contents: "stale bytes from another run")
+        let target = try folder.directory.write(file: "elsewhere.txt", contents: "keep me")
+        try FileManager.default.createSymbolicLink(atPath: folder.directory.path(".g.bin.jobrun-part"), withDestinationPath: target)
+        for name in ["f.bin", "g.bin"] {
+            let body = Generated.bytes(size: 1000, name: name)
+            let writer = folder.writer(size: 1000, name: name)
+            #expect(writer.receive(head: Self.head(length: 1000)) == .accept)
+            #expect(Self.feed(writer, body))
+            #expect(writer.persist() == nil)
+            let stored = try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".\(name).jobrun-part")))
+            #expect(stored == Data(body))
+        }
+        #expect(folder.directory.contents(of: "elsewhere.txt") == "keep me")
+    }
+
+    @Test func aBodyWithoutDeclaredSizeUsesTheContentLength() throws {
+        let folder = try Folder()
+        let small = folder.writer(size: nil)
+        #expect(small.receive(head: Self.head(length: 100)) == .accept)
+        #expect(small.isInMemory)
+        // No Content-Length either (a chunked response): straight to the partial file.
+        let unknown = folder.writer(size: nil, name: "u.bin")
+        #expect(unknown.receive(head: Self.head(length: nil)) == .accept)
+        #expect(!unknown.isInMemory)
+        #expect(folder.entries() == [".u.bin.jobrun-part"])
+        // Above the memory limit: the partial file from the first byte.
+        let large = folder.writer(size: nil, name: "l.bin")
+        #expect(large.receive(head: Self.head(length: Int(SliceWriter.memoryLimit) + 1)) == .accept)
+        #expect(!large.isInMemory)
+    }
+
+    /// More bytes than a Content-Length announced (no declared size): what was buffered moves to
+    /// the partial file and the body continues there; the digest covers every byte.
+    @Test func aBodyLongerThanAnnouncedMovesToThePartialFile() throws {
+        let folder = try Folder()
+        let body = Generated.bytes(size: 5000, name: "f.bin")
+        let writer = folder.writer(size: nil)
+        #expect(writer.receive(head: Self.head(length: 3000)) == .accept)
+        #expect(Self.feed(writer, body, piece: 1000))
+        #expect(!writer.isInMemory)
+        #expect(writer.written == 5000)
+        #expect(try writer.digests(pool: DigestPool()).get() == [Self.sha256(body)])
+        writer.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".f.bin.jobrun-part"))) == Data(body))
+    }
+
+    @Test func theByteCapHoldsInBothModes() throws {
+        let folder = try Folder()
+        for size in [1000, 2 << 20] {
+            let writer = folder.writer(size: Int64(size), name: "f\(size).bin")
+            #expect(writer.receive(head: Self.head(length: nil)) == .accept)
+            #expect(!Self.feed(writer, Generated.bytes(size: size + 1, name: "x")))
+            guard case .refused(let failure) = writer.verdict else {
+                Issue.record("no refusal: \(String(describing: writer.verdict))")
+                continue
+            }
+            #expect(failure.kind == .tooLarge)
+            #expect(writer.written <= Int64(size))
+        }
+    }
+
+    /// A large body streams to disk; the coordinator hashes what was written as progress
+    /// reports arrive, and the final digest covers the whole file.
+    @Test func aLargeBodyIsHashedFromDiskAsItArrives() throws {
+        let folder = try Folder()
+        let size = 3 * Int(SliceWriter.progressStep) + 12_345
+        let body = Generated.bytes(size: size, name: "big.bin")
+        let reports = ReportLog()
+        let writer = folder.writer(size: Int64(size), name: "big.bin", digests: [.md5, .sha256], progress: { reports.add($0) })
+        #expect(writer.receive(head: Self.head(length: size)) == .accept)
+        #expect(!writer.isInMemory)
+        let pool = DigestPool()
+        var offset = 0
+        while offset < size {
+            let end = min(offset + 100_000, size)
+            #expect(body[offset..<end].withUnsafeBytes { writer.receive(body: $0) })
+            offset = end
+            // What the coordinator does with each report, in between.
+            for written in reports.take() { writer.hash(upTo: written, scratch: pool.scratch) }
+        }
+        #expect(reports.count >= 2, "the engine side reported progress \(reports.count) times")
+        let digests = try writer.digests(pool: pool).get()
+        #expect(digests == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
+    }
+
+    /// A resumed body continues a partial file of exactly the resume offset; the digest covers
+    /// the bytes already there too.
+    @Test func aResumedBodyIsHashedWithTheBytesAlreadyOnDisk() throws {
+        let folder = try Folder()
+        let size = 2 << 20
+        let body = Generated.bytes(size: size, name: "r.bin")
+        let cut = 700_000
+        _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))
+        let writer = folder.writer(size: Int64(size), name: "r.bin", resumeOffset: Int64(cut))
+        let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes \(cut)-\(size - 1)/\(size)")])
+        #expect(writer.receive(head: head) == .accept)
+        #expect(writer.startOffset == Int64(cut))
+        #expect(Self.feed(writer, Array(body[cut...])))
+        #expect(try writer.digests(pool: DigestPool()).get() == [Self.sha256(body)])
+    }
+
+    /// The partial file changed size between the plan and the response: not appended to.
+    @Test func aResumeOntoAPartialOfTheWrongSizeFails() throws {
+        let folder = try Folder()
+        _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(repeating: 1, count: 500))
+        let writer = folder.writer(size: 2 << 20, name: "r.bin", resumeOffset: 700)
+        let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes 700-2097151/2097152")])
+        #expect(writer.receive(head: head) == .reject)
+        #expect(writer.writeFailure != nil)
+    }
+
+    @Test func theDigestPoolReusesItsDigesters() throws {
+        let pool = DigestPool()
+        for n in [0, 1, 64, 70_000] {
+            let bytes = Generated.bytes(size: n, name: "p")
+            let got = bytes.withUnsafeBytes { pool.digests([.sha1, .sha512], of: $0) }
+            #expect(got == [try Digest.compute(.sha1, of: bytes), try Digest.compute(.sha512, of: bytes)])
+        }
+    }
+}
+
+/// Progress reports collected from the "engine" side of a test.
+final class ReportLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [Int64] = []
+    private var total = 0
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+
+    func add(_ written: Int64) {
+        lock.lock()
+        pending.append(written)
+        total += 1
+        lock.unlock()
+    }
+
+    func take() -> [Int64] {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = pending
+        pending = []
+        return taken
+    }
+}
