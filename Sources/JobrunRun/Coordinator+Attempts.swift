@@ -91,7 +91,13 @@ extension Coordinator {
         // unsized slices keep libcurl's 16 KiB and the pool of reused easy handles.
         request.receiveBufferSize = Self.receiveBuffer(forSize: slice.size)
         let executor = self.executor
-        let id = engine.start(request, sink: writer) { result in
+        var engine = 0
+        if request.receiveBufferSize != nil {
+            engine = nextLargeEngine
+            nextLargeEngine = (nextLargeEngine + 1) % engines.count
+        }
+        jobs[j].engine = engine
+        let id = engines[engine].start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
         }
         jobs[j].resumeOffset = resume?.offset ?? 0

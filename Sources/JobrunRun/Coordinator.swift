@@ -34,6 +34,8 @@ struct Coordinator {
         var headers: [HeaderField]
         var hops = 0
         var attempts = 0
+        /// The engine of the running transfer.
+        var engine = 0
         var state: JobState = .waiting
         var firstStart: ContinuousClock.Instant?
         var resumeOffset: Int64 = 0
@@ -44,7 +46,10 @@ struct Coordinator {
     }
 
     let executor: Executor
-    let engine: CurlEngine
+    /// `engines[0]` runs every small transfer (one connection cache for them, so HTTP/2 streams
+    /// share a connection); large ones take turns over all engines.
+    let engines: [CurlEngine]
+    var nextLargeEngine = 0
     var plan: Plan { executor.plan }
     var options: ApplyOptions { executor.options }
     let clock = ContinuousClock()
@@ -81,9 +86,9 @@ struct Coordinator {
         case waiting, active, complete, failed, skipped(String)
     }
 
-    init(executor: Executor, engine: CurlEngine) {
+    init(executor: Executor, engines: [CurlEngine]) {
         self.executor = executor
-        self.engine = engine
+        self.engines = engines
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
         doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
         settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
@@ -374,7 +379,7 @@ struct Coordinator {
         for j in jobs.indices {
             switch jobs[j].state {
             case .running(_, let transfer, _):
-                engine.cancel(transfer)
+                engines[jobs[j].engine].cancel(transfer)
             case .ready, .delayed, .waiting:
                 jobs[j].state = .done
                 jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "interrupted by signal \(signal)", displayURL: displayURL(j))

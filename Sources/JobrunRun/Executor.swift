@@ -87,11 +87,19 @@ public final class Executor: Sendable {
 
     /// Runs to completion (or interruption) on the calling thread.
     public func run() throws(EngineError) -> ApplyResult {
-        let engine = try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() })
-        defer { engine.shutdown() }
-        var coordinator = Coordinator(executor: self, engine: engine)
+        var engines: [CurlEngine] = []
+        defer { for engine in engines { engine.shutdown() } }
+        for _ in 0..<Self.engineCount {
+            engines.append(try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
+        }
+        var coordinator = Coordinator(executor: self, engines: engines)
         return coordinator.run()
     }
+
+    /// Engine threads: one moves every small body; large bodies (whose bytes, not their
+    /// requests, are the work) are spread over all of them, so receiving and writing them uses
+    /// more than one core. Two on a machine with more than one core.
+    static let engineCount = ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1
 
     /// Sleeps until an event is posted, an interruption arrives or `deadline` passes; returns at
     /// once when events already wait.
