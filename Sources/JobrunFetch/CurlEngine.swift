@@ -82,7 +82,7 @@ public final class CurlEngine: Sendable {
             return (id, Self.takeWakeup(&box))
         }
         guard let sent else {
-            completion(TransferResult(head: nil, failure: .cancelled, bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+            completion(.failed(.cancelled))
             return TransferID(value: 0)
         }
         if sent.wake { multi.wakeup() }

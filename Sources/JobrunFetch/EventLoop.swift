@@ -26,7 +26,7 @@ final class EventLoop: @unchecked Sendable {
                 switch command {
                 case .start(let id, let request, let sink, let completion):
                     if isShuttingDown {
-                        completion(TransferResult(head: nil, failure: .cancelled, bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+                        completion(.failed(.cancelled))
                     } else {
                         start(id.value, request, sink, completion)
                     }
@@ -69,12 +69,12 @@ final class EventLoop: @unchecked Sendable {
         } else if let fresh = curl_easy_init() {
             if let problem = Transfer.prepare(fresh, for: profile) {
                 curl_easy_cleanup(fresh)
-                completion(TransferResult(head: nil, failure: .other(code: -1, message: problem), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+                completion(.failed(.other(code: -1, message: problem)))
                 return
             }
             easy = fresh
         } else {
-            completion(TransferResult(head: nil, failure: .other(code: -1, message: "curl_easy_init failed"), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+            completion(.failed(.other(code: -1, message: "curl_easy_init failed")))
             return
         }
         let t = Transfer(id: id, easy: easy, request: request, sink: sink, completion: completion)
@@ -82,7 +82,7 @@ final class EventLoop: @unchecked Sendable {
             // Options half set: this handle is not reused.
             curl_easy_cleanup(easy)
             t.release()
-            completion(TransferResult(head: nil, failure: .other(code: -1, message: problem), bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero))
+            completion(.failed(.other(code: -1, message: problem)))
             return
         }
         live[id] = t

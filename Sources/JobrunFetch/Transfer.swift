@@ -1,6 +1,17 @@
 internal import CCurl
 import Foundation
 
+/// What `curl_easy_setopt` refused while a handle was being set up, as one message.
+struct OptionProblems {
+    private var problems: [String] = []
+
+    mutating func check(_ code: CURLcode, _ what: String) {
+        if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
+    }
+
+    var message: String? { problems.isEmpty ? nil : problems.joined(separator: "; ") }
+}
+
 /// One transfer on the engine thread: its easy handle's options, callbacks and collected response.
 /// Owned by the event loop's table; callbacks reach it through an unretained pointer.
 final class Transfer {
@@ -44,36 +55,33 @@ final class Transfer {
     /// The options every transfer of a handle shares, set once when the handle is made (see
     /// ``HandleProfile``); a message when one is refused.
     static func prepare(_ easy: UnsafeMutableRawPointer, for profile: HandleProfile) -> String? {
-        var problems: [String] = []
-        func check(_ code: CURLcode, _ what: String) {
-            if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
-        }
+        var problems = OptionProblems()
         let protocols = profile.allowsFileScheme ? "http,https,file" : "http,https"
-        check(jobrun_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, protocols), "protocols")
-        check(jobrun_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "follow")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "verify peer")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
-        if let ca = profile.caFile { check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
-        check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait")
-        if let size = profile.receiveBufferSize { check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
-        check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
-        check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
+        problems.check(jobrun_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, protocols), "protocols")
+        problems.check(jobrun_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "follow")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "verify peer")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
+        if let ca = profile.caFile { problems.check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait")
+        if let size = profile.receiveBufferSize { problems.check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
+        problems.check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
             guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
             return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
         }), "header function")
-        check(jobrun_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
+        problems.check(jobrun_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
             guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
             return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
         }), "write function")
-        check(jobrun_easy_setopt_xferinfo(easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
+        problems.check(jobrun_easy_setopt_xferinfo(easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
             guard let t = Transfer.from(userdata: userdata) else { return 1 }
             return t.progress(received: Int64(received)) ? 0 : 1
         }), "progress function")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "progress")
-        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "progress")
+        return problems.message
     }
 
     /// Sets this transfer's own options on a handle ``prepare(_:for:)`` made for its profile.
@@ -81,18 +89,15 @@ final class Transfer {
     /// handle's previous transfer carries over. A message when one is refused.
     func configure() -> String? {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var problems: [String] = []
-        func check(_ code: CURLcode, _ what: String) {
-            if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
-        }
-        check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
-        check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
+        var problems = OptionProblems()
+        problems.check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
         // 0 means no limit.
-        check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Self.milliseconds($0)) } ?? 0), "timeout")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Self.milliseconds($0)) } ?? 0), "timeout")
         if let start = request.rangeStart, start > 0 {
-            check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
+            problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
         } else {
-            check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, nil), "range")
+            problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, nil), "range")
         }
         var list: UnsafeMutablePointer<curl_slist>?
         // libcurl sends "Accept: */*" by default; checksums are over identity bytes, so never ask
@@ -100,12 +105,12 @@ final class Transfer {
         for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
         if let ifRange = request.ifRange, request.rangeStart != nil { list = curl_slist_append(list, "If-Range: \(ifRange)") }
         headerList = list
-        check(jobrun_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
-        check(jobrun_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)), "error buffer")
-        check(jobrun_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
-        check(jobrun_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
-        check(jobrun_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), "progress data")
-        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+        problems.check(jobrun_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
+        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)), "error buffer")
+        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
+        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
+        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), "progress data")
+        return problems.message
     }
 
     static func milliseconds(_ d: Duration) -> Int {

@@ -141,4 +141,9 @@ public struct TransferResult: Sendable {
     /// `1.1`, `2`, … as negotiated.
     public var httpVersion: String?
     public var duration: Duration
+
+    /// A transfer that ended before any response: cancelled, or refused before it started.
+    static func failed(_ failure: Failure) -> TransferResult {
+        TransferResult(head: nil, failure: failure, bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero)
+    }
 }

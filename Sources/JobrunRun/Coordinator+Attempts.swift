@@ -179,12 +179,14 @@ extension Coordinator {
     mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
+        // Whatever happens below, the attempt's partial file is closed (and a memory body dropped)
+        // on the way out; a kept partial file stays on disk for a resume.
+        defer { writer.close() }
         jobs[j].bytesTransferred += result.bodyBytes
         if let version = result.httpVersion { jobs[j].httpVersion = version }
         if result.failure == .cancelled {
             // A body in memory is dropped: such slices are too small to resume anyway.
             let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
-            writer.close()
             jobs[j].state = .done
             jobs[j].outcome = SliceOutcome(
                 status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
@@ -192,14 +194,12 @@ extension Coordinator {
             return
         }
         if let failure = writer.writeFailure {
-            writer.close()
             // The partial file stays for a later resume; no final file was touched.
             failWrite(j, failure)
             return
         }
         switch writer.verdict {
         case .redirect(let location):
-            writer.close()
             switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: jobs[j].own.url, hops: jobs[j].hops, headers: jobs[j].headers) {
             case .follow(let url, let headers):
                 jobs[j].url = url
@@ -211,7 +211,6 @@ extension Coordinator {
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
         case .refused(var failure):
-            writer.close()
             if failure.status == 416, jobs[j].resumeOffset > 0, jobs[j].resumeOffset == slice.size {
                 // The partial file already holds every byte: verify it instead of failing.
                 commitCompletePartial(j, writer: writer)
@@ -225,12 +224,10 @@ extension Coordinator {
         case .body:
             if let transport = result.failure {
                 // File mode keeps what arrived for a resume; a memory body is dropped.
-                writer.close()
                 retryOrFail(j, Self.failure(from: transport))
                 return
             }
             if let expected = slice.size, writer.written != expected {
-                writer.close()
                 discardPartial(writer)
                 retryOrFail(j, AttemptFailure(kind: .sizeMismatch, message: "received \(writer.written) bytes, expected \(expected)", isTransient: true))
                 return
@@ -239,12 +236,10 @@ extension Coordinator {
             switch writer.digests(pool: digestPool) {
             case .success(let d): digests = d
             case .failure(let failure):
-                writer.close()
                 failWrite(j, failure)
                 return
             }
             if let mismatch = zip(slice.digests, digests).first(where: { $0.0 != $0.1 }) {
-                writer.close()
                 discardPartial(writer)
                 retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "\(mismatch.0.algorithm.rawValue) is \(mismatch.1.hex), expected \(mismatch.0.hex)", isTransient: true))
                 return
@@ -256,7 +251,6 @@ extension Coordinator {
             jobs[j].didResume = writer.startOffset > 0 || jobs[j].didResume
             queueCommit(j, writer: writer, digests: digests)
         case nil:
-            writer.close()
             retryOrFail(j, Self.failure(from: result.failure ?? .other(code: -1, message: "the transfer ended without a response")))
         }
     }

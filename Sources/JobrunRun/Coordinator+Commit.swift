@@ -11,13 +11,13 @@ import JobrunVerify
 extension Coordinator {
     static let commitBatch = 256
 
-    mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest]) {
+    /// Queues a verified slice for the next flush; `now` flushes at once.
+    mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now: Bool = false) {
         jobs[j].state = .committing(writer: writer, digests: digests)
         pendingCommits.append(j)
         if oldestPendingCommit == nil { oldestPendingCommit = ContinuousClock.now }
         // A resource whose last slice this is completes now rather than after the timer.
-        let resourceReady = allSettled(resource: jobs[j].resource)
-        if resourceReady || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
+        if now || allSettled(resource: jobs[j].resource) || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
     }
 
     mutating func flushCommitsIfDue(force: Bool) {
@@ -79,10 +79,7 @@ extension Coordinator {
         }
         if ok {
             jobs[j].didResume = true
-            jobs[j].state = .committing(writer: writer, digests: digests)
-            pendingCommits.append(j)
-            if oldestPendingCommit == nil { oldestPendingCommit = ContinuousClock.now }
-            flushCommitsIfDue(force: true)
+            queueCommit(j, writer: writer, digests: digests, now: true)
         } else {
             discardPartial(writer)
             retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "the complete partial file does not match its digests", isTransient: true))

@@ -9,10 +9,34 @@ import Darwin
 /// ignore the signals a test sends), in a process group of its own (a timeout kills grandchildren
 /// too). Shared by the process runner and the fault server launcher.
 enum CleanSpawn {
+    /// Why a child could not be started: an `errno` value.
+    struct Failure: Error {
+        var code: Int32
+    }
+
+    /// Starts `executable` with the standard descriptors `stdio` sets up (`dup2`/`open` file
+    /// actions for 0, 1 and 2); every other descriptor is closed in the child, and it starts in
+    /// `workingDirectory` when one is given.
     static func spawn(
-        _ executable: String, arguments: [String], environment: [String: String],
-        actions: inout posix_spawn_file_actions_t, attributes: inout posix_spawnattr_t
-    ) -> (pid: pid_t, error: Int32) {
+        _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String? = nil,
+        stdio: (inout posix_spawn_file_actions_t) -> Void
+    ) -> Result<pid_t, Failure> {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        stdio(&actions)
+        if let closeFrom = GNUExtensions.closeFrom { _ = closeFrom(&actions, 3) }
+        if let workingDirectory {
+            guard let addChdir = GNUExtensions.addChdir else { return .failure(Failure(code: ENOSYS)) }
+            let code = addChdir(&actions, workingDirectory)
+            if code != 0 { return .failure(Failure(code: code)) }
+        }
+
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
@@ -30,6 +54,39 @@ enum CleanSpawn {
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let code = posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil])
-        return (pid, code)
+        return code == 0 ? .success(pid) : .failure(Failure(code: code))
+    }
+
+    /// A pipe whose ends close on exec (the child gets its own copies through `dup2`):
+    /// atomically with `pipe2` where it exists, so a process another thread spawns at the same
+    /// moment cannot inherit an end and keep it open.
+    static func makePipe() -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        if let pipe2 = GNUExtensions.pipe2 {
+            guard pipe2(&fds, O_CLOEXEC) == 0 else { return nil }
+            return (fds[0], fds[1])
+        }
+        guard pipe(&fds) == 0 else { return nil }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return (fds[0], fds[1])
+    }
+}
+
+/// glibc declares these only under `_GNU_SOURCE`, which Swift's Glibc module does not set, so
+/// they are looked up at run time (as swift-corelibs-foundation does).
+private enum GNUExtensions {
+    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
+    typealias AddChdir = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
+    typealias CloseFrom = @convention(c) (Actions, Int32) -> Int32
+    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+
+    static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np", as: AddChdir.self)
+    static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
+    static let pipe2: Pipe2? = symbol("pipe2", as: Pipe2.self)
+
+    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
+        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
+        return unsafeBitCast(pointer, to: type)
     }
 }

@@ -27,15 +27,17 @@ enum ProcessRunner {
         timeout: Duration
     ) throws(ProcessLaunchError) -> RunResult {
         let fail = { (message: String) in ProcessLaunchError(executable: executable, message: message) }
-        guard let stdoutPipe = makePipe() else { throw fail("pipe: \(errnoText())") }
-        guard let stderrPipe = makePipe() else {
+        guard let stdoutPipe = CleanSpawn.makePipe() else { throw fail("pipe: \(errnoText())") }
+        guard let stderrPipe = CleanSpawn.makePipe() else {
             close(stdoutPipe.read)
             close(stdoutPipe.write)
             throw fail("pipe: \(errnoText())")
         }
-        let spawned = spawn(
-            executable: executable, arguments: arguments, environment: environment,
-            workingDirectory: workingDirectory, stdout: stdoutPipe.write, stderr: stderrPipe.write)
+        let spawned = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1)
+            posix_spawn_file_actions_adddup2(&actions, stderrPipe.write, 2)
+        }
         // The child has its own copies; ours must go, or the readers never see end-of-file.
         close(stdoutPipe.write)
         close(stderrPipe.write)
@@ -98,54 +100,6 @@ enum ProcessRunner {
             signal: signal == 0 ? nil : signal, hasTimedOut: hasTimedOut)
     }
 
-    static func spawn(
-        executable: String, arguments: [String], environment: [String: String], workingDirectory: String?,
-        stdout: Int32, stderr: Int32
-    ) -> Swift.Result<pid_t, SpawnFailure> {
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        if let closeFrom = SpawnExtensions.closeFrom {
-            _ = closeFrom(&actions, 3)
-        }
-        if let workingDirectory {
-            guard let addChdir = SpawnExtensions.addChdir else { return .failure(SpawnFailure(code: ENOSYS)) }
-            let code = addChdir(&actions, workingDirectory)
-            if code != 0 { return .failure(SpawnFailure(code: code)) }
-        }
-
-        let code = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
-        return code.error == 0 ? .success(code.pid) : .failure(SpawnFailure(code: code.error))
-    }
-
-    struct SpawnFailure: Error {
-        var code: Int32
-    }
-
-    /// A pipe whose ends close on exec (the child gets its own copies through dup2).
-    private static func makePipe() -> (read: Int32, write: Int32)? {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        // Not atomic with pipe() (glibc's pipe2 is not imported); our own spawns close every
-        // descriptor above 2 anyway.
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        return (fds[0], fds[1])
-    }
-
     private static func drain(_ fd: Int32, _ consume: (Data) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -186,26 +140,6 @@ enum ProcessRunner {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
             && FileManager.default.isExecutableFile(atPath: path)
-    }
-}
-
-/// glibc declares these only under `_GNU_SOURCE`, which Swift's Glibc module does not set, so
-/// they are looked up at run time (as swift-corelibs-foundation does).
-private enum SpawnExtensions {
-    #if canImport(Darwin)
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t?>
-    #else
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
-    #endif
-    typealias AddChdir = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
-    typealias CloseFrom = @convention(c) (Actions, Int32) -> Int32
-
-    static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np", as: AddChdir.self)
-    static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
-
-    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
-        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
-        return unsafeBitCast(pointer, to: type)
     }
 }
 

@@ -45,17 +45,19 @@ enum ServerLaunch {
         let fail = { (message: String) in
             FaultServerError(message: "cannot start \(arguments.first ?? executable): \(message)")
         }
-        guard let input = makePipe() else { throw fail("pipe: \(errnoText())") }
-        guard let output = makePipe() else {
+        guard let input = CleanSpawn.makePipe() else { throw fail("pipe: \(errnoText())") }
+        guard let output = CleanSpawn.makePipe() else {
             close(input.read)
             close(input.write)
             throw fail("pipe: \(errnoText())")
         }
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        let spawned = spawn(
-            executable: executable, arguments: arguments, environment: environment, stdin: input.read,
-            stdout: output.write, stderrPath: stderrPath)
+        let spawned = CleanSpawn.spawn(executable, arguments: arguments, environment: environment) { actions in
+            posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+            posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
         close(input.read)
         close(output.write)
         let pid: pid_t
@@ -134,69 +136,6 @@ enum ServerLaunch {
         return result != 0
     }
 
-    private struct SpawnFailure: Error {
-        var code: Int32
-    }
-
-    private static func spawn(
-        executable: String, arguments: [String], environment: [String: String], stdin: Int32, stdout: Int32,
-        stderrPath: String
-    ) -> Result<pid_t, SpawnFailure> {
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        if let closeFrom = LaunchExtensions.closeFrom { _ = closeFrom(&actions, 3) }
-
-        let code = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
-        return code.error == 0 ? .success(code.pid) : .failure(SpawnFailure(code: code.error))
-    }
-
-    /// A pipe whose ends close on exec: atomically with `pipe2` where it exists, so a process
-    /// another thread spawns at the same moment cannot inherit the server's stdin and keep the
-    /// server alive.
-    private static func makePipe() -> (read: Int32, write: Int32)? {
-        var fds: [Int32] = [-1, -1]
-        if let pipe2 = LaunchExtensions.pipe2 {
-            guard pipe2(&fds, O_CLOEXEC) == 0 else { return nil }
-            return (fds[0], fds[1])
-        }
-        guard pipe(&fds) == 0 else { return nil }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        return (fds[0], fds[1])
-    }
-
     private static func errnoText() -> String { String(cString: strerror(errno)) }
 }
 
-/// glibc functions that Swift's Glibc module does not import (they need `_GNU_SOURCE`).
-private enum LaunchExtensions {
-    #if canImport(Darwin)
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t?>
-    #else
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
-    #endif
-    typealias CloseFrom = @convention(c) (Actions, Int32) -> Int32
-    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-
-    static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
-    static let pipe2: Pipe2? = symbol("pipe2", as: Pipe2.self)
-
-    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
-        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
-        return unsafeBitCast(pointer, to: type)
-    }
-}

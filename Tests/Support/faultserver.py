@@ -458,7 +458,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if options.get("close"):
             self.close_connection = True
         if options.get("delay_ms"):
-            time.sleep(options["delay_ms"] / 1000.0)
+            self.hold(options["delay_ms"] / 1000.0)
         if options.get("status"):
             code = options["status"]
             return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
@@ -616,9 +616,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.write(representation.read(start + sent, start + sent + count))
             sent += count
             if rate > 0 and sent < stop:
-                delay = began + sent / rate - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
+                self.hold(began + sent / rate - time.monotonic())
         if mode == "reset_at":
             self.reset()
         elif mode == "truncate_at":
@@ -642,9 +640,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pending = struct.unpack("i", fcntl.ioctl(self.connection.fileno(), SIOCOUTQ, b"\0\0\0\0"))[0]
                 if pending == 0:
                     break
-                time.sleep(0.002)
+                select.select([], [], [], 0.002)  # poll interval of this 2 s deadline
         except OSError:
             pass  # no SIOCOUTQ (not Linux): reset at once
+
+    def hold(self, seconds):
+        """The injected pause of `delay_ms` and `drip`: wait `seconds` (the fault itself, not a
+        test waiting for something); raises ClientGone as soon as the client hangs up."""
+        deadline = time.monotonic() + seconds
+        remaining = seconds
+        while remaining > 0:
+            try:
+                readable, _, _ = select.select([self.connection], [], [], remaining)
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    raise ClientGone()
+            except (OSError, ValueError):
+                raise ClientGone()
+            if readable:
+                # A pipelined request waits unread: only the clock is left to wait on.
+                select.select([], [], [], max(0.0, deadline - time.monotonic()))
+                return
+            remaining = deadline - time.monotonic()
 
     def stall(self, seconds):
         """Send nothing more; return when the client closes the connection or after `seconds`."""
