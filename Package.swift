@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // glibc calls Swift's Glibc module leaves out (declarations only; empty off Linux).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         .target(name: "JobrunCore", swiftSettings: strict),
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunReport"],
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunReport", "CLinux"],
             swiftSettings: strict),
         .target(
             name: "JobrunCLI",

@@ -4,9 +4,12 @@ import JobrunFetch
 import JobrunPlan
 import JobrunVerify
 import Synchronization
+#if os(Linux)
+internal import CLinux
+#endif
 
 /// Receives one attempt's response for one slice: checks the head, takes the body, and enforces
-/// the byte cap. The engine thread only stores bytes; hashing happens on the coordinator thread.
+/// the byte cap.
 ///
 /// Two ways to store a body:
 /// - **memory**: a body of at most ``memoryLimit`` bytes (known from the slice's size or the
@@ -15,9 +18,15 @@ import Synchronization
 ///   (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
 ///   nothing worth keeping is lost when a transfer breaks, and the engine thread spends no
 ///   system call on them.
-/// - **file**: anything larger streams into the partial file as it arrives. Every
-///   ``progressStep`` bytes the coordinator is told (``progress``) and hashes what is on disk by
-///   reading it back (``hash(upTo:)``), so hashing runs on another core than receiving.
+/// - **file**: anything larger streams into the partial file as it arrives.
+///   - From byte 0, the engine thread hashes each piece just before writing it, while the
+///     piece is still in the cache: large transfers are spread over the engine threads, so the
+///     hashing is too, and nothing is copied twice (reading the file back cost 0.4 CPU-s per
+///     2 GiB on tmpfs).
+///   - A resumed body (or one that outgrew its Content-Length in memory) must be hashed from
+///     the partial file's first byte: every ``progressStep`` bytes the coordinator is told
+///     (``progress``) and hashes what is on disk by reading it back (``hash(upTo:)``), so the
+///     bytes already there are hashed on another thread than the one receiving the rest.
 ///
 /// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
 /// coordinator thread, either after the transfer's completion or for bytes the engine thread
@@ -37,6 +46,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     static let memoryLimit: Int64 = 256 << 10
     /// How often (in bytes written) a file-mode body reports progress for hashing.
     static let progressStep: Int64 = 1 << 20
+    /// How often (in bytes written) a file-mode body starts writeback (``startWriteback()``).
+    static let writebackStep: Int64 = 8 << 20
 
     let directoryFD: Int32
     let fileName: String
@@ -63,6 +74,10 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     private var buffer: UnsafeMutableRawPointer?
     private var capacity = 0
     private var reported: Int64 = 0
+    /// The bytes of the partial file whose writeback has been started.
+    private var writebackStarted: Int64 = 0
+    /// A file-mode body from byte 0: hashed by the engine thread as it is written.
+    private var inlineDigester: MultiDigester?
 
     // Coordinator-thread state: the running digest of a file-mode body.
     private var digester: MultiDigester?
@@ -145,6 +160,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         }
         startOffset = offset
         written = offset
+        writebackStarted = offset
         verdict = .body
         if offset == 0, !shouldKeepMetadata, let size = expectedSize ?? length, size <= Self.memoryLimit,
             let memory = buffers.take(Int(max(size, 1))) {
@@ -154,6 +170,10 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         }
         do throws(WriteFailure) {
             try openPartial(appending: offset > 0)
+            if offset == 0, !algorithms.isEmpty {
+                // Unavailable (out of memory): the coordinator reads the file back instead.
+                inlineDigester = try? MultiDigester(algorithms: algorithms)
+            }
             if shouldKeepMetadata || (expectedSize == nil && (length ?? 0) >= PartialDownload.resumableSize) {
                 writeMetadata(head)
             }
@@ -195,6 +215,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
             releaseBuffer()
         }
         guard fd >= 0 else { return false }
+        inlineDigester?.update(body)
         do throws(WriteFailure) {
             try writeAll(body)
         } catch {
@@ -202,11 +223,24 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
             return false
         }
         written += Int64(body.count)
-        if written - reported >= Self.progressStep, let progress {
+        if written - writebackStarted >= Self.writebackStep { startWriteback() }
+        if written - reported >= Self.progressStep, inlineDigester == nil, let progress {
             reported = written
             progress(written)
         }
         return true
+    }
+
+    /// Starts writing the bytes received since the last call to the disk, without waiting.
+    /// The durability point is still the `syncfs` before a resource is recorded complete; this
+    /// only lets the disk work while the network does, so that sync finds little left to do
+    /// (2 GiB to ext4: 3.2 s → 2.8 s). Below the kernel's background threshold (10 % of RAM)
+    /// nothing would be written before that sync otherwise. A no-op on tmpfs.
+    private func startWriteback() {
+        #if os(Linux)
+        _ = sync_file_range(fd, .init(writebackStarted), .init(written - writebackStarted), JOBRUN_SYNC_FILE_RANGE_WRITE)
+        #endif
+        writebackStarted = written
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(WriteFailure) {
@@ -281,9 +315,10 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         return true
     }
 
-    /// Hashes the partial file's bytes up to `offset` (which the engine thread has written).
+    /// Hashes the partial file's bytes up to `offset` (which the engine thread has written);
+    /// nothing to do for a body the engine thread hashes itself.
     func hash(upTo offset: Int64, scratch: UnsafeMutableRawBufferPointer) {
-        guard !algorithms.isEmpty, fd >= 0, readFailure == nil, offset > hashed else { return }
+        guard !algorithms.isEmpty, inlineDigester == nil, fd >= 0, readFailure == nil, offset > hashed else { return }
         if digester == nil {
             do {
                 digester = try MultiDigester(algorithms: algorithms)
@@ -307,12 +342,13 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     }
 
     /// The digests of the whole body (after the transfer completed): of the buffer in memory
-    /// mode, of the partial file from its first byte in file mode.
+    /// mode, of the bytes written in file mode (from the partial file's first byte when resumed).
     func digests(pool: DigestPool) -> Result<[Digest], WriteFailure> {
         if algorithms.isEmpty { return .success([]) }
         if let buffer {
             return .success(pool.digests(algorithms, of: UnsafeRawBufferPointer(start: buffer, count: Int(written))))
         }
+        if let inlineDigester { return .success(inlineDigester.finalize()) }
         hash(upTo: written, scratch: pool.scratch)
         if let readFailure { return .failure(readFailure) }
         guard hashed == written, let digester else {

@@ -136,9 +136,9 @@ import Testing
         }
     }
 
-    /// A large body streams to disk; the coordinator hashes what was written as progress
-    /// reports arrive, and the final digest covers the whole file.
-    @Test func aLargeBodyIsHashedFromDiskAsItArrives() throws {
+    /// A large body from byte 0 streams to disk and is hashed on the way (no read-back, no
+    /// progress reports); the digest covers the whole file and the file holds every byte.
+    @Test func aFreshLargeBodyIsHashedAsItIsWritten() throws {
         let folder = try Folder()
         let size = 3 * Int(SliceWriter.progressStep) + 12_345
         let body = Generated.bytes(size: size, name: "big.bin")
@@ -146,8 +146,31 @@ import Testing
         let writer = folder.writer(size: Int64(size), name: "big.bin", digests: [.md5, .sha256], progress: { reports.add($0) })
         #expect(writer.receive(head: Self.head(length: size)) == .accept)
         #expect(!writer.isInMemory)
+        #expect(Self.feed(writer, body, piece: 100_000))
+        #expect(reports.count == 0, "a fresh body needs no read-back")
+        let digests = try writer.digests(pool: DigestPool()).get()
+        #expect(digests == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
+        writer.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".big.bin.jobrun-part"))) == Data(body))
+    }
+
+    /// A resumed body continues a partial file of exactly the resume offset; the coordinator
+    /// hashes the file from its first byte as progress reports arrive, so the digest covers the
+    /// bytes already there too.
+    @Test func aResumedBodyIsHashedWithTheBytesAlreadyOnDisk() throws {
+        let folder = try Folder()
+        let size = 4 * Int(SliceWriter.progressStep) + 4321
+        let body = Generated.bytes(size: size, name: "r.bin")
+        let cut = 700_000
+        _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))
+        let reports = ReportLog()
+        let writer = folder.writer(size: Int64(size), name: "r.bin", digests: [.md5, .sha256], resumeOffset: Int64(cut),
+                                   progress: { reports.add($0) })
+        let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes \(cut)-\(size - 1)/\(size)")])
+        #expect(writer.receive(head: head) == .accept)
+        #expect(writer.startOffset == Int64(cut))
         let pool = DigestPool()
-        var offset = 0
+        var offset = cut
         while offset < size {
             let end = min(offset + 100_000, size)
             #expect(body[offset..<end].withUnsafeBytes { writer.receive(body: $0) })
@@ -156,24 +179,7 @@ import Testing
             for written in reports.take() { writer.hash(upTo: written, scratch: pool.scratch) }
         }
         #expect(reports.count >= 2, "the engine side reported progress \(reports.count) times")
-        let digests = try writer.digests(pool: pool).get()
-        #expect(digests == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
-    }
-
-    /// A resumed body continues a partial file of exactly the resume offset; the digest covers
-    /// the bytes already there too.
-    @Test func aResumedBodyIsHashedWithTheBytesAlreadyOnDisk() throws {
-        let folder = try Folder()
-        let size = 2 << 20
-        let body = Generated.bytes(size: size, name: "r.bin")
-        let cut = 700_000
-        _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))
-        let writer = folder.writer(size: Int64(size), name: "r.bin", resumeOffset: Int64(cut))
-        let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes \(cut)-\(size - 1)/\(size)")])
-        #expect(writer.receive(head: head) == .accept)
-        #expect(writer.startOffset == Int64(cut))
-        #expect(Self.feed(writer, Array(body[cut...])))
-        #expect(try writer.digests(pool: DigestPool()).get() == [Self.sha256(body)])
+        #expect(try writer.digests(pool: pool).get() == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
     }
 
     /// The partial file changed size between the plan and the response: not appended to.
