@@ -71,7 +71,7 @@ extension Coordinator {
             if let mapped = try? MappedFile(fileDescriptor: fd, path: writer.displayPath),
                 let computed = try? mapped.digests(slice.digests.map(\.algorithm)) {
                 digests = computed
-                ok = computed == slice.digests
+                ok = !mapped.hasShrunk && computed == slice.digests
             } else {
                 ok = false
             }

@@ -141,6 +141,10 @@ final class CheckWorker {
             do {
                 let mapped = try MappedFile(fileDescriptor: fd, count: Int(size), path: expectation.path)
                 mapped.feed(digester)
+                if mapped.hasShrunk {
+                    digester.reset()
+                    return .ioError(FileIOError(path: expectation.path, operation: "read (the file shrank while it was being hashed)", code: EIO))
+                }
             } catch {
                 return .ioError(error)
             }

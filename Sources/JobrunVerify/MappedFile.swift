@@ -13,14 +13,21 @@ internal import Darwin
 /// the page cache; only this mapping forgets it. An empty file is not mapped at all
 /// (`mmap` refuses a length of zero).
 ///
-/// Caveat of every mapping: if another process truncates the file while it is being read,
-/// touching the vanished pages raises SIGBUS. jobrun maps only files in its own output tree.
+/// If another process truncates the file while it is mapped, the vanished pages read as zeros
+/// instead of raising SIGBUS (see `MappingGuard`) and ``hasShrunk`` turns true: check it after
+/// reading, before trusting a digest. ``forEachChunk`` stops at the chunk where it happened.
 public final class MappedFile {
     /// The file's size in bytes when it was mapped.
     public let count: Int
     /// The path the file was opened by, for messages.
     public let path: String
     private let base: UnsafeMutableRawPointer?
+    /// The mapping's slot in `MappingGuard`.
+    private let guardSlot: Int?
+
+    /// Part of the file vanished (it was truncated) while the mapping was read: what was read
+    /// past the new end were zeros, not the file.
+    public var hasShrunk: Bool { guardSlot.map(MappingGuard.hasFaulted) ?? false }
 
     /// Bytes handed to `forEachChunk`'s body at a time by default: large enough that the
     /// `madvise` calls cost nothing, small enough that resident memory stays flat.
@@ -53,17 +60,25 @@ public final class MappedFile {
         self.path = path
         guard count > 0 else {
             base = nil
+            guardSlot = nil
             return
         }
         guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw FileIOError(path: path, operation: "mmap", code: errno)
         }
+        guard let slot = MappingGuard.register(start: mapped, count: count) else {
+            // Unguarded, a truncation by someone else would kill the process: refuse instead.
+            _ = munmap(mapped, count)
+            throw FileIOError(path: path, operation: "guard the mapping of", code: EMFILE)
+        }
         // Advice only: a kernel that ignores it still serves the reads.
         _ = madvise(mapped, count, MADV_SEQUENTIAL)
         base = mapped
+        guardSlot = slot
     }
 
     deinit {
+        if let guardSlot { MappingGuard.unregister(guardSlot) }
         if let base { _ = munmap(base, count) }
     }
 
@@ -77,7 +92,7 @@ public final class MappedFile {
 
     /// Calls `body` with consecutive pieces of the file of at most `chunkSize` bytes (rounded
     /// up to whole pages), front to back, releasing each piece's pages once `body` returns.
-    /// Nothing is called for an empty file.
+    /// Nothing is called for an empty file; nothing more once the file has shrunk.
     public func forEachChunk<Failure: Error>(
         size chunkSize: Int = MappedFile.defaultChunkSize,
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Void
@@ -92,12 +107,13 @@ public final class MappedFile {
             let start = base + offset
             try body(UnsafeRawBufferPointer(start: start, count: length))
             _ = madvise(start, length, MADV_DONTNEED)
+            if hasShrunk { return }
             offset += length
         }
     }
 
     /// Digests of the whole file for `algorithms` (repeats computed once, in algorithm order),
-    /// read in one pass with pages released behind the cursor.
+    /// read in one pass with pages released behind the cursor. Meaningless when ``hasShrunk``.
     public func digests(_ algorithms: some Sequence<DigestAlgorithm>) throws(DigestError) -> [Digest] {
         let digester = try MultiDigester(algorithms: algorithms)
         feed(digester)
