@@ -1,5 +1,5 @@
 // Linux system calls that glibc declares only under _GNU_SOURCE, which Swift's Glibc module is
-// built without. Declarations only (the symbols are glibc's); nothing here exists on macOS.
+// built without (sync_file_range for early writeback, syncfs for the batched commit). Declarations only (the symbols are glibc's); nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
 #define JOBRUN_CLINUX_SHIM_H
 #if defined(__linux__)
@@ -9,6 +9,9 @@
 /// without waiting for it.
 extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned int flags);
 #define JOBRUN_SYNC_FILE_RANGE_WRITE 2u
+
+/// syncfs(2): flushes the file system that holds `fd`.
+extern int syncfs(int fd);
 
 #endif
 #endif

@@ -47,7 +47,7 @@ struct ManifestOptions: ParsableArguments {
 /// `print(…, to: &stderr)`.
 struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
+        Self.write(string)
     }
 
     static func write(_ string: String) {

@@ -54,3 +54,11 @@ public enum DurationParser {
         return "\(ms)ms"
     }
 }
+
+extension Duration {
+    /// Whole milliseconds, for rendering.
+    public var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import JobrunCore
 
 /// What `curl_easy_setopt` refused while a handle was being set up, as one message.
 struct OptionProblems {
@@ -91,9 +92,9 @@ final class Transfer {
         let me = Unmanaged.passUnretained(self).toOpaque()
         var problems = OptionProblems()
         problems.check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: request.connectTimeout.wholeMilliseconds)), "connect timeout")
         // 0 means no limit.
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Self.milliseconds($0)) } ?? 0), "timeout")
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Int(clamping: $0.wholeMilliseconds)) } ?? 0), "timeout")
         if let start = request.rangeStart, start > 0 {
             problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
         } else {
@@ -111,11 +112,6 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
         problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), "progress data")
         return problems.message
-    }
-
-    static func milliseconds(_ d: Duration) -> Int {
-        let (s, atto) = d.components
-        return Int(clamping: s * 1000 + atto / 1_000_000_000_000_000)
     }
 
     /// Frees what the transfer allocated; the easy handle goes back to the pool.
@@ -274,7 +270,7 @@ final class Transfer {
         if cancelled {
             failure = .cancelled
         } else if idleTimedOut {
-            failure = .timeout("no data received for \(Self.milliseconds(request.idleTimeout) / 1000) s")
+            failure = .timeout("no data received for \(request.idleTimeout.wholeMilliseconds / 1000) s")
         } else if sinkAborted && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK) {
             failure = .abortedBySink
         } else if code != CURLE_OK {

@@ -85,25 +85,14 @@ struct ManifestDecoder {
     /// in contiguous chunks whose results and diagnostics are joined back in document order.
     mutating func decodeResources(_ items: [YAMLNode], defaults: ResourceSettings, outputRoot: String) -> [Resource] {
         let chunks = items.count >= 64 ? min(ProcessInfo.processInfo.activeProcessorCount, 8, items.count / 32) : 1
-        if chunks <= 1 {
-            var resources: [Resource] = []
-            resources.reserveCapacity(items.count)
-            for item in items {
-                if let r = resource(item, defaults: defaults, outputRoot: outputRoot) { resources.append(r) }
-            }
-            return resources
-        }
+        if chunks <= 1 { return Self.decode(items[...], with: &self, defaults: defaults, outputRoot: outputRoot) }
         let template = self
         let results = Mutex<[Int: ManifestDecoder.ChunkResult]>([:])
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var decoder = ManifestDecoder(doc: template.doc, manifestDirectory: template.manifestDirectory, options: template.options)
             let lower = items.count * chunk / chunks
             let upper = items.count * (chunk + 1) / chunks
-            var resources: [Resource] = []
-            resources.reserveCapacity(upper - lower)
-            for item in items[lower..<upper] {
-                if let r = decoder.resource(item, defaults: defaults, outputRoot: outputRoot) { resources.append(r) }
-            }
+            let resources = Self.decode(items[lower..<upper], with: &decoder, defaults: defaults, outputRoot: outputRoot)
             let result = ChunkResult(resources: resources, diagnostics: decoder.diagnostics.diagnostics,
                                      auxiliaryFiles: decoder.auxiliaryFiles, secretLiterals: decoder.secretLiterals)
             results.withLock { $0[chunk] = result }
@@ -117,6 +106,16 @@ struct ManifestDecoder {
             diagnostics.append(contentsOf: r.diagnostics)
             auxiliaryFiles.append(contentsOf: r.auxiliaryFiles)
             secretLiterals.formUnion(r.secretLiterals)
+        }
+        return resources
+    }
+
+    /// The resources of `items`, in order, decoded by `decoder` (which collects the diagnostics).
+    private static func decode(_ items: ArraySlice<YAMLNode>, with decoder: inout ManifestDecoder, defaults: ResourceSettings, outputRoot: String) -> [Resource] {
+        var resources: [Resource] = []
+        resources.reserveCapacity(items.count)
+        for item in items {
+            if let r = decoder.resource(item, defaults: defaults, outputRoot: outputRoot) { resources.append(r) }
         }
         return resources
     }

@@ -22,8 +22,8 @@ enum PathRules {
         let bytes = path.utf8
         if bytes.isEmpty { return allowEmpty ? .success("") : .failure(.empty) }
         if bytes.count > maximumPathBytes { return .failure(.pathTooLong) }
-        // One pass: refuse bad bytes, and notice whether any component is empty, `.`, `..` or
-        // starts with `~` (only then is the slower normalisation needed).
+        // One pass: refuse bad bytes and names starting with `~`, and notice whether any component
+        // is empty, `.` or `..` (only then is the slower normalisation needed).
         var needsNormalizing = false
         var componentLength = 0
         var dots = 0
@@ -44,7 +44,6 @@ enum PathRules {
         }
         if componentLength > 0 && dots == componentLength && dots <= 2 { needsNormalizing = true }
         if bytes.first == UInt8(ascii: "/") { return .failure(.absolute) }
-        if bytes.first == UInt8(ascii: "~") { return .failure(.tilde) }
         if bytes.last == UInt8(ascii: "/") && !allowTrailingSlash { return .failure(.trailingSlash) }
         // Fast path: nothing to normalise.
         if !needsNormalizing && bytes.last != UInt8(ascii: "/") {
@@ -66,7 +65,6 @@ enum PathRules {
                 parts.removeLast()
                 continue
             }
-            if component.hasPrefix("~") { return .failure(.tilde) }
             parts.append(component)
         }
         if parts.isEmpty { return allowEmpty ? .success("") : .failure(.empty) }

@@ -15,16 +15,19 @@ enum PartialScan {
 
     /// Resumable partials by the slice's path relative to its output root, keyed by root.
     static func find(in candidates: [(root: String, relativePath: String)]) -> [String: [String: Partial]] {
-        var folders: [String: Set<String>] = [:]  // "root\0folder" → file names wanted
+        struct Folder: Hashable {
+            var root: String
+            var relativePath: String
+        }
+        var folders: [Folder: Set<String>] = [:]  // → file names wanted
         for c in candidates {
             let (folder, name) = split(c.relativePath)
-            folders[c.root + "\u{0}" + folder, default: []].insert(name)
+            folders[Folder(root: c.root, relativePath: folder), default: []].insert(name)
         }
         var found: [String: [String: Partial]] = [:]
         for (key, names) in folders {
-            let parts = key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
-            let root = String(parts[0])
-            let folder = parts.count > 1 ? String(parts[1]) : ""
+            let root = key.root
+            let folder = key.relativePath
             let path = folder.isEmpty ? root : root + "/" + folder
             guard let dir = opendir(path) else { continue }
             defer { closedir(dir) }

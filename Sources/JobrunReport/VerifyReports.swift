@@ -1,5 +1,5 @@
 import JobrunCore
-import JobrunManifest
+public import JobrunManifest
 public import JobrunVerify
 import Foundation
 
@@ -161,12 +161,7 @@ public enum VerifyReports {
             }
             suites.append(.init(
                 name: r.id, package: "jobrun.verify", timestamp: timestamp, hostname: hostname, time: nil,
-                properties: [
-                    .init(name: "manifest", value: r.location.description),
-                    .init(name: "output", value: r.outputRoot),
-                    .init(name: "dest", value: r.dest),
-                    .init(name: "jobrun_version", value: JobrunVersion.current),
-                ],
+                properties: JUnitReport.Property.describing(r),
                 testCases: cases))
         }
         return JUnitReport(suites: suites)
@@ -177,5 +172,18 @@ public enum VerifyReports {
         if let size = s.size { parts.append("\(size) bytes") }
         for d in s.digests { parts.append("\(d.algorithm.rawValue) \(d.hex)") }
         return parts.isEmpty ? "a file" : parts.joined(separator: ", ")
+    }
+}
+
+extension JUnitReport.Property {
+    /// A resource's `<properties>` in the reports of `verify` and `apply`: where it was declared,
+    /// where it is written, and by which jobrun.
+    public static func describing(_ r: Resource) -> [JUnitReport.Property] {
+        [
+            .init(name: "manifest", value: r.location.description),
+            .init(name: "output", value: r.outputRoot),
+            .init(name: "dest", value: r.dest),
+            .init(name: "jobrun_version", value: JobrunVersion.current),
+        ]
     }
 }

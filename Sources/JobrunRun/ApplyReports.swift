@@ -102,12 +102,7 @@ public enum ApplyReports {
             }
             return JUnitReport.Suite(
                 name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
-                properties: [
-                    .init(name: "manifest", value: r.location.description),
-                    .init(name: "output", value: r.outputRoot),
-                    .init(name: "dest", value: r.dest),
-                    .init(name: "jobrun_version", value: JobrunVersion.current),
-                ],
+                properties: JUnitReport.Property.describing(r),
                 testCases: cases)
         })
     }

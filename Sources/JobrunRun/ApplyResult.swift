@@ -38,7 +38,8 @@ public struct SliceOutcome: Sendable {
     public var httpVersion: String?
 
     public init(status: Status, bytesTransferred: Int64 = 0, size: Int64? = nil, attempts: Int = 0, digests: [Digest] = [],
-                failure: AttemptFailure? = nil, skipReason: String? = nil, duration: Duration = .zero, displayURL: String) {
+                failure: AttemptFailure? = nil, skipReason: String? = nil, duration: Duration = .zero, displayURL: String,
+                httpVersion: String? = nil) {
         self.status = status
         self.bytesTransferred = bytesTransferred
         self.size = size
@@ -48,6 +49,7 @@ public struct SliceOutcome: Sendable {
         self.skipReason = skipReason
         self.duration = duration
         self.displayURL = displayURL
+        self.httpVersion = httpVersion
     }
 }
 

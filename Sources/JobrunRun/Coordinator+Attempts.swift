@@ -38,7 +38,7 @@ extension Coordinator {
             let fd = try root.folder(parent)
             return (root, fd, name, root.display(relative))
         } catch {
-            fail(j, AttemptFailure(kind: error.isUnsafePath ? .unsafePath : (error.isDiskFull ? .diskFull : .io), message: error.message, isTransient: false))
+            fail(j, AttemptFailure(kind: error.sliceErrorKind, message: error.message, isTransient: false))
             return nil
         }
     }
@@ -100,7 +100,6 @@ extension Coordinator {
         let id = engines[engine].start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
         }
-        jobs[j].resumeOffset = resume?.offset ?? 0
         jobs[j].state = .running(token: token, transfer: id, writer: writer)
         running += 1
         runningByOrigin[jobs[j].origin, default: 0] += 1
@@ -211,7 +210,7 @@ extension Coordinator {
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
         case .refused(var failure):
-            if failure.status == 416, jobs[j].resumeOffset > 0, jobs[j].resumeOffset == slice.size {
+            if failure.status == 416, writer.resumeOffset > 0, writer.resumeOffset == slice.size {
                 // The partial file already holds every byte: verify it instead of failing.
                 commitCompletePartial(j, writer: writer)
                 return
@@ -259,8 +258,7 @@ extension Coordinator {
     /// file stays for a later resume); a second full disk stops the run from starting more.
     mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
         if failure.isDiskFull { diskFullCount += 1 }
-        let kind: SliceErrorKind = failure.isDiskFull ? .diskFull : (failure.isUnsafePath ? .unsafePath : .io)
-        fail(j, AttemptFailure(kind: kind, message: failure.message, isTransient: false))
+        fail(j, AttemptFailure(kind: failure.sliceErrorKind, message: failure.message, isTransient: false))
         if diskFullCount >= 2 { stopForFullDisk() }
     }
 

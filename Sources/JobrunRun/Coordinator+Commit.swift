@@ -52,9 +52,8 @@ extension Coordinator {
             jobs[j].outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
                 size: writer.written, attempts: jobs[j].attempts, digests: digests,
-                duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
-            let version = jobs[j].httpVersion
-            jobs[j].outcome?.httpVersion = version
+                duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j),
+                httpVersion: jobs[j].httpVersion)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

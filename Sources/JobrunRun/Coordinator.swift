@@ -38,7 +38,6 @@ struct Coordinator {
         var engine = 0
         var state: JobState = .waiting
         var firstStart: ContinuousClock.Instant?
-        var resumeOffset: Int64 = 0
         var bytesTransferred: Int64 = 0
         var didResume = false
         var httpVersion: String?
@@ -59,6 +58,8 @@ struct Coordinator {
     /// Jobs of each resource (indices into `jobs`), by plan entry.
     var jobsOfResource: [[Int]] = []
     var resourceState: [ResourceState]
+    /// Each plan entry's dependencies, by id and plan entry, looked up once.
+    let dependencies: [[(id: String, entry: Int)]]
     /// Ready jobs per origin, in plan order.
     var readyByOrigin: [String: ReadyQueue] = [:]
     /// Jobs that entered `.delayed` (a retry waits); entries whose job has left that state are
@@ -92,6 +93,13 @@ struct Coordinator {
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
         doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
         settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
+        var entryByID: [String: Int] = [:]
+        for (index, entry) in executor.plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
+            entryByID[entry.resource.id] = index
+        }
+        dependencies = executor.plan.entries.map { entry in
+            entry.resource.dependsOn.compactMap { d in entryByID[d.id].map { (d.id, $0) } }
+        }
         buildJobs()
     }
 
@@ -183,13 +191,12 @@ struct Coordinator {
         var changed = true
         while changed {
             changed = false
-            for (r, entry) in plan.entries.enumerated() where resourceState[r] == .waiting {
-                let deps = entry.resource.dependsOn.map(\.id)
-                let states = deps.compactMap { id in plan.entries.firstIndex { $0.resource.id == id }.map { resourceState[$0] } }
-                if let failed = zip(deps, states).first(where: { $0.1 == .failed || { if case .skipped = $0 { true } else { false } }($0.1) }) {
-                    skip(resource: r, reason: "depends on '\(failed.0)', which did not complete")
+            for r in plan.entries.indices where resourceState[r] == .waiting {
+                let deps = dependencies[r]
+                if let failed = deps.first(where: { resourceState[$0.entry] == .failed || { if case .skipped = $0 { true } else { false } }(resourceState[$0.entry]) }) {
+                    skip(resource: r, reason: "depends on '\(failed.id)', which did not complete")
                     changed = true
-                } else if states.allSatisfy({ $0 == .complete }) {
+                } else if deps.allSatisfy({ resourceState[$0.entry] == .complete }) {
                     resourceState[r] = .active
                     for j in jobsOfResource[r] where !isDone(j) {
                         jobs[j].state = .ready

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+internal import CLinux
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -13,6 +14,9 @@ public struct WriteFailure: Error, Sendable, Hashable {
     public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
     /// A symbolic link or non-folder where jobrun needs a folder, or a link where it writes.
     public var isUnsafePath: Bool { errno == ELOOP || errno == ENOTDIR || errno == EISDIR }
+
+    /// How a slice that failed with this is reported.
+    var sliceErrorKind: SliceErrorKind { isDiskFull ? .diskFull : (isUnsafePath ? .unsafePath : .io) }
 
     public var message: String {
         let reason = String(cString: strerror(errno))
@@ -80,14 +84,12 @@ final class OutputDirectory {
 
     /// Flushes every file system the root lives on: one call instead of an fsync per file.
     func syncFileSystem() -> Int32? {
-        if let syncfs = Self.syncfsFunction { return syncfs(rootFD) == 0 ? nil : errno }
-        // Without syncfs(2) (not Linux): sync(2) flushes everything, which is at least as strong.
+        #if os(Linux)
+        return syncfs(rootFD) == 0 ? nil : errno
+        #else
+        // Without syncfs(2): sync(2) flushes everything, which is at least as strong.
         sync()
         return nil
+        #endif
     }
-
-    /// glibc declares `syncfs` only under `_GNU_SOURCE`, which Swift's Glibc module does not
-    /// define; it is an ordinary C function, so it is looked up by name.
-    private typealias SyncfsFunction = @convention(c) (Int32) -> Int32
-    private static let syncfsFunction: SyncfsFunction? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: SyncfsFunction.self) }
 }

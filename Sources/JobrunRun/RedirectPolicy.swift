@@ -1,4 +1,5 @@
 public import JobrunCore
+import Foundation
 
 /// Decides whether a redirect may be followed and which headers go along. Pure.
 public enum RedirectPolicy {
@@ -39,7 +40,7 @@ public enum RedirectPolicy {
 
     /// RFC 3986 reference resolution for the forms servers send: absolute, `//host/…`, `/path`, `rel`.
     static func resolve(_ location: String, against base: ParsedURL) -> String {
-        let trimmed = location.trimmingCharactersInSet(" \t")
+        let trimmed = location.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains("/"), trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
             return trimmed
         }
@@ -48,14 +49,5 @@ public enum RedirectPolicy {
         var dir = base.path
         if let slash = dir.lastIndex(of: "/") { dir = String(dir[...slash]) } else { dir = "/" }
         return base.origin + dir + trimmed
-    }
-}
-
-extension String {
-    func trimmingCharactersInSet(_ set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

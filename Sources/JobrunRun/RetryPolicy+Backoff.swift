@@ -1,3 +1,4 @@
+import JobrunCore
 public import JobrunManifest
 
 extension Backoff {

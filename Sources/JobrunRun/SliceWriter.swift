@@ -69,7 +69,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     private(set) var startOffset: Int64 = 0
     private(set) var written: Int64 = 0
     private(set) var writeFailure: WriteFailure?
-    private(set) var head: ResponseHead?
     private var fd: Int32 = -1
     private var buffer: UnsafeMutableRawPointer?
     private var capacity = 0
@@ -123,7 +122,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     // MARK: TransferSink
 
     func receive(head: ResponseHead) -> BodyDisposition {
-        self.head = head
         let status = head.status
         if (300...399).contains(status), let location = head.value("location") {
             verdict = .redirect(location: location)

@@ -125,7 +125,7 @@ public final class MappedFile {
         forEachChunk { chunk in digester.update(chunk) }
     }
 
-    private static let pageSize: Int = {
+    static let pageSize: Int = {
         let size = sysconf(Int32(_SC_PAGESIZE))
         return size > 0 ? size : 4096
     }()

@@ -58,7 +58,7 @@ enum MappingGuard {
     private static func install() -> Bool {
         // Touch everything the handler reads, so none of it is initialised inside the handler.
         _ = table
-        _ = pageSize
+        _ = MappedFile.pageSize
         var action = sigaction()
         #if canImport(Glibc)
         action.__sigaction_handler.sa_sigaction = handleBusError
@@ -91,11 +91,6 @@ enum MappingGuard {
     }
 
     static let table = Table.make()
-
-    static let pageSize: UInt = {
-        let size = sysconf(Int32(_SC_PAGESIZE))
-        return size > 0 ? UInt(size) : 4096
-    }()
 }
 
 /// The SIGBUS handler (see `MappingGuard`).
@@ -112,7 +107,7 @@ private func handleBusError(_ signal: Int32, _ info: UnsafeMutablePointer<siginf
         let start = table.starts[slot].load(ordering: .acquiring)
         let end = table.ends[slot].load(ordering: .acquiring)
         if start != 0, address >= start, address < end {
-            let page = address & ~(MappingGuard.pageSize - 1)
+            let page = address & ~(UInt(MappedFile.pageSize) - 1)
             #if canImport(Glibc)
             let anonymous = MAP_ANONYMOUS
             #else

@@ -57,11 +57,3 @@ public struct ResourceSettings: Hashable, Sendable {
     public var caFile: String?
     public init() {}
 }
-
-extension Duration {
-    /// Whole milliseconds, for rendering.
-    public var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
