@@ -53,6 +53,9 @@ WARMUP=${WARMUP:-1}
 CEILING=${CEILING:-1}
 DURABLE_REF=${DURABLE_REF:-1}
 export BENCH_ROOT=${BENCH_ROOT:-/tmp/jobrun-bench}
+# The harness's own defaults (ports, nginx prefix), so manifests point where its nginx listens.
+# shellcheck source=/dev/null
+. "$SHARED/common.sh"
 TMPFS_DL=${TMPFS_DL:-/dev/shm/jobrun-bench-dl}
 DISK_DL=${DISK_DL:-$BENCH_ROOT/dl}
 for s in $SETS; do case $s in seed|many|large) ;; *) echo "bench/apply.sh: unknown set '$s' (seed many large)" >&2; exit 2 ;; esac; done
@@ -69,8 +72,6 @@ have wget2 || need+=(wget2)
 have curl || need+=(curl)
 have hyperfine || need+=(hyperfine)
 [ -x /usr/bin/time ] || need+=(time)
-have h2load || need+=(nghttp2-client)
-have xmllint || need+=(libxml2-utils)
 if [ ${#need[@]} -gt 0 ]; then
     [ -z "${NO_INSTALL:-}" ] || { echo "bench/apply.sh: missing packages: ${need[*]} (NO_INSTALL is set)" >&2; exit 2; }
     echo "bench/apply.sh: installing ${need[*]}"
@@ -109,7 +110,7 @@ trap cleanup EXIT
 if ! "$SHARED/server.sh" status >/dev/null 2>&1; then
     "$SHARED/server.sh" start "$BENCH_ROOT/corpus"; started=1
 fi
-CERT=$BENCH_ROOT/nginx/cert.pem
+CERT=$NGINX_PREFIX/cert.pem
 # The cert is for 127.0.0.1 (CN and subjectAltName IP:127.0.0.1): jobrun verifies it via --cacert.
 [ -s "$CERT" ] || { echo "bench/apply.sh: no server certificate at $CERT" >&2; exit 2; }
 sync
@@ -120,9 +121,9 @@ for s in $SETS; do
     mkdir -p "$work"
     group=one; [ "$s" = seed ] && group=top
     python3 "$HERE/gen_apply_manifest.py" "$CORPUS_LISTS/$s.tsv" "$work/jobrun-h1-c$CONC.yaml" \
-        --base-url "http://127.0.0.1:8088/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
+        --base-url "http://127.0.0.1:$PORT_H1/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
     python3 "$HERE/gen_apply_manifest.py" "$CORPUS_LISTS/$s.tsv" "$work/jobrun-tls-c$CONC.yaml" \
-        --base-url "https://127.0.0.1:8443/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
+        --base-url "https://127.0.0.1:$PORT_TLS/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
     "$JOBRUN" validate "$work/jobrun-h1-c$CONC.yaml" >/dev/null || { echo "bench/apply.sh: jobrun rejected $work/jobrun-h1-c$CONC.yaml" >&2; exit 2; }
 done
 

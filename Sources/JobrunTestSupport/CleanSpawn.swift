@@ -1,7 +1,20 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
+#endif
+
+// Darwin imports the spawn handles as optional opaque pointers, glibc as structs.
+#if canImport(Darwin)
+typealias SpawnFileActions = posix_spawn_file_actions_t?
+private typealias SpawnAttributes = posix_spawnattr_t?
+private func makeSpawnHandles() -> (SpawnFileActions, SpawnAttributes) { (nil, nil) }
+#else
+typealias SpawnFileActions = posix_spawn_file_actions_t
+private typealias SpawnAttributes = posix_spawnattr_t
+private func makeSpawnHandles() -> (SpawnFileActions, SpawnAttributes) { (posix_spawn_file_actions_t(), posix_spawnattr_t()) }
 #endif
 
 /// `posix_spawn` of a child that starts clean: an empty signal mask and default dispositions
@@ -19,10 +32,9 @@ enum CleanSpawn {
     /// `workingDirectory` when one is given.
     static func spawn(
         _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String? = nil,
-        stdio: (inout posix_spawn_file_actions_t) -> Void
+        stdio: (inout SpawnFileActions) -> Void
     ) -> Result<pid_t, Failure> {
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
+        var (actions, attributes) = makeSpawnHandles()
         posix_spawn_file_actions_init(&actions)
         posix_spawnattr_init(&attributes)
         defer {
@@ -76,7 +88,7 @@ enum CleanSpawn {
 /// glibc declares these only under `_GNU_SOURCE`, which Swift's Glibc module does not set, so
 /// they are looked up at run time (as swift-corelibs-foundation does).
 private enum GNUExtensions {
-    typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
+    typealias Actions = UnsafeMutablePointer<SpawnFileActions>
     typealias AddChdir = @convention(c) (Actions, UnsafePointer<CChar>) -> Int32
     typealias CloseFrom = @convention(c) (Actions, Int32) -> Int32
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32

@@ -46,11 +46,6 @@ public struct LoggedRequest: Sendable, CustomStringConvertible {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    /// Every value of request header `name` (case-insensitive), in order.
-    public func headers(named name: String) -> [String] {
-        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
-    }
-
     /// The first value of response header `name` (case-insensitive).
     public func responseHeader(named name: String) -> String? {
         responseHeaders.first { $0.name.lowercased() == name.lowercased() }?.value

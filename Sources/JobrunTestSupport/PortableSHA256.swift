@@ -1,3 +1,5 @@
+import JobrunCore
+
 /// SHA-256 (FIPS 180-4) in plain Swift, so test helpers can compute expected digests without
 /// linking a C library (JobrunTestSupport must not depend on COpenSSL). Slower than OpenSSL,
 /// especially in the unoptimized builds tests use (about 20 MB/s): meant for fixtures, not products.
@@ -19,7 +21,7 @@ public struct PortableSHA256: Sendable {
 
     /// The lowercase hex digest of `bytes`.
     public static func hex(of bytes: some Collection<UInt8>) -> String {
-        hexString(digest(of: bytes))
+        hex(digest: digest(of: bytes))
     }
 
     /// Appends `bytes` to the message.
@@ -42,16 +44,9 @@ public struct PortableSHA256: Sendable {
         return digest
     }
 
-    /// Lowercase hex of `bytes`.
-    public static func hexString(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+    /// Lowercase hex of a digest ``finalize()`` returned.
+    public static func hex(digest: [UInt8]) -> String {
+        Digest(algorithm: .sha256, bytes: digest).hex
     }
 
     /// The digest of a message of at most 55 bytes (one padded block) written to `output[0..<32]`,

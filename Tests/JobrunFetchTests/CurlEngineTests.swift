@@ -7,7 +7,6 @@ import Testing
 /// A sink that keeps what it is given, for assertions.
 final class RecordingSink: TransferSink, @unchecked Sendable {
     let disposition: (ResponseHead) -> BodyDisposition
-    private(set) var heads: [ResponseHead] = []
     private(set) var body: [UInt8] = []
     let limit: Int
 
@@ -17,8 +16,7 @@ final class RecordingSink: TransferSink, @unchecked Sendable {
     }
 
     func receive(head: ResponseHead) -> BodyDisposition {
-        heads.append(head)
-        return disposition(head)
+        disposition(head)
     }
 
     func receive(body bytes: UnsafeRawBufferPointer) -> Bool {

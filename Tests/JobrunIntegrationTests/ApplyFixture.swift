@@ -56,12 +56,8 @@ struct ApplyFixture {
     func run(
         _ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> RunResult {
-        let result = try await Harness.jobrun().run(
-            arguments, environment: environment, removingEnvironment: Self.removedEnvironment(keeping: environment),
-            workingDirectory: directory.path)
-        #expect(!result.hasTimedOut, "jobrun \(arguments.joined(separator: " ")) timed out\n\(result)", sourceLocation: sourceLocation)
-        #expect(result.signal == nil, "jobrun \(arguments.joined(separator: " ")) died of a signal\n\(result)", sourceLocation: sourceLocation)
-        return result
+        try await Harness.run(
+            arguments, in: directory.path, environment: environment, alsoRemoving: Self.proxyVariables, sourceLocation: sourceLocation)
     }
 
     /// `jobrun apply <manifest> <extra…>`.
@@ -105,10 +101,12 @@ struct ApplyFixture {
     /// The requests logged for `path` (without query), after waiting until there are `count`.
     func requests(_ path: String, count: Int, timeout: Duration = .seconds(10)) async throws -> [LoggedRequest] {
         let wanted = path.hasPrefix("/") ? path : "/" + path
-        let log = try await server.waitForRequests(timeout: timeout) { log in
-            log.filter { $0.pathWithoutQuery == wanted }.count >= count
+        var matching: [LoggedRequest] = []
+        try await server.waitForRequests(timeout: timeout) { log in
+            matching = log.filter { $0.pathWithoutQuery == wanted }
+            return matching.count >= count
         }
-        return log.filter { $0.pathWithoutQuery == wanted }
+        return matching
     }
 
     /// The server's lowercase hex digest of what `path` serves at representation `version`.

@@ -242,7 +242,8 @@ import Darwin
         }
         #expect(try report.slice("inner", "d.bin").status == "fetched")
         #expect(DirectoryTree.entries(under: elsewhere).isEmpty, "written through a link: \(DirectoryTree.entries(under: elsewhere))")
-        let log = try fixture.server.requests()
+        // The server logs a request once its response has ended, which may be after jobrun exits.
+        let log = try await fixture.server.waitForRequests { !$0.isEmpty }
         #expect(log.map(\.path) == ["/gen/100/d.bin"], "\(log)")
     }
 

@@ -76,7 +76,8 @@ import Testing
         for code in permanent {
             let record = try report.slice("r", "s\(code).bin")
             #expect(record.status == "failed" && record.attempts == 1 && record.error?.type == "HTTP\(code)", "\(code): \(record)")
-            let log = try fixture.server.requests(path: FaultServer.path("/gen/100/s\(code).bin", faults: "status=\(code)", "n=1"))
+            // Logged once the response has ended, which may be after jobrun exits.
+            let log = try await fixture.requests(FaultServer.path("/gen/100/s\(code).bin", faults: "status=\(code)", "n=1"), count: 1)
             #expect(log.count == 1, "\(code) was retried: \(log)")
         }
     }

@@ -39,7 +39,7 @@ struct FaultServerTests {
         var incremental = PortableSHA256()
         for _ in 0..<1_000 { incremental.update(Array(repeating: UInt8(ascii: "a"), count: 1_000)) }
         #expect(
-            PortableSHA256.hexString(incremental.finalize())
+            PortableSHA256.hex(digest: incremental.finalize())
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 

@@ -29,13 +29,14 @@ enum Harness {
         return runner
     }
 
-    /// Runs `jobrun arguments…` in `directory`; a timeout or a signal is a test failure.
+    /// Runs `jobrun arguments…` in `directory`, without the scrubbed variables (and `extra`)
+    /// unless `environment` sets them; a timeout or a signal is a test failure.
     static func run(
-        _ arguments: [String], in directory: String, environment: [String: String] = [:],
+        _ arguments: [String], in directory: String, environment: [String: String] = [:], alsoRemoving extra: Set<String> = [],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> RunResult {
         let result = try await jobrun().run(
-            arguments, environment: environment, removingEnvironment: scrubbedEnvironment.subtracting(environment.keys),
+            arguments, environment: environment, removingEnvironment: scrubbedEnvironment.union(extra).subtracting(environment.keys),
             workingDirectory: directory)
         #expect(!result.hasTimedOut, "jobrun \(arguments.joined(separator: " ")) timed out\n\(result)", sourceLocation: sourceLocation)
         #expect(result.signal == nil, "jobrun \(arguments.joined(separator: " ")) died of a signal\n\(result)", sourceLocation: sourceLocation)
