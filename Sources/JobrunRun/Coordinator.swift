@@ -17,6 +17,8 @@ struct Coordinator {
         case running(token: UInt64, transfer: TransferID, writer: SliceWriter)
         /// Waiting for a retry.
         case delayed(until: ContinuousClock.Instant)
+        /// A memory body the ``BodyStore`` is verifying and writing.
+        case storing(writer: SliceWriter)
         /// Verified, waiting for the batched sync and rename.
         case committing(writer: SliceWriter, digests: [Digest])
         /// Finished one way or another.
@@ -45,10 +47,16 @@ struct Coordinator {
     }
 
     let executor: Executor
-    /// `engines[0]` runs every small transfer (one connection cache for them, so HTTP/2 streams
-    /// share a connection); large ones take turns over all engines.
+    /// `engines[0]` runs every small plain-HTTP transfer; large and TLS transfers take turns
+    /// over all engines (each engine keeps its own connections, so an HTTP/2 origin gets one
+    /// multiplexed connection per engine).
     let engines: [CurlEngine]
-    var nextLargeEngine = 0
+    /// Verifies and writes memory bodies beside this thread.
+    let store: BodyStore
+    /// Memory bodies with the store, and their bytes (bounded like the backlog of bodies).
+    var storing = 0
+    var storingBytes: Int64 = 0
+    var nextSharedEngine = 0
     var plan: Plan { executor.plan }
     var options: ApplyOptions { executor.options }
     let clock = ContinuousClock()
@@ -87,9 +95,10 @@ struct Coordinator {
         case waiting, active, complete, failed, skipped(String)
     }
 
-    init(executor: Executor, engines: [CurlEngine]) {
+    init(executor: Executor, engines: [CurlEngine], store: BodyStore) {
         self.executor = executor
         self.engines = engines
+        self.store = store
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
         doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
         settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
@@ -166,7 +175,7 @@ struct Coordinator {
     }
 
     var isFinished: Bool {
-        running == 0 && pendingCommits.isEmpty && jobs.allSatisfy { if case .done = $0.state { true } else if case .waiting = $0.state { isStopping } else { false } }
+        running == 0 && storing == 0 && pendingCommits.isEmpty && jobs.allSatisfy { if case .done = $0.state { true } else if case .waiting = $0.state { isStopping } else { false } }
     }
 
     func nextDeadline() -> ContinuousClock.Instant? {
@@ -390,7 +399,7 @@ struct Coordinator {
             case .ready, .delayed, .waiting:
                 jobs[j].state = .done
                 jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "interrupted by signal \(signal)", displayURL: displayURL(j))
-            case .committing, .done:
+            case .storing, .committing, .done:
                 break
             }
         }

@@ -1,9 +1,9 @@
 import JobrunCore
 import JobrunVerify
 
-/// The coordinator's hashing tools, reused across slices: one ``MultiDigester`` per set of
-/// algorithms (a digest context costs allocations and an OpenSSL init per slice otherwise), and
-/// one scratch buffer for reading partial files back. Coordinator thread only.
+/// Hashing tools of one thread (the coordinator's, the ``BodyStore``'s), reused across slices:
+/// one ``MultiDigester`` per set of algorithms (a digest context costs allocations and an
+/// OpenSSL init per slice otherwise), and one scratch buffer for reading partial files back.
 final class DigestPool {
     private var digesters: [[DigestAlgorithm]: MultiDigester] = [:]
     /// Reads of partial files go through this buffer: 256 KiB stays in the CPU's L2 cache until

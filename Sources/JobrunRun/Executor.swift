@@ -44,6 +44,8 @@ public final class Executor: Sendable {
         case transferDone(job: Int, token: UInt64, result: TransferResult)
         /// A file-mode body has `written` bytes on disk: they can be hashed.
         case bodyProgress(job: Int, token: UInt64, written: Int64)
+        /// The ``BodyStore`` finished a memory body.
+        case bodyStored(job: Int, writer: SliceWriter, outcome: BodyStore.Outcome)
     }
 
     public init(plan: Plan, options: ApplyOptions) {
@@ -92,13 +94,20 @@ public final class Executor: Sendable {
         for _ in 0..<Self.engineCount {
             engines.append(try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
-        var coordinator = Coordinator(executor: self, engines: engines)
+        let store = BodyStore { [weak self] batch in
+            guard let self else { return }
+            for item in batch { self.post(.bodyStored(job: item.job, writer: item.writer, outcome: item.outcome)) }
+            self.wakeIfSleeping()
+        }
+        defer { store.shutdown() }
+        var coordinator = Coordinator(executor: self, engines: engines, store: store)
         return coordinator.run()
     }
 
-    /// Engine threads: one moves every small body; large bodies (whose bytes, not their
-    /// requests, are the work) are spread over all of them, so receiving and writing them uses
-    /// more than one core. Two on a machine with more than one core.
+    /// Engine threads: one moves every small plain-HTTP body; large bodies (whose bytes, not
+    /// their requests, are the work) and TLS transfers (decryption is per byte too) are spread
+    /// over all of them, so that work uses more than one core. Two on a machine with more than
+    /// one core.
     static let engineCount = ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1
 
     /// Sleeps until an event is posted, an interruption arrives or `deadline` passes; returns at

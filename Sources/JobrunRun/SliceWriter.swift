@@ -13,9 +13,9 @@ internal import CLinux
 ///
 /// Two ways to store a body:
 /// - **memory**: a body of at most ``memoryLimit`` bytes (known from the slice's size or the
-///   response's Content-Length) is kept in one buffer. The coordinator hashes it when the
-///   transfer is complete and, only when it verifies, writes it to the partial file
-///   (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
+///   response's Content-Length) is kept in one buffer. When the transfer is complete the
+///   ``BodyStore`` thread (or, once the disk has been full, the coordinator) hashes it and, only
+///   when it verifies, writes it to the partial file (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
 ///   nothing worth keeping is lost when a transfer breaks, and the engine thread spends no
 ///   system call on them.
 /// - **file**: anything larger streams into the partial file as it arrives.
@@ -30,7 +30,9 @@ internal import CLinux
 ///
 /// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
 /// coordinator thread, either after the transfer's completion or for bytes the engine thread
-/// reported as written (the report is posted after the write, through a lock).
+/// reported as written (the report is posted after the write, through a lock). A memory body's
+/// checks and ``persist()`` may instead run on the ``BodyStore`` thread, which the coordinator
+/// hands the writer to (through a lock) and does not touch until the store reports back.
 final class SliceWriter: TransferSink, @unchecked Sendable {
     /// How the attempt's response ended up being handled.
     enum Verdict {

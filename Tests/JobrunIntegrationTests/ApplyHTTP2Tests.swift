@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// HTTP/2 over TLS against a private nginx (the fault server speaks HTTP/1.1 only): ALPN picks h2,
-/// and the slices of one host share one connection as multiplexed streams.
+/// and the slices of one host share a connection per engine thread as multiplexed streams.
 @Suite struct ApplyHTTP2Tests {
     static let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -83,8 +83,11 @@ import Glibc
         let lines = (dir.contents(of: "nginx/access.log") ?? "").split(separator: "\n")
         #expect(lines.count == count, "\(lines)")
         #expect(lines.allSatisfy { $0.contains(" HTTP/2.0 ") }, "\(lines)")
+        // Eight slices in flight over at most one connection per engine thread (two on a
+        // machine with more than one core): streams were multiplexed, or libcurl would have
+        // opened a connection per transfer.
         let connections = Set(lines.map { $0.split(separator: " ").first ?? "" })
-        #expect(connections.count == 1, "expected one multiplexed connection, saw \(connections.count)")
+        #expect((1...2).contains(connections.count), "expected one multiplexed connection per engine thread, saw \(connections.count)")
     }
 }
 

@@ -1,0 +1,100 @@
+import Foundation
+import JobrunCore
+import Synchronization
+
+/// A thread that finishes memory bodies (see ``SliceWriter``) for the coordinator: it hashes
+/// each one, compares the digests with the slice's, and writes a body that matches to its
+/// partial file (``SliceWriter/persist()``). The result goes back to the coordinator as an
+/// event; the rename into place stays with the coordinator's batched commit.
+///
+/// Why a thread of its own: with thousands of small slices, creating and writing their files
+/// is a third of the run's CPU time. On the coordinator it delayed everything else that thread
+/// does (taking completions, starting the next slices); here it runs beside it.
+final class BodyStore: Sendable {
+    struct Work: @unchecked Sendable {
+        let job: Int
+        /// Owned by this thread from `submit` until the result is posted.
+        let writer: SliceWriter
+        let expected: [Digest]
+    }
+
+    /// What happened to one body.
+    enum Outcome: Sendable {
+        /// Verified and in its partial file (closed); these are its digests.
+        case stored([Digest])
+        /// A digest differs: nothing was written.
+        case mismatch(expected: Digest, actual: Digest)
+        /// Verified, but writing it failed (the partial file is removed).
+        case writeFailed(WriteFailure)
+    }
+
+    private struct Inbox {
+        var work: [Work] = []
+        var isShutDown = false
+    }
+
+    /// State shared with the thread.
+    private final class Shared: Sendable {
+        let inbox = Mutex(Inbox())
+        let hasWork = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    private let shared = Shared()
+
+    /// `deliver` runs on this thread with each batch of outcomes, in the order submitted.
+    init(deliver: @escaping @Sendable ([(job: Int, writer: SliceWriter, outcome: Outcome)]) -> Void) {
+        let shared = self.shared
+        let thread = Thread {
+            let pool = DigestPool()
+            while true {
+                shared.hasWork.wait()
+                let (batch, stop) = shared.inbox.withLock { box in
+                    let taken = box.work
+                    box.work = []
+                    return (taken, box.isShutDown)
+                }
+                if !batch.isEmpty {
+                    deliver(batch.map { ($0.job, $0.writer, Self.store($0, pool: pool)) })
+                }
+                if stop { break }
+            }
+            shared.finished.signal()
+        }
+        thread.name = "jobrun-store"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Hands a memory body over; the caller does not touch `work.writer` until its outcome.
+    func submit(_ work: Work) {
+        shared.inbox.withLock { $0.work.append(work) }
+        shared.hasWork.signal()
+    }
+
+    /// Finishes what was submitted, then stops the thread; returns when it has.
+    func shutdown() {
+        let first = shared.inbox.withLock { box -> Bool in
+            defer { box.isShutDown = true }
+            return !box.isShutDown
+        }
+        guard first else { return }
+        shared.hasWork.signal()
+        shared.finished.wait()
+    }
+
+    /// The writer is closed (its buffer back in the pool) whatever happens.
+    private static func store(_ work: Work, pool: DigestPool) -> Outcome {
+        defer { work.writer.close() }
+        let digests: [Digest]
+        switch work.writer.digests(pool: pool) {
+        case .success(let d): digests = d
+        case .failure(let failure): return .writeFailed(failure)
+        }
+        if let mismatch = zip(work.expected, digests).first(where: { $0.0 != $0.1 }) {
+            return .mismatch(expected: mismatch.0, actual: mismatch.1)
+        }
+        if let failure = work.writer.persist() { return .writeFailed(failure) }
+        return .stored(digests)
+    }
+}
