@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The on-disk form of an unfinished slice: `.NAME.jobrun-part` beside the destination, and for
 /// slices large enough to be worth resuming, `.NAME.jobrun-meta` holding the validator that
 /// proves a later range request continues the same representation.
@@ -7,6 +13,17 @@ public enum PartialDownload {
     /// Slices smaller than this restart from zero after a crash: a resume would save little and
     /// the metadata file would cost a file creation per slice.
     public static let resumableSize: Int64 = 1 << 20
+
+    /// Whether a partial file of `partSize` bytes, described by `metadata`, may be continued for
+    /// the slice with `identity` and declared `expectedSize`: it belongs to that identity, is not
+    /// empty, is no longer than the slice, and was not cut from a representation of another size.
+    /// One rule for `plan` (which says `resume`) and `apply` (which sends the range request).
+    public static func continues(partSize: Int64, metadata: Metadata, identity: String, expectedSize: Int64?) -> Bool {
+        guard partSize > 0, metadata.identity == identity else { return false }
+        guard let expectedSize else { return true }
+        if let total = metadata.totalSize, total != expectedSize { return false }
+        return partSize <= expectedSize
+    }
 
     public static func partName(for fileName: String) -> String { ".\(fileName).jobrun-part" }
     public static func metaName(for fileName: String) -> String { ".\(fileName).jobrun-meta" }
@@ -32,6 +49,28 @@ public enum PartialDownload {
             if let totalSize { object["total_size"] = totalSize }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return Array(data) + [0x0A]
+        }
+
+        /// The metadata of `fileName` in the folder `directoryFD`, read without following a
+        /// symbolic link; `nil` when it is absent, unreadable, larger than 64 KiB or torn.
+        public static func load(in directoryFD: Int32, for fileName: String) -> Metadata? {
+            let fd = openat(directoryFD, PartialDownload.metaName(for: fileName), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            let limit = 64 << 10
+            var bytes = [UInt8](repeating: 0, count: limit + 1)
+            var count = 0
+            while count <= limit {
+                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress.map { $0 + count }, limit + 1 - count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    if n < 0 { return nil }
+                    break
+                }
+                count += n
+            }
+            guard count > 0, count <= limit else { return nil }
+            return decode(Array(bytes[0..<count]))
         }
 
         /// `nil` for anything torn, foreign or from another format.

@@ -31,6 +31,7 @@ enum PartialScan {
             let path = folder.isEmpty ? root : root + "/" + folder
             guard let dir = opendir(path) else { continue }
             defer { closedir(dir) }
+            let folderFD = dirfd(dir)
             while let entry = readdir(dir) {
                 let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -39,9 +40,8 @@ enum PartialScan {
                 let name = String(entryName.dropFirst().dropLast(".jobrun-part".count))
                 guard names.contains(name) else { continue }
                 var st = stat()
-                guard lstat(path + "/" + entryName, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0,
-                    let meta = FileManager.default.contents(atPath: path + "/" + PartialDownload.metaName(for: name)),
-                    let metadata = PartialDownload.Metadata.decode(Array(meta))
+                guard fstatat(folderFD, entryName, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0,
+                    let metadata = PartialDownload.Metadata.load(in: folderFD, for: name)
                 else { continue }
                 let relative = folder.isEmpty ? name : folder + "/" + name
                 found[root, default: [:]][relative] = Partial(size: Int64(st.st_size), metadata: metadata)

@@ -116,14 +116,9 @@ extension Coordinator {
         guard fstatat(dirFD, PartialDownload.partName(for: name), &st, AT_SYMLINK_NOFOLLOW) == 0,
             (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0
         else { return nil }
-        let mfd = openat(dirFD, PartialDownload.metaName(for: name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard mfd >= 0 else { return nil }
-        defer { close(mfd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let n = bytes.withUnsafeMutableBytes { read(mfd, $0.baseAddress, $0.count) }
-        guard n > 0, let meta = PartialDownload.Metadata.decode(Array(bytes[0..<n])), meta.identity == identity else { return nil }
-        if let expectedSize, let total = meta.totalSize, total != expectedSize { return nil }
-        if let expectedSize, Int64(st.st_size) > expectedSize { return nil }
+        guard let meta = PartialDownload.Metadata.load(in: dirFD, for: name),
+            PartialDownload.continues(partSize: Int64(st.st_size), metadata: meta, identity: identity, expectedSize: expectedSize)
+        else { return nil }
         return (Int64(st.st_size), meta.validator)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import JobrunCore
 import JobrunManifest
 import JobrunTestSupport
@@ -113,6 +114,53 @@ import Testing
             }
 
             """)
+    }
+
+    /// `plan` says `resume` exactly where `apply` will send a range request: both ask
+    /// `PartialDownload.continues`, and both read the metadata without following a link.
+    @Test func resumesOnlyPartialsThatApplyWillContinue() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let names = ["ok", "resized", "foreign", "linked", "longer", "empty"]
+        let slices = names.map { "      - {path: \($0).bin, size: 2MiB}" }.joined(separator: "\n")
+        _ = try dir.write(file: "m.yaml", contents: "version: 1\nresources:\n  - id: r\n    base_url: https://h/s/\n    slices:\n\(slices)\n")
+        func meta(_ name: String, identity: String? = nil, total: Int64? = 2 << 20) -> [UInt8] {
+            PartialDownload.Metadata(identity: identity ?? "https://h/s/\(name).bin", validator: "\"v1\"", validatorKind: .etag, totalSize: total).encoded()
+        }
+        for name in names {
+            let size = name == "longer" ? (2 << 20) + 1 : (name == "empty" ? 0 : 1000)
+            _ = try dir.write(file: "mirror/r/.\(name).bin.jobrun-part", bytes: Array(repeating: 7, count: size))
+        }
+        _ = try dir.write(file: "mirror/r/.ok.bin.jobrun-meta", bytes: meta("ok"))
+        _ = try dir.write(file: "mirror/r/.resized.bin.jobrun-meta", bytes: meta("resized", total: 3 << 20))
+        _ = try dir.write(file: "mirror/r/.foreign.bin.jobrun-meta", bytes: meta("foreign", identity: "https://other/s/foreign.bin"))
+        let elsewhere = try dir.write(file: "elsewhere.json", bytes: meta("linked"))
+        try FileManager.default.createSymbolicLink(atPath: dir.path("mirror/r/.linked.bin.jobrun-meta"), withDestinationPath: elsewhere)
+        _ = try dir.write(file: "mirror/r/.longer.bin.jobrun-meta", bytes: meta("longer"))
+        _ = try dir.write(file: "mirror/r/.empty.bin.jobrun-meta", bytes: meta("empty"))
+
+        var options = ManifestLoader.Options()
+        options.currentDirectory = dir.path
+        var manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
+        for i in manifest.resources.indices { manifest.resources[i].outputRoot = dir.path("mirror") }
+        let plan = Planner.plan(for: manifest, parallelism: 1)
+        #expect(plan.entries[0].decisions.map(\.action) == [.resume, .fetch, .fetch, .fetch, .fetch, .fetch])
+        #expect(plan.entries[0].decisions[0].reason == "1000 bytes already downloaded")
+        #expect(plan.counts.bytesToTransfer == 6 * (2 << 20) - 1000)
+    }
+
+    @Test func whatAPartialMustBeToBeContinued() {
+        let m = PartialDownload.Metadata(identity: "https://h/a", validator: "\"v\"", validatorKind: .etag, totalSize: 100)
+        #expect(PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/a", expectedSize: 100))
+        #expect(PartialDownload.continues(partSize: 100, metadata: m, identity: "https://h/a", expectedSize: 100), "complete: apply verifies it after a 416")
+        #expect(PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/a", expectedSize: nil))
+        #expect(!PartialDownload.continues(partSize: 0, metadata: m, identity: "https://h/a", expectedSize: 100))
+        #expect(!PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/b", expectedSize: 100))
+        #expect(!PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/a", expectedSize: 120), "cut from a representation of another size")
+        var unsized = m
+        unsized.totalSize = nil
+        #expect(!PartialDownload.continues(partSize: 101, metadata: unsized, identity: "https://h/a", expectedSize: 100), "longer than the slice")
+        #expect(PartialDownload.continues(partSize: 100, metadata: unsized, identity: "https://h/a", expectedSize: 100))
     }
 
     static func sha256Hex(_ s: String) -> String {
