@@ -29,7 +29,7 @@ let package = Package(
         // glibc calls Swift's Glibc module leaves out (declarations only; empty off Linux).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        .target(name: "JobrunCore", swiftSettings: strict),
+        .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
         .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL"], swiftSettings: strict),
         .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify"], swiftSettings: strict),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import Synchronization
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
@@ -135,13 +135,12 @@ enum SignalHandling {
     }
 }
 
-final class SignalCounter: @unchecked Sendable {
-    private var count = 0
-    private let lock = NSLock()
+final class SignalCounter: Sendable {
+    private let count = Mutex(0)
     func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        return count
+        count.withLock { value in
+            value += 1
+            return value
+        }
     }
 }

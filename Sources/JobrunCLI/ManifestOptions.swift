@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import JobrunCore
 import JobrunManifest
 import JobrunVerify
@@ -51,17 +50,31 @@ struct StandardError: TextOutputStream {
     }
 
     static func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
+        writeAll(STDERR_FILENO, Array(string.utf8))
     }
 }
 
 /// Writes to stdout in one go (large outputs are built as one string first).
 enum StandardOutput {
     static func write(_ string: String) {
-        FileHandle.standardOutput.write(Data(string.utf8))
+        writeAll(STDOUT_FILENO, Array(string.utf8))
     }
 
     static func write(bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes))
+        writeAll(STDOUT_FILENO, bytes)
+    }
+}
+
+/// Writes every byte to `fd`, retrying short writes and EINTR; a closed pipe or a full disk
+/// drops the rest (there is nowhere left to report it).
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
     }
 }

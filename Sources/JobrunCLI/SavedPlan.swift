@@ -1,4 +1,4 @@
-import Foundation
+import ArgumentParser
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
@@ -13,44 +13,72 @@ struct SavedPlan {
     /// `resource id` → `slice path` → action.
     var actions: [String: [String: String]]
 
+    /// The parts of a plan document (`PlanJSON`) that `apply` reads back; everything optional,
+    /// so that what is missing is judged below rather than by the decoder.
+    private struct Document: Decodable {
+        struct ManifestFile: Decodable {
+            var path: String?
+            var sha256: String?
+        }
+        struct Options: Decodable {
+            var output: String?
+            var allowFileURLs: Bool?
+            enum CodingKeys: String, CodingKey { case output, allowFileURLs = "allow_file_urls" }
+        }
+        struct Entry: Decodable {
+            struct SliceAction: Decodable {
+                var path: String?
+                var action: String?
+            }
+            var id: String?
+            var slices: [SliceAction]?
+        }
+        var kind: String?
+        var formatVersion: Int?
+        var jobrunVersion: String?
+        var manifests: [ManifestFile]?
+        var options: Options?
+        var resources: [Entry]?
+        enum CodingKeys: String, CodingKey {
+            case kind, formatVersion = "format_version", jobrunVersion = "jobrun_version", manifests, options, resources
+        }
+    }
+
     /// The saved plan when `arguments` is a single plan file; `nil` for manifests.
     static func loadIfPlanFile(_ arguments: [String]) throws -> SavedPlan? {
         guard arguments.count == 1, let path = arguments.first else { return nil }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR,
             !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
             let data = FileManager.default.contents(atPath: path), data.first == UInt8(ascii: "{")
         else { return nil }
         var stderr = StandardError()
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            object["kind"] as? String == "jobrun-plan"
-        else {
+        guard let document = try? JSONDecoder().decode(Document.self, from: data), document.kind == "jobrun-plan" else {
             print("jobrun: error: '\(path)' is neither a manifest nor a plan saved by 'jobrun plan --out'", to: &stderr)
-            throw ExitError(.manifestInvalid)
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
-        guard object["format_version"] as? Int == 1 else {
+        guard document.formatVersion == 1 else {
             print("jobrun: error: '\(path)' was saved in an unknown plan format", to: &stderr)
-            throw ExitError(.manifestInvalid)
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
-        let manifests = object["manifests"] as? [[String: Any]] ?? []
+        let manifests = document.manifests ?? []
         var fingerprints: [String: String] = [:]
         for m in manifests {
-            if let p = m["path"] as? String { fingerprints[p] = m["sha256"] as? String ?? "" }
+            if let p = m.path { fingerprints[p] = m.sha256 ?? "" }
         }
-        let options = object["options"] as? [String: Any] ?? [:]
         var actions: [String: [String: String]] = [:]
-        for r in object["resources"] as? [[String: Any]] ?? [] {
-            guard let id = r["id"] as? String else { continue }
+        for r in document.resources ?? [] {
+            guard let id = r.id else { continue }
             var byPath: [String: String] = [:]
-            for s in r["slices"] as? [[String: Any]] ?? [] {
-                if let p = s["path"] as? String, let a = s["action"] as? String { byPath[p] = a }
+            for s in r.slices ?? [] {
+                if let p = s.path, let a = s.action { byPath[p] = a }
             }
             actions[id] = byPath
         }
         return SavedPlan(
-            jobrunVersion: object["jobrun_version"] as? String ?? "", manifestPaths: manifests.compactMap { $0["path"] as? String },
-            fingerprints: fingerprints, outputOverride: options["output"] as? String,
-            allowFileURLs: options["allow_file_urls"] as? Bool ?? false, actions: actions)
+            jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
+            fingerprints: fingerprints, outputOverride: document.options?.output,
+            allowFileURLs: document.options?.allowFileURLs ?? false, actions: actions)
     }
 
     /// Why the plan no longer describes what applying would do, or `nil` when it still does.

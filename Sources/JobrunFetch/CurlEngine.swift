@@ -1,5 +1,11 @@
 internal import CCurl
-import Foundation
+import Dispatch
+import JobrunCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// Identifies a transfer handed to a ``CurlEngine``.
@@ -30,7 +36,8 @@ public final class CurlEngine: Sendable {
     /// State shared with the engine thread.
     private final class Shared: Sendable {
         let inbox = Mutex(Inbox())
-        let isFinished = Mutex(false)
+        /// Signalled once, when the engine thread has left its loop.
+        let finished = DispatchSemaphore(value: 0)
     }
 
     private let shared = Shared()
@@ -46,7 +53,7 @@ public final class CurlEngine: Sendable {
         multi = MultiHandle(m)
         let loop = EventLoop(multi: multi)
         let shared = self.shared
-        let t = Thread {
+        let failure = DetachedThread.start(name: "jobrun-curl") {
             loop.run(
                 takeCommands: {
                     shared.inbox.withLock { box in
@@ -64,11 +71,13 @@ public final class CurlEngine: Sendable {
                 },
                 didPoll: { shared.inbox.withLock { $0.isPolling = false } },
                 afterCallbacks: afterCallbacks)
-            shared.isFinished.withLock { $0 = true }
+            shared.finished.signal()
         }
-        t.name = "jobrun-curl"
-        t.stackSize = 1 << 20
-        t.start()
+        if let failure {
+            shared.inbox.withLock { $0.isShutDown = true }
+            shared.finished.signal()
+            throw EngineError("cannot start the engine thread: \(String(cString: strerror(failure)))")
+        }
     }
 
     /// Starts a transfer now. `completion` runs once, on the engine's thread.
@@ -114,7 +123,9 @@ public final class CurlEngine: Sendable {
             return !box.isShutDown
         }
         if first { multi.wakeup() }
-        while !shared.isFinished.withLock({ $0 }) { usleep(1000) }
+        // Passed on, so that every caller returns only once the thread has finished.
+        shared.finished.wait()
+        shared.finished.signal()
     }
 
     deinit { shutdown() }
@@ -128,7 +139,7 @@ enum EngineCommand {
 
 public struct EngineError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    init(_ d: String) { description = d }
+    public init(_ d: String) { description = d }
 }
 
 /// `curl_global_init` exactly once, before any other libcurl call.

@@ -1,5 +1,5 @@
 internal import CCurl
-import Foundation
+import JobrunCore
 
 /// The engine thread's state: the multi handle, live transfers and idle easy handles.
 /// Confined to that thread; `@unchecked Sendable` only so the thread closure can own it.

@@ -1,5 +1,4 @@
 internal import CCurl
-import Foundation
 import JobrunCore
 
 /// What `curl_easy_setopt` refused while a handle was being set up, as one message.
@@ -180,14 +179,14 @@ final class Transfer {
             headers = []
             return true
         }
-        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
+        let trimmed = text.trimmingASCII([0x0D, 0x0A])
         if trimmed.isEmpty {
             guard status >= 200 else { return true }  // end of an interim response
             return deliverHead(ResponseHead(status: status, headers: headers))
         }
         if let colon = trimmed.firstIndex(of: ":") {
-            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let name = trimmed[..<colon].trimmingASCII()
+            let value = trimmed[trimmed.index(after: colon)...].trimmingASCII()
             headers.append(.init(name: name, value: value))
         }
         return true

@@ -1,4 +1,3 @@
-import Foundation
 import JobrunCore
 
 extension ManifestDecoder {
@@ -106,7 +105,7 @@ extension ManifestDecoder {
         guard value.contains("${") else { return value.utf8.count >= 4 ? [value] : [] }
         var parts: [String] = []
         var rest = Substring(value)
-        while let open = rest.range(of: "${") {
+        while let open = rest.firstRange(of: "${") {
             parts.append(String(rest[..<open.lowerBound]))
             guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
                 rest = ""
@@ -115,6 +114,6 @@ extension ManifestDecoder {
             rest = rest[rest.index(after: close)...]
         }
         parts.append(String(rest))
-        return parts.filter { $0.trimmingCharacters(in: .whitespaces).utf8.count >= 8 }
+        return parts.filter { $0.trimmingASCII().utf8.count >= 8 }
     }
 }

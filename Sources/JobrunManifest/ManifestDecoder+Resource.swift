@@ -132,7 +132,7 @@ extension ManifestDecoder {
             case .whitespace(let offset):
                 diagnostics.error("'\(field)' contains a space; encode it as %20", at: location(node, offsetInScalar: offset))
             case .userInfo:
-                if let afterScheme = text.range(of: "://"), let at = text[afterScheme.upperBound...].firstIndex(of: "@") {
+                if let afterScheme = text.firstRange(of: "://"), let at = text[afterScheme.upperBound...].firstIndex(of: "@") {
                     secretLiterals.insert(String(text[afterScheme.upperBound..<at]))
                 }
                 diagnostics.error("'\(field)' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}", at: location(node))

@@ -1,5 +1,4 @@
 public import JobrunCore
-import Foundation
 
 /// Loads manifest files and folders, decodes and validates them, and reports every problem at once.
 public enum ManifestLoader {
@@ -41,12 +40,12 @@ public enum ManifestLoader {
         var unreadable: [Unreadable] = []
         var files: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            var st = stat()
+            guard stat(path, &st) == 0 else {
                 unreadable.append(Unreadable(path: path, reason: "No such file or directory"))
                 continue
             }
-            if isDirectory.boolValue {
+            if (st.st_mode & S_IFMT) == S_IFDIR {
                 let names: [String]
                 do {
                     names = try FileManager.default.contentsOfDirectory(atPath: path)

@@ -1,10 +1,5 @@
-import Foundation
+import JobrunCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The on-disk form of an unfinished slice: `.NAME.jobrun-part` beside the destination, and for
 /// slices large enough to be worth resuming, `.NAME.jobrun-meta` holding the validator that
@@ -44,10 +39,24 @@ public enum PartialDownload {
             self.totalSize = totalSize
         }
 
+        /// The file's JSON form: one object with sorted keys, then a newline.
+        private struct Stored: Codable {
+            var formatVersion: Int
+            var identity: String
+            var totalSize: Int64?
+            var validator: String
+            var validatorKind: String
+
+            enum CodingKeys: String, CodingKey {
+                case formatVersion = "format_version", identity, totalSize = "total_size", validator, validatorKind = "validator_kind"
+            }
+        }
+
         public func encoded() -> [UInt8] {
-            var object: [String: Any] = ["format_version": 1, "identity": identity, "validator": validator, "validator_kind": validatorKind.rawValue]
-            if let totalSize { object["total_size"] = totalSize }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            let stored = Stored(formatVersion: 1, identity: identity, totalSize: totalSize, validator: validator, validatorKind: validatorKind.rawValue)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(stored)) ?? Data()
             return Array(data) + [0x0A]
         }
 
@@ -75,13 +84,10 @@ public enum PartialDownload {
 
         /// `nil` for anything torn, foreign or from another format.
         public static func decode(_ bytes: [UInt8]) -> Metadata? {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-                object["format_version"] as? Int == 1,
-                let identity = object["identity"] as? String, let validator = object["validator"] as? String,
-                let kindText = object["validator_kind"] as? String, let kind = ValidatorKind(rawValue: kindText)
+            guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)), stored.formatVersion == 1,
+                let kind = ValidatorKind(rawValue: stored.validatorKind)
             else { return nil }
-            let total = (object["total_size"] as? NSNumber)?.int64Value
-            return Metadata(identity: identity, validator: validator, validatorKind: kind, totalSize: total)
+            return Metadata(identity: stored.identity, validator: stored.validator, validatorKind: kind, totalSize: stored.totalSize)
         }
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import JobrunManifest
+import JobrunCore
 
 #if canImport(Glibc)
 import Glibc

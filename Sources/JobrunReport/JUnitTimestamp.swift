@@ -1,4 +1,4 @@
-public import Foundation
+public import JobrunCore
 
 extension JUnitReport {
     /// A UTC instant to the second, rendered `YYYY-MM-DDTHH:MM:SS` with no zone and no fraction.

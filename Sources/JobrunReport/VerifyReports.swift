@@ -1,7 +1,6 @@
 import JobrunCore
 public import JobrunManifest
 public import JobrunVerify
-import Foundation
 
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {

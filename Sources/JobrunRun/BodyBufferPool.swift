@@ -1,5 +1,5 @@
-import Foundation
 import Synchronization
+import JobrunCore
 
 /// Memory for bodies kept in memory (see ``SliceWriter``), recycled: the engine thread takes a
 /// buffer when a response starts and the coordinator gives it back once the body is on disk.
@@ -21,7 +21,7 @@ final class BodyBufferPool: Sendable {
 
     deinit {
         free.withLock { lists in
-            for box in lists.values.joined() { Foundation.free(box.pointer) }
+            for box in lists.values.joined() { releaseMemory(box.pointer) }
         }
     }
 
@@ -48,6 +48,9 @@ final class BodyBufferPool: Sendable {
             lists[size, default: []].append(UnsafeMutableRawPointerBox(pointer: pointer))
             return true
         }
-        if !kept { Foundation.free(pointer) }
+        if !kept { releaseMemory(pointer) }
     }
 }
+
+/// `free(3)`, out of reach of the pool's `free` list's name.
+private func releaseMemory(_ pointer: UnsafeMutableRawPointer) { free(pointer) }

@@ -1,5 +1,6 @@
-import Foundation
+import Dispatch
 import JobrunCore
+import JobrunFetch
 import Synchronization
 
 /// A thread that finishes memory bodies (see ``SliceWriter``) for the coordinator: it hashes
@@ -43,9 +44,9 @@ final class BodyStore: Sendable {
     private let shared = Shared()
 
     /// `deliver` runs on this thread with each batch of outcomes, in the order submitted.
-    init(deliver: @escaping @Sendable ([(job: Int, writer: SliceWriter, outcome: Outcome)]) -> Void) {
+    init(deliver: @escaping @Sendable ([(job: Int, writer: SliceWriter, outcome: Outcome)]) -> Void) throws(EngineError) {
         let shared = self.shared
-        let thread = Thread {
+        let failure = DetachedThread.start(name: "jobrun-store") {
             let pool = DigestPool()
             while true {
                 shared.hasWork.wait()
@@ -61,9 +62,10 @@ final class BodyStore: Sendable {
             }
             shared.finished.signal()
         }
-        thread.name = "jobrun-store"
-        thread.stackSize = 1 << 20
-        thread.start()
+        if let failure {
+            shared.inbox.withLock { $0.isShutDown = true }
+            throw EngineError("cannot start the store thread: \(String(cString: strerror(failure)))")
+        }
     }
 
     /// Hands a memory body over; the caller does not touch `work.writer` until its outcome.

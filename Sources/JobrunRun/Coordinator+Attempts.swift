@@ -1,4 +1,3 @@
-import Foundation
 import JobrunCore
 import JobrunFetch
 import JobrunManifest

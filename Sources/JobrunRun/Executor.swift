@@ -1,7 +1,7 @@
 import JobrunCore
 import JobrunManifest
 public import JobrunPlan
-import Foundation
+import Dispatch
 public import JobrunFetch
 import JobrunVerify
 import Synchronization
@@ -94,7 +94,7 @@ public final class Executor: Sendable {
         for _ in 0..<Self.engineCount {
             engines.append(try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
-        let store = BodyStore { [weak self] batch in
+        let store = try BodyStore { [weak self] batch in
             guard let self else { return }
             for item in batch { self.post(.bodyStored(job: item.job, writer: item.writer, outcome: item.outcome)) }
             self.wakeIfSleeping()
@@ -127,6 +127,6 @@ public final class Executor: Sendable {
         if remaining <= .zero { return }
         let (s, atto) = remaining.components
         let nanos = Int(min(s, 3600)) * 1_000_000_000 + Int(atto / 1_000_000_000)
-        _ = wakeup.wait(timeout: .now() + .nanoseconds(nanos))
+        _ = wakeup.wait(timeout: DispatchTime.now() + .nanoseconds(nanos))
     }
 }

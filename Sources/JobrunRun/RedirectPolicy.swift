@@ -1,5 +1,4 @@
 public import JobrunCore
-import Foundation
 
 /// Decides whether a redirect may be followed and which headers go along. Pure.
 public enum RedirectPolicy {
@@ -40,7 +39,7 @@ public enum RedirectPolicy {
 
     /// RFC 3986 reference resolution for the forms servers send: absolute, `//host/…`, `/path`, `rel`.
     static func resolve(_ location: String, against base: ParsedURL) -> String {
-        let trimmed = location.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        let trimmed = location.trimmingASCII()
         if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains("/"), trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
             return trimmed
         }

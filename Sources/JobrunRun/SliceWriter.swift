@@ -1,4 +1,3 @@
-import Foundation
 import JobrunCore
 import JobrunFetch
 import JobrunPlan
@@ -395,7 +394,7 @@ struct ContentRange: Hashable {
     var total: Int64?
 
     init?(_ text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingASCII()
         guard t.hasPrefix("bytes ") else { return nil }
         let rest = t.dropFirst(6)
         let parts = rest.split(separator: "/", maxSplits: 1)

@@ -153,6 +153,21 @@ import Testing
             """)
     }
 
+    /// `apply FILE` with a JSON file: a plan saved by `plan --out` or nothing jobrun can use.
+    @Test(arguments: [
+        ("{\"kind\": \"something-else\"}", "is neither a manifest nor a plan saved by 'jobrun plan --out'"),
+        ("{\"kind\": \"jobrun-plan\", \"format_version\": 2}", "was saved in an unknown plan format"),
+        ("{\"kind\": \"jobrun-plan\"", "is neither a manifest nor a plan saved by 'jobrun plan --out'"),
+    ])
+    func aJSONFileThatIsNoUsablePlanIs65(document: String, complaint: String) async throws {
+        let result = try await Self.run(["apply", "saved.plan", "--output", "mirror"]) { directory in
+            try directory.write(file: "saved.plan", contents: document)
+        }
+        #expect(result.status == 65, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr == "jobrun: error: 'saved.plan' \(complaint)\n", "\(result)")
+    }
+
     // MARK: 66
 
     @Test(arguments: ["validate", "plan", "verify", "graph"])

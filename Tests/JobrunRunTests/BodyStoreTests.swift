@@ -31,7 +31,7 @@ import Testing
     @Test func verifiedBodiesAreWrittenAndMismatchesAreNot() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = BodyStore { delivered.add($0) }
+        let store = try BodyStore { delivered.add($0) }
         var expected: [[UInt8]] = []
         for i in 0..<40 {
             let body = Generated.bytes(size: 1_000 + i * 997, name: "b\(i)")
@@ -75,7 +75,7 @@ import Testing
         #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
         #expect(SliceWriterTests.feed(writer, body))
         let delivered = Delivered()
-        let store = BodyStore { delivered.add($0) }
+        let store = try BodyStore { delivered.add($0) }
         store.submit(BodyStore.Work(job: 7, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         store.shutdown()
         let outcomes = delivered.all
