@@ -126,6 +126,9 @@ extension Coordinator {
     /// Finished transfers (and their bytes) waiting to be checked before no new slice starts.
     static let maxBacklog = 64
     static let maxBacklogBytes: Int64 = 8 << 20
+    /// Memory bodies handed to the store and not yet reported back (their bytes count against
+    /// `maxBacklogBytes`): enough to keep it busy while the disk is slow to create files.
+    static let maxStoring = 256
 
     /// Takes every posted event. A finished transfer frees its slot at once. Its outcome is
     /// handled before new slices start when that can change what starts (a failure, a 429's
@@ -168,7 +171,7 @@ extension Coordinator {
             }
             // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them (or
             // of their bytes) the next slices wait until this thread has caught up.
-            if freedSlots && !isStopping && bodies.count - next + storing <= Self.maxBacklog && waitingBytes + storingBytes <= Self.maxBacklogBytes { dispatch() }
+            if freedSlots && !isStopping && bodies.count - next <= Self.maxBacklog && waitingBytes + storingBytes <= Self.maxBacklogBytes { dispatch() }
             guard next < bodies.count else {
                 // Slots the backlog held back (and those `complete` freed) are used now.
                 if !bodies.isEmpty && !isStopping { dispatch() }

@@ -362,6 +362,9 @@ struct Coordinator {
             stopForFullDisk()
             return
         }
+        // Bodies the store has not finished hold their memory: past the backlog bounds nothing
+        // new starts until it catches up (its reports call this again).
+        guard storing <= Self.maxStoring && storingBytes <= Self.maxBacklogBytes else { return }
         let now = ContinuousClock.now
         while true {
             var best: (origin: String, job: Int)?
