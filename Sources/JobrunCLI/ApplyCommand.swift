@@ -7,9 +7,6 @@ import JobrunPlan
 import JobrunReport
 import JobrunRun
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct ApplyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -65,16 +65,8 @@ enum StandardOutput {
     }
 }
 
-/// Writes every byte to `fd`, retrying short writes and EINTR; a closed pipe or a full disk
-/// drops the rest (there is nowhere left to report it).
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-    bytes.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let n = write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            offset += n
-        }
-    }
+/// Writes every byte to `fd`; a closed pipe or a full disk drops the rest (there is nowhere
+/// left to report it).
+private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    _ = bytes.withUnsafeBytes { DescriptorIO.writeAll(fd, $0) }
 }

@@ -12,8 +12,12 @@ import Darwin
 /// 5 ms more at every start.
 public enum DetachedThread {
     private final class Body {
+        let name: String
         let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+        init(name: String, run: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.run = run
+        }
     }
 
     /// Starts `body` on a new thread called `name` (at most 15 bytes are kept) with a stack of
@@ -24,8 +28,7 @@ public enum DetachedThread {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, stackSize)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let argument = Unmanaged.passRetained(Body(body)).toOpaque()
-        let threadName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
+        let argument = Unmanaged.passRetained(Body(name: String(decoding: name.utf8.prefix(15), as: UTF8.self), run: body)).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
         let status = pthread_create(&thread, &attributes, { raw in
@@ -43,16 +46,17 @@ public enum DetachedThread {
             Unmanaged<Body>.fromOpaque(argument).release()
             return status
         }
-        #if canImport(Darwin)
-        _ = threadName  // Darwin names only the calling thread; see `enter`.
-        #else
-        pthread_setname_np(thread, threadName)
-        #endif
         return nil
     }
 
+    /// On the new thread: names it (for ps, top, perf and debuggers), then runs the body.
     private static func enter(_ raw: UnsafeMutableRawPointer) {
         let body = Unmanaged<Body>.fromOpaque(raw).takeRetainedValue()
+        #if canImport(Darwin)
+        pthread_setname_np(body.name)
+        #elseif canImport(Glibc)
+        pthread_setname_np(pthread_self(), body.name)
+        #endif
         body.run()
     }
 }

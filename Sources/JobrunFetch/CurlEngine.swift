@@ -1,11 +1,6 @@
 internal import CCurl
 import Dispatch
 import JobrunCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// Identifies a transfer handed to a ``CurlEngine``.

@@ -1,12 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import JobrunCore
 
 /// Reads whole input files with plain POSIX calls, refusing ones over a size limit before reading.
-enum FileReader {
-    enum Failure: Error, Equatable {
+public enum FileReader {
+    public enum Failure: Error, Equatable {
         case system(errno: Int32)
         case notRegularFile
         case tooLarge(size: Int64)
@@ -19,6 +15,11 @@ enum FileReader {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { return .failure(.system(errno: errno)) }
         defer { close(fd) }
+        return read(descriptor: fd, limit: limit)
+    }
+
+    /// Reads the regular file open as `fd` (the caller opened it, and closes it) to its end.
+    public static func read(descriptor fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
         var st = stat()
         if fstat(fd, &st) != 0 { return .failure(.system(errno: errno)) }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }

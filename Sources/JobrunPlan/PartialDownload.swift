@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunManifest
 
 
 /// The on-disk form of an unfinished slice: `.NAME.jobrun-part` beside the destination, and for
@@ -18,6 +19,24 @@ public enum PartialDownload {
         guard let expectedSize else { return true }
         if let total = metadata.totalSize, total != expectedSize { return false }
         return partSize <= expectedSize
+    }
+
+    /// A partial download found on disk: the partial file's size and its metadata.
+    public struct Found: Sendable {
+        public var size: Int64
+        public var metadata: Metadata
+    }
+
+    /// The partial download of `fileName` in the folder `directoryFD`: a non-empty regular
+    /// partial file (not a link) with readable metadata; `nil` otherwise. Whether it may be
+    /// continued is `continues`' call.
+    public static func find(in directoryFD: Int32, for fileName: String) -> Found? {
+        var st = stat()
+        guard fstatat(directoryFD, partName(for: fileName), &st, AT_SYMLINK_NOFOLLOW) == 0,
+            (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0,
+            let metadata = Metadata.load(in: directoryFD, for: fileName)
+        else { return nil }
+        return Found(size: Int64(st.st_size), metadata: metadata)
     }
 
     public static func partName(for fileName: String) -> String { ".\(fileName).jobrun-part" }
@@ -63,23 +82,11 @@ public enum PartialDownload {
         /// The metadata of `fileName` in the folder `directoryFD`, read without following a
         /// symbolic link; `nil` when it is absent, unreadable, larger than 64 KiB or torn.
         public static func load(in directoryFD: Int32, for fileName: String) -> Metadata? {
-            let fd = openat(directoryFD, PartialDownload.metaName(for: fileName), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = openat(directoryFD, PartialDownload.metaName(for: fileName), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else { return nil }
             defer { close(fd) }
-            let limit = 64 << 10
-            var bytes = [UInt8](repeating: 0, count: limit + 1)
-            var count = 0
-            while count <= limit {
-                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress.map { $0 + count }, limit + 1 - count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    if n < 0 { return nil }
-                    break
-                }
-                count += n
-            }
-            guard count > 0, count <= limit else { return nil }
-            return decode(Array(bytes[0..<count]))
+            guard case .success(let bytes) = FileReader.read(descriptor: fd, limit: 64 << 10), !bytes.isEmpty else { return nil }
+            return decode(bytes)
         }
 
         /// `nil` for anything torn, foreign or from another format.

@@ -1,20 +1,11 @@
-import JobrunManifest
 import JobrunCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import JobrunManifest
 
 /// Finds the partial downloads a plan can resume: one directory listing per folder that holds
 /// slices to transfer (not a stat per slice, so an empty mirror of a million slices stays cheap).
 enum PartialScan {
-    struct Partial {
-        var size: Int64
-        var metadata: PartialDownload.Metadata
-    }
-
     /// Resumable partials by the slice's path relative to its output root, keyed by root.
-    static func find(in candidates: [(root: String, relativePath: String)]) -> [String: [String: Partial]] {
+    static func find(in candidates: [(root: String, relativePath: String)]) -> [String: [String: PartialDownload.Found]] {
         struct Folder: Hashable {
             var root: String
             var relativePath: String
@@ -24,7 +15,7 @@ enum PartialScan {
             let (folder, name) = split(c.relativePath)
             folders[Folder(root: c.root, relativePath: folder), default: []].insert(name)
         }
-        var found: [String: [String: Partial]] = [:]
+        var found: [String: [String: PartialDownload.Found]] = [:]
         for (key, names) in folders {
             let root = key.root
             let folder = key.relativePath
@@ -39,12 +30,9 @@ enum PartialScan {
                 guard entryName.hasPrefix("."), entryName.hasSuffix(".jobrun-part") else { continue }
                 let name = String(entryName.dropFirst().dropLast(".jobrun-part".count))
                 guard names.contains(name) else { continue }
-                var st = stat()
-                guard fstatat(folderFD, entryName, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0,
-                    let metadata = PartialDownload.Metadata.load(in: folderFD, for: name)
-                else { continue }
+                guard let partial = PartialDownload.find(in: folderFD, for: name) else { continue }
                 let relative = folder.isEmpty ? name : folder + "/" + name
-                found[root, default: [:]][relative] = Partial(size: Int64(st.st_size), metadata: metadata)
+                found[root, default: [:]][relative] = partial
             }
         }
         return found

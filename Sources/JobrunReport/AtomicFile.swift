@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import JobrunCore
 
 /// Writes whole files so that readers see either the old file or the complete new one.
 public enum AtomicFile {
@@ -25,7 +19,7 @@ public enum AtomicFile {
         let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 
         var failure: FileWriteError?
-        if let error = writeAll(bytes, to: fd) {
+        if let error = bytes.withUnsafeBytes({ DescriptorIO.writeAll(fd, $0) }) {
             failure = FileWriteError(.write, path: path, errno: error)
         } else if fchmod(fd, 0o644) != 0 {
             failure = FileWriteError(.write, path: path, errno: errno)
@@ -59,30 +53,8 @@ public enum AtomicFile {
         return (directory, String(decoding: utf8[(slash + 1)...], as: UTF8.self))
     }
 
-    /// `nil` on success, else the `errno` of the failed `write(2)`.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-        bytes.withUnsafeBytes { buffer -> Int32? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
 }
 
-#if canImport(Darwin)
-private let systemWrite = Darwin.write
-#elseif canImport(Musl)
-private let systemWrite = Musl.write
-#else
-private let systemWrite = Glibc.write
-#endif
 
 /// A file could not be written; ``path`` is unchanged.
 public struct FileWriteError: Error, Hashable, Sendable, CustomStringConvertible {

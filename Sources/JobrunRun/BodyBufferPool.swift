@@ -7,7 +7,7 @@ import JobrunCore
 /// bodies of tens of KiB, fresh pages (the allocator hands freed memory at the top of the heap
 /// back to the kernel). Buffers come in power-of-two sizes; at most `keep` of each are kept.
 final class BodyBufferPool: Sendable {
-    private let free = Mutex<[Int: [UnsafeMutableRawPointerBox]]>([:])
+    private let freeLists = Mutex<[Int: [UnsafeMutableRawPointerBox]]>([:])
     private let keep: Int
 
     /// A buffer is a raw pointer; boxed so the pool's state is `Sendable`.
@@ -20,8 +20,8 @@ final class BodyBufferPool: Sendable {
     }
 
     deinit {
-        free.withLock { lists in
-            for box in lists.values.joined() { releaseMemory(box.pointer) }
+        freeLists.withLock { lists in
+            for box in lists.values.joined() { free(box.pointer) }
         }
     }
 
@@ -36,21 +36,18 @@ final class BodyBufferPool: Sendable {
     /// memory is exhausted.
     func take(_ bytes: Int) -> UnsafeMutableRawPointer? {
         let size = Self.capacity(for: bytes)
-        if let box = free.withLock({ $0[size]?.popLast() }) { return box.pointer }
+        if let box = freeLists.withLock({ $0[size]?.popLast() }) { return box.pointer }
         return malloc(size)
     }
 
     /// Returns a buffer that `take(bytes)` handed out.
     func give(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
         let size = Self.capacity(for: bytes)
-        let kept = free.withLock { lists -> Bool in
+        let kept = freeLists.withLock { lists -> Bool in
             guard lists[size, default: []].count < keep else { return false }
             lists[size, default: []].append(UnsafeMutableRawPointerBox(pointer: pointer))
             return true
         }
-        if !kept { releaseMemory(pointer) }
+        if !kept { free(pointer) }
     }
 }
-
-/// `free(3)`, out of reach of the pool's `free` list's name.
-private func releaseMemory(_ pointer: UnsafeMutableRawPointer) { free(pointer) }

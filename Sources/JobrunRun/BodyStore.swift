@@ -23,9 +23,9 @@ final class BodyStore: Sendable {
     enum Outcome: Sendable {
         /// Verified and in its partial file (closed); these are its digests.
         case stored([Digest])
-        /// A digest differs: nothing was written.
+        /// A digest differs (a memory body was not written).
         case mismatch(expected: Digest, actual: Digest)
-        /// Verified, but writing it failed (the partial file is removed).
+        /// Hashing it (reading a file body back) or writing it failed.
         case writeFailed(WriteFailure)
     }
 
@@ -56,7 +56,7 @@ final class BodyStore: Sendable {
                     return (taken, box.isShutDown)
                 }
                 if !batch.isEmpty {
-                    deliver(batch.map { ($0.job, $0.writer, Self.store($0, pool: pool)) })
+                    deliver(batch.map { ($0.job, $0.writer, Self.check($0.writer, expected: $0.expected, pool: pool)) })
                 }
                 if stop { break }
             }
@@ -85,18 +85,21 @@ final class BodyStore: Sendable {
         shared.finished.wait()
     }
 
-    /// The writer is closed (its buffer back in the pool) whatever happens.
-    private static func store(_ work: Work, pool: DigestPool) -> Outcome {
-        defer { work.writer.close() }
+    /// Checks a complete body against `expected` and, when it verifies, puts it in its partial
+    /// file: what the store does with each memory body, and the coordinator with file bodies
+    /// (and with every body once the disk has been full). The writer is closed (a memory
+    /// body's buffer back in the pool) whatever happens.
+    static func check(_ writer: SliceWriter, expected: [Digest], pool: DigestPool) -> Outcome {
+        defer { writer.close() }
         let digests: [Digest]
-        switch work.writer.digests(pool: pool) {
+        switch writer.digests(pool: pool) {
         case .success(let d): digests = d
         case .failure(let failure): return .writeFailed(failure)
         }
-        if let mismatch = zip(work.expected, digests).first(where: { $0.0 != $0.1 }) {
+        if let mismatch = zip(expected, digests).first(where: { $0.0 != $0.1 }) {
             return .mismatch(expected: mismatch.0, actual: mismatch.1)
         }
-        if let failure = work.writer.persist() { return .writeFailed(failure) }
+        if let failure = writer.persist() { return .writeFailed(failure) }
         return .stored(digests)
     }
 }

@@ -111,14 +111,10 @@ extension Coordinator {
     /// A partial file this slice may continue: its size and validator, when the metadata matches.
     /// Anything else (no metadata, another identity, no validator) means starting from zero.
     func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?) -> (offset: Int64, validator: String)? {
-        var st = stat()
-        guard fstatat(dirFD, PartialDownload.partName(for: name), &st, AT_SYMLINK_NOFOLLOW) == 0,
-            (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0
+        guard let partial = PartialDownload.find(in: dirFD, for: name),
+            PartialDownload.continues(partSize: partial.size, metadata: partial.metadata, identity: identity, expectedSize: expectedSize)
         else { return nil }
-        guard let meta = PartialDownload.Metadata.load(in: dirFD, for: name),
-            PartialDownload.continues(partSize: Int64(st.st_size), metadata: meta, identity: identity, expectedSize: expectedSize)
-        else { return nil }
-        return (Int64(st.st_size), meta.validator)
+        return (partial.size, partial.metadata.validator)
     }
 
     // MARK: Completions
@@ -166,7 +162,7 @@ extension Coordinator {
                     storing -= 1
                     storingBytes -= writer.written
                     freedSlots = true
-                    finishStored(j, writer: writer, outcome: outcome)
+                    finishChecked(j, writer: writer, outcome: outcome)
                 }
             }
             // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them (or
@@ -252,46 +248,25 @@ extension Coordinator {
                 store.submit(BodyStore.Work(job: j, writer: writer, expected: slice.digests))
                 return
             }
-            let digests: [Digest]
-            switch writer.digests(pool: digestPool) {
-            case .success(let d): digests = d
-            case .failure(let failure):
-                failWrite(j, failure)
-                return
-            }
-            if let mismatch = zip(slice.digests, digests).first(where: { $0.0 != $0.1 }) {
-                discardPartial(writer)
-                retryOrFail(j, Self.checksumMismatch(expected: mismatch.0, actual: mismatch.1))
-                return
-            }
-            if let failure = writer.persist() {
-                failWrite(j, failure)
-                return
-            }
-            jobs[j].didResume = writer.startOffset > 0 || jobs[j].didResume
-            queueCommit(j, writer: writer, digests: digests)
+            finishChecked(j, writer: writer, outcome: BodyStore.check(writer, expected: slice.digests, pool: digestPool))
         case nil:
             retryOrFail(j, Self.failure(from: result.failure ?? .other(code: -1, message: "the transfer ended without a response")))
         }
     }
 
-    /// The end of a memory body's check by the ``BodyStore``: committed, retried or failed
-    /// exactly as `complete` does when it checks a body itself.
-    mutating func finishStored(_ j: Int, writer: SliceWriter, outcome: BodyStore.Outcome) {
+    /// The end of a body's check (``BodyStore/check(_:expected:pool:)``, on the store's thread or
+    /// this one): committed, retried from zero, or failed.
+    mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: BodyStore.Outcome) {
         switch outcome {
         case .stored(let digests):
             jobs[j].didResume = writer.startOffset > 0 || jobs[j].didResume
             queueCommit(j, writer: writer, digests: digests)
         case .mismatch(let expected, let actual):
             discardPartial(writer)
-            retryOrFail(j, Self.checksumMismatch(expected: expected, actual: actual))
+            retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "\(expected.algorithm.rawValue) is \(actual.hex), expected \(expected.hex)", isTransient: true))
         case .writeFailed(let failure):
             failWrite(j, failure)
         }
-    }
-
-    static func checksumMismatch(expected: Digest, actual: Digest) -> AttemptFailure {
-        AttemptFailure(kind: .checksumMismatch, message: "\(expected.algorithm.rawValue) is \(actual.hex), expected \(expected.hex)", isTransient: true)
     }
 
     /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial

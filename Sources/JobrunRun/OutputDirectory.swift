@@ -1,8 +1,6 @@
+import JobrunCore
 #if canImport(Glibc)
-import Glibc
 internal import CLinux
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A failure writing below the output root.

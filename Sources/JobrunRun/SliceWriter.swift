@@ -243,16 +243,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(WriteFailure) {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, base + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw WriteFailure(path: displayPath, operation: "write", errno: errno)
-            }
-            offset += n
-        }
+        if let error = DescriptorIO.writeAll(fd, bytes) { throw WriteFailure(path: displayPath, operation: "write", errno: error) }
     }
 
     // MARK: Files (engine thread)

@@ -1,9 +1,4 @@
 internal import JobrunCore
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 /// One thread's share of a `FileChecker` batch, with the digesters and read buffer it reuses
 /// from file to file.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+import JobrunCore
 
 /// What `ExtraFileScanner` found.
 public struct ExtraFileScan: Sendable, Hashable {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+import JobrunCore
 
 /// A system call on a file failed: which call, on which path, and the `errno` it set.
 public struct FileIOError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,9 +1,4 @@
 public import JobrunCore
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 /// A regular file mapped read-only into memory, for hashing without copying.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+import JobrunCore
 internal import Synchronization
 
 /// Turns the SIGBUS of a file mapping whose file shrank into a flag the reader checks.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+import JobrunCore
 internal import Synchronization
 
 /// Opening directories beneath an output root without following any symbolic link.
