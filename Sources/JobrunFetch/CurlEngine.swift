@@ -8,9 +8,13 @@ public struct TransferID: Hashable, Sendable {
     let value: UInt64
 }
 
-/// One thread owning a libcurl multi handle: every transfer of a run shares its connection cache,
-/// TLS sessions and HTTP/2 connections. Other threads hand it requests and it reports each outcome
-/// through the request's completion, on its own thread.
+/// A libcurl multi handle and the loop that moves its transfers: every transfer of one engine
+/// shares its connection cache, TLS sessions and HTTP/2 connections. Any thread hands it requests;
+/// it reports each outcome through the request's completion, on the loop's thread. The loop runs
+/// on a thread of the engine's own (``init(afterCallbacks:)``), or on its owner's thread, a turn
+/// at a time (``driven()`` and ``turn(timeoutMilliseconds:mayPoll:didPoll:)``): an owner that
+/// would otherwise sleep until completions arrive sleeps in the engine's poll instead, and a
+/// completion reaches it without a wakeup of another thread.
 ///
 /// The engine does not queue: callers start a transfer only when their own per-host and total
 /// limits allow (libcurl's own queue would count queued time against `CURLOPT_TIMEOUT`).
@@ -28,44 +32,91 @@ public final class CurlEngine: Sendable {
         var isPolling = false
     }
 
-    /// State shared with the engine thread.
+    /// State shared with the loop's thread.
     private final class Shared: Sendable {
         let inbox = Mutex(Inbox())
         /// Signalled once, when the engine thread has left its loop.
         let finished = DispatchSemaphore(value: 0)
+
+        func takeCommands() -> [EngineCommand] {
+            inbox.withLock { box in
+                let c = box.commands
+                box.commands = []
+                return c
+            }
+        }
+
+        /// Whether the loop may sleep (no command waits), marking it as polling if so; checked
+        /// and set in one critical section with the senders' append.
+        func mayPoll() -> Bool {
+            inbox.withLock { box in
+                box.isPolling = box.commands.isEmpty
+                return box.isPolling
+            }
+        }
+
+        func didPoll() { inbox.withLock { $0.isPolling = false } }
     }
 
     private let shared = Shared()
     /// The multi handle, used by other threads only for `curl_multi_wakeup` (which is thread-safe).
     private let multi: MultiHandle
+    /// A driven engine's loop until it has shut down; `nil` for an engine with its own thread.
+    /// Only the owner's thread turns it (the lock is never contended).
+    private let drivenLoop: Mutex<EventLoop?>
+
+    private init(multi: MultiHandle, drivenLoop: EventLoop?) {
+        self.multi = multi
+        self.drivenLoop = Mutex(drivenLoop)
+    }
+
+    /// An engine without a thread: its owner calls ``turn(timeoutMilliseconds:mayPoll:didPoll:)``,
+    /// always from one thread, and completions run there, inside that call. Any thread may start
+    /// and cancel transfers and call ``wake()``; ``shutdown()`` belongs to the owner's thread.
+    public static func driven() throws(EngineError) -> CurlEngine {
+        let multi = try MultiHandle.make()
+        return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi))
+    }
+
+    /// One turn of a driven engine: the queued commands, the transfers' progress, then — when
+    /// `mayPoll` allows (it sees no reason to return, and marks its owner as sleeping) — a wait
+    /// of at most `timeoutMilliseconds` for the sockets or a ``wake()``, `didPoll`, and progress
+    /// again. Returns at once for an engine with its own thread or one that has shut down.
+    public func turn(timeoutMilliseconds: Int32, mayPoll: () -> Bool, didPoll: () -> Void) {
+        let shared = self.shared
+        drivenLoop.withLock { loop in
+            guard let l = loop else { return }
+            let alive = l.turn(
+                takeCommands: shared.takeCommands, timeoutMilliseconds: timeoutMilliseconds,
+                mayPoll: {
+                    guard shared.mayPoll() else { return false }
+                    if mayPoll() { return true }
+                    shared.didPoll()
+                    return false
+                },
+                didPoll: {
+                    shared.didPoll()
+                    didPoll()
+                })
+            if !alive {
+                loop = nil
+                shared.finished.signal()
+            }
+        }
+    }
+
+    /// Ends a driven engine's wait in ``turn``, or makes its next one return at once (any thread).
+    public func wake() { multi.wakeup() }
 
     /// - Parameter afterCallbacks: runs on the engine thread after each turn of its loop that
     ///   ran sinks or completions, before it sleeps. A caller that collects what completions
     ///   report can wake its own consumer once per turn here instead of once per transfer.
-    public init(afterCallbacks: @escaping @Sendable () -> Void = {}) throws(EngineError) {
-        CurlGlobal.initialize()
-        guard let m = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
-        multi = MultiHandle(m)
+    public convenience init(afterCallbacks: @escaping @Sendable () -> Void = {}) throws(EngineError) {
+        self.init(multi: try MultiHandle.make(), drivenLoop: nil)
         let loop = EventLoop(multi: multi)
         let shared = self.shared
         let failure = DetachedThread.start(name: "jobrun-curl") {
-            loop.run(
-                takeCommands: {
-                    shared.inbox.withLock { box in
-                        let c = box.commands
-                        box.commands = []
-                        return c
-                    }
-                },
-                mayPoll: {
-                    // Checked and set in one critical section with the senders' append.
-                    shared.inbox.withLock { box in
-                        box.isPolling = box.commands.isEmpty
-                        return box.isPolling
-                    }
-                },
-                didPoll: { shared.inbox.withLock { $0.isPolling = false } },
-                afterCallbacks: afterCallbacks)
+            loop.run(takeCommands: shared.takeCommands, mayPoll: shared.mayPoll, didPoll: shared.didPoll, afterCallbacks: afterCallbacks)
             shared.finished.signal()
         }
         if let failure {
@@ -110,7 +161,8 @@ public final class CurlEngine: Sendable {
         return true
     }
 
-    /// Aborts every transfer and stops the thread; waits for it to finish.
+    /// Aborts every transfer and stops the loop; returns once its thread has finished (a driven
+    /// engine's owner runs the last turn itself).
     public func shutdown() {
         let first = shared.inbox.withLock { box -> Bool in
             defer { box.isShutDown = true }
@@ -118,6 +170,8 @@ public final class CurlEngine: Sendable {
             return !box.isShutDown
         }
         if first { multi.wakeup() }
+        // A driven engine: this is its owner's thread, which cancels what runs and cleans up now.
+        while drivenLoop.withLock({ $0 != nil }) { turn(timeoutMilliseconds: 0, mayPoll: { false }, didPoll: {}) }
         // Passed on, so that every caller returns only once the thread has finished.
         shared.finished.wait()
         shared.finished.signal()
@@ -151,5 +205,11 @@ enum CurlGlobal {
 final class MultiHandle: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     init(_ p: UnsafeMutableRawPointer) { pointer = p }
+
+    static func make() throws(EngineError) -> MultiHandle {
+        CurlGlobal.initialize()
+        guard let m = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
+        return MultiHandle(m)
+    }
     func wakeup() { curl_multi_wakeup(pointer) }
 }

@@ -13,41 +13,18 @@ final class EventLoop: @unchecked Sendable {
 
     init(multi: MultiHandle) { self.multi = multi }
 
+    private var isShuttingDown = false
+
     /// Runs until a `.shutdown` command arrives: perform → read finished transfers → poll.
     /// `mayPoll` says whether the inbox is empty (and marks the thread as polling, so the next
     /// sender wakes it); `didPoll` clears that mark.
     /// `afterCallbacks` runs once per turn in which callbacks or completions ran, before the
     /// thread may sleep.
     func run(takeCommands: () -> [EngineCommand], mayPoll: () -> Bool = { true }, didPoll: () -> Void = {}, afterCallbacks: () -> Void = {}) {
-        var running: Int32 = 0
-        var isShuttingDown = false
         while true {
-            for command in takeCommands() {
-                switch command {
-                case .start(let id, let request, let sink, let completion):
-                    if isShuttingDown {
-                        completion(.failed(.cancelled))
-                    } else {
-                        start(id.value, request, sink, completion)
-                    }
-                case .cancel(let id):
-                    if let t = live[id.value] { finish(t, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
-                case .shutdown:
-                    isShuttingDown = true
-                    for t in live.values { finish(t, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
-                }
-            }
-            if isShuttingDown && live.isEmpty {
+            guard step(takeCommands()) else {
                 afterCallbacks()
                 break
-            }
-            curl_multi_perform(multi.pointer, &running)
-            var left: Int32 = 0
-            while let message = curl_multi_info_read(multi.pointer, &left) {
-                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                    let id = byHandle[easy], let t = live[id]
-                else { continue }
-                finish(t, code: message.pointee.data.result, cancelled: false)
             }
             // Sinks may have run in `curl_multi_perform`, completions above or for commands.
             afterCallbacks()
@@ -56,6 +33,59 @@ final class EventLoop: @unchecked Sendable {
             curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
             didPoll()
         }
+        cleanup()
+    }
+
+    /// One turn on the owner's thread (a driven engine): commands, transfers' progress, and a
+    /// poll of at most `timeoutMilliseconds` when `mayPoll` allows it, then progress again.
+    /// Returns `false` once shut down (and cleaned up).
+    func turn(takeCommands: () -> [EngineCommand], timeoutMilliseconds: Int32, mayPoll: () -> Bool, didPoll: () -> Void) -> Bool {
+        guard step(takeCommands()) else {
+            cleanup()
+            return false
+        }
+        guard mayPoll() else { return true }
+        curl_multi_poll(multi.pointer, nil, 0, timeoutMilliseconds, nil)
+        didPoll()
+        guard step(takeCommands()) else {
+            cleanup()
+            return false
+        }
+        return true
+    }
+
+    /// Runs `commands`, then `curl_multi_perform` and the completions of finished transfers.
+    /// `false` when shut down and no transfer is left.
+    private func step(_ commands: [EngineCommand]) -> Bool {
+        for command in commands {
+            switch command {
+            case .start(let id, let request, let sink, let completion):
+                if isShuttingDown {
+                    completion(.failed(.cancelled))
+                } else {
+                    start(id.value, request, sink, completion)
+                }
+            case .cancel(let id):
+                if let t = live[id.value] { finish(t, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
+            case .shutdown:
+                isShuttingDown = true
+                for t in live.values { finish(t, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
+            }
+        }
+        if isShuttingDown && live.isEmpty { return false }
+        var running: Int32 = 0
+        curl_multi_perform(multi.pointer, &running)
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi.pointer, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                let id = byHandle[easy], let t = live[id]
+            else { continue }
+            finish(t, code: message.pointee.data.result, cancelled: false)
+        }
+        return true
+    }
+
+    private func cleanup() {
         for h in idleHandles.values.joined() { curl_easy_cleanup(h) }
         idleHandles = [:]
         curl_multi_cleanup(multi.pointer)

@@ -65,7 +65,6 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
         problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
         if let ca = profile.caFile { problems.check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait")
         if let size = profile.receiveBufferSize { problems.check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
         problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
         problems.check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
@@ -94,6 +93,13 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: request.connectTimeout.wholeMilliseconds)), "connect timeout")
         // 0 means no limit.
         problems.check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Int(clamping: $0.wholeMilliseconds)) } ?? 0), "timeout")
+        // Over TLS, wait for a connection being made to the same origin if it may turn out to
+        // multiplex (ALPN settles that as soon as it is up): an HTTP/2 origin then gets one
+        // connection. Never over plain HTTP, which cannot multiplex here (no h2c): libcurl 7.88
+        // marks an origin as "no multiplexing" only after a persistent HTTP/1.1 response, so when
+        // the first response says `Connection: close` every transfer started beside it waited
+        // until that one had *finished* — one slow or stalled body held up its whole host.
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.url.hasPrefix("https:") ? 1 : 0), "pipewait")
         if let start = request.rangeStart, start > 0 {
             problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
         } else {

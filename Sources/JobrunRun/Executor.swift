@@ -1,7 +1,6 @@
 import JobrunCore
 import JobrunManifest
 public import JobrunPlan
-import Dispatch
 public import JobrunFetch
 import JobrunVerify
 import Synchronization
@@ -25,13 +24,14 @@ public struct ApplyOptions: Sendable {
 
 /// Runs a plan: one queue of every runnable slice in plan order, per-host and total limits,
 /// retries with backoff, resume, verification and durable commits. One coordinator thread (the
-/// caller of ``run()``) owns all state; the curl engine's thread only streams bytes into files and
-/// posts completions.
+/// caller of ``run()``) owns all state. It also drives the first curl engine, the one that moves
+/// every small plain-HTTP body, and sleeps in that engine's poll: a finished transfer is seen
+/// without waking another thread (on two cores, 10,000 bodies of 16 KiB went from 1.28 to 1.12 s).
+/// Other engines have threads of their own; they only stream bytes and post completions.
 public final class Executor: Sendable {
     let plan: Plan
     let options: ApplyOptions
     private let inbox = Mutex(Inbox())
-    private let wakeup = DispatchSemaphore(value: 0)
 
     /// Events for the coordinator, and whether it sleeps (only then does a poster wake it).
     private struct Inbox {
@@ -39,6 +39,13 @@ public final class Executor: Sendable {
         var isSleeping = false
     }
     private let interruption = Mutex<Int32?>(nil)
+    /// The engine the coordinator drives while ``run()`` runs: it sleeps in that engine's poll,
+    /// so waking it is a `curl_multi_wakeup`.
+    private let drivenEngine = Mutex<CurlEngine?>(nil)
+
+    private func wake() {
+        drivenEngine.withLock { $0 }?.wake()
+    }
 
     enum Event: Sendable {
         case transferDone(job: Int, token: UInt64, result: TransferResult)
@@ -57,12 +64,13 @@ public final class Executor: Sendable {
     /// Safe from any thread (a signal source, say).
     public func interrupt(signal: Int32) {
         interruption.withLock { if $0 == nil { $0 = signal } }
-        wakeup.signal()
+        wake()
     }
 
-    /// Queues an event without waking the coordinator: the engine calls ``wakeIfSleeping()``
-    /// once per turn of its loop (`CurlEngine(afterCallbacks:)`), so a turn that finished ten
-    /// transfers costs one wakeup, not ten.
+    /// Queues an event without waking the coordinator: a threaded engine calls
+    /// ``wakeIfSleeping()`` once per turn of its loop (`CurlEngine(afterCallbacks:)`), so a turn
+    /// that finished ten transfers costs one wakeup, not ten; the driven engine's completions
+    /// run on the coordinator's thread and need none.
     func post(_ event: Event) {
         inbox.withLock { $0.events.append(event) }
     }
@@ -74,7 +82,7 @@ public final class Executor: Sendable {
             box.isSleeping = false
             return true
         }
-        if wake { wakeup.signal() }
+        if wake { self.wake() }
     }
 
     func takeEvents() -> [Event] {
@@ -91,7 +99,11 @@ public final class Executor: Sendable {
     public func run() throws(EngineError) -> ApplyResult {
         var engines: [CurlEngine] = []
         defer { for engine in engines { engine.shutdown() } }
-        for _ in 0..<Self.engineCount {
+        let driven = try CurlEngine.driven()
+        engines.append(driven)
+        drivenEngine.withLock { $0 = driven }
+        defer { drivenEngine.withLock { $0 = nil } }
+        for _ in 1..<Self.engineCount {
             engines.append(try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let store = try BodyStore { [weak self] batch in
@@ -104,29 +116,32 @@ public final class Executor: Sendable {
         return coordinator.run()
     }
 
-    /// Engine threads: one moves every small plain-HTTP body; large bodies (whose bytes, not
+    /// Engines: the driven one moves every small plain-HTTP body; large bodies (whose bytes, not
     /// their requests, are the work) and TLS transfers (decryption is per byte too) are spread
     /// over all of them, so that work uses more than one core. Two on a machine with more than
-    /// one core.
+    /// one core (a third, for the shared work alone, measured no faster).
     static let engineCount = ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1
 
-    /// Sleeps until an event is posted, an interruption arrives or `deadline` passes; returns at
-    /// once when events already wait.
+    /// Moves the driven engine's transfers, and sleeps in its poll until a socket is ready, an
+    /// event is posted, an interruption arrives or `deadline` passes (at most a second); does
+    /// not sleep when events already wait.
     func wait(until deadline: ContinuousClock.Instant?) {
-        let mustSleep = inbox.withLock { box -> Bool in
-            box.isSleeping = box.events.isEmpty
-            return box.isSleeping
+        guard let engine = drivenEngine.withLock({ $0 }) else { return }
+        var timeout: Int32 = 1000
+        if let deadline {
+            let remaining = deadline - ContinuousClock.now
+            // Rounded up: waking a millisecond early would only turn the loop for nothing.
+            timeout = remaining <= .zero ? 0 : Int32(min(remaining.wholeMilliseconds + 1, 1000))
         }
-        guard mustSleep else { return }
-        defer { inbox.withLock { $0.isSleeping = false } }
-        guard let deadline else {
-            wakeup.wait()
-            return
-        }
-        let remaining = deadline - ContinuousClock.now
-        if remaining <= .zero { return }
-        let (s, atto) = remaining.components
-        let nanos = Int(min(s, 3600)) * 1_000_000_000 + Int(atto / 1_000_000_000)
-        _ = wakeup.wait(timeout: DispatchTime.now() + .nanoseconds(nanos))
+        engine.turn(
+            timeoutMilliseconds: timeout,
+            mayPoll: {
+                // Checked and set in one critical section with the posters' check.
+                inbox.withLock { box in
+                    box.isSleeping = box.events.isEmpty
+                    return box.isSleeping
+                }
+            },
+            didPoll: { inbox.withLock { $0.isSleeping = false } })
     }
 }

@@ -168,6 +168,39 @@ func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink
         #expect({ if case .timeout = result.failure { true } else { false } }(), "\(String(describing: result.failure))")
     }
 
+    /// A body that stalls must not hold up the other transfers to its origin: they take
+    /// connections of their own at once. With `CURLOPT_PIPEWAIT` over plain HTTP, libcurl 7.88
+    /// kept them waiting until the stalled one had finished, because its response says
+    /// `Connection: close` (only a persistent HTTP/1.1 response tells libcurl the origin cannot
+    /// multiplex). Over TLS too, where ALPN settles that.
+    @Test(arguments: FaultServer.isTLSAvailable ? [false, true] : [false])
+    func aStalledBodyHoldsUpNoOtherTransferOfItsOrigin(tls: Bool) async throws {
+        let server = try FaultServer(tls: tls)
+        defer { server.stop() }
+        let engine = try CurlEngine()
+        defer { engine.shutdown() }
+        func request(_ path: String) throws -> TransferRequest {
+            var r = TransferRequest(url: try server.url(path, on: tls ? .tls : .primary))
+            r.caFile = server.caFile
+            return r
+        }
+        // Started together, as a run starts its first slices: the stalled one's connection is
+        // not up yet when the others ask for one.
+        let stalled = RecordingSink()
+        engine.start(try request("/fault/stall_at=10/gen/10000/stalled.bin"), sink: stalled) { _ in }
+        let done = Mutex(0)
+        let sinks = (0..<2).map { _ in RecordingSink() }
+        for (i, sink) in sinks.enumerated() {
+            engine.start(try request("/gen/5000/after\(i).bin"), sink: sink) { r in
+                if r.failure == nil { done.withLock { $0 += 1 } }
+            }
+        }
+        let completed = await Poll.until(timeout: .seconds(20)) { done.withLock { $0 } == 2 }
+        #expect(completed, "only \(done.withLock { $0 }) of 2 transfers completed while another body of their origin stalled")
+        #expect(stalled.body.count == 10)
+        #expect(sinks.enumerated().allSatisfy { i, sink in sink.body == Generated.bytes(size: 5000, name: "after\(i).bin") })
+    }
+
     @Test func cancelAndShutdownCompleteEveryTransfer() async throws {
         let server = try FaultServer()
         defer { server.stop() }
