@@ -97,18 +97,45 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/1000/stall.bin", faults: "stall_at=100")
-        try fixture.write(manifest: Self.manifest("  timeouts: {request: 1s}", slices: """
-                  - {path: stall.bin, url: "\(fixture.url(path))", size: 1000}
-            """))
-        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"])
-        #expect(result.status == 1, "\(result)")
-        let record = try report.slice("r", "stall.bin")
-        #expect(record.status == "failed" && record.error?.type == "Timeout" && record.attempts == 2, "\(record)")
+        try await expectTimeouts(fixture, settings: "  timeouts: {request: 1s}", name: "stall.bin", url: fixture.url(path))
         let log = try await fixture.requests(path, count: 2)
         #expect(log.allSatisfy { $0.clientDisconnected && $0.bytesSent == 100 }, "\(log)")
-        #expect((fixture.directory.contents(of: "junit.xml") ?? "").contains(#"<error type="Timeout""#))
-        #expect(!fixture.directory.exists("mirror/r/stall.bin"))
     }
+
+    /// Applies one slice `name` at `url` that must fail both attempts with a timeout: exit 1,
+    /// `Timeout` in the JSON and the JUnit report, no final file. Returns its JSON record.
+    @discardableResult
+    func expectTimeouts(
+        _ fixture: ApplyFixture, settings: String, name: String, url: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ApplyJSON.Slice {
+        try fixture.write(manifest: Self.manifest(settings, slices: """
+                  - {path: \(name), url: "\(url)", size: 1000}
+            """))
+        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"])
+        #expect(result.status == 1, "\(result)", sourceLocation: sourceLocation)
+        let record = try report.slice("r", name, sourceLocation: sourceLocation)
+        #expect(record.status == "failed" && record.error?.type == "Timeout" && record.attempts == 2, "\(record)", sourceLocation: sourceLocation)
+        #expect((fixture.directory.contents(of: "junit.xml") ?? "").contains(#"<error type="Timeout""#), sourceLocation: sourceLocation)
+        #expect(!fixture.directory.exists("mirror/r/\(name)"), sourceLocation: sourceLocation)
+        return record
+    }
+
+    #if os(Linux)
+    /// `timeouts.connect` bounds the TCP handshake. The "server" is a loopback listener whose
+    /// accept queue is full (backlog 0, never accepting, filled by connections of our own): the
+    /// kernel drops further SYNs, so a connect hangs as it would towards a black-holed address.
+    @Test func aConnectThatHangsTimesOut() async throws {
+        let blackhole = try FullListener()
+        defer { blackhole.release() }
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let record = try await expectTimeouts(
+            fixture, settings: "  timeouts: {connect: 1s, request: 1m, resource: 1m}", name: "hang.bin",
+            url: "http://127.0.0.1:\(blackhole.port)/hang.bin")
+        // Two attempts of about a second each (and a short backoff): not the minute of the others.
+        #expect(record.seconds >= 1.9 && record.seconds < 30, "\(record)")
+    }
+    #endif
 
     /// `timeouts.resource` bounds the whole life of a slice, retries included, even when bytes
     /// stopped arriving less than `timeouts.request` ago.
@@ -301,3 +328,49 @@ enum DiskFull {
         ["/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? name
     }
 }
+
+#if os(Linux)
+/// A TCP listener on 127.0.0.1 that never accepts, with its accept queue (backlog 0) filled by
+/// connections of its own: Linux drops every further SYN, so connecting to it hangs.
+final class FullListener {
+    let port: Int
+    private var descriptors: [Int32] = []
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw FullListenerError.system("socket", errno) }
+        descriptors.append(listener)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw FullListenerError.system("bind/listen", errno) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        // More connections than the queue holds; on loopback the handshakes that fit complete
+        // inside `connect`, the rest stay in SYN-SENT.
+        for _ in 0..<4 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard client >= 0 else { throw FullListenerError.system("socket", errno) }
+            descriptors.append(client)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
+            }
+        }
+    }
+
+    func release() {
+        for fd in descriptors { close(fd) }
+        descriptors = []
+    }
+}
+
+enum FullListenerError: Error {
+    case system(String, Int32)
+}
+#endif
