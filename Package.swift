@@ -31,7 +31,7 @@ let package = Package(
 
         .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
-        .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL"], swiftSettings: strict),
+        .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL", "CLinux"], swiftSettings: strict),
         .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify"], swiftSettings: strict),
         .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),

@@ -12,8 +12,9 @@
 # Every slice of jobrun's manifest carries its size and sha256 (bench/gen_apply_manifest.py),
 # so jobrun verifies everything it writes; the peers verify nothing (peers.sh checks their
 # output afterwards, untimed, and jobrun's the same way).
-# Protocols: HTTP/1.1 on :8088 (jobrun-h1, aria2c-h1, curl-h1, wget2-h1) and TLS + HTTP/2 on
-# :8443 (jobrun-h2tls with --cacert, curl-h2tls, wget2-h2tls; aria2c-tls speaks HTTP/1.1 over TLS).
+# Protocols: HTTP/1.1 on $PORT_H1 (8088; jobrun-h1, aria2c-h1, curl-h1, wget2-h1) and TLS + HTTP/2
+# on $PORT_TLS (8443; jobrun-h2tls with --cacert, curl-h2tls, wget2-h2tls; aria2c-tls speaks
+# HTTP/1.1 over TLS); ports and paths come from the harness's common.sh.
 # Media: tmpfs (/dev/shm) and disk ($BENCH_ROOT/dl, ext4 under /tmp). Same concurrency for all.
 #
 # Environment:
@@ -21,7 +22,7 @@
 #   RUNS (3; timed runs for seed and many)  LARGE_RUNS (2)  WARMUP (1)
 #   QUIET_WAIT=S   before each tool wait up to S s for an idle machine (default: 0 when the 1-min
 #                  load average is under 1, else 10; the whole run then takes about 35 minutes,
-#                  10 of them DISK_SETTLE)
+#                  12 of them DISK_SETTLE)
 #   CEILING=0      leave out the `cp -r` reference row
 #   DISK_SETTLE=S  on the disk, wait S s (default: vm.dirty_expire_centisecs / 100 + 5) before
 #                  each tool of sets seed and many, so that no tool pays for the inodes the
@@ -60,7 +61,7 @@ CEILING=${CEILING:-1}
 # them for each new file. Every run deletes the last run's output first, so a tool timed soon
 # after other tools' runs pays for their deletions too, and the later a tool comes in the
 # sequence the more it pays (seen: cp -r of set (a) 0.56 s after the peers, curl 0.31 s). Before
-# each tool of sets (a) and (b) on the disk, the benchmark waits that interval plus 5 s, so every
+# each tool of sets (a) seed and (b) many on the disk, the benchmark waits that interval plus 5 s, so every
 # tool starts from the same state and pays only for its own runs. 0 turns this off.
 DISK_SETTLE=${DISK_SETTLE:-$(( $(cat /proc/sys/vm/dirty_expire_centisecs 2>/dev/null || echo 3000) / 100 + 5 ))}
 DURABLE_REF=${DURABLE_REF:-1}
@@ -69,7 +70,7 @@ export BENCH_ROOT=${BENCH_ROOT:-/tmp/jobrun-bench}
 # shellcheck source=/dev/null
 . "$SHARED/common.sh"
 TMPFS_DL=${TMPFS_DL:-/dev/shm/jobrun-bench-dl}
-DISK_DL=${DISK_DL:-$BENCH_ROOT/dl}
+DISK_DL=${DISK_DL:-$DL_ROOT}
 for s in $SETS; do case $s in seed|many|large) ;; *) echo "bench/apply.sh: unknown set '$s' (seed many large)" >&2; exit 2 ;; esac; done
 for m in $MEDIA; do case $m in tmpfs|disk) ;; *) echo "bench/apply.sh: unknown medium '$m' (tmpfs disk)" >&2; exit 2 ;; esac; done
 for p in $PROTOS; do case $p in h1|tls) ;; *) echo "bench/apply.sh: unknown protocol '$p' (h1 tls)" >&2; exit 2 ;; esac; done
@@ -111,8 +112,8 @@ fi
 JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
 
 # ---------------------------------------------------------------- corpus and server
-"$SHARED/corpus.sh" "$BENCH_ROOT/corpus" $SETS
-CORPUS_LISTS=$BENCH_ROOT/corpus/lists
+"$SHARED/corpus.sh" "$CORPUS_DIR" $SETS
+CORPUS_LISTS=$CORPUS_DIR/lists
 started=0
 cleanup() {
     rm -rf "$TMPFS_DL"
@@ -120,10 +121,10 @@ cleanup() {
 }
 trap cleanup EXIT
 if ! "$SHARED/server.sh" status >/dev/null 2>&1; then
-    "$SHARED/server.sh" start "$BENCH_ROOT/corpus"; started=1
+    "$SHARED/server.sh" start "$CORPUS_DIR"; started=1
 fi
 CERT=$NGINX_PREFIX/cert.pem
-# The cert is for 127.0.0.1 (CN and subjectAltName IP:127.0.0.1): jobrun verifies it via --cacert.
+# The cert is for $HOST (CN and subjectAltName IP:127.0.0.1): jobrun verifies it via --cacert.
 [ -s "$CERT" ] || { echo "bench/apply.sh: no server certificate at $CERT" >&2; exit 2; }
 sync
 
@@ -133,9 +134,9 @@ for s in $SETS; do
     mkdir -p "$work"
     group=one; [ "$s" = seed ] && group=top
     python3 "$HERE/gen_apply_manifest.py" "$CORPUS_LISTS/$s.tsv" "$work/jobrun-h1-c$CONC.yaml" \
-        --base-url "http://127.0.0.1:$PORT_H1/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
+        --base-url "http://$HOST:$PORT_H1/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
     python3 "$HERE/gen_apply_manifest.py" "$CORPUS_LISTS/$s.tsv" "$work/jobrun-tls-c$CONC.yaml" \
-        --base-url "https://127.0.0.1:$PORT_TLS/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
+        --base-url "https://$HOST:$PORT_TLS/$s" --conc "$CONC" --group "$group" --id "$s" >/dev/null
     "$JOBRUN" validate "$work/jobrun-h1-c$CONC.yaml" >/dev/null || { echo "bench/apply.sh: jobrun rejected $work/jobrun-h1-c$CONC.yaml" >&2; exit 2; }
 done
 
@@ -184,11 +185,12 @@ for s in $SETS; do
         # On the disk, each tool starts from a settled file system (see DISK_SETTLE): one peers.sh
         # call per tool into the same results folder, whose summary then covers them all.
         groups=("$m_only")
-        if [ "$m" = disk ] && [ "$DISK_SETTLE" -gt 0 ] && [ "$s" != large ]; then IFS=, read -r -a groups <<<"$m_only"; fi
+        settle=0
+        if [ "$m" = disk ] && [ "$DISK_SETTLE" -gt 0 ] && [ "$s" != large ]; then settle=1; IFS=, read -r -a groups <<<"$m_only"; fi
         : >"$OUT/$s-$m.log"
         failed_here=0
         for g in "${groups[@]}"; do
-            if [ ${#groups[@]} -gt 1 ]; then
+            if [ "$settle" = 1 ]; then
                 sync
                 echo "   settling the file system ${DISK_SETTLE}s before $g" >>"$OUT/$s-$m.log"
                 sleep "$DISK_SETTLE"

@@ -1,12 +1,15 @@
 // Linux system calls that glibc declares only under _GNU_SOURCE, which Swift's Glibc module is
 // built without (sync_file_range for early writeback, syncfs for the batched commit,
-// pthread_setname_np for thread names). Declarations only (the symbols are glibc's); nothing
-// here exists on macOS.
+// pthread_setname_np for thread names, O_PATH for symlink-proof lookups), and openat2, which
+// glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
+// nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
 #define JOBRUN_CLINUX_SHIM_H
 #if defined(__linux__)
 #include <sys/types.h>
 #include <pthread.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /// sync_file_range(2): with SYNC_FILE_RANGE_WRITE, starts writeback of a range and returns
 /// without waiting for it.
@@ -18,6 +21,17 @@ extern int syncfs(int fd);
 
 /// pthread_setname_np(3): names a thread (at most 15 bytes) for ps, top, perf and debuggers.
 extern int pthread_setname_np(pthread_t thread, const char *name);
+
+/// O_PATH: a descriptor for lookups only (needs search permission on the parents, not read
+/// permission on the folder). fcntl.h names it only under _GNU_SOURCE; __O_PATH is always there.
+enum { JOBRUN_O_PATH = __O_PATH };
+
+/// openat2(2) (Linux 5.6; glibc has no wrapper). Swift cannot call the variadic syscall(2);
+/// this fixed-argument function can. 437 is __NR_openat2 on every architecture (older headers
+/// lack SYS_openat2). `how` is a struct open_how of `size` bytes.
+static inline long jobrun_openat2(int dirfd, const char *path, const void *how, size_t size) {
+    return syscall(437, dirfd, path, how, size);
+}
 
 #endif
 #endif

@@ -20,13 +20,16 @@ public enum DetachedThread {
         }
     }
 
+    /// The stack of every such thread: the engine and store loops need little.
+    static let stackSize = 1 << 20
+
     /// Starts `body` on a new thread called `name` (at most 15 bytes are kept) with a stack of
-    /// `stackSize` bytes. Returns the `pthread_create` error, or `nil` when the thread runs.
-    public static func start(name: String, stackSize: Int = 1 << 20, _ body: @escaping @Sendable () -> Void) -> Int32? {
+    /// ``stackSize`` bytes. Returns the `pthread_create` error, or `nil` when the thread runs.
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32? {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, stackSize)
+        pthread_attr_setstacksize(&attributes, Self.stackSize)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         let argument = Unmanaged.passRetained(Body(name: String(decoding: name.utf8.prefix(15), as: UTF8.self), run: body)).toOpaque()
         #if canImport(Darwin)

@@ -40,18 +40,14 @@ final class EventLoop: @unchecked Sendable {
     /// poll of at most `timeoutMilliseconds` when `mayPoll` allows it, then progress again.
     /// Returns `false` once shut down (and cleaned up).
     func turn(takeCommands: () -> [EngineCommand], timeoutMilliseconds: Int32, mayPoll: () -> Bool, didPoll: () -> Void) -> Bool {
-        guard step(takeCommands()) else {
-            cleanup()
-            return false
+        var alive = step(takeCommands())
+        if alive && mayPoll() {
+            curl_multi_poll(multi.pointer, nil, 0, timeoutMilliseconds, nil)
+            didPoll()
+            alive = step(takeCommands())
         }
-        guard mayPoll() else { return true }
-        curl_multi_poll(multi.pointer, nil, 0, timeoutMilliseconds, nil)
-        didPoll()
-        guard step(takeCommands()) else {
-            cleanup()
-            return false
-        }
-        return true
+        if !alive { cleanup() }
+        return alive
     }
 
     /// Runs `commands`, then `curl_multi_perform` and the completions of finished transfers.

@@ -132,11 +132,12 @@ final class Transfer {
         // The usual header line is ASCII: split it on bytes, without Foundation's trimming (this
         // runs for every header of every response). Same rules as `headerText(_:)`, which handles
         // any other line.
-        guard !line.contains(where: { $0 >= 0x80 }) else { return headerText(line) }
+        // A status line (whatever bytes its reason phrase has) is parsed on bytes too.
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
             line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             return statusLine(line)
         }
+        guard !line.contains(where: { $0 >= 0x80 }) else { return headerText(line) }
         var start = 0
         var end = line.count
         while start < end, line[start] == UInt8(ascii: "\r") || line[start] == UInt8(ascii: "\n") { start += 1 }
@@ -178,13 +179,6 @@ final class Transfer {
     /// A header line with non-ASCII bytes.
     private func headerText(_ line: UnsafeRawBufferPointer) -> Bool {
         let text = String(decoding: line, as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
-            // A new response (interim 1xx, or the final one): start over.
-            let parts = text.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            headers = []
-            return true
-        }
         let trimmed = text.trimmingASCII([0x0D, 0x0A])
         if trimmed.isEmpty {
             guard status >= 200 else { return true }  // end of an interim response

@@ -293,7 +293,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         let bytes = meta.encoded()
         let mfd = openat(directoryFD, metaName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard mfd >= 0 else { return }
-        _ = bytes.withUnsafeBytes { write(mfd, $0.baseAddress, $0.count) }
+        // A short or failed write leaves metadata that does not decode: the partial is not resumed.
+        _ = bytes.withUnsafeBytes { DescriptorIO.writeAll(mfd, $0) }
         closeDescriptor(mfd)
     }
 

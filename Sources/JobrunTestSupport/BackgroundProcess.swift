@@ -53,11 +53,8 @@ public final class BackgroundProcess: Sendable {
             directory.remove()
             throw fail("cannot open output files: \(String(cString: strerror(errno)))")
         }
-        let spawned = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory) { actions in
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, out, 1)
-            posix_spawn_file_actions_adddup2(&actions, err, 2)
-        }
+        let spawned = CleanSpawn.spawn(
+            executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory, stdout: out, stderr: err)
         switch spawned {
         case .success(let child):
             pid = child

@@ -20,7 +20,7 @@ private func makeSpawnHandles() -> (SpawnFileActions, SpawnAttributes) { (posix_
 /// `posix_spawn` of a child that starts clean: an empty signal mask and default dispositions
 /// (test threads block SIGTERM, and Foundation's `Process` passes that mask on, so a child would
 /// ignore the signals a test sends), in a process group of its own (a timeout kills grandchildren
-/// too). Shared by the process runner and the fault server launcher.
+/// too). Shared by the process runner, background processes and the fault server launcher.
 enum CleanSpawn {
     /// Why a child could not be started: an `errno` value.
     struct Failure: Error {
@@ -28,8 +28,9 @@ enum CleanSpawn {
     }
 
     /// Starts `executable` with the standard descriptors `stdio` sets up (`dup2`/`open` file
-    /// actions for 0, 1 and 2); every other descriptor is closed in the child, and it starts in
-    /// `workingDirectory` when one is given.
+    /// actions for 0, 1 and 2); every other descriptor is closed in the child where the C
+    /// library can (`posix_spawn_file_actions_addclosefrom_np`; elsewhere they should be
+    /// close-on-exec), and it starts in `workingDirectory` when one is given.
     static func spawn(
         _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String? = nil,
         stdio: (inout SpawnFileActions) -> Void
@@ -68,6 +69,22 @@ enum CleanSpawn {
         let code = posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil])
         return code == 0 ? .success(pid) : .failure(Failure(code: code))
     }
+
+    /// ``spawn(_:arguments:environment:workingDirectory:stdio:)`` with standard input from
+    /// `/dev/null` and standard output and error on `stdout` and `stderr`.
+    static func spawn(
+        _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String?,
+        stdout: Int32, stderr: Int32
+    ) -> Result<pid_t, Failure> {
+        spawn(executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+            posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        }
+    }
+
+    /// The text of the current `errno`.
+    static func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// A pipe whose ends close on exec (the child gets its own copies through `dup2`):
     /// atomically with `pipe2` where it exists, so a process another thread spawns at the same

@@ -27,17 +27,15 @@ enum ProcessRunner {
         timeout: Duration
     ) throws(ProcessLaunchError) -> RunResult {
         let fail = { (message: String) in ProcessLaunchError(executable: executable, message: message) }
-        guard let stdoutPipe = CleanSpawn.makePipe() else { throw fail("pipe: \(errnoText())") }
+        guard let stdoutPipe = CleanSpawn.makePipe() else { throw fail("pipe: \(CleanSpawn.errnoText())") }
         guard let stderrPipe = CleanSpawn.makePipe() else {
             close(stdoutPipe.read)
             close(stdoutPipe.write)
-            throw fail("pipe: \(errnoText())")
+            throw fail("pipe: \(CleanSpawn.errnoText())")
         }
-        let spawned = CleanSpawn.spawn(executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory) { actions in
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1)
-            posix_spawn_file_actions_adddup2(&actions, stderrPipe.write, 2)
-        }
+        let spawned = CleanSpawn.spawn(
+            executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory,
+            stdout: stdoutPipe.write, stderr: stderrPipe.write)
         // The child has its own copies; ours must go, or the readers never see end-of-file.
         close(stdoutPipe.write)
         close(stderrPipe.write)
@@ -113,8 +111,6 @@ enum ProcessRunner {
             }
         }
     }
-
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// The inherited environment with `overrides` applied and `removals` deleted.
     static func environment(overrides: [String: String], removals: Set<String>) -> [String: String] {

@@ -45,11 +45,11 @@ enum ServerLaunch {
         let fail = { (message: String) in
             FaultServerError(message: "cannot start \(arguments.first ?? executable): \(message)")
         }
-        guard let input = CleanSpawn.makePipe() else { throw fail("pipe: \(errnoText())") }
+        guard let input = CleanSpawn.makePipe() else { throw fail("pipe: \(CleanSpawn.errnoText())") }
         guard let output = CleanSpawn.makePipe() else {
             close(input.read)
             close(input.write)
-            throw fail("pipe: \(errnoText())")
+            throw fail("pipe: \(CleanSpawn.errnoText())")
         }
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -135,7 +135,5 @@ enum ServerLaunch {
         while result < 0, errno == EINTR { result = waitpid(pid, &status, WNOHANG) }
         return result != 0
     }
-
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
 }
 

@@ -1,5 +1,8 @@
 import JobrunCore
 internal import Synchronization
+#if os(Linux)
+internal import CLinux
+#endif
 
 /// Opening directories beneath an output root without following any symbolic link.
 ///
@@ -28,7 +31,7 @@ enum PathBeneath {
             #if os(Linux)
             // O_PATH needs no read permission on the directory, only search permission on
             // its parents, like a path lookup; fstatat and openat accept it as dirfd.
-            case .lookup: linuxOPath | O_DIRECTORY | O_CLOEXEC
+            case .lookup: Int32(JOBRUN_O_PATH) | O_DIRECTORY | O_CLOEXEC
             #else
             case .lookup: O_RDONLY | O_DIRECTORY | O_CLOEXEC
             #endif
@@ -133,24 +136,9 @@ func retryingOnInterrupt<T: BinaryInteger>(_ body: () -> T) -> T {
 }
 
 #if os(Linux)
-/// `O_PATH`, which Glibc's Swift overlay does not export (it is behind `_GNU_SOURCE`). The
-/// value is the same on x86-64 and AArch64.
-let linuxOPath: Int32 = 0o10000000
-
-/// The `openat2` system call (Linux 5.6), which glibc 2.36 does not wrap.
+/// The `openat2` system call (Linux 5.6), which glibc 2.36 does not wrap (called through the
+/// `CLinux` shim).
 enum Openat2 {
-    private typealias SyscallFunction =
-        @convention(c) (Int, Int32, UnsafePointer<CChar>, UnsafeRawPointer, Int) -> Int
-
-    /// Swift cannot call the variadic `syscall(2)`, so it is called through a fixed-argument
-    /// pointer. That is sound on the ABIs jobrun targets: x86-64 System V and AAPCS64 pass
-    /// variadic integer arguments exactly like fixed ones, and glibc's `syscall` is assembly
-    /// that only moves registers (it never reads the x86-64 vector-count register).
-    private static let syscallFunction: SyscallFunction? = dlsym(nil, "syscall").map {
-        unsafeBitCast($0, to: SyscallFunction.self)
-    }
-
-    private static let number = 437  // __NR_openat2, the same on every architecture
     private static let resolveNoMagicLinks: UInt64 = 0x02
     private static let resolveNoSymlinks: UInt64 = 0x04
     private static let resolveBeneath: UInt64 = 0x08
@@ -158,12 +146,11 @@ enum Openat2 {
     /// Cleared for good once the kernel or a seccomp filter refuses the call.
     private static let usable = Atomic<Bool>(true)
 
-    static var isUsable: Bool { syscallFunction != nil && usable.load(ordering: .relaxed) }
+    static var isUsable: Bool { usable.load(ordering: .relaxed) }
 
     /// A descriptor for `path` beneath `dirFD`, or nil when openat2 failed for any reason
     /// (the caller then walks the path, which also explains the failure).
     static func open(_ path: String, beneath dirFD: Int32, flags: Int32) -> Int32? {
-        guard let call = syscallFunction else { return nil }
         // struct open_how { __u64 flags; __u64 mode; __u64 resolve; }: three naturally
         // aligned u64s, laid out contiguously like this homogeneous tuple.
         var how: (UInt64, UInt64, UInt64) = (
@@ -173,7 +160,7 @@ enum Openat2 {
             let result = withUnsafeBytes(of: &how) { howBytes in
                 path.withCString { cPath in
                     // baseAddress of a non-empty tuple's bytes is never nil.
-                    howBytes.baseAddress.map { call(number, dirFD, cPath, $0, howBytes.count) } ?? -1
+                    howBytes.baseAddress.map { jobrun_openat2(dirFD, cPath, $0, howBytes.count) } ?? -1
                 }
             }
             if result >= 0 { return Int32(truncatingIfNeeded: result) }

@@ -18,7 +18,7 @@ import Testing
         return true
     }
 
-    @Test func completionsRunInsideTheOwnersTurn() async throws {
+    @Test func completionsRunInsideTheOwnersTurn() throws {
         let server = try FaultServer()
         defer { server.stop() }
         let engine = try CurlEngine.driven()
@@ -37,7 +37,7 @@ import Testing
     }
 
     /// Many transfers at once share the engine's connections and all complete.
-    @Test func concurrentTransfersAllComplete() async throws {
+    @Test func concurrentTransfersAllComplete() throws {
         let server = try FaultServer()
         defer { server.stop() }
         let engine = try CurlEngine.driven()
@@ -57,7 +57,7 @@ import Testing
 
     /// A wakeup from another thread ends a long wait at once (or, sent before it, keeps the next
     /// one from starting); an owner that says it must not sleep is not put to sleep.
-    @Test func wakeEndsAWaitAndMayPollIsHonoured() async throws {
+    @Test func wakeEndsAWaitAndMayPollIsHonoured() throws {
         let engine = try CurlEngine.driven()
         defer { engine.shutdown() }
         let failure = DetachedThread.start(name: "test-wake") { engine.wake() }
@@ -74,7 +74,7 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(15), "the engine slept though its owner said not to")
     }
 
-    @Test func shutdownCancelsWhatRunsAndWhatComesLater() async throws {
+    @Test func shutdownCancelsWhatRunsAndWhatComesLater() throws {
         let server = try FaultServer()
         defer { server.stop() }
         let engine = try CurlEngine.driven()

@@ -210,14 +210,7 @@ enum HTTPGet {
         let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect: \(String(cString: strerror(errno)))") }
+        guard connectLoopback(fd, port: port) == 0 else { throw Failure(description: "connect: \(String(cString: strerror(errno)))") }
         let request = Array("GET \(target) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
         var sent = 0
         while sent < request.count {
@@ -245,21 +238,44 @@ enum HTTPGet {
 
     /// A TCP port on 127.0.0.1 that nothing listens on: bound, then closed.
     static func closedPort() throws -> Int {
+        let (fd, port) = try boundSocket()
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the kernel picks: its descriptor and that port.
+    static func boundSocket() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
                 bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
             }
         }
-        guard bound else { throw Failure(description: "bind: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            let error = errno
+            close(fd)
+            throw Failure(description: "bind: \(String(cString: strerror(error)))")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// `connect(2)` of `fd` to 127.0.0.1:`port`; its result.
+    static func connectLoopback(_ fd: Int32, port: Int) -> Int32 {
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
     }
 }
 

@@ -337,40 +337,30 @@ final class FullListener {
     private var descriptors: [Int32] = []
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw FullListenerError.system("socket", errno) }
+        let (listener, port) = try HTTPGet.boundSocket()
+        self.port = port
         descriptors.append(listener)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw FullListenerError.system("bind/listen", errno) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        guard listen(listener, 0) == 0 else { throw failure("listen") }
         // More connections than the queue holds; on loopback the handshakes that fit complete
         // inside `connect`, the rest stay in SYN-SENT.
         for _ in 0..<4 {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            guard client >= 0 else { throw FullListenerError.system("socket", errno) }
+            let client = socket(AF_INET, HTTPGet.streamSocket | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard client >= 0 else { throw failure("socket") }
             descriptors.append(client)
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
-            }
+            _ = HTTPGet.connectLoopback(client, port: port)
         }
+    }
+
+    /// Closes what is open so far and describes `errno`.
+    private func failure(_ call: String) -> HTTPGet.Failure {
+        let error = errno
+        release()
+        return HTTPGet.Failure(description: "\(call): \(String(cString: strerror(error)))")
     }
 
     func release() {
         for fd in descriptors { close(fd) }
         descriptors = []
     }
-}
-
-enum FullListenerError: Error {
-    case system(String, Int32)
 }
 #endif

@@ -20,7 +20,7 @@ import Testing
     }
 
     /// A writer holding `body` in memory, as the engine leaves it when the transfer completes.
-    static func received(_ body: [UInt8], in folder: Folder, name: String) throws -> SliceWriter {
+    static func received(_ body: [UInt8], in folder: Folder, name: String) -> SliceWriter {
         let writer = folder.writer(size: Int64(body.count), name: name)
         #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
         #expect(SliceWriterTests.feed(writer, body))
@@ -36,7 +36,7 @@ import Testing
         for i in 0..<40 {
             let body = Generated.bytes(size: 1_000 + i * 997, name: "b\(i)")
             expected.append(body)
-            let writer = try Self.received(body, in: folder, name: "b\(i).bin")
+            let writer = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
             let digest = try SliceWriterTests.sha256(i % 5 == 4 ? Generated.bytes(size: 10, name: "other") : body)
             store.submit(BodyStore.Work(job: i, writer: writer, expected: [digest]))
@@ -65,7 +65,6 @@ import Testing
     }
 
     @Test func aBodyThatCannotBeWrittenIsReportedAsSuch() throws {
-        let folder = try Folder()
         let body = Generated.bytes(size: 5_000, name: "f.bin")
         // No folder to create the partial file in (an invalid descriptor: openat fails with EBADF).
         let writer = SliceWriter(
@@ -86,6 +85,5 @@ import Testing
         }
         #expect(failure.errno == EBADF, "\(failure)")
         #expect(failure.message.contains("mirror/f.bin"), "\(failure.message)")
-        #expect(folder.entries().isEmpty)
     }
 }

@@ -3,6 +3,7 @@ import JobrunCore
 import JobrunFetch
 import JobrunPlan
 import JobrunTestSupport
+import Synchronization
 import Testing
 @testable import JobrunRun
 
@@ -203,29 +204,23 @@ import Testing
 }
 
 /// Progress reports collected from the "engine" side of a test.
-final class ReportLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [Int64] = []
-    private var total = 0
+final class ReportLog: Sendable {
+    private let state = Mutex<(pending: [Int64], total: Int)>(([], 0))
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return total
-    }
+    var count: Int { state.withLock { $0.total } }
 
     func add(_ written: Int64) {
-        lock.lock()
-        pending.append(written)
-        total += 1
-        lock.unlock()
+        state.withLock {
+            $0.pending.append(written)
+            $0.total += 1
+        }
     }
 
     func take() -> [Int64] {
-        lock.lock()
-        defer { lock.unlock() }
-        let taken = pending
-        pending = []
-        return taken
+        state.withLock { box in
+            let taken = box.pending
+            box.pending = []
+            return taken
+        }
     }
 }

@@ -640,54 +640,48 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pending = struct.unpack("i", fcntl.ioctl(self.connection.fileno(), SIOCOUTQ, b"\0\0\0\0"))[0]
                 if pending == 0:
                     break
-                select.select([], [], [], 0.002)  # poll interval of this 2 s deadline
+                time.sleep(0.002)  # poll interval of this 2 s deadline
         except OSError:
             pass  # no SIOCOUTQ (not Linux): reset at once
 
     def hold(self, seconds):
         """The injected pause of `delay_ms` and `drip`: wait `seconds` (the fault itself, not a
         test waiting for something); raises ClientGone as soon as the client hangs up."""
-        deadline = time.monotonic() + seconds
-        remaining = seconds
-        while remaining > 0:
-            try:
-                readable, _, _ = select.select([self.connection], [], [], remaining)
-                if readable and not self.connection.recv(1, socket.MSG_PEEK):
-                    raise ClientGone()
-            except (OSError, ValueError):
-                raise ClientGone()
-            if readable:
-                # A pipelined request waits unread: only the clock is left to wait on.
-                select.select([], [], [], max(0.0, deadline - time.monotonic()))
-                return
-            remaining = deadline - time.monotonic()
+        if self.watch(seconds, consume=False):
+            raise ClientGone()
 
     def stall(self, seconds):
         """Send nothing more; return when the client closes the connection or after `seconds`."""
         self.close_connection = True
+        if self.watch(seconds, consume=True):
+            self.disconnected = True
+
+    def watch(self, seconds, consume):
+        """Waits up to `seconds` for the client to hang up; True when it did. With `consume`,
+        what the client sends is read and dropped (nothing more is answered on this
+        connection); without, it stays unread (a pipelined request) and once a byte of it is
+        there only the clock is left to wait on. The peek goes to the raw socket: an SSLSocket
+        refuses MSG_PEEK, and a hang-up shows there as end of stream all the same."""
         sock = self.connection
         deadline = time.monotonic() + seconds
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return
+                return False
             try:
                 readable, _, _ = select.select([sock], [], [], min(remaining, 1.0))
-            except (OSError, ValueError):
-                self.disconnected = True
-                return
-            if not readable:
-                continue
-            try:
-                data = sock.recv(4096)
+                if not readable:
+                    continue
+                data = sock.recv(4096) if consume else socket.socket.recv(sock, 1, socket.MSG_PEEK)
             except ssl.SSLWantReadError:
                 continue
-            except (OSError, ssl.SSLError):
-                self.disconnected = True
-                return
+            except (OSError, ValueError):  # ssl.SSLError is an OSError
+                return True
             if not data:
-                self.disconnected = True
-                return
+                return True
+            if not consume:
+                time.sleep(max(0.0, deadline - time.monotonic()))
+                return False
 
 
 class Server(http.server.ThreadingHTTPServer):
