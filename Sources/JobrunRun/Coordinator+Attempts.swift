@@ -15,6 +15,30 @@ extension Coordinator {
         return largeReceiveBuffer
     }
 
+    /// Slices of at least `spreadSliceSize` bytes take turns over the engines even over plain HTTP.
+    static let spreadSliceSize: Int64 = 64 << 10
+
+    /// Whether a transfer takes its turn over all the engines (`true`) or stays on engine 0, the
+    /// one the coordinator drives itself. Where the engine thread's work grows with the bytes —
+    /// decrypting TLS, copying bodies of 64 KiB and more — spreading puts that work on every
+    /// core; a small plain-HTTP body costs little per byte, and handing its completion over from
+    /// another thread costs more than it saves. Measured on tmpfs (alternating runs, medians):
+    ///
+    /// | plain-HTTP slices      | engine 0 only | spread  |
+    /// |------------------------|--------------:|--------:|
+    /// | 10,000 × 16 KiB        | 1.14 s        | 1.31 s  |
+    /// | 1,500 × 24 KiB         | 0.228 s       | 0.227 s |
+    /// | 1,500 × 48 KiB         | 0.247 s       | 0.243 s |
+    /// | 600 × 64 KiB           | 0.143 s       | 0.131 s |
+    /// | 400 × 128 KiB          | 0.158 s       | 0.144 s |
+    ///
+    /// Unsized slices stay on engine 0 (most are small: manifests, playlists).
+    static func takesTurns(size: Int64?, overTLS: Bool) -> Bool {
+        if overTLS { return true }
+        guard let size else { return false }
+        return size >= spreadSliceSize
+    }
+
     /// Opens (creating as needed) the folder a slice's file lives in.
     mutating func folder(for j: Int) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
         let resource = plan.entries[jobs[j].resource].resource
@@ -90,12 +114,8 @@ extension Coordinator {
         // unsized slices keep libcurl's 16 KiB and the pool of reused easy handles.
         request.receiveBufferSize = Self.receiveBuffer(forSize: slice.size)
         let executor = self.executor
-        // Where the engine thread's work grows with the bytes (large bodies; decrypting TLS),
-        // the transfers take turns over the engines, so that work uses every core. Small
-        // plain-HTTP transfers cost little per byte: they stay on engine 0 (spreading them
-        // measured no faster and used 5 % more CPU).
         var engine = 0
-        if request.receiveBufferSize != nil || jobs[j].origin.hasPrefix("https:") {
+        if Self.takesTurns(size: slice.size, overTLS: jobs[j].origin.hasPrefix("https:")) {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }

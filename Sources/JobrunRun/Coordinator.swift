@@ -46,9 +46,9 @@ struct Coordinator {
     }
 
     let executor: Executor
-    /// `engines[0]` runs every small plain-HTTP transfer; large and TLS transfers take turns
-    /// over all engines (each engine keeps its own connections, so an HTTP/2 origin gets one
-    /// multiplexed connection per engine).
+    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB; bigger and TLS transfers take
+    /// turns over all engines (``takesTurns(size:overTLS:)``). Each engine keeps its own
+    /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.
     let store: BodyStore

@@ -104,3 +104,22 @@ import Testing
         #expect(PartialDownload.partName(for: "a.ts") == ".a.ts.jobrun-part")
     }
 }
+
+@Suite struct EngineChoiceTests {
+    /// Which transfers take turns over the engines and which stay on the driven one.
+    @Test(arguments: [
+        (Int64?.none, false, false), (Int64?.none, true, true),
+        (16 << 10, false, false), (64 << 10 - 1, false, false), (64 << 10, false, true),
+        (128 << 10, false, true), (1 << 20, false, true), (512 << 20, false, true),
+        (16 << 10, true, true), (0, true, true),
+    ] as [(Int64?, Bool, Bool)])
+    func bytesHeavyOrEncryptedTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
+        #expect(Coordinator.takesTurns(size: size, overTLS: overTLS) == spreads)
+    }
+
+    /// Every slice large enough for the big receive buffer is also spread.
+    @Test func largeSlicesAreSpread() {
+        #expect(Coordinator.spreadSliceSize <= Coordinator.largeSliceSize)
+        #expect(Coordinator.takesTurns(size: Coordinator.largeSliceSize, overTLS: false))
+    }
+}
