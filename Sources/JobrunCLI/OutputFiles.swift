@@ -4,8 +4,8 @@ import JobrunCore
 enum OutputFiles {
     /// Creates the folder `path` will be written into. Errors surface when the file is written.
     static func prepareParent(of path: String) {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        let parent = String(path[..<slash])
-        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        let parent = SlashPath.split(path).folder
+        guard !parent.isEmpty else { return }
+        try? FileManager.default.createDirectory(atPath: String(parent), withIntermediateDirectories: true)
     }
 }

@@ -88,7 +88,7 @@ public enum ManifestLoader {
             let (document, yamlDiagnostics) = YAMLParser.parse(file: file, bytes: bytes)
             collector.append(contentsOf: yamlDiagnostics)
             if let document {
-                var decoder = ManifestDecoder(doc: document, manifestDirectory: PathRules.directory(of: file), options: options)
+                var decoder = ManifestDecoder(doc: document, manifestDirectory: SlashPath.folder(of: file), options: options)
                 resources.append(contentsOf: decoder.decode())
                 collector.append(contentsOf: decoder.diagnostics.diagnostics)
                 for aux in decoder.auxiliaryFiles { sources.add(aux.path, bytes: aux.bytes) }

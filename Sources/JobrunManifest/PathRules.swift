@@ -113,10 +113,4 @@ enum PathRules {
         return joined.isEmpty ? "." : joined
     }
 
-    /// The folder part of a path (`a/b.yaml` → `a`, `b.yaml` → `.`).
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        if slash == path.startIndex { return "/" }
-        return String(path[..<slash])
-    }
 }

@@ -55,11 +55,10 @@ extension Coordinator {
                 return nil
             }
         }
-        let parent = relative.lastIndex(of: "/").map { String(relative[..<$0]) } ?? ""
-        let name = relative.lastIndex(of: "/").map { String(relative[relative.index(after: $0)...]) } ?? relative
+        let (parent, name) = SlashPath.split(relative)
         do throws(WriteFailure) {
-            let fd = try root.folder(parent)
-            return (root, fd, name, root.display(relative))
+            let fd = try root.folder(String(parent))
+            return (root, fd, String(name), root.display(relative))
         } catch {
             fail(j, AttemptFailure(kind: error.sliceErrorKind, message: error.message, isTransient: false))
             return nil

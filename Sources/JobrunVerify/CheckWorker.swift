@@ -59,7 +59,7 @@ final class CheckWorker {
     /// Checks the file named by the last component of `expectation.relativePath` in the
     /// already opened `directoryFD`.
     func check(_ expectation: FileExpectation, in directoryFD: Int32) -> FileCheck {
-        let name = String(CheckBatch.name(of: expectation.relativePath))
+        let name = String(SlashPath.split(expectation.relativePath).name)
         if name.isEmpty || name == "." || name == ".." || expectation.relativePath.utf8.first == UInt8(ascii: "/") {
             return Self.invalidPath(expectation)
         }

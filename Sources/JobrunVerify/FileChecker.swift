@@ -115,7 +115,7 @@ struct CheckBatch: Sendable {
                 rootIndex[expectation.root] = root
                 lastRoot = (expectation.root, root)
             }
-            let directory = Self.directory(of: expectation.relativePath)
+            let directory = SlashPath.split(expectation.relativePath).folder
             if let last = lastGroup, last.root == root, last.directory == directory {
                 groups[lastGroupIndex].files.append(index)
                 continue
@@ -154,17 +154,6 @@ struct CheckBatch: Sendable {
         }
     }
 
-    /// Everything before the last `/` (empty for a file directly in the root).
-    static func directory(of relativePath: String) -> Substring {
-        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath[relativePath.startIndex..<relativePath.startIndex] }
-        return relativePath[..<slash]
-    }
-
-    /// Everything after the last `/`.
-    static func name(of relativePath: String) -> Substring {
-        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath[...] }
-        return relativePath[relativePath.utf8.index(after: slash)...]
-    }
 }
 
 /// Directories found missing or wrong, keyed by root and the `/`-joined path of the

@@ -416,8 +416,6 @@ import Testing
         #expect(PathRules.join("dir", "../x/./y") == "x/y")
         #expect(PathRules.join("/abs/dir", "./mirror") == "/abs/dir/mirror")
         #expect(PathRules.join("dir", "/abs") == "/abs")
-        #expect(PathRules.directory(of: "a/b.yaml") == "a")
-        #expect(PathRules.directory(of: "b.yaml") == ".")
     }
 
     @Test func suggestions() {
