@@ -47,9 +47,7 @@ struct SavedPlan {
     /// The saved plan when `arguments` is a single plan file; `nil` for manifests.
     static func loadIfPlanFile(_ arguments: [String]) throws -> SavedPlan? {
         guard arguments.count == 1, let path = arguments.first else { return nil }
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR,
-            !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
+        guard !FileStatus.isDirectory(atPath: path), !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
             let data = FileManager.default.contents(atPath: path), data.first == UInt8(ascii: "{")
         else { return nil }
         var stderr = StandardError()

@@ -12,8 +12,8 @@ enum PartialScan {
         }
         var folders: [Folder: Set<String>] = [:]  // → file names wanted
         for c in candidates {
-            let (folder, name) = split(c.relativePath)
-            folders[Folder(root: c.root, relativePath: folder), default: []].insert(name)
+            let (folder, name) = SlashPath.split(c.relativePath)
+            folders[Folder(root: c.root, relativePath: String(folder)), default: []].insert(String(name))
         }
         var found: [String: [String: PartialDownload.Found]] = [:]
         for (key, names) in folders {
@@ -36,16 +36,5 @@ enum PartialScan {
             }
         }
         return found
-    }
-
-    static func split(_ relative: String) -> (folder: String, name: String) {
-        let utf8 = relative.utf8
-        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", relative) }
-        return (String(Substring(utf8[..<slash])), String(Substring(utf8[utf8.index(after: slash)...])))
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JobrunCore
 
 /// Locates the repository's `shared/` directory (the JUnit XSDs live in `shared/xsd`).
 ///
@@ -24,7 +25,7 @@ public enum SharedPaths {
     public static var sharedDirectory: String {
         get throws(NotFound) {
             if let configured = ProcessInfo.processInfo.environment[sharedDirectoryVariable], !configured.isEmpty {
-                guard isDirectory(configured) else {
+                guard FileStatus.isDirectory(atPath: configured) else {
                     throw NotFound(message: "\(sharedDirectoryVariable)=\(configured) is not a directory")
                 }
                 return (configured as NSString).standardizingPath
@@ -33,7 +34,7 @@ public enum SharedPaths {
                 throw NotFound(message: "no Package.swift above \(#filePath); set \(sharedDirectoryVariable)")
             }
             let shared = ((root as NSString).deletingLastPathComponent as NSString).appendingPathComponent("shared")
-            guard isDirectory(shared) else {
+            guard FileStatus.isDirectory(atPath: shared) else {
                 throw NotFound(message: "\(shared) does not exist; set \(sharedDirectoryVariable)")
             }
             return shared
@@ -44,7 +45,7 @@ public enum SharedPaths {
     public static var xsdDirectory: String {
         get throws(NotFound) {
             let xsd = try sharedDirectory + "/xsd"
-            guard isDirectory(xsd) else { throw NotFound(message: "\(xsd) does not exist") }
+            guard FileStatus.isDirectory(atPath: xsd) else { throw NotFound(message: "\(xsd) does not exist") }
             return xsd
         }
     }
@@ -64,10 +65,5 @@ public enum SharedPaths {
     public struct NotFound: Error, Sendable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -17,3 +17,19 @@ import Testing
         #expect(SlashPath.folder(of: path) == folder)
     }
 }
+
+@Suite struct FileStatusTests {
+    @Test func directoriesFilesAndMissingPaths() throws {
+        let folder = "/tmp/jobrun-filestatus-\(getpid())"
+        mkdir(folder, 0o755)
+        defer { _ = unlink(folder + "/file"); _ = unlink(folder + "/link"); _ = rmdir(folder) }
+        #expect(FileStatus.isDirectory(atPath: folder))
+        let fd = open(folder + "/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        close(fd)
+        #expect(!FileStatus.isDirectory(atPath: folder + "/file"))
+        #expect(!FileStatus.isDirectory(atPath: folder + "/missing"))
+        try #require(symlink(folder, folder + "/link") == 0)
+        #expect(FileStatus.isDirectory(atPath: folder + "/link"), "a link to a folder counts, as stat follows it")
+    }
+}
