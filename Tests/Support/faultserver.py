@@ -29,7 +29,6 @@ Request log (--log FILE): one JSON object per line, written and flushed when the
 
 import argparse
 import email.utils
-import fcntl
 import functools
 import gzip
 import hashlib
@@ -53,8 +52,10 @@ CHUNK = 65536
 BLOCK = 32
 # Last-Modified of synthetic content: 2024-01-01T00:00:00Z, plus one hour per version.
 BASE_MTIME = 1704067200
-# Linux SIOCOUTQ (= TIOCOUTQ): bytes in the socket's send queue not yet acknowledged.
-SIOCOUTQ = 0x5411
+# With TCP_NOTSENT_LOWAT 1 a socket polls writable only once nothing written is left unsent.
+TCP_NOTSENT_LOWAT = getattr(socket, "TCP_NOTSENT_LOWAT", None)
+# poll's "the peer closed its end" (Linux); 0 elsewhere.
+POLLRDHUP = getattr(select, "POLLRDHUP", 0)
 
 INT_OPTIONS = {
     "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
@@ -626,23 +627,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return mode is None
 
     def reset(self):
-        """Abort the connection with a TCP RST once the peer has the bytes already sent."""
+        """Abort the connection with a TCP RST once the bytes already written have left for the
+        peer. SO_LINGER 0 (set when the handler finishes) drops unsent data, so first one
+        `select` waits, at most 2 s, until the socket says nothing is left unsent (a client that
+        stopped reading is reset all the same)."""
         self.close_connection = True
         self.should_reset = True
         try:
             self.wfile.flush()
+            if TCP_NOTSENT_LOWAT is not None:
+                self.connection.setsockopt(socket.IPPROTO_TCP, TCP_NOTSENT_LOWAT, 1)
+                select.select([], [self.connection], [], 2)
         except OSError:
-            pass
-        # SO_LINGER 0 drops unsent data: wait (briefly) until the peer acknowledged everything.
-        deadline = time.monotonic() + 2
-        try:
-            while time.monotonic() < deadline:
-                pending = struct.unpack("i", fcntl.ioctl(self.connection.fileno(), SIOCOUTQ, b"\0\0\0\0"))[0]
-                if pending == 0:
-                    break
-                time.sleep(0.002)  # poll interval of this 2 s deadline
-        except OSError:
-            pass  # no SIOCOUTQ (not Linux): reset at once
+            pass  # the client is gone already: nothing to wait for
 
     def hold(self, seconds):
         """The injected pause of `delay_ms` and `drip`: wait `seconds` (the fault itself, not a
@@ -659,29 +656,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def watch(self, seconds, consume):
         """Waits up to `seconds` for the client to hang up; True when it did. With `consume`,
         what the client sends is read and dropped (nothing more is answered on this
-        connection); without, it stays unread (a pipelined request) and once a byte of it is
-        there only the clock is left to wait on. The peek goes to the raw socket: an SSLSocket
-        refuses MSG_PEEK, and a hang-up shows there as end of stream all the same."""
+        connection); without, it stays unread (a pipelined request). POLLRDHUP reports the
+        client's end of stream whether or not unread bytes come before it, so one poll waits
+        for either the hang-up or the deadline (without POLLRDHUP, not on Linux, a closed
+        socket still reports POLLHUP)."""
         sock = self.connection
+        hangup = POLLRDHUP | select.POLLHUP | select.POLLERR
+        poller = select.poll()
+        poller.register(sock, hangup | (select.POLLIN if consume else 0))
         deadline = time.monotonic() + seconds
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
+            events = poller.poll(remaining * 1000)
+            if not events:
+                continue
+            if events[0][1] & hangup:
+                return True
             try:
-                readable, _, _ = select.select([sock], [], [], min(remaining, 1.0))
-                if not readable:
-                    continue
-                data = sock.recv(4096) if consume else socket.socket.recv(sock, 1, socket.MSG_PEEK)
+                data = sock.recv(4096)
             except ssl.SSLWantReadError:
                 continue
             except (OSError, ValueError):  # ssl.SSLError is an OSError
                 return True
             if not data:
                 return True
-            if not consume:
-                time.sleep(max(0.0, deadline - time.monotonic()))
-                return False
 
 
 class Server(http.server.ThreadingHTTPServer):
