@@ -2,6 +2,7 @@ import ArgumentParser
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
+import JobrunReport
 
 /// A plan saved by `jobrun plan --out FILE`, as `apply` reads it back.
 struct SavedPlan {
@@ -51,11 +52,11 @@ struct SavedPlan {
             let data = FileManager.default.contents(atPath: path), data.first == UInt8(ascii: "{")
         else { return nil }
         var stderr = StandardError()
-        guard let document = try? JSONDecoder().decode(Document.self, from: data), document.kind == "jobrun-plan" else {
+        guard let document = try? JSONDecoder().decode(Document.self, from: data), document.kind == PlanJSON.kind else {
             print("jobrun: error: '\(path)' is neither a manifest nor a plan saved by 'jobrun plan --out'", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
-        guard document.formatVersion == 1 else {
+        guard document.formatVersion.map(Int64.init) == PlanJSON.formatVersion else {
             print("jobrun: error: '\(path)' was saved in an unknown plan format", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }

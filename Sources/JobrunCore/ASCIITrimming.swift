@@ -1,7 +1,7 @@
 extension Substring {
     /// The text without the leading and trailing bytes in `bytes` (ASCII only; by default spaces
     /// and tabs, HTTP's optional whitespace). FoundationEssentials has no `trimmingCharacters`.
-    /// Walks the UTF-8 view in place: it runs for every response header line.
+    /// Walks the UTF-8 view in place, without copying.
     public func trimmingASCII(_ bytes: [UInt8] = [0x20, 0x09]) -> String {
         let u = utf8
         var start = u.startIndex

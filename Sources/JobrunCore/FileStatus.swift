@@ -1,8 +1,19 @@
-/// What `stat(2)` says about a path, for the few places that only ask one question.
+/// What `stat(2)` says about a path (following symbolic links, as `stat` does), for the few
+/// places that only ask what kind of thing is there.
 public enum FileStatus {
-    /// `path` exists and is a directory (following symbolic links, as `stat` does).
-    public static func isDirectory(atPath path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    public enum Kind: Sendable, Hashable {
+        case directory
+        /// A regular file or anything else that is not a directory.
+        case other
     }
+
+    /// The kind of thing at `path`; `nil` when `stat` fails (nothing there, or not reachable).
+    public static func kind(atPath path: String) -> Kind? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_mode & S_IFMT) == S_IFDIR ? .directory : .other
+    }
+
+    /// `path` exists and is a directory.
+    public static func isDirectory(atPath path: String) -> Bool { kind(atPath: path) == .directory }
 }

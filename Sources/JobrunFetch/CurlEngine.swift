@@ -126,7 +126,8 @@ public final class CurlEngine: Sendable {
         }
     }
 
-    /// Starts a transfer now. `completion` runs once, on the engine's thread.
+    /// Starts a transfer now. `completion` runs once, on the engine's thread (for a driven engine:
+    /// the owner's thread, inside ``turn(timeoutMilliseconds:mayPoll:didPoll:)``).
     @discardableResult
     public func start(_ request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) -> TransferID {
         let sent: (id: TransferID, wake: Bool)? = shared.inbox.withLock { box in

@@ -1,8 +1,9 @@
 internal import CCurl
 import JobrunCore
 
-/// The engine thread's state: the multi handle, live transfers and idle easy handles.
-/// Confined to that thread; `@unchecked Sendable` only so the thread closure can own it.
+/// An engine's state: the multi handle, live transfers and idle easy handles. Confined to the
+/// one thread that runs the engine — its own thread, or for a driven engine the owner's thread,
+/// inside `CurlEngine.turn`; `@unchecked Sendable` only so that thread's closure can own it.
 final class EventLoop: @unchecked Sendable {
     let multi: MultiHandle
     private var live: [UInt64: Transfer] = [:]

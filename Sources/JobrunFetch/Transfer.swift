@@ -98,8 +98,9 @@ final class Transfer {
         // connection. Never over plain HTTP, which cannot multiplex here (no h2c): libcurl 7.88
         // marks an origin as "no multiplexing" only after a persistent HTTP/1.1 response, so when
         // the first response says `Connection: close` every transfer started beside it waited
-        // until that one had *finished* — one slow or stalled body held up its whole host.
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.url.hasPrefix("https:") ? 1 : 0), "pipewait")
+        // until that one had *finished* — one slow or stalled body held up its whole host. (The
+        // scheme is case-insensitive: a manifest may say `HTTPS://`.)
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.url.prefix(6).lowercased() == "https:" ? 1 : 0), "pipewait")
         if let start = request.rangeStart, start > 0 {
             problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
         } else {
@@ -129,15 +130,14 @@ final class Transfer {
     // MARK: Callbacks (engine thread)
 
     private func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        // The usual header line is ASCII: split it on bytes, without Foundation's trimming (this
-        // runs for every header of every response). Same rules as `headerText(_:)`, which handles
-        // any other line.
-        // A status line (whatever bytes its reason phrase has) is parsed on bytes too.
+        // Every line is split on bytes (this runs for every header of every response): `:`, CR,
+        // LF, space and tab are single bytes that never occur inside a multi-byte UTF-8
+        // character, so a name or value with non-ASCII bytes is cut at the same places and
+        // decoded afterwards. A status line (whatever bytes its reason phrase has) starts over.
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
             line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             return statusLine(line)
         }
-        guard !line.contains(where: { $0 >= 0x80 }) else { return headerText(line) }
         var start = 0
         var end = line.count
         while start < end, line[start] == UInt8(ascii: "\r") || line[start] == UInt8(ascii: "\n") { start += 1 }
@@ -173,22 +173,6 @@ final class Transfer {
         status = digits == 3 ? code : 0
         headers = []
         headers.reserveCapacity(16)
-        return true
-    }
-
-    /// A header line with non-ASCII bytes.
-    private func headerText(_ line: UnsafeRawBufferPointer) -> Bool {
-        let text = String(decoding: line, as: UTF8.self)
-        let trimmed = text.trimmingASCII([0x0D, 0x0A])
-        if trimmed.isEmpty {
-            guard status >= 200 else { return true }  // end of an interim response
-            return deliverHead(ResponseHead(status: status, headers: headers))
-        }
-        if let colon = trimmed.firstIndex(of: ":") {
-            let name = trimmed[..<colon].trimmingASCII()
-            let value = trimmed[trimmed.index(after: colon)...].trimmingASCII()
-            headers.append(.init(name: name, value: value))
-        }
         return true
     }
 

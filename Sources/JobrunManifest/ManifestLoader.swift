@@ -40,12 +40,11 @@ public enum ManifestLoader {
         var unreadable: [Unreadable] = []
         var files: [String] = []
         for path in paths {
-            var st = stat()
-            guard stat(path, &st) == 0 else {
+            guard let kind = FileStatus.kind(atPath: path) else {
                 unreadable.append(Unreadable(path: path, reason: "No such file or directory"))
                 continue
             }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
+            if kind == .directory {
                 let names: [String]
                 do {
                     names = try FileManager.default.contentsOfDirectory(atPath: path)

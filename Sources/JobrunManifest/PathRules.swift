@@ -112,5 +112,4 @@ enum PathRules {
         if isAbsolute { return "/" + joined }
         return joined.isEmpty ? "." : joined
     }
-
 }

@@ -14,7 +14,7 @@ extension Plan {
         for entry in entries {
             let r = entry.resource
             let c = entry.counts
-            let place = r.dest.isEmpty ? r.outputRoot : (r.outputRoot == "." ? r.dest : r.outputRoot + "/" + r.dest)
+            let place = r.folderPath
             var parts: [String] = []
             if c.fetch > 0 { parts.append("\(c.fetch) to fetch") }
             if c.resume > 0 { parts.append("\(c.resume) to resume") }

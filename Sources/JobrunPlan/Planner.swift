@@ -18,7 +18,7 @@ public enum Planner {
             let r = manifest.resources[index]
             let range = k0..<(k0 + r.slices.count)
             k0 += r.slices.count
-            guard FileStatus.isDirectory(atPath: r.dest.isEmpty ? r.outputRoot : r.outputRoot + "/" + r.dest) else { continue }
+            guard FileStatus.isDirectory(atPath: r.folderPath) else { continue }
             for k in range {
                 switch checks[k] {
                 case .missing, .sizeMismatch, .digestMismatch: candidates.append((expectations[k].root, expectations[k].relativePath))

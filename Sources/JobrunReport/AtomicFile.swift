@@ -10,7 +10,8 @@ public enum AtomicFile {
     /// - Throws: ``FileWriteError`` naming the step that failed and its `errno`.
     public static func write(_ bytes: [UInt8], to path: String) throws(FileWriteError) {
         guard !path.isEmpty else { throw FileWriteError(.createTemporary, path: path, errno: ENOENT) }
-        let (directory, base) = split(path)
+        let directory = SlashPath.folder(of: path)
+        let base = SlashPath.split(path).name
         // Dot-prefixed so directory listings and globs skip it; the name is capped so that a
         // long target name cannot push the temporary one past NAME_MAX.
         var template = Array((directory + "/." + String(decoding: base.utf8.prefix(96), as: UTF8.self) + ".tmp-XXXXXX").utf8CString)
@@ -44,17 +45,7 @@ public enum AtomicFile {
             close(directoryFD)
         }
     }
-
-    /// Directory and last component; the directory of a bare name is `.`.
-    private static func split(_ path: String) -> (directory: String, base: String) {
-        let utf8 = Array(path.utf8)
-        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
-        let directory = slash == 0 ? "/" : String(decoding: utf8[..<slash], as: UTF8.self)
-        return (directory, String(decoding: utf8[(slash + 1)...], as: UTF8.self))
-    }
-
 }
-
 
 /// A file could not be written; ``path`` is unchanged.
 public struct FileWriteError: Error, Hashable, Sendable, CustomStringConvertible {

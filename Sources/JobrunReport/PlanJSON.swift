@@ -8,6 +8,8 @@ public import JobrunPlan
 /// are written as `<redacted>`, and URLs only as identities (no query: signed URLs carry secrets).
 public enum PlanJSON {
     public static let formatVersion: Int64 = 1
+    /// The document's `kind`, which `jobrun apply PLANFILE` looks for.
+    public static let kind = "jobrun-plan"
 
     /// What a saved plan records besides the plan, so `apply` can refuse a stale one.
     public struct SavedPlanOptions: Sendable {
@@ -24,7 +26,7 @@ public enum PlanJSON {
         w.beginObject()
         w.key("format_version"); w.int(formatVersion)
         if let savedPlan {
-            w.key("kind"); w.string("jobrun-plan")
+            w.key("kind"); w.string(kind)
             w.key("options")
             w.beginObject()
             w.key("output"); if let o = savedPlan.outputOverride { w.string(o) } else { w.null() }

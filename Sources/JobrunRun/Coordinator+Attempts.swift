@@ -267,6 +267,7 @@ extension Coordinator {
                 store.submit(BodyStore.Work(job: j, writer: writer, expected: slice.digests))
                 return
             }
+            handedOver = true  // `check` closes it
             finishChecked(j, writer: writer, outcome: BodyStore.check(writer, expected: slice.digests, pool: digestPool))
         case nil:
             retryOrFail(j, Self.failure(from: result.failure ?? .other(code: -1, message: "the transfer ended without a response")))

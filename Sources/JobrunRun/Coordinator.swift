@@ -46,7 +46,7 @@ struct Coordinator {
     }
 
     let executor: Executor
-    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB; bigger and TLS transfers take
+    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB or of unknown size; the others take
     /// turns over all engines (``takesTurns(size:overTLS:)``). Each engine keeps its own
     /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]

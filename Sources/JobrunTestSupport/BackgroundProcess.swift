@@ -51,7 +51,7 @@ public final class BackgroundProcess: Sendable {
         }
         guard out >= 0, err >= 0 else {
             directory.remove()
-            throw fail("cannot open output files: \(String(cString: strerror(errno)))")
+            throw fail("cannot open output files: \(CleanSpawn.errnoText())")
         }
         let spawned = CleanSpawn.spawn(
             executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory, stdout: out, stderr: err)
@@ -61,7 +61,7 @@ public final class BackgroundProcess: Sendable {
             outputDirectory = directory
         case .failure(let failure):
             directory.remove()
-            throw fail(String(cString: strerror(failure.code)))
+            throw fail(failure.description)
         }
     }
 

@@ -23,8 +23,9 @@ private func makeSpawnHandles() -> (SpawnFileActions, SpawnAttributes) { (posix_
 /// too). Shared by the process runner, background processes and the fault server launcher.
 enum CleanSpawn {
     /// Why a child could not be started: an `errno` value.
-    struct Failure: Error {
+    struct Failure: Error, CustomStringConvertible {
         var code: Int32
+        var description: String { String(cString: strerror(code)) }
     }
 
     /// Starts `executable` with the standard descriptors `stdio` sets up (`dup2`/`open` file

@@ -46,7 +46,7 @@ enum ProcessRunner {
         case .failure(let failure):
             close(stdoutPipe.read)
             close(stderrPipe.read)
-            throw fail(String(cString: strerror(failure.code)))
+            throw fail(failure.description)
         }
 
         let output = CapturedOutput()

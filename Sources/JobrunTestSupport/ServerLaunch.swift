@@ -64,10 +64,10 @@ enum ServerLaunch {
         switch spawned {
         case .success(let child):
             pid = child
-        case .failure(let code):
+        case .failure(let failure):
             close(input.write)
             close(output.read)
-            throw fail(String(cString: strerror(code.code)))
+            throw fail(failure.description)
         }
 
         let line = readLine(from: output.read, timeout: timeout)

@@ -153,7 +153,6 @@ struct CheckBatch: Sendable {
             }
         }
     }
-
 }
 
 /// Directories found missing or wrong, keyed by root and the `/`-joined path of the

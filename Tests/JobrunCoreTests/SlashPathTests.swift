@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunTestSupport
 import Testing
 
 @Suite struct SlashPathTests {
@@ -20,15 +21,15 @@ import Testing
 
 @Suite struct FileStatusTests {
     @Test func directoriesFilesAndMissingPaths() throws {
-        let folder = "/tmp/jobrun-filestatus-\(getpid())"
-        mkdir(folder, 0o755)
-        defer { _ = unlink(folder + "/file"); _ = unlink(folder + "/link"); _ = rmdir(folder) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path
         #expect(FileStatus.isDirectory(atPath: folder))
-        let fd = open(folder + "/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
-        try #require(fd >= 0)
-        close(fd)
-        #expect(!FileStatus.isDirectory(atPath: folder + "/file"))
+        let file = try directory.write(file: "file", contents: "")
+        #expect(!FileStatus.isDirectory(atPath: file))
         #expect(!FileStatus.isDirectory(atPath: folder + "/missing"))
+        #expect(FileStatus.kind(atPath: file) == .other)
+        #expect(FileStatus.kind(atPath: folder + "/missing") == nil)
         try #require(symlink(folder, folder + "/link") == 0)
         #expect(FileStatus.isDirectory(atPath: folder + "/link"), "a link to a folder counts, as stat follows it")
     }

@@ -13,7 +13,7 @@ import Glibc
     static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test(.enabled(if: nginx != nil && openssl != nil, "needs nginx (nginx-light) and openssl"))
-    func slicesAreMultiplexedOverOneHTTP2Connection() async throws {
+    func slicesAreMultiplexedOverOneConnectionPerEngine() async throws {
         let nginx = try #require(Self.nginx)
         let openssl = try #require(Self.openssl)
         let fixture = try ApplyFixture()
@@ -60,7 +60,7 @@ import Glibc
         let server = try BinaryRunner(executable: nginx).start(["-p", dir.path("nginx"), "-c", dir.path("nginx.conf")])
         defer { server.kill() }
         let listening = await Poll.until(timeout: .seconds(20), interval: .milliseconds(20)) {
-            (try? HTTPGet.closedPortIsOpen(port)) ?? false
+            HTTPGet.acceptsConnections(port: port)
         }
         #expect(listening, "nginx did not start: \(server.stderr) \(dir.contents(of: "nginx/error.log") ?? "")")
 
@@ -93,16 +93,10 @@ import Glibc
 
 extension HTTPGet {
     /// Whether something accepts connections on 127.0.0.1:`port`.
-    static func closedPortIsOpen(_ port: Int) throws -> Bool {
+    static func acceptsConnections(port: Int) -> Bool {
         let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        return connectLoopback(fd, port: port) == 0
     }
 }

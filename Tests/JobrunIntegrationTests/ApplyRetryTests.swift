@@ -63,8 +63,9 @@ import Testing
         defer { fixture.finish() }
         let transient = [408, 429, 500, 502, 503, 504]
         let permanent = [400, 401, 403, 404, 410, 451]
+        let path = { (code: Int) in FaultServer.path("/gen/100/s\(code).bin", faults: "status=\(code)", "n=1") }
         let lines = (transient + permanent).map { code in
-            "      - {path: s\(code).bin, url: \"\(fixture.url(FaultServer.path("/gen/100/s\(code).bin", faults: "status=\(code)", "n=1")))\", size: 100}"
+            "      - {path: s\(code).bin, url: \"\(fixture.url(path(code)))\", size: 100}"
         }
         try fixture.write(manifest: Self.manifest(attempts: 3, slices: lines.joined(separator: "\n")))
         let (result, report) = try await fixture.applyJSON()
@@ -73,12 +74,18 @@ import Testing
             let record = try report.slice("r", "s\(code).bin")
             #expect(record.status == "fetched" && record.attempts == 2, "\(code): \(record)")
         }
+        // A request is logged once its response has ended, which may be after jobrun exits: wait
+        // for every line that must come (two per transient code, one per permanent one) before
+        // counting, so a late line of a retry cannot be missed.
+        let ours = Set((transient + permanent).map(path))
+        let log = try await fixture.server.waitForRequests { log in
+            log.filter { ours.contains($0.pathWithoutQuery) }.count >= 2 * transient.count + permanent.count
+        }
         for code in permanent {
             let record = try report.slice("r", "s\(code).bin")
             #expect(record.status == "failed" && record.attempts == 1 && record.error?.type == "HTTP\(code)", "\(code): \(record)")
-            // Logged once the response has ended, which may be after jobrun exits.
-            let log = try await fixture.requests(FaultServer.path("/gen/100/s\(code).bin", faults: "status=\(code)", "n=1"), count: 1)
-            #expect(log.count == 1, "\(code) was retried: \(log)")
+            let requests = log.filter { $0.pathWithoutQuery == path(code) }
+            #expect(requests.count == 1, "\(code) was retried: \(requests)")
         }
     }
 

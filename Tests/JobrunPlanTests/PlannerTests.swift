@@ -67,11 +67,7 @@ import Testing
         _ = try dir.write(file: "mirror/second/short.txt", contents: "abc")
         _ = try dir.write(file: "mirror/second/wrong.txt", contents: "abd")
         _ = try dir.write(file: "mirror/second/any.txt", contents: "whatever")
-        var options = ManifestLoader.Options()
-        options.currentDirectory = dir.path
-        let loaded = ManifestLoader.load(paths: [dir.path("m.yaml")], options: options)
-        var manifest = try #require(loaded.manifest)
-        for i in manifest.resources.indices { manifest.resources[i].outputRoot = dir.path("mirror") }
+        let manifest = try Self.manifestWithMirror(in: dir)
         let plan = Planner.plan(for: manifest, parallelism: 2)
         #expect(plan.entries.map(\.resource.id) == ["first", "second"])
         #expect(plan.entries[1].decisions.map(\.action) == [.upToDate, .refetch, .refetch, .fetch, .upToDate])
@@ -139,10 +135,7 @@ import Testing
         _ = try dir.write(file: "mirror/r/.longer.bin.jobrun-meta", bytes: meta("longer"))
         _ = try dir.write(file: "mirror/r/.empty.bin.jobrun-meta", bytes: meta("empty"))
 
-        var options = ManifestLoader.Options()
-        options.currentDirectory = dir.path
-        var manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
-        for i in manifest.resources.indices { manifest.resources[i].outputRoot = dir.path("mirror") }
+        let manifest = try Self.manifestWithMirror(in: dir)
         let plan = Planner.plan(for: manifest, parallelism: 1)
         #expect(plan.entries[0].decisions.map(\.action) == [.resume, .fetch, .fetch, .fetch, .fetch, .fetch])
         #expect(plan.entries[0].decisions[0].reason == "1000 bytes already downloaded")
@@ -161,6 +154,15 @@ import Testing
         unsized.totalSize = nil
         #expect(!PartialDownload.continues(partSize: 101, metadata: unsized, identity: "https://h/a", expectedSize: 100), "longer than the slice")
         #expect(PartialDownload.continues(partSize: 100, metadata: unsized, identity: "https://h/a", expectedSize: 100))
+    }
+
+    /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.
+    static func manifestWithMirror(in dir: TemporaryDirectory) throws -> Manifest {
+        var options = ManifestLoader.Options()
+        options.currentDirectory = dir.path
+        var manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
+        for i in manifest.resources.indices { manifest.resources[i].outputRoot = dir.path("mirror") }
+        return manifest
     }
 
     static func sha256Hex(_ s: String) -> String {

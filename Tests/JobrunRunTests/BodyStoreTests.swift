@@ -32,13 +32,14 @@ import Testing
         let folder = try Folder()
         let delivered = Delivered()
         let store = try BodyStore { delivered.add($0) }
+        let otherDigest = try SliceWriterTests.sha256(Generated.bytes(size: 10, name: "other"))
         var expected: [[UInt8]] = []
         for i in 0..<40 {
             let body = Generated.bytes(size: 1_000 + i * 997, name: "b\(i)")
             expected.append(body)
             let writer = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
-            let digest = try SliceWriterTests.sha256(i % 5 == 4 ? Generated.bytes(size: 10, name: "other") : body)
+            let digest = try i % 5 == 4 ? otherDigest : SliceWriterTests.sha256(body)
             store.submit(BodyStore.Work(job: i, writer: writer, expected: [digest]))
         }
         store.shutdown()  // returns once everything submitted has been delivered
@@ -54,7 +55,7 @@ import Testing
                 #expect(try Data(contentsOf: URL(fileURLWithPath: part)) == Data(expected[job]))
             case .mismatch(let want, let got):
                 #expect(job % 5 == 4)
-                #expect(try want == SliceWriterTests.sha256(Generated.bytes(size: 10, name: "other")))
+                #expect(want == otherDigest)
                 #expect(try got == SliceWriterTests.sha256(expected[job]))
                 #expect(!FileManager.default.fileExists(atPath: part), "a body that failed its digest was written")
             case .writeFailed(let failure):

@@ -29,6 +29,11 @@ public struct Resource: Sendable {
         dest.isEmpty ? slice.path : dest + "/" + slice.path
     }
 
+    /// Where the resource's files go, as the user would type it: `output/dest`.
+    public var folderPath: String {
+        dest.isEmpty ? outputRoot : (outputRoot == "." ? dest : outputRoot + "/" + dest)
+    }
+
     /// Where a slice's file is, as the user would type it: `output/dest/path`.
     public func filePath(of slice: Slice) -> String {
         outputRoot == "." ? relativePath(of: slice) : outputRoot + "/" + relativePath(of: slice)
