@@ -200,6 +200,8 @@ for s in $SETS; do
                 failed_here=1
                 break
             fi
+            # Each call rewrites meta.txt (load average before and after it): keep every tool's.
+            if [ "$settle" = 1 ]; then cp "$OUT/$s-$m/meta.txt" "$OUT/$s-$m/meta-$g.txt"; fi
         done
         if [ "$failed_here" = 1 ]; then
             echo "bench/apply.sh: peers.sh failed for $s on $m; see $OUT/$s-$m.log" >&2

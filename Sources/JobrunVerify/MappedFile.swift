@@ -10,7 +10,8 @@ public import JobrunCore
 ///
 /// If another process truncates the file while it is mapped, the vanished pages read as zeros
 /// instead of raising SIGBUS (see `MappingGuard`) and ``hasShrunk`` turns true: check it after
-/// reading, before trusting a digest. ``forEachChunk`` stops at the chunk where it happened.
+/// reading with ``forEachChunk`` or ``withUnsafeBytes`` (which stops at the chunk where it
+/// happened); ``digests(_:)`` checks it itself.
 public final class MappedFile {
     /// The file's size in bytes when it was mapped.
     public let count: Int
@@ -108,11 +109,13 @@ public final class MappedFile {
     }
 
     /// Digests of the whole file for `algorithms` (repeats computed once, in algorithm order),
-    /// read in one pass with pages released behind the cursor. Meaningless when ``hasShrunk``.
-    public func digests(_ algorithms: some Sequence<DigestAlgorithm>) throws(DigestError) -> [Digest] {
+    /// read in one pass with pages released behind the cursor; `nil` when the file shrank while
+    /// it was read (``hasShrunk``: what was read past its new end were zeros, not the file).
+    public func digests(_ algorithms: some Sequence<DigestAlgorithm>) throws(DigestError) -> [Digest]? {
         let digester = try MultiDigester(algorithms: algorithms)
         feed(digester)
-        return digester.finalize()
+        let digests = digester.finalize()
+        return hasShrunk ? nil : digests
     }
 
     /// Feeds the whole file to `digester`, chunk by chunk.

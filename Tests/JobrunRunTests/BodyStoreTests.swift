@@ -68,10 +68,7 @@ import Testing
     @Test func aBodyThatCannotBeWrittenIsReportedAsSuch() throws {
         let body = Generated.bytes(size: 5_000, name: "f.bin")
         // No folder to create the partial file in (an invalid descriptor: openat fails with EBADF).
-        let writer = SliceWriter(
-            directoryFD: -1, fileName: "f.bin", displayPath: "mirror/f.bin", identity: "http://h/f.bin",
-            expectedSize: Int64(body.count), cap: Int64(body.count), algorithms: [.sha256], resumeOffset: 0,
-            shouldKeepMetadata: false)
+        let writer = SliceWriterTests.writer(directoryFD: -1, size: Int64(body.count))
         #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
         #expect(SliceWriterTests.feed(writer, body))
         let delivered = Delivered()

@@ -26,15 +26,23 @@ import Testing
 
         func writer(size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256], cap: Int64? = nil,
                     resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil) -> SliceWriter {
-            SliceWriter(
-                directoryFD: fd, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
-                expectedSize: size, cap: cap ?? size ?? (4 << 30), algorithms: digests, resumeOffset: resumeOffset,
-                shouldKeepMetadata: (size ?? 0) >= PartialDownload.resumableSize, progress: progress)
+            SliceWriterTests.writer(
+                directoryFD: fd, size: size, name: name, digests: digests, cap: cap, resumeOffset: resumeOffset, progress: progress)
         }
 
         func entries() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
         }
+    }
+
+    /// A writer for slice `name` of `size` bytes (the cap defaults to the size, else 4 GiB) whose
+    /// partial file goes into the folder open on `directoryFD`.
+    static func writer(directoryFD: Int32, size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256],
+                       cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil) -> SliceWriter {
+        SliceWriter(
+            directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
+            expectedSize: size, cap: cap ?? size ?? (4 << 30), algorithms: digests, resumeOffset: resumeOffset,
+            shouldKeepMetadata: (size ?? 0) >= PartialDownload.resumableSize, progress: progress)
     }
 
     static func head(_ status: Int = 200, length: Int?) -> ResponseHead {

@@ -13,7 +13,7 @@ struct MappedFileTests {
             var calls = 0
             file.forEachChunk { _ in calls += 1 }
             #expect(calls == 0)
-            #expect(try file.digests([.sha256]).map(\.hex) == ["e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"])
+            #expect(try file.digests([.sha256])?.map(\.hex) == ["e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"])
         }
     }
 
@@ -80,6 +80,7 @@ struct MappedFileTests {
                 #expect(bytes[(1 << 20) - 1] == contents[(1 << 20) - 1])
                 #expect(bytes[contents.count - 1] == 0)
             }
+            #expect(try file.digests([.sha256]) == nil)
             // Another mapping is not affected.
             #expect(try other.digests([.sha256]) == [try Digest.compute(.sha256, of: contents)])
             #expect(!other.hasShrunk)
@@ -94,7 +95,7 @@ struct MappedFileTests {
             let path = try writeFile(dir, "midpage", contents)
             let file = try MappedFile(path: path)
             #expect(truncate(path, 5_000) == 0)
-            _ = try file.digests([.md5, .sha512])
+            #expect(try file.digests([.md5, .sha512]) == nil, "no digests of zeros that are not the file")
             #expect(file.hasShrunk)
         }
     }
