@@ -16,6 +16,22 @@ public struct SliceOutcome: Sendable {
         case skipped
         /// Held back by the network policy.
         case deferred
+
+        /// Adds one slice of this status (and, when fetched or resumed, its `bytes`) to `counts`.
+        func count(into counts: inout ApplyResult.Counts, bytes: Int64) {
+            switch self {
+            case .fetched:
+                counts.fetched += 1
+                counts.fetchedBytes += bytes
+            case .resumed:
+                counts.resumed += 1
+                counts.fetchedBytes += bytes
+            case .upToDate: counts.upToDate += 1
+            case .failed: counts.failed += 1
+            case .skipped: counts.skipped += 1
+            case .deferred: counts.deferred += 1
+            }
+        }
     }
 
     public var status: Status
@@ -60,7 +76,16 @@ public struct ApplyResult: Sendable {
         /// One outcome per slice, in the resource's slice order.
         public var outcomes: [SliceOutcome]
         /// Every slice verified and committed durably.
-        public var isComplete: Bool { outcomes.allSatisfy { [.fetched, .resumed, .upToDate].contains($0.status) } }
+        public var isComplete: Bool {
+            // By index, here and below: iterating the outcomes would copy each one.
+            for i in outcomes.indices {
+                switch outcomes[i].status {
+                case .fetched, .resumed, .upToDate: continue
+                case .failed, .skipped, .deferred: return false
+                }
+            }
+            return true
+        }
     }
 
     public struct Counts: Sendable, Hashable {
@@ -82,20 +107,9 @@ public struct ApplyResult: Sendable {
 
     public var counts: Counts {
         var c = Counts()
-        for e in entries {
-            for o in e.outcomes {
-                switch o.status {
-                case .fetched:
-                    c.fetched += 1
-                    c.fetchedBytes += o.bytesTransferred
-                case .resumed:
-                    c.resumed += 1
-                    c.fetchedBytes += o.bytesTransferred
-                case .upToDate: c.upToDate += 1
-                case .failed: c.failed += 1
-                case .skipped: c.skipped += 1
-                case .deferred: c.deferred += 1
-                }
+        for e in entries.indices {
+            for i in entries[e].outcomes.indices {
+                entries[e].outcomes[i].status.count(into: &c, bytes: entries[e].outcomes[i].bytesTransferred)
             }
         }
         return c
@@ -108,5 +122,14 @@ public struct ApplyResult: Sendable {
         return "Apply complete! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred."
     }
 
-    public var isSuccess: Bool { interruptedBy == nil && entries.allSatisfy { e in e.outcomes.allSatisfy { $0.status != .failed && $0.status != .skipped } } }
+    public var isSuccess: Bool {
+        guard interruptedBy == nil else { return false }
+        for e in entries.indices {
+            for i in entries[e].outcomes.indices {
+                let status = entries[e].outcomes[i].status
+                if status == .failed || status == .skipped { return false }
+            }
+        }
+        return true
+    }
 }

@@ -167,14 +167,26 @@ struct Coordinator {
         }
         flushCommitsIfDue(force: true)
         for index in plan.entries.indices { finishResourceIfDone(index) }
+        // The outcomes move into the result (the coordinator ends here): no copy of each.
         let entries = plan.entries.enumerated().map { r, entry in
-            ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { jobs[$0].outcome ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL($0)) })
+            ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { j in
+                jobs[j].outcome.take() ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL(j))
+            })
         }
         return ApplyResult(entries: entries, interruptedBy: executor.interruptedBy, elapsed: ContinuousClock.now - started)
     }
 
     var isFinished: Bool {
-        running == 0 && storing == 0 && pendingCommits.isEmpty && jobs.allSatisfy { if case .done = $0.state { true } else if case .waiting = $0.state { isStopping } else { false } }
+        guard running == 0 && storing == 0 && pendingCommits.isEmpty else { return false }
+        // By index: `allSatisfy` would copy every job.
+        for j in jobs.indices {
+            switch jobs[j].state {
+            case .done: continue
+            case .waiting where isStopping: continue
+            default: return false
+            }
+        }
+        return true
     }
 
     func nextDeadline() -> ContinuousClock.Instant? {
@@ -260,43 +272,40 @@ struct Coordinator {
     /// When every slice of a resource is done: a durable sync, then the resource line.
     mutating func finishResourceIfDone(_ r: Int) {
         guard resourceState[r] == .active, allDone(resource: r) else { return }
-        let outcomes = jobsOfResource[r].compactMap { jobs[$0].outcome }
-        let failed = outcomes.filter { $0.status == .failed }.count
-        // Skipped slices of an active resource: the run was interrupted before they finished.
-        let unfinished = outcomes.filter { $0.status == .skipped }.count
+        // Counted in place: a resource can have 10,000 slices, and copying their outcomes
+        // (strings, digests) to count them cost ~10 ms at the end of a run.
+        var counts = ApplyResult.Counts()
+        for j in jobsOfResource[r] { jobs[j].outcome?.status.count(into: &counts, bytes: jobs[j].outcome?.bytesTransferred ?? 0) }
+        let total = jobsOfResource[r].count
         let resource = plan.entries[r].resource
-        if failed == 0 && unfinished == 0 {
+        if counts.failed == 0 && counts.skipped == 0 {
             // The renames reach the disk before the resource is reported complete.
             if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
                 resourceState[r] = .failed
                 options.output("! \(resource.id): cannot sync the output folder: \(String(cString: strerror(error)))\n")
             } else {
                 resourceState[r] = .complete
-                options.output(resourceLine(r, outcomes))
+                options.output(resourceLine(r, counts))
             }
-        } else if failed > 0 {
+        } else if counts.failed > 0 {
             resourceState[r] = .failed
-            options.output("! \(resource.id): \(failed) of \(outcomes.count) slices failed\n")
+            options.output("! \(resource.id): \(counts.failed) of \(total) slices failed\n")
         } else {
+            // Skipped slices of an active resource: the run was interrupted before they finished.
             resourceState[r] = .failed
-            options.output("! \(resource.id): interrupted, \(unfinished) of \(outcomes.count) slices not finished\n")
+            options.output("! \(resource.id): interrupted, \(counts.skipped) of \(total) slices not finished\n")
         }
         activateRunnableResources()
     }
 
-    func resourceLine(_ r: Int, _ outcomes: [SliceOutcome]) -> String {
-        let fetched = outcomes.filter { $0.status == .fetched }.count
-        let resumed = outcomes.filter { $0.status == .resumed }.count
-        let upToDate = outcomes.filter { $0.status == .upToDate }.count
-        let deferred = outcomes.filter { $0.status == .deferred }.count
-        let bytes = outcomes.reduce(Int64(0)) { $0 + $1.bytesTransferred }
+    func resourceLine(_ r: Int, _ c: ApplyResult.Counts) -> String {
         var parts: [String] = []
-        if fetched > 0 { parts.append("\(fetched) fetched") }
-        if resumed > 0 { parts.append("\(resumed) resumed") }
-        if upToDate > 0 { parts.append("\(upToDate) up to date") }
-        if deferred > 0 { parts.append("\(deferred) deferred") }
-        let sigil = fetched + resumed > 0 ? "+" : "="
-        let size = fetched + resumed > 0 ? " (\(ByteCount(bytes)))" : ""
+        if c.fetched > 0 { parts.append("\(c.fetched) fetched") }
+        if c.resumed > 0 { parts.append("\(c.resumed) resumed") }
+        if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
+        if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
+        let sigil = c.fetched + c.resumed > 0 ? "+" : "="
+        let size = c.fetched + c.resumed > 0 ? " (\(ByteCount(c.fetchedBytes)))" : ""
         return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\n"
     }
 

@@ -1,0 +1,54 @@
+import JobrunCore
+import Testing
+@testable import JobrunManifest
+@testable import JobrunRun
+
+/// What a run's result says about itself: the counts of the summary line, success (exit 0) and
+/// whether a resource is complete — every status counted once, in place.
+@Suite struct ApplyResultTests {
+    static func entry(_ id: String, _ statuses: [(SliceOutcome.Status, Int64)]) -> ApplyResult.Entry {
+        let here = SourceLocation(file: "m.yaml", line: 1, column: 1)
+        let resource = Resource(
+            id: id, location: here, manifestFile: "m.yaml", baseURL: "http://h/", outputRoot: "mirror", dest: id,
+            dependsOn: [], checksum: nil, settings: ResourceSettings(),
+            slices: statuses.indices.map { Slice(path: "s\($0)", location: here) })
+        return ApplyResult.Entry(
+            resource: resource,
+            outcomes: statuses.map { SliceOutcome(status: $0.0, bytesTransferred: $0.1, displayURL: "http://h/s") })
+    }
+
+    @Test func countsEveryStatusAndOnlyFetchedAndResumedBytes() {
+        let result = ApplyResult(
+            entries: [
+                Self.entry("a", [(.fetched, 100), (.resumed, 50), (.upToDate, 0), (.fetched, 1_000)]),
+                Self.entry("b", [(.failed, 7), (.skipped, 0), (.deferred, 0), (.upToDate, 0)]),
+            ],
+            interruptedBy: nil, elapsed: .seconds(1))
+        var expected = ApplyResult.Counts()
+        expected.fetched = 2
+        expected.fetchedBytes = 1_150  // a failed slice's 7 bytes are not "fetched"
+        expected.resumed = 1
+        expected.upToDate = 2
+        expected.failed = 1
+        expected.skipped = 1
+        expected.deferred = 1
+        #expect(result.counts == expected)
+        #expect(result.summaryLine == "Apply complete! Slices: 2 fetched (1.1 KiB), 1 resumed, 2 up to date, 1 failed, 1 deferred.")
+        #expect(result.entries[0].isComplete)
+        #expect(!result.entries[1].isComplete)
+        #expect(!result.isSuccess)
+    }
+
+    @Test func successNeedsNoFailedOrSkippedSliceAndNoInterruption() {
+        let clean = [Self.entry("a", [(.fetched, 1), (.upToDate, 0), (.resumed, 2)])]
+        #expect(ApplyResult(entries: clean, interruptedBy: nil, elapsed: .zero).isSuccess)
+        #expect(!ApplyResult(entries: clean, interruptedBy: 2, elapsed: .zero).isSuccess)
+        #expect(!ApplyResult(entries: clean + [Self.entry("b", [(.upToDate, 0), (.skipped, 0)])], interruptedBy: nil, elapsed: .zero).isSuccess)
+        #expect(!ApplyResult(entries: clean + [Self.entry("c", [(.failed, 0)])], interruptedBy: nil, elapsed: .zero).isSuccess)
+        // Deferred slices are held back by policy, not failures: the run succeeds, the resource is not complete.
+        let deferred = ApplyResult(entries: [Self.entry("d", [(.deferred, 0), (.fetched, 1)])], interruptedBy: nil, elapsed: .zero)
+        #expect(deferred.isSuccess)
+        #expect(!deferred.entries[0].isComplete)
+        #expect(ApplyResult(entries: [], interruptedBy: nil, elapsed: .zero).isSuccess)
+    }
+}
