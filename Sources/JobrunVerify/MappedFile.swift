@@ -10,8 +10,8 @@ public import JobrunCore
 ///
 /// If another process truncates the file while it is mapped, the vanished pages read as zeros
 /// instead of raising SIGBUS (see `MappingGuard`) and ``hasShrunk`` turns true: check it after
-/// reading with ``forEachChunk`` or ``withUnsafeBytes`` (which stops at the chunk where it
-/// happened); ``digests(_:)`` checks it itself.
+/// reading with ``withUnsafeBytes`` or ``forEachChunk`` (the latter stops at the chunk where it
+/// happened); ``digests(_:)`` checks it itself and returns `nil`.
 public final class MappedFile {
     /// The file's size in bytes when it was mapped.
     public let count: Int
