@@ -26,7 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        // glibc calls Swift's Glibc module leaves out (declarations only; empty off Linux).
+        // glibc calls and flags Swift's Glibc module leaves out (declarations, one inline wrapper;
+        // empty off Linux).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),

@@ -74,6 +74,7 @@ DISK_DL=${DISK_DL:-$DL_ROOT}
 for s in $SETS; do case $s in seed|many|large) ;; *) echo "bench/apply.sh: unknown set '$s' (seed many large)" >&2; exit 2 ;; esac; done
 for m in $MEDIA; do case $m in tmpfs|disk) ;; *) echo "bench/apply.sh: unknown medium '$m' (tmpfs disk)" >&2; exit 2 ;; esac; done
 for p in $PROTOS; do case $p in h1|tls) ;; *) echo "bench/apply.sh: unknown protocol '$p' (h1 tls)" >&2; exit 2 ;; esac; done
+case $DISK_SETTLE in ''|*[!0-9]*) echo "bench/apply.sh: DISK_SETTLE must be whole seconds, not '$DISK_SETTLE'" >&2; exit 2 ;; esac
 
 # ---------------------------------------------------------------- prerequisites
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -201,7 +202,7 @@ for s in $SETS; do
                 break
             fi
             # Each call rewrites meta.txt (load average before and after it): keep every tool's.
-            if [ "$settle" = 1 ]; then cp "$OUT/$s-$m/meta.txt" "$OUT/$s-$m/meta-$g.txt"; fi
+            if [ "$settle" = 1 ]; then cp "$OUT/$s-$m/meta.txt" "$OUT/$s-$m/meta-$g.txt" || true; fi
         done
         if [ "$failed_here" = 1 ]; then
             echo "bench/apply.sh: peers.sh failed for $s on $m; see $OUT/$s-$m.log" >&2

@@ -1,6 +1,6 @@
-// Linux system calls that glibc declares only under _GNU_SOURCE, which Swift's Glibc module is
-// built without (sync_file_range for early writeback, syncfs for the batched commit,
-// pthread_setname_np for thread names, O_PATH for symlink-proof lookups), and openat2, which
+// Linux system calls (and one flag) that glibc declares only under _GNU_SOURCE, which Swift's
+// Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
+// commit, pthread_setname_np for thread names, the O_PATH flag for symlink-proof lookups), and openat2, which
 // glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
 // nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H

@@ -35,7 +35,7 @@ struct SavedPlan {
             var slices: [SliceAction]?
         }
         var kind: String?
-        var formatVersion: Int?
+        var formatVersion: Int64?
         var jobrunVersion: String?
         var manifests: [ManifestFile]?
         var options: Options?
@@ -56,7 +56,7 @@ struct SavedPlan {
             print("jobrun: error: '\(path)' is neither a manifest nor a plan saved by 'jobrun plan --out'", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
-        guard document.formatVersion.map(Int64.init) == PlanJSON.formatVersion else {
+        guard document.formatVersion == PlanJSON.formatVersion else {
             print("jobrun: error: '\(path)' was saved in an unknown plan format", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }

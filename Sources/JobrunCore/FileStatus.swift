@@ -11,8 +11,13 @@ public enum FileStatus {
     public static func kind(atPath path: String) -> Kind? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return (st.st_mode & S_IFMT) == S_IFDIR ? .directory : .other
+        return isDirectory(mode: st.st_mode) ? .directory : .other
     }
+
+    /// The file type bits of `mode` (`st_mode`) say "regular file".
+    public static func isRegularFile(mode: mode_t) -> Bool { mode & S_IFMT == S_IFREG }
+    /// The file type bits of `mode` (`st_mode`) say "directory".
+    public static func isDirectory(mode: mode_t) -> Bool { mode & S_IFMT == S_IFDIR }
 
     /// `path` exists and is a directory.
     public static func isDirectory(atPath path: String) -> Bool { kind(atPath: path) == .directory }

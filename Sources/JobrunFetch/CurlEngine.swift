@@ -122,7 +122,7 @@ public final class CurlEngine: Sendable {
         if let failure {
             shared.inbox.withLock { $0.isShutDown = true }
             shared.finished.signal()
-            throw EngineError("cannot start the engine thread: \(String(cString: strerror(failure)))")
+            throw EngineError("cannot start the engine thread: \(systemErrorText(failure))")
         }
     }
 

@@ -98,9 +98,8 @@ final class Transfer {
         // connection. Never over plain HTTP, which cannot multiplex here (no h2c): libcurl 7.88
         // marks an origin as "no multiplexing" only after a persistent HTTP/1.1 response, so when
         // the first response says `Connection: close` every transfer started beside it waited
-        // until that one had *finished* — one slow or stalled body held up its whole host. (The
-        // scheme is case-insensitive: a manifest may say `HTTPS://`.)
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.url.prefix(6).lowercased() == "https:" ? 1 : 0), "pipewait")
+        // until that one had *finished* — one slow or stalled body held up its whole host.
+        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.usesTLS ? 1 : 0), "pipewait")
         if let start = request.rangeStart, start > 0 {
             problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
         } else {

@@ -22,6 +22,11 @@ public struct TransferRequest: Sendable {
     /// reused only by transfers with the same buffer size (and CA file, and schemes).
     public var receiveBufferSize: Int?
 
+    /// The URL is `https:` (schemes are case-insensitive: a manifest may say `HTTPS://`). The
+    /// coordinator spreads such transfers over its engines; the engine lets them wait for a
+    /// multiplexed connection (`CURLOPT_PIPEWAIT`).
+    public var usesTLS: Bool { url.prefix(6).lowercased() == "https:" }
+
     public init(
         url: String, headers: [(name: String, value: String)] = [], rangeStart: Int64? = nil, ifRange: String? = nil,
         connectTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), totalTimeout: Duration? = nil,

@@ -1,76 +1,14 @@
 import JobrunCore
 
-/// Reads whole input files with plain POSIX calls, refusing ones over a size limit before reading.
-public enum FileReader {
-    public enum Failure: Error, Equatable {
-        case system(errno: Int32)
-        case notRegularFile
-        case tooLarge(size: Int64)
-        case directory
-    }
-
-    static func read(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
-        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. It
-        // changes nothing for the regular files that pass the check below.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 { return .failure(.system(errno: errno)) }
-        defer { close(fd) }
-        return read(descriptor: fd, limit: limit)
-    }
-
-    /// Reads the regular file open as `fd` (the caller opened it, and closes it) to its end.
-    public static func read(descriptor fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
-        var st = stat()
-        if fstat(fd, &st) != 0 { return .failure(.system(errno: errno)) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
-        if (st.st_mode & S_IFMT) != S_IFREG { return .failure(.notRegularFile) }
-        let size = Int64(st.st_size)
-        if size > Int64(limit) { return .failure(.tooLarge(size: size)) }
-        // Read straight into an uninitialised buffer of the file's size (no zero fill, no copy);
-        // a file that grows while being read is read in 64 KiB steps after that.
-        var failure: Failure?
-        var bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
-            var filled = 0
-            while filled < buffer.count {
-                guard let base = buffer.baseAddress else { break }
-                let n = systemRead(fd, base + filled, buffer.count - filled)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system(errno: errno)
-                    break
-                }
-                if n == 0 { break }
-                filled += n
-            }
-            initialized = filled
-        }
-        if let failure { return .failure(failure) }
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(.system(errno: errno))
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > limit { return .failure(.tooLarge(size: Int64(bytes.count))) }
-        }
-        return .success(bytes)
-    }
-
+extension FileReader {
+    /// Why a manifest or checksum list (read with the 256 MiB limit, `YAMLParser.maximumFileSize`)
+    /// could not be read.
     static func describe(_ failure: Failure) -> String {
         switch failure {
-        case .system(let e): String(cString: strerror(e))
+        case .system(let e): systemErrorText(e)
         case .notRegularFile: "not a regular file"
         case .directory: "is a directory"
         case .tooLarge(let size): "it is \(size) bytes; the limit is 256 MiB"
         }
     }
 }
-
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-#endif

@@ -133,8 +133,7 @@ enum ManifestValidator {
                 }
                 // Folders this file needs; consecutive slices usually share them, so skip repeats
                 // without building a string.
-                let utf8 = s.path.utf8
-                let folder = Substring(s.path).utf8[..<(utf8.lastIndex(of: UInt8(ascii: "/")) ?? utf8.startIndex)]
+                let folder = SlashPath.split(s.path).folder.utf8
                 if let last = lastFolder, last.elementsEqual(folder) { continue }
                 lastFolder = folder
                 var dir = Substring(full).utf8

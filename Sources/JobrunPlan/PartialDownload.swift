@@ -25,6 +25,11 @@ public enum PartialDownload {
     public struct Found: Sendable {
         public var size: Int64
         public var metadata: Metadata
+
+        /// ``PartialDownload/continues(partSize:metadata:identity:expectedSize:)`` for this partial.
+        public func continues(identity: String, expectedSize: Int64?) -> Bool {
+            PartialDownload.continues(partSize: size, metadata: metadata, identity: identity, expectedSize: expectedSize)
+        }
     }
 
     /// The partial download of `fileName` in the folder `directoryFD`: a non-empty regular
@@ -33,7 +38,7 @@ public enum PartialDownload {
     public static func find(in directoryFD: Int32, for fileName: String) -> Found? {
         var st = stat()
         guard fstatat(directoryFD, partName(for: fileName), &st, AT_SYMLINK_NOFOLLOW) == 0,
-            (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0,
+            FileStatus.isRegularFile(mode: st.st_mode), st.st_size > 0,
             let metadata = Metadata.load(in: directoryFD, for: fileName)
         else { return nil }
         return Found(size: Int64(st.st_size), metadata: metadata)

@@ -42,7 +42,7 @@ public enum Planner {
                 var bytes = s.size
                 if decision.action == .fetch || decision.action == .refetch,
                     let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
-                    PartialDownload.continues(partSize: partial.size, metadata: partial.metadata, identity: r.identity(of: s), expectedSize: s.size)
+                    partial.continues(identity: r.identity(of: s), expectedSize: s.size)
                 {
                     decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded")
                     bytes = s.size.map { $0 - partial.size }

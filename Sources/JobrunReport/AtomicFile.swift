@@ -71,6 +71,6 @@ public struct FileWriteError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// `cannot write 'out/report.xml': No such file or directory (creating a temporary file)`.
     public var description: String {
-        "cannot write '\(path)': \(String(cString: strerror(errno))) (\(code.rawValue))"
+        "cannot write '\(path)': \(systemErrorText(errno)) (\(code.rawValue))"
     }
 }

@@ -64,7 +64,7 @@ final class BodyStore: Sendable {
         }
         if let failure {
             shared.inbox.withLock { $0.isShutDown = true }
-            throw EngineError("cannot start the store thread: \(String(cString: strerror(failure)))")
+            throw EngineError("cannot start the store thread: \(systemErrorText(failure))")
         }
     }
 

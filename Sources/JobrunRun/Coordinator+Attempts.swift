@@ -114,7 +114,7 @@ extension Coordinator {
         request.receiveBufferSize = Self.receiveBuffer(forSize: slice.size)
         let executor = self.executor
         var engine = 0
-        if Self.takesTurns(size: slice.size, overTLS: jobs[j].origin.hasPrefix("https:")) {
+        if Self.takesTurns(size: slice.size, overTLS: request.usesTLS) {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
@@ -130,8 +130,7 @@ extension Coordinator {
     /// A partial file this slice may continue: its size and validator, when the metadata matches.
     /// Anything else (no metadata, another identity, no validator) means starting from zero.
     func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?) -> (offset: Int64, validator: String)? {
-        guard let partial = PartialDownload.find(in: dirFD, for: name),
-            PartialDownload.continues(partSize: partial.size, metadata: partial.metadata, identity: identity, expectedSize: expectedSize)
+        guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize)
         else { return nil }
         return (partial.size, partial.metadata.validator)
     }

@@ -37,7 +37,7 @@ extension Coordinator {
             let resource = plan.entries[jobs[j].resource].resource
             touched.insert(jobs[j].resource)
             if let error = syncErrors[resource.outputRoot] {
-                fail(j, AttemptFailure(kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(String(cString: strerror(error)))", isTransient: false))
+                fail(j, AttemptFailure(kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(systemErrorText(error))", isTransient: false))
                 continue
             }
             if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {

@@ -283,7 +283,7 @@ struct Coordinator {
             // The renames reach the disk before the resource is reported complete.
             if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
                 resourceState[r] = .failed
-                options.output("! \(resource.id): cannot sync the output folder: \(String(cString: strerror(error)))\n")
+                options.output("! \(resource.id): cannot sync the output folder: \(systemErrorText(error))\n")
             } else {
                 resourceState[r] = .complete
                 options.output(resourceLine(r, counts))

@@ -17,7 +17,7 @@ public struct WriteFailure: Error, Sendable, Hashable {
     var sliceErrorKind: SliceErrorKind { isDiskFull ? .diskFull : (isUnsafePath ? .unsafePath : .io) }
 
     public var message: String {
-        let reason = String(cString: strerror(errno))
+        let reason = systemErrorText(errno)
         if isUnsafePath { return "\(operation) '\(path)': \(reason) (jobrun never writes through a symbolic link)" }
         return "\(operation) '\(path)': \(reason)"
     }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import JobrunCore
 
 // Darwin imports the spawn handles as optional opaque pointers, glibc as structs.
 #if canImport(Darwin)
@@ -25,7 +19,7 @@ enum CleanSpawn {
     /// Why a child could not be started: an `errno` value.
     struct Failure: Error, CustomStringConvertible {
         var code: Int32
-        var description: String { String(cString: strerror(code)) }
+        var description: String { systemErrorText(code) }
     }
 
     /// Starts `executable` with the standard descriptors `stdio` sets up (`dup2`/`open` file
@@ -85,7 +79,7 @@ enum CleanSpawn {
     }
 
     /// The text of the current `errno`.
-    static func errnoText() -> String { String(cString: strerror(errno)) }
+    static func errnoText() -> String { systemErrorText(errno) }
 
     /// A pipe whose ends close on exec (the child gets its own copies through `dup2`):
     /// atomically with `pipe2` where it exists, so a process another thread spawns at the same

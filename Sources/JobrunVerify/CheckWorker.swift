@@ -70,7 +70,7 @@ final class CheckWorker {
             return PathBeneath.diagnose(errno, opening: name, in: directoryFD, expecting: .regularFile,
                                         path: { expectation.path }, operation: "stat")
         }
-        guard isRegularFile(status.st_mode) else {
+        guard FileStatus.isRegularFile(mode: status.st_mode) else {
             return .notRegularFile(path: expectation.path, kind: fileKindName(status.st_mode))
         }
         let size = Int64(status.st_size)
@@ -89,7 +89,7 @@ final class CheckWorker {
         guard fstat(fd, &status) == 0 else {
             return .ioError(FileIOError(path: expectation.path, operation: "fstat", code: errno))
         }
-        guard isRegularFile(status.st_mode) else {
+        guard FileStatus.isRegularFile(mode: status.st_mode) else {
             return .notRegularFile(path: expectation.path, kind: fileKindName(status.st_mode))
         }
         let openedSize = Int64(status.st_size)

@@ -143,7 +143,7 @@ public struct ExtraFileScanner: Sendable {
         private func isDirectoryEntry(_ type: UInt8, name: String, in fd: Int32) -> Bool {
             if type != UInt8(DT_UNKNOWN) { return type == UInt8(DT_DIR) }
             var status = stat()
-            return fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && isDirectory(status.st_mode)
+            return fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && FileStatus.isDirectory(mode: status.st_mode)
         }
     }
 }

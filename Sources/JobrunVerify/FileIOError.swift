@@ -21,13 +21,6 @@ public struct FileIOError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(path): \(message)" }
 }
 
-/// `strerror(code)`. glibc's strerror has been thread-safe since 2.32 (messages are static
-/// strings, unknown codes use a thread-local buffer); Darwin's returns static strings too.
-func systemErrorText(_ code: Int32) -> String {
-    guard let text = strerror(code) else { return "error \(code)" }
-    return String(cString: text)
-}
-
 /// A human name for the file type in `mode`: the `kind` of `FileCheck.notRegularFile`.
 func fileKindName(_ mode: mode_t) -> String {
     switch mode & S_IFMT {
@@ -42,8 +35,6 @@ func fileKindName(_ mode: mode_t) -> String {
     }
 }
 
-func isRegularFile(_ mode: mode_t) -> Bool { mode & S_IFMT == S_IFREG }
-func isDirectory(_ mode: mode_t) -> Bool { mode & S_IFMT == S_IFDIR }
 
 /// `close` that ignores the result: on Linux the descriptor is released even when close
 /// reports EINTR or EIO, so retrying would close someone else's descriptor.

@@ -42,7 +42,7 @@ public final class MappedFile {
     public convenience init(fileDescriptor fd: Int32, path: String) throws(FileIOError) {
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw FileIOError(path: path, operation: "fstat", code: errno) }
-        guard isRegularFile(status.st_mode) else {
+        guard FileStatus.isRegularFile(mode: status.st_mode) else {
             // mmap would say ENODEV for a FIFO or socket; say what the file is instead.
             throw FileIOError(path: path, operation: "map \(fileKindName(status.st_mode))", code: ENODEV)
         }

@@ -47,7 +47,7 @@ enum PathBeneath {
         let error = errno
         if error == ENOENT { return .failed(.missing, depth: 0) }
         var status = stat()
-        if error == ENOTDIR, stat(root, &status) == 0, !isDirectory(status.st_mode) {
+        if error == ENOTDIR, stat(root, &status) == 0, !FileStatus.isDirectory(mode: status.st_mode) {
             return .failed(.notRegularFile(path: root, kind: fileKindName(status.st_mode)), depth: 0)
         }
         return .failed(.ioError(FileIOError(path: root, operation: "open", code: error)), depth: 0)
@@ -105,7 +105,7 @@ enum PathBeneath {
         if error == ENOENT { return .missing }
         var status = stat()
         if fstatat(dirFD, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
-            let isRightKind = expected == .directory ? isDirectory(status.st_mode) : isRegularFile(status.st_mode)
+            let isRightKind = expected == .directory ? FileStatus.isDirectory(mode: status.st_mode) : FileStatus.isRegularFile(mode: status.st_mode)
             if !isRightKind { return .notRegularFile(path: path(), kind: fileKindName(status.st_mode)) }
         } else if errno == ENOENT {
             return .missing  // removed between the two calls

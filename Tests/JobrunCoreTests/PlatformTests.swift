@@ -22,9 +22,10 @@ import Darwin
         #expect("  a: b ".split(separator: ":")[1].trimmingASCII() == "b")
     }
 
-    /// The body runs on a new thread that carries the given name, cut to 15 bytes (what
-    /// Linux keeps; `ps`, `top` and `perf` show it). The caller's name is different, so the
-    /// check also proves it is another thread, on Linux and Darwin alike.
+    /// The body runs on a thread that carries the given name, cut to 15 bytes (what Linux
+    /// keeps; `ps`, `top` and `perf` show it), on Linux and Darwin alike. The caller's name,
+    /// read before the start, is another one, so the body did not see the caller's thread as
+    /// it was.
     @Test func aDetachedThreadRunsItsBodyOnANamedThread() {
         let ran = DispatchSemaphore(value: 0)
         let names = Mutex<(caller: String, body: String)?>(nil)

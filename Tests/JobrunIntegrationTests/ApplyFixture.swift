@@ -270,6 +270,14 @@ enum HTTPGet {
         }
     }
 
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    static func acceptsConnections(port: Int) -> Bool {
+        let fd = socket(AF_INET, streamSocket, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return connectLoopback(fd, port: port) == 0
+    }
+
     static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -90,13 +90,3 @@ import Glibc
         #expect((1...2).contains(connections.count), "expected one multiplexed connection per engine thread, saw \(connections.count)")
     }
 }
-
-extension HTTPGet {
-    /// Whether something accepts connections on 127.0.0.1:`port`.
-    static func acceptsConnections(port: Int) -> Bool {
-        let fd = socket(AF_INET, streamSocket, 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return connectLoopback(fd, port: port) == 0
-    }
-}
