@@ -1,3 +1,14 @@
+// This file names `mode_t` in public signatures, so it imports the platform module itself: with
+// a cold module cache the compiler can take `mode_t` from SwiftOverlayShims (sys/mman.h), which
+// no file of this module imports, and refuses the signature (CI failed so on f8622ed).
+#if canImport(Glibc)
+public import Glibc
+#elseif canImport(Musl)
+public import Musl
+#elseif canImport(Darwin)
+public import Darwin
+#endif
+
 /// What `stat(2)` says about a path (following symbolic links, as `stat` does), for the few
 /// places that only ask what kind of thing is there.
 public enum FileStatus {
