@@ -3,6 +3,13 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+# Release builds link the Swift runtime and Foundation statically on Linux: no search and
+# relocation of eleven Swift libraries at every start, and direct rather than PLT calls into the
+# runtime. Measured on the apply benchmark (tmpfs, HTTP/1.1, alternating runs, medians): 600 ×
+# 64 KiB 0.158 → 0.141 s, 10,000 × 16 KiB 1.108 → 1.010 s; `jobrun version` 19 → 14 ms. The
+# binary grows from 9 to 30 MB and needs only the system's C libraries (libcurl, libyaml,
+# libcrypto). Darwin ships the Swift runtime in the OS, so there the flag is left out.
+RELEASE_FLAGS ?= $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)
 APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -26,7 +33,7 @@ build: deps
 
 ## release: optimised build (what install and the benchmarks use)
 release: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product jobrun
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --product jobrun
 
 ## test: unit and integration tests (integration tests run the real binary)
 test: deps
@@ -40,23 +47,23 @@ demo: build
 ## install: copy the release binary to $(PREFIX)/bin
 install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)/jobrun" "$(DESTDIR)$(PREFIX)/bin/jobrun"
+	install -m 0755 "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun" "$(DESTDIR)$(PREFIX)/bin/jobrun"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/jobrun"
 
 ## bench-plan: plan/validate speed on generated 100k and 1M slice manifests vs libyaml and PyYAML
 bench-plan: release
-	@bash bench/plan.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)/jobrun"
+	@bash bench/plan.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun"
 
 ## bench-verify: verify speed vs in-process OpenSSL, one big file and 10,000 small files
 bench-verify: release
-	@bash bench/verify.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)/jobrun"
+	@bash bench/verify.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun"
 
 ## bench-apply: `jobrun apply` vs aria2c, curl --parallel and wget2 over HTTP/1.1 and TLS+HTTP/2,
 ## into tmpfs and the disk (../shared/bench harness; SETS=seed MEDIA=tmpfs … for a subset)
 bench-apply: release
-	@SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" bash bench/apply.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)/jobrun"
+	@SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" bash bench/apply.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun"
 
 ## bench: the download benchmark (bench-plan and bench-verify run separately)
 bench: bench-apply

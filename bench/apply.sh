@@ -33,7 +33,8 @@
 #   PROFILE=1      after the tables, `perf record -g` one jobrun run of every set/medium/protocol
 #                  whose target failed and print the top symbols
 #   JOBRUN_SHARED_DIR (../shared, relative to the repository)  BENCH_ROOT (/tmp/jobrun-bench)
-#   SWIFT, SWIFT_FLAGS (how jobrun is built when no JOBRUN is given)  NO_INSTALL=1
+#   SWIFT, SWIFT_FLAGS, RELEASE_FLAGS (how jobrun is built when no JOBRUN is given; `make
+#   bench-apply` passes the Makefile's, which link the Swift runtime statically on Linux)  NO_INSTALL=1
 # Exit status: 0 every target passed, 1 a target failed, 2 the benchmark itself failed.
 set -euo pipefail
 
@@ -102,12 +103,14 @@ if [ $# -ge 1 ]; then
     JOBRUN=$1
 else
     SWIFT=${SWIFT:-swift}
+    # As `make release`: the Swift runtime linked statically on Linux (see the Makefile).
+    [ "$(uname -s)" = Linux ] && RELEASE_FLAGS=${RELEASE_FLAGS-"--static-swift-stdlib"}
     echo "building jobrun (release) ..."
     # shellcheck disable=SC2086
-    (cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} -c release --product jobrun) >&2 ||
+    (cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} ${RELEASE_FLAGS:-} -c release --product jobrun) >&2 ||
         { echo "bench/apply.sh: swift build failed" >&2; exit 2; }
     # shellcheck disable=SC2086
-    JOBRUN="$(cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} -c release --show-bin-path)/jobrun"
+    JOBRUN="$(cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} ${RELEASE_FLAGS:-} -c release --show-bin-path)/jobrun"
 fi
 [ -x "$JOBRUN" ] || { echo "bench/apply.sh: $JOBRUN is not an executable" >&2; exit 2; }
 JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")

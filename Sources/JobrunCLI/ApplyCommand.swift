@@ -38,6 +38,7 @@ struct ApplyCommand: ParsableCommand {
     var junit: String?
 
     func run() throws {
+        Executor.startPreparingLibraries()
         var stderr = StandardError()
         let manifest: Manifest
         var plan: Plan
@@ -46,7 +47,7 @@ struct ApplyCommand: ParsableCommand {
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
-            manifest = try options.load()
+            manifest = try options.load(fingerprinting: true)
             plan = Planner.plan(for: manifest)
             if let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
                 print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)

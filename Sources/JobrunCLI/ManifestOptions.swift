@@ -15,13 +15,17 @@ struct ManifestOptions: ParsableArguments {
     @Flag(name: .customLong("allow-file-urls"), help: "Accept file:// URLs in manifests.")
     var allowFileURLs = false
 
-    /// Loads and validates the manifests, printing every diagnostic to stderr.
+    /// Loads and validates the manifests, printing every diagnostic to stderr. With
+    /// `fingerprinting`, each file's SHA-256 is kept for saved plans (`ManifestFile.fingerprint`);
+    /// only `plan` and a saved plan's staleness check read it.
     /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
-    func load() throws -> Manifest {
+    func load(fingerprinting: Bool = false) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.allowFileURLs = allowFileURLs
         options.outputOverride = output
-        options.fingerprint = { bytes in (try? Digest.compute(.sha256, of: bytes))?.hex ?? "" }
+        if fingerprinting {
+            options.fingerprint = { bytes in (try? Digest.compute(.sha256, of: bytes))?.hex ?? "" }
+        }
         let result = ManifestLoader.load(paths: manifests, options: options)
         let renderer = DiagnosticRenderer(sources: result.sources)
         var stderr = StandardError()

@@ -44,7 +44,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         let manifest: Manifest
         do {
-            manifest = try manifestOptions.load()
+            manifest = try manifestOptions.load(fingerprinting: true)
         } catch let exit as ExitCode {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit

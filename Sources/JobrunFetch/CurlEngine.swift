@@ -192,6 +192,13 @@ public struct EngineError: Error, Sendable, CustomStringConvertible {
     public init(_ d: String) { description = d }
 }
 
+extension CurlEngine {
+    /// Runs `curl_global_init` (which also initializes OpenSSL and reads its configuration) if
+    /// nothing has yet. Every engine does this itself; calling it early, from another thread,
+    /// only moves the work: a caller arriving while it runs waits for it to finish.
+    public static func initializeLibrary() { CurlGlobal.initialize() }
+}
+
 /// `curl_global_init` exactly once, before any other libcurl call.
 enum CurlGlobal {
     private static let once: Bool = {

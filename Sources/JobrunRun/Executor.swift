@@ -96,6 +96,17 @@ public final class Executor: Sendable {
 
     var interruptedBy: Int32? { interruption.withLock { $0 } }
 
+    /// Starts initializing libcurl and OpenSSL's digests on a thread of their own, so that this
+    /// work (~2 ms, most of it OpenSSL reading its configuration) overlaps reading and planning
+    /// the manifests instead of delaying the first request. `run()` waits for it if it is still
+    /// going. Without a thread, nothing happens here and the work is done on first use.
+    public static func startPreparingLibraries() {
+        _ = DetachedThread.start(name: "jobrun-init") {
+            CurlEngine.initializeLibrary()
+            Digester.prepareImplementations()
+        }
+    }
+
     /// Runs to completion (or interruption) on the calling thread.
     public func run() throws(EngineError) -> ApplyResult {
         var engines: [CurlEngine] = []

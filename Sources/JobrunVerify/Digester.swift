@@ -132,6 +132,13 @@ extension Digest {
     }
 }
 
+extension Digester {
+    /// Fetches OpenSSL's digest implementations if nothing has yet (the first fetch initializes
+    /// OpenSSL: ~1.5 ms). Digesters do this on first use; calling it early, from another
+    /// thread, only moves the work: a caller arriving while it runs waits for it to finish.
+    public static func prepareImplementations() { _ = OpenSSLDigests.shared }
+}
+
 /// The `EVP_MD` implementations, fetched once per process.
 ///
 /// `EVP_sha256()` and friends return legacy tables that OpenSSL 3 fetches again from the
