@@ -38,7 +38,9 @@ struct ApplyCommand: ParsableCommand {
     var junit: String?
 
     func run() throws {
-        Executor.startPreparingLibraries()
+        let preparation = Executor.startPreparingLibraries()
+        // Before any exit, error or not (see `startPreparingLibraries`).
+        defer { preparation.wait() }
         var stderr = StandardError()
         let manifest: Manifest
         var plan: Plan

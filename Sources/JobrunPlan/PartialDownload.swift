@@ -44,8 +44,20 @@ public enum PartialDownload {
         return Found(size: Int64(st.st_size), metadata: metadata)
     }
 
-    public static func partName(for fileName: String) -> String { ".\(fileName).jobrun-part" }
+    static let partPrefix = "."
+    static let partSuffix = ".jobrun-part"
+
+    public static func partName(for fileName: String) -> String { partPrefix + fileName + partSuffix }
     public static func metaName(for fileName: String) -> String { ".\(fileName).jobrun-meta" }
+
+    /// The destination name a partial file's name belongs to (`partName`'s inverse); `nil` for
+    /// any other name.
+    public static func fileName(ofPart entryName: String) -> String? {
+        guard entryName.count > partPrefix.count + partSuffix.count,
+            entryName.hasPrefix(partPrefix), entryName.hasSuffix(partSuffix)
+        else { return nil }
+        return String(entryName.dropFirst(partPrefix.count).dropLast(partSuffix.count))
+    }
 
     /// What a later attempt needs to resume: the identity it belongs to and the validator.
     public struct Metadata: Sendable, Hashable {

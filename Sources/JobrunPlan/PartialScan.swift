@@ -27,9 +27,7 @@ enum PartialScan {
                 let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
                 }
-                guard entryName.hasPrefix("."), entryName.hasSuffix(".jobrun-part") else { continue }
-                let name = String(entryName.dropFirst().dropLast(".jobrun-part".count))
-                guard names.contains(name) else { continue }
+                guard let name = PartialDownload.fileName(ofPart: entryName), names.contains(name) else { continue }
                 guard let partial = PartialDownload.find(in: folderFD, for: name) else { continue }
                 let relative = folder.isEmpty ? name : folder + "/" + name
                 found[root, default: [:]][relative] = partial

@@ -1,3 +1,4 @@
+import Dispatch
 import JobrunCore
 import JobrunManifest
 public import JobrunPlan
@@ -98,13 +99,24 @@ public final class Executor: Sendable {
 
     /// Starts initializing libcurl and OpenSSL's digests on a thread of their own, so that this
     /// work (~2 ms, most of it OpenSSL reading its configuration) overlaps reading and planning
-    /// the manifests instead of delaying the first request. `run()` waits for it if it is still
-    /// going. Without a thread, nothing happens here and the work is done on first use.
-    public static func startPreparingLibraries() {
-        _ = DetachedThread.start(name: "jobrun-init") {
+    /// the manifests instead of delaying the first request. Both steps sit behind once-guards, so
+    /// an engine or digester created meanwhile waits for them to finish. The main thread may use
+    /// OpenSSL at the same time (a saved plan's fingerprints): OpenSSL 3 initializes itself
+    /// once, thread-safely, and libcurl 7.88 as Debian builds it has `CURL_VERSION_THREADSAFE`.
+    /// Without a thread, nothing happens here and the work is done on first use.
+    ///
+    /// The caller must `wait()` on the result before the process exits, on every path: `exit`
+    /// runs OpenSSL's clean-up handlers, which crash (SIGSEGV, seen in the exit-status tests) when
+    /// they meet an initialization still running on the other thread.
+    public static func startPreparingLibraries() -> LibraryPreparation {
+        let preparation = LibraryPreparation()
+        let started = DetachedThread.start(name: "jobrun-init") {
             CurlEngine.initializeLibrary()
             Digester.prepareImplementations()
+            preparation.finished.signal()
         }
+        if started != nil { preparation.finished.signal() }  // no thread: nothing to wait for
+        return preparation
     }
 
     /// Runs to completion (or interruption) on the calling thread.
@@ -156,5 +168,22 @@ public final class Executor: Sendable {
                 }
             },
             didPoll: { inbox.withLock { $0.isSleeping = false } })
+    }
+}
+
+/// Libraries being initialized by ``Executor/startPreparingLibraries()``.
+public final class LibraryPreparation: Sendable {
+    fileprivate let finished = DispatchSemaphore(value: 0)
+    private let waited = Mutex(false)
+
+    fileprivate init() {}
+
+    /// Returns once the preparing thread has finished (at once after the first call).
+    public func wait() {
+        waited.withLock { waited in
+            guard !waited else { return }
+            finished.wait()
+            waited = true
+        }
     }
 }

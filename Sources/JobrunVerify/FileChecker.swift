@@ -38,6 +38,11 @@ public struct FileChecker: Sendable {
     /// every file beneath it is answered from memory without a system call: planning against
     /// an empty output root costs about one call per top-level directory.
     public func checkAll(_ expectations: [FileExpectation], parallelism: Int = FileChecker.defaultParallelism) -> [FileCheck] {
+        checkAll(expectations, parallelism: parallelism, failures: DirectoryFailures())
+    }
+
+    /// `checkAll` remembering failed directories in `failures` (tests read how many walks failed).
+    func checkAll(_ expectations: [FileExpectation], parallelism: Int, failures: DirectoryFailures) -> [FileCheck] {
         guard !expectations.isEmpty else { return [] }
         let batch = CheckBatch(expectations)
         let roots = batch.rootPaths.map { PathBeneath.openRoot($0, for: .lookup) }
@@ -47,7 +52,6 @@ public struct FileChecker: Sendable {
             }
         }
         let results = ResultSlots(count: expectations.count)
-        let failures = DirectoryFailures()
         let nextUnit = Atomic<Int>(0)
         let usesOpenat2 = usesOpenat2
 
@@ -164,6 +168,11 @@ final class DirectoryFailures: Sendable {
     }
 
     private let failures = Mutex<[Key: FileCheck]>([:])
+    private let records = Atomic<Int>(0)
+
+    /// How many failed walks were recorded: one per directory at fault when the memory works,
+    /// plus one per worker that walked the same directory before the first record landed.
+    var recordCount: Int { records.load(ordering: .relaxed) }
 
     /// The recorded failure of `components` or of one of its ancestors.
     func failure(root: Int, components: [Substring]) -> FileCheck? {
@@ -182,6 +191,7 @@ final class DirectoryFailures: Sendable {
     func record(_ failure: FileCheck, root: Int, components: ArraySlice<Substring>) {
         let key = Key(root: root, directory: components.joined(separator: "/"))
         failures.withLock { $0[key] = failure }
+        records.add(1, ordering: .relaxed)
     }
 }
 

@@ -8,8 +8,13 @@ import Testing
 /// manifests; the first digests and engines may arrive while that thread still runs.
 @Suite struct LibraryPreparationTests {
     @Test func digestsAndEnginesWorkWhilePreparationRuns() throws {
-        Executor.startPreparingLibraries()
-        Executor.startPreparingLibraries()  // a second start only repeats finished work
+        let first = Executor.startPreparingLibraries()
+        let second = Executor.startPreparingLibraries()  // meets the same once-guards
+        defer {
+            first.wait()
+            second.wait()
+            second.wait()  // a second wait returns at once
+        }
         let abc = Array("abc".utf8)
         #expect(try Digest.compute(.md5, of: abc).hex == "900150983cd24fb0d6963f7d28e17f72")
         #expect(try Digest.compute(.sha256, of: abc).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

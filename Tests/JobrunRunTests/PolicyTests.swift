@@ -103,6 +103,16 @@ import Testing
         #expect(PartialDownload.Metadata.decode(Array("{\"format_version\": 2}".utf8)) == nil)
         #expect(PartialDownload.partName(for: "a.ts") == ".a.ts.jobrun-part")
     }
+
+    /// The plan's scan of a folder finds partial files by this inverse of `partName`.
+    @Test func partNamesMapBackToTheirDestination() {
+        for name in ["a.ts", ".hidden", "x", "seg.jobrun-part"] {
+            #expect(PartialDownload.fileName(ofPart: PartialDownload.partName(for: name)) == name)
+        }
+        for other in [".jobrun-part", "..jobrun-part", "a.ts", ".a.ts.jobrun-meta", "a.ts.jobrun-part", ".a.ts.jobrun-par"] {
+            #expect(PartialDownload.fileName(ofPart: other) == nil, "\(other)")
+        }
+    }
 }
 
 @Suite struct EngineChoiceTests {

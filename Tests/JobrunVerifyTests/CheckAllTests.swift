@@ -1,6 +1,6 @@
 import Foundation
 import JobrunCore
-import JobrunVerify
+@testable import JobrunVerify
 import Testing
 
 struct CheckAllTests {
@@ -54,9 +54,11 @@ struct CheckAllTests {
         #expect(checker.checkAll([]).isEmpty)
     }
 
-    /// An empty output root: every file reports missing, and the batch is quick because whole
-    /// missing directories are answered from memory.
-    @Test func missingDirectoriesAreAnsweredFromMemory() throws {
+    /// An empty output root: every file reports missing, and whole missing directories are
+    /// answered from memory — the walk that failed at `lessons` is not repeated for each of the
+    /// 200 directories beneath it (at most once per worker that started before it was recorded).
+    @Test(arguments: [1, 2])
+    func missingDirectoriesAreAnsweredFromMemory(parallelism: Int) throws {
         try withTemporaryDirectory { root in
             var expectations: [FileExpectation] = []
             for directory in 0..<200 {
@@ -66,13 +68,11 @@ struct CheckAllTests {
                         digests: [digest(.sha256, String(repeating: "a", count: 64))]))
                 }
             }
-            let clock = ContinuousClock()
-            let start = clock.now
-            let results = checker.checkAll(expectations)
-            let elapsed = clock.now - start
+            let failures = DirectoryFailures()
+            let results = checker.checkAll(expectations, parallelism: parallelism, failures: failures)
             #expect(results.count == 50_000)
             #expect(results.allSatisfy { $0 == .missing })
-            #expect(elapsed < .seconds(2), "50,000 missing files took \(elapsed)")
+            #expect(failures.recordCount >= 1 && failures.recordCount <= parallelism, "\(failures.recordCount) failed walks")
         }
     }
 
