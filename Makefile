@@ -3,15 +3,13 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFT_FLAGS ?=
-# Release builds link the Swift runtime and Foundation statically on Linux: eleven fewer
-# libraries to find and relocate at every start (`jobrun version` 19 → 14 ms). On the apply
-# benchmark (tmpfs, HTTP/1.1, alternating runs, medians, both orders) 600 × 64 KiB went
-# 0.142–0.159 → 0.134–0.144 s (four batches of 30–40 runs each way), more than start-up explains
-# (the rest was not traced); 10,000 × 16 KiB did not change (1.216 / 1.215 s, 15 + 15). The
-# binary grows from 9 to 30 MB and runs without a Swift toolchain installed (on the system's
-# libcurl, libyaml, libcrypto and libstdc++). Darwin ships the Swift runtime in the OS, so there
-# the flag is left out.
-RELEASE_FLAGS ?= $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib)
+# Release builds link the Swift runtime statically on Linux (faster start-up; a 30 MB binary that
+# needs no Swift toolchain to run). Measurements: docs/performance.md, "Session 11 changes".
+# Darwin ships the Swift runtime in the OS, so there the flag is left out.
+UNAME_S := $(shell uname -s)
+RELEASE_FLAGS ?= $(if $(filter Linux,$(UNAME_S)),--static-swift-stdlib)
+RELEASE_BUILD = $(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release
+RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -35,11 +33,10 @@ build: deps
 
 ## release: optimised build (what install and the benchmarks use)
 release: deps
-	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --product jobrun
+	$(RELEASE_BUILD) --product jobrun
 
 ## test: unit and integration tests (integration tests run the real binary)
-test: deps
-	$(SWIFT) build $(SWIFT_FLAGS) --product jobrun
+test: build
 	$(SWIFT) test $(SWIFT_FLAGS)
 
 ## demo: validate, plan and verify the demo under examples/demo
@@ -49,23 +46,23 @@ demo: build
 ## install: copy the release binary to $(PREFIX)/bin
 install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun" "$(DESTDIR)$(PREFIX)/bin/jobrun"
+	install -m 0755 "$(RELEASE_BIN)" "$(DESTDIR)$(PREFIX)/bin/jobrun"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/jobrun"
 
 ## bench-plan: plan/validate speed on generated 100k and 1M slice manifests vs libyaml and PyYAML
 bench-plan: release
-	@bash bench/plan.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun"
+	@bash bench/plan.sh "$(RELEASE_BIN)"
 
 ## bench-verify: verify speed vs in-process OpenSSL, one big file and 10,000 small files
 bench-verify: release
-	@bash bench/verify.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun"
+	@bash bench/verify.sh "$(RELEASE_BIN)"
 
 ## bench-apply: `jobrun apply` vs aria2c, curl --parallel and wget2 over HTTP/1.1 and TLS+HTTP/2,
 ## into tmpfs and the disk (../shared/bench harness; SETS=seed MEDIA=tmpfs … for a subset)
 bench-apply: release
-	@SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" bash bench/apply.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release --show-bin-path)/jobrun"
+	@bash bench/apply.sh "$(RELEASE_BIN)"
 
 ## bench: the download benchmark (bench-plan and bench-verify run separately)
 bench: bench-apply

@@ -22,7 +22,7 @@
 #   RUNS (3; timed runs for seed and many)  TMPFS_RUNS (7; the same on tmpfs)  LARGE_RUNS (2)
 #   WARMUP (1)
 #   QUIET_WAIT=S   before each tool wait up to S s for an idle machine (default: 0 when the 1-min
-#                  load average is under 1, else 10; the whole run then takes about 35 minutes,
+#                  load average is under 1, else 10; the whole run then takes about 40 minutes,
 #                  12 of them DISK_SETTLE)
 #   CEILING=0      leave out the `cp -r` reference row
 #   DISK_SETTLE=S  on the disk, wait S s (default: vm.dirty_expire_centisecs / 100 + 5) before
@@ -34,8 +34,8 @@
 #   PROFILE=1      after the tables, `perf record -g` one jobrun run of every set/medium/protocol
 #                  whose target failed and print the top symbols
 #   JOBRUN_SHARED_DIR (../shared, relative to the repository)  BENCH_ROOT (/tmp/jobrun-bench)
-#   SWIFT, SWIFT_FLAGS, RELEASE_FLAGS (how jobrun is built when no JOBRUN is given; `make
-#   bench-apply` passes the Makefile's, which link the Swift runtime statically on Linux)  NO_INSTALL=1
+#   SWIFT, SWIFT_FLAGS, RELEASE_FLAGS (how jobrun is built when no JOBRUN is given; by default
+#   as `make release`, the Swift runtime linked statically on Linux)  NO_INSTALL=1
 # Exit status: 0 every target passed, 1 a target failed, 2 the benchmark itself failed.
 set -euo pipefail
 
@@ -79,10 +79,9 @@ DISK_DL=${DISK_DL:-$DL_ROOT}
 for s in $SETS; do case $s in seed|many|large) ;; *) echo "bench/apply.sh: unknown set '$s' (seed many large)" >&2; exit 2 ;; esac; done
 for m in $MEDIA; do case $m in tmpfs|disk) ;; *) echo "bench/apply.sh: unknown medium '$m' (tmpfs disk)" >&2; exit 2 ;; esac; done
 for p in $PROTOS; do case $p in h1|tls) ;; *) echo "bench/apply.sh: unknown protocol '$p' (h1 tls)" >&2; exit 2 ;; esac; done
-for n in "$RUNS" "$TMPFS_RUNS" "$LARGE_RUNS" "$WARMUP"; do
-    case $n in ''|*[!0-9]*) echo "bench/apply.sh: RUNS, TMPFS_RUNS, LARGE_RUNS and WARMUP must be whole numbers, not '$n'" >&2; exit 2 ;; esac
+for v in RUNS TMPFS_RUNS LARGE_RUNS WARMUP DISK_SETTLE; do
+    case ${!v} in ''|*[!0-9]*) echo "bench/apply.sh: $v must be a whole number, not '${!v}'" >&2; exit 2 ;; esac
 done
-case $DISK_SETTLE in ''|*[!0-9]*) echo "bench/apply.sh: DISK_SETTLE must be whole seconds, not '$DISK_SETTLE'" >&2; exit 2 ;; esac
 
 # ---------------------------------------------------------------- prerequisites
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -109,15 +108,13 @@ export PATH="$PATH:/usr/sbin"
 if [ $# -ge 1 ]; then
     JOBRUN=$1
 else
-    SWIFT=${SWIFT:-swift}
     # As `make release`: the Swift runtime linked statically on Linux (see the Makefile).
-    [ "$(uname -s)" = Linux ] && RELEASE_FLAGS=${RELEASE_FLAGS-"--static-swift-stdlib"}
+    if [ "$(uname -s)" = Linux ]; then RELEASE_FLAGS=${RELEASE_FLAGS-"--static-swift-stdlib"}; fi
+    # shellcheck disable=SC2206
+    build=(${SWIFT:-swift} build ${SWIFT_FLAGS:-} ${RELEASE_FLAGS:-} -c release)
     echo "building jobrun (release) ..."
-    # shellcheck disable=SC2086
-    (cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} ${RELEASE_FLAGS:-} -c release --product jobrun) >&2 ||
-        { echo "bench/apply.sh: swift build failed" >&2; exit 2; }
-    # shellcheck disable=SC2086
-    JOBRUN="$(cd "$REPO" && $SWIFT build ${SWIFT_FLAGS:-} ${RELEASE_FLAGS:-} -c release --show-bin-path)/jobrun"
+    (cd "$REPO" && "${build[@]}" --product jobrun) >&2 || { echo "bench/apply.sh: swift build failed" >&2; exit 2; }
+    JOBRUN="$(cd "$REPO" && "${build[@]}" --show-bin-path)/jobrun"
 fi
 [ -x "$JOBRUN" ] || { echo "bench/apply.sh: $JOBRUN is not an executable" >&2; exit 2; }
 JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")

@@ -48,11 +48,13 @@ struct SavedPlan {
     /// The saved plan when `arguments` is a single plan file; `nil` for manifests.
     static func loadIfPlanFile(_ arguments: [String]) throws -> SavedPlan? {
         guard arguments.count == 1, let path = arguments.first else { return nil }
-        guard !FileStatus.isDirectory(atPath: path), !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
-            let data = FileManager.default.contents(atPath: path), data.first == UInt8(ascii: "{")
+        // Anything but a readable regular file (a folder, a missing path) is left to the manifest
+        // loader, which reports it.
+        guard !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
+            case .success(let bytes) = FileReader.read(path, limit: .max), bytes.first == UInt8(ascii: "{")
         else { return nil }
         var stderr = StandardError()
-        guard let document = try? JSONDecoder().decode(Document.self, from: data), document.kind == PlanJSON.kind else {
+        guard let document = try? JSONDecoder().decode(Document.self, from: Data(bytes)), document.kind == PlanJSON.kind else {
             print("jobrun: error: '\(path)' is neither a manifest nor a plan saved by 'jobrun plan --out'", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }

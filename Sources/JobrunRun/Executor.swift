@@ -173,17 +173,15 @@ public final class Executor: Sendable {
 
 /// Libraries being initialized by ``Executor/startPreparingLibraries()``.
 public final class LibraryPreparation: Sendable {
+    /// Signalled once, when the preparing thread has finished (or never started).
     fileprivate let finished = DispatchSemaphore(value: 0)
-    private let waited = Mutex(false)
 
     fileprivate init() {}
 
-    /// Returns once the preparing thread has finished (at once after the first call).
+    /// Returns once the preparing thread has finished. Each waiter passes the signal on, so any
+    /// number of calls return.
     public func wait() {
-        waited.withLock { waited in
-            guard !waited else { return }
-            finished.wait()
-            waited = true
-        }
+        finished.wait()
+        finished.signal()
     }
 }

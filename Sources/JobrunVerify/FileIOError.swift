@@ -35,7 +35,6 @@ func fileKindName(_ mode: mode_t) -> String {
     }
 }
 
-
 /// `close` that ignores the result: on Linux the descriptor is released even when close
 /// reports EINTR or EIO, so retrying would close someone else's descriptor.
 func closeDescriptor(_ fd: Int32) {

@@ -64,7 +64,8 @@ import Testing
         let transient = [408, 429, 500, 502, 503, 504]
         let permanent = [400, 401, 403, 404, 410, 451]
         let path = { (code: Int) in FaultServer.path("/gen/100/s\(code).bin", faults: "status=\(code)", "n=1") }
-        let lines = (transient + permanent).map { code in
+        let codes = transient + permanent
+        let lines = codes.map { code in
             "      - {path: s\(code).bin, url: \"\(fixture.url(path(code)))\", size: 100}"
         }
         try fixture.write(manifest: Self.manifest(attempts: 3, slices: lines.joined(separator: "\n")))
@@ -77,7 +78,7 @@ import Testing
         // A request is logged once its response has ended, which may be after jobrun exits: wait
         // for every line that must come (two per transient code, one per permanent one) before
         // counting, so a late line of a retry cannot be missed.
-        let ours = Set((transient + permanent).map(path))
+        let ours = Set(codes.map(path))
         let log = try await fixture.server.waitForRequests { log in
             log.filter { ours.contains($0.pathWithoutQuery) }.count >= 2 * transient.count + permanent.count
         }

@@ -160,9 +160,8 @@ import Testing
     static func manifestWithMirror(in dir: TemporaryDirectory) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.currentDirectory = dir.path
-        var manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
-        for i in manifest.resources.indices { manifest.resources[i].outputRoot = dir.path("mirror") }
-        return manifest
+        options.outputOverride = dir.path("mirror")
+        return try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
     }
 
     static func sha256Hex(_ s: String) -> String {

@@ -4,7 +4,7 @@ import Testing
 @testable import JobrunRun
 
 /// What a run's result says about itself: the counts of the summary line, success (exit 0) and
-/// whether a resource is complete — every status counted once, in place.
+/// whether a resource is complete — every status counted once.
 @Suite struct ApplyResultTests {
     static func entry(_ id: String, _ statuses: [(SliceOutcome.Status, Int64)]) -> ApplyResult.Entry {
         let here = SourceLocation(file: "m.yaml", line: 1, column: 1)

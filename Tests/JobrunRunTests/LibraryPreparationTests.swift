@@ -5,7 +5,9 @@ import Testing
 @testable import JobrunRun
 
 /// `jobrun apply` initializes libcurl and OpenSSL on a thread of its own while it reads the
-/// manifests; the first digests and engines may arrive while that thread still runs.
+/// manifests. A smoke test: preparation may be started twice and waited on repeatedly, and
+/// digests and engines work beside it (whether they meet it mid-way depends on timing; the exit
+/// race it must not cause is `ExitStatusTests.anApplyThatStopsAtOnceExitsCleanlyEveryTime`).
 @Suite struct LibraryPreparationTests {
     @Test func digestsAndEnginesWorkWhilePreparationRuns() throws {
         let first = Executor.startPreparingLibraries()

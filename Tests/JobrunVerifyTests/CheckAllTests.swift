@@ -61,11 +61,11 @@ struct CheckAllTests {
     func missingDirectoriesAreAnsweredFromMemory(parallelism: Int) throws {
         try withTemporaryDirectory { root in
             var expectations: [FileExpectation] = []
+            let sha256 = digest(.sha256, String(repeating: "a", count: 64))
             for directory in 0..<200 {
                 for file in 0..<250 {
                     expectations.append(FileExpectation(
-                        root: root, relativePath: "lessons/l\(directory)/raw/ts/\(file).ts", size: 65_536,
-                        digests: [digest(.sha256, String(repeating: "a", count: 64))]))
+                        root: root, relativePath: "lessons/l\(directory)/raw/ts/\(file).ts", size: 65_536, digests: [sha256]))
                 }
             }
             let failures = DirectoryFailures()
