@@ -20,7 +20,9 @@
 # Environment:
 #   SETS ("seed many large")  MEDIA ("tmpfs disk")  PROTOS ("h1 tls")  CONC (16)
 #   RUNS (3; timed runs for seed and many)  TMPFS_RUNS (7; the same on tmpfs)  LARGE_RUNS (2)
-#   WARMUP (1)
+#   WARMUP (1). Runs go in interleaved rounds — every tool once per round, the order turned by
+#   one each round (bench/merge_rounds.py folds them together) — except on the settled disk
+#   sets, where each tool's runs follow one another after its settling wait.
 #   QUIET_WAIT=S   before each tool wait up to S s for an idle machine (default: 0 when the 1-min
 #                  load average is under 1, else 10; the whole run then takes about 40 minutes,
 #                  12 of them DISK_SETTLE)
@@ -179,6 +181,15 @@ for p in $PROTOS; do
 done
 [ "$CEILING" = 1 ] && only+="ceiling-cp-local,"
 only=${only%,}
+# peers SET DL_ROOT RUNS WARMUP TOOLS RESULTS LOG: one peers.sh call (timing, then verification).
+peers() {
+    DL_ROOT=$2 RESULTS_ROOT=$OUT "$SHARED/peers.sh" "$1" --conc "$CONC" --runs "$3" --warmup "$4" \
+        --quiet-wait "$QUIET_WAIT" --only "$5" "${m_extras[@]}" --out "$6" >>"$7" 2>&1
+}
+# Everywhere but the settled disk sets, tools are timed in interleaved rounds: hyperfine times one
+# tool's runs back to back, so a slow stretch of this VM (seen: ±15 % for a minute) fell on
+# whichever tool was running and decided checks within that margin. In rounds, each tool runs
+# once per round and the order turns by one place each round, so a slow stretch is shared.
 cmdfail=0
 for s in $SETS; do
     for m in $MEDIA; do
@@ -190,36 +201,57 @@ for s in $SETS; do
             m_extras+=(--extra "ref-curl-h1-syncfs=cd {dest} && curl -sS --fail --create-dirs --parallel --parallel-max {conc} -K {work}/curl-h1.cfg && exec sync -f .")
         fi
         echo "=== $s on $m ($dl) — load average $(cut -d' ' -f1-3 /proc/loadavg)"
-        # On the disk, each tool starts from a settled file system (see DISK_SETTLE): one peers.sh
-        # call per tool into the same results folder, whose summary then covers them all.
-        groups=("$m_only")
-        settle=0
-        if [ "$m" = disk ] && [ "$DISK_SETTLE" -gt 0 ] && [ "$s" != large ]; then settle=1; IFS=, read -r -a groups <<<"$m_only"; fi
         : >"$OUT/$s-$m.log"
         failed_here=0
-        for g in "${groups[@]}"; do
-            if [ "$settle" = 1 ]; then
+        if [ "$m" = disk ] && [ "$DISK_SETTLE" -gt 0 ] && [ "$s" != large ]; then
+            # On the disk, each tool starts from a settled file system (see DISK_SETTLE): one
+            # peers.sh call per tool, all its runs in a row, into the same results folder, whose
+            # summary then covers them all.
+            IFS=, read -r -a groups <<<"$m_only"
+            for g in "${groups[@]}"; do
                 sync
                 echo "   settling the file system ${DISK_SETTLE}s before $g" >>"$OUT/$s-$m.log"
                 sleep "$DISK_SETTLE"
+                if ! peers "$s" "$dl" "$runs" "$WARMUP" "$g" "$OUT/$s-$m" "$OUT/$s-$m.log"; then failed_here=1; break; fi
+                # Each call rewrites meta.txt (load average before and after it): keep every tool's.
+                cp "$OUT/$s-$m/meta.txt" "$OUT/$s-$m/meta-$g.txt" || true
+            done
+        else
+            # Interleaved rounds (see above peers()); merge_rounds.py folds them into one results
+            # folder. Each round's outputs are verified, not only the last run's.
+            IFS=, read -r -a tools <<<"$m_only"
+            n=${#tools[@]}
+            rounds=()
+            for ((r = 0; r < runs; r++)); do
+                rd="$OUT/$s-$m/rounds/$((r + 1))"
+                rounds+=("$rd")
+                warm=0; [ "$r" = 0 ] && warm=$WARMUP
+                for ((i = 0; i < n; i++)); do
+                    g=${tools[$(((r + i) % n))]}
+                    if ! peers "$s" "$dl" 1 "$warm" "$g" "$rd" "$OUT/$s-$m.log"; then failed_here=1; break 2; fi
+                done
+            done
+            if [ "$failed_here" = 0 ]; then
+                python3 "$HERE/merge_rounds.py" "$OUT/$s-$m" "${rounds[@]}" >>"$OUT/$s-$m.log" 2>&1 &&
+                    python3 "$SHARED/lib/summarize.py" "$OUT/$s-$m" >"$OUT/$s-$m/summary.md" 2>>"$OUT/$s-$m.log" ||
+                    failed_here=1
             fi
-            if ! DL_ROOT=$dl RESULTS_ROOT=$OUT "$SHARED/peers.sh" "$s" --conc "$CONC" --runs "$runs" --warmup "$WARMUP" \
-                --quiet-wait "$QUIET_WAIT" --only "$g" "${m_extras[@]}" --out "$OUT/$s-$m" >>"$OUT/$s-$m.log" 2>&1; then
-                failed_here=1
-                break
-            fi
-            # Each call rewrites meta.txt (load average before and after it): keep every tool's.
-            if [ "$settle" = 1 ]; then cp "$OUT/$s-$m/meta.txt" "$OUT/$s-$m/meta-$g.txt" || true; fi
-        done
+        fi
         if [ "$failed_here" = 1 ]; then
             echo "bench/apply.sh: peers.sh failed for $s on $m; see $OUT/$s-$m.log" >&2
             tail -n 20 "$OUT/$s-$m.log" >&2
             cmdfail=1
             continue
         fi
-        awk '/^== /{ name = $4; sub(/:$/, "", name) } /still busy/{ b = $3; gsub(/[()]/, "", b); busy = " (busy: " b " cores before it)" }
-             /Time \(/{ t = $0; sub(/^ *Time \([^)]*\): */, "", t) }
-             /^   verify:/{ printf "  %-16s %-40s %s%s\n", name, t, substr($0, 12), busy; busy = ""; t = "" }' "$OUT/$s-$m.log"
+        python3 - "$OUT/$s-$m/summary.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["rows"]:
+    w = r["wall_median_s"]
+    if r["runs"]:
+        print(f"  {r['tool']:<16} median {w:.3f} s ({r['wall_min_s']:.3f}–{r['wall_max_s']:.3f}, {r['runs']} runs)  {r['verify']}")
+    else:
+        print(f"  {r['tool']:<16} no timed run  {r['verify']}")
+PY
         [ "$m" = tmpfs ] && rm -rf "$TMPFS_DL"
     done
 done

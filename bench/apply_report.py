@@ -70,7 +70,8 @@ def main():
                 continue
             nfiles, nbytes = int(meta["files"]), int(float(meta["bytes"]))
             print(f"### {s} on {m}: {nfiles:,} files, {nbytes / 2**20:,.1f} MiB, concurrency {meta['conc']}, "
-                  f"{meta['runs']} timed runs (+{meta['warmup']} warm-up)\n")
+                  f"{meta['runs']} timed runs (+{meta['warmup']} warm-up)"
+                  f"{', in interleaved rounds' if 'rounds' in meta else ', each tool in a row'}\n")
             print("| tool | protocol | median wall s | min–max s | files/s | MB/s | CPU s | peak RSS MiB (max) | other load | verify |")
             print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
             order = []

@@ -46,9 +46,10 @@ public enum PartialDownload {
 
     static let partPrefix = "."
     static let partSuffix = ".jobrun-part"
+    static let metaSuffix = ".jobrun-meta"
 
     public static func partName(for fileName: String) -> String { partPrefix + fileName + partSuffix }
-    public static func metaName(for fileName: String) -> String { ".\(fileName).jobrun-meta" }
+    public static func metaName(for fileName: String) -> String { partPrefix + fileName + metaSuffix }
 
     /// The destination name a partial file's name belongs to (`partName`'s inverse); `nil` for
     /// any other name.
