@@ -163,7 +163,7 @@ mkdir -p "$OUT"
     echo "jobrun: $JOBRUN ($("$JOBRUN" version 2>/dev/null | tr '\n' ' ' | sed 's/ *$//'))"
     echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load average at start $(cut -d' ' -f1-3 /proc/loadavg); quiet-wait ${QUIET_WAIT}s"
     echo "peers: $(aria2c --version | head -1), $(curl --version | head -1 | cut -d' ' -f1-2), $(wget2 --version 2>/dev/null | head -1), $(nginx -v 2>&1)"
-    echo "sets: $SETS; media: $MEDIA; protocols: $PROTOS; concurrency $CONC; runs $RUNS (tmpfs $TMPFS_RUNS, large $LARGE_RUNS) + $WARMUP warm-up"
+    echo "sets: $SETS; media: $MEDIA; protocols: $PROTOS; concurrency $CONC; runs $RUNS (tmpfs $TMPFS_RUNS, large $LARGE_RUNS) + $WARMUP warm-up; interleaved rounds (each tool's runs in a row on the settled disk sets)"
 } | tee "$OUT/meta.txt"
 echo
 
