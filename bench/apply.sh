@@ -243,12 +243,16 @@ for s in $SETS; do
             cmdfail=1
             continue
         fi
-        python3 - "$OUT/$s-$m/summary.json" <<'PY'
+        # One line per tool (the tables come at the end); a summary that cannot be read is
+        # reported there, as a missing result.
+        python3 - "$OUT/$s-$m/summary.json" <<'PY' || true
 import json, sys
 for r in json.load(open(sys.argv[1]))["rows"]:
-    w = r["wall_median_s"]
+    load = r.get("other_load_cores")
+    load = f", other load {load:.2f}" if load is not None else ""
     if r["runs"]:
-        print(f"  {r['tool']:<16} median {w:.3f} s ({r['wall_min_s']:.3f}–{r['wall_max_s']:.3f}, {r['runs']} runs)  {r['verify']}")
+        print(f"  {r['tool']:<16} median {r['wall_median_s']:.3f} s ({r['wall_min_s']:.3f}–{r['wall_max_s']:.3f}, "
+              f"{r['runs']} runs{load})  {r['verify']}")
     else:
         print(f"  {r['tool']:<16} no timed run  {r['verify']}")
 PY
