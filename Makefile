@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release test demo install uninstall bench-plan bench-verify bench-apply bench clean
+.PHONY: deps build release release-bin test demo install uninstall bench-plan bench-verify bench-apply bench clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -34,6 +34,10 @@ build: deps
 ## release: optimised build (what install and the benchmarks use)
 release: deps
 	$(RELEASE_BUILD) --product jobrun
+
+# The release binary's path (bench/apply.sh builds with `make release`, then asks for it).
+release-bin:
+	@echo "$(RELEASE_BIN)"
 
 ## test: unit and integration tests (integration tests run the real binary)
 test: build

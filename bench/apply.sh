@@ -36,8 +36,9 @@
 #   PROFILE=1      after the tables, `perf record -g` one jobrun run of every set/medium/protocol
 #                  whose target failed and print the top symbols
 #   JOBRUN_SHARED_DIR (../shared, relative to the repository)  BENCH_ROOT (/tmp/jobrun-bench)
-#   SWIFT, SWIFT_FLAGS, RELEASE_FLAGS (how jobrun is built when no JOBRUN is given; by default
-#   as `make release`, the Swift runtime linked statically on Linux)  NO_INSTALL=1
+#   SWIFT, SWIFT_FLAGS, RELEASE_FLAGS: read by `make release`, which builds jobrun when no JOBRUN
+#   is given (the Swift runtime linked statically on Linux; `make deps` installs missing build
+#   packages first)  NO_INSTALL=1 (do not install missing peers)
 # Exit status: 0 every target passed, 1 a target failed, 2 the benchmark itself failed.
 set -euo pipefail
 
@@ -84,6 +85,9 @@ for p in $PROTOS; do case $p in h1|tls) ;; *) echo "bench/apply.sh: unknown prot
 for v in RUNS TMPFS_RUNS LARGE_RUNS WARMUP DISK_SETTLE; do
     case ${!v} in ''|*[!0-9]*) echo "bench/apply.sh: $v must be a whole number, not '${!v}'" >&2; exit 2 ;; esac
 done
+for v in RUNS TMPFS_RUNS LARGE_RUNS; do
+    [ "${!v}" -gt 0 ] || { echo "bench/apply.sh: $v must be at least 1" >&2; exit 2; }
+done
 
 # ---------------------------------------------------------------- prerequisites
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -110,13 +114,9 @@ export PATH="$PATH:/usr/sbin"
 if [ $# -ge 1 ]; then
     JOBRUN=$1
 else
-    # As `make release`: the Swift runtime linked statically on Linux (see the Makefile).
-    if [ "$(uname -s)" = Linux ]; then RELEASE_FLAGS=${RELEASE_FLAGS-"--static-swift-stdlib"}; fi
-    # shellcheck disable=SC2206
-    build=(${SWIFT:-swift} build ${SWIFT_FLAGS:-} ${RELEASE_FLAGS:-} -c release)
-    echo "building jobrun (release) ..."
-    (cd "$REPO" && "${build[@]}" --product jobrun) >&2 || { echo "bench/apply.sh: swift build failed" >&2; exit 2; }
-    JOBRUN="$(cd "$REPO" && "${build[@]}" --show-bin-path)/jobrun"
+    echo "building jobrun (make release) ..."
+    make -C "$REPO" --no-print-directory release >&2 || { echo "bench/apply.sh: make release failed" >&2; exit 2; }
+    JOBRUN=$(make -C "$REPO" --no-print-directory -s release-bin)
 fi
 [ -x "$JOBRUN" ] || { echo "bench/apply.sh: $JOBRUN is not an executable" >&2; exit 2; }
 JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
@@ -181,15 +181,17 @@ for p in $PROTOS; do
 done
 [ "$CEILING" = 1 ] && only+="ceiling-cp-local,"
 only=${only%,}
-# peers SET DL_ROOT RUNS WARMUP TOOLS RESULTS LOG: one peers.sh call (timing, then verification).
+# peers RUNS WARMUP QUIET_WAIT TOOLS RESULTS: one peers.sh call for set $s into $dl (timing, then
+# verification of the last run's output), its output appended to the set's log.
 peers() {
-    DL_ROOT=$2 RESULTS_ROOT=$OUT "$SHARED/peers.sh" "$1" --conc "$CONC" --runs "$3" --warmup "$4" \
-        --quiet-wait "$QUIET_WAIT" --only "$5" "${m_extras[@]}" --out "$6" >>"$7" 2>&1
+    DL_ROOT=$dl RESULTS_ROOT=$OUT "$SHARED/peers.sh" "$s" --conc "$CONC" --runs "$1" --warmup "$2" \
+        --quiet-wait "$3" --only "$4" "${m_extras[@]}" --out "$5" >>"$OUT/$s-$m.log" 2>&1
 }
 # Everywhere but the settled disk sets, tools are timed in interleaved rounds: hyperfine times one
 # tool's runs back to back, so a slow stretch of this VM (seen: ±15 % for a minute) fell on
 # whichever tool was running and decided checks within that margin. In rounds, each tool runs
 # once per round and the order turns by one place each round, so a slow stretch is shared.
+# (Each peers.sh call also prints a summary of its round folder; only the merged one is used.)
 cmdfail=0
 for s in $SETS; do
     for m in $MEDIA; do
@@ -202,24 +204,26 @@ for s in $SETS; do
         fi
         echo "=== $s on $m ($dl) — load average $(cut -d' ' -f1-3 /proc/loadavg)"
         : >"$OUT/$s-$m.log"
-        failed_here=0
+        failure=""
+        IFS=, read -r -a tools <<<"$m_only"
         if [ "$m" = disk ] && [ "$DISK_SETTLE" -gt 0 ] && [ "$s" != large ]; then
             # On the disk, each tool starts from a settled file system (see DISK_SETTLE): one
             # peers.sh call per tool, all its runs in a row, into the same results folder, whose
             # summary then covers them all.
-            IFS=, read -r -a groups <<<"$m_only"
-            for g in "${groups[@]}"; do
+            for g in "${tools[@]}"; do
                 sync
                 echo "   settling the file system ${DISK_SETTLE}s before $g" >>"$OUT/$s-$m.log"
                 sleep "$DISK_SETTLE"
-                if ! peers "$s" "$dl" "$runs" "$WARMUP" "$g" "$OUT/$s-$m" "$OUT/$s-$m.log"; then failed_here=1; break; fi
+                peers "$runs" "$WARMUP" "$QUIET_WAIT" "$g" "$OUT/$s-$m" || { failure="peers.sh failed"; break; }
                 # Each call rewrites meta.txt (load average before and after it): keep every tool's.
                 cp "$OUT/$s-$m/meta.txt" "$OUT/$s-$m/meta-$g.txt" || true
             done
         else
-            # Interleaved rounds (see above peers()); merge_rounds.py folds them into one results
-            # folder. Each round's outputs are verified, not only the last run's.
-            IFS=, read -r -a tools <<<"$m_only"
+            # Interleaved rounds (see above peers()). Only the first round warms up, and the wait
+            # for a quiet machine comes once per round. Each round's outputs are verified, and
+            # each call's meta.txt is kept for merge_rounds.py, which folds the rounds into one
+            # results folder.
+            rm -rf "$OUT/$s-$m/rounds"
             n=${#tools[@]}
             rounds=()
             for ((r = 0; r < runs; r++)); do
@@ -228,34 +232,24 @@ for s in $SETS; do
                 warm=0; [ "$r" = 0 ] && warm=$WARMUP
                 for ((i = 0; i < n; i++)); do
                     g=${tools[$(((r + i) % n))]}
-                    if ! peers "$s" "$dl" 1 "$warm" "$g" "$rd" "$OUT/$s-$m.log"; then failed_here=1; break 2; fi
+                    quiet=0; [ "$i" = 0 ] && quiet=$QUIET_WAIT
+                    peers 1 "$warm" "$quiet" "$g" "$rd" || { failure="peers.sh failed"; break 2; }
+                    cp "$rd/meta.txt" "$rd/meta-$g.txt"
                 done
             done
-            if [ "$failed_here" = 0 ]; then
-                python3 "$HERE/merge_rounds.py" "$OUT/$s-$m" "${rounds[@]}" >>"$OUT/$s-$m.log" 2>&1 &&
-                    python3 "$SHARED/lib/summarize.py" "$OUT/$s-$m" >"$OUT/$s-$m/summary.md" 2>>"$OUT/$s-$m.log" ||
-                    failed_here=1
+            if [ -z "$failure" ]; then
+                { python3 "$HERE/merge_rounds.py" "$OUT/$s-$m" "${rounds[@]}" &&
+                    python3 "$SHARED/lib/summarize.py" "$OUT/$s-$m" >"$OUT/$s-$m/summary.md"; } >>"$OUT/$s-$m.log" 2>&1 ||
+                    failure="merging the rounds failed"
             fi
         fi
-        if [ "$failed_here" = 1 ]; then
-            echo "bench/apply.sh: peers.sh failed for $s on $m; see $OUT/$s-$m.log" >&2
+        if [ -n "$failure" ]; then
+            echo "bench/apply.sh: $failure for $s on $m; see $OUT/$s-$m.log" >&2
             tail -n 20 "$OUT/$s-$m.log" >&2
             cmdfail=1
             continue
         fi
-        # One line per tool (the tables come at the end); a summary that cannot be read is
-        # reported there, as a missing result.
-        python3 - "$OUT/$s-$m/summary.json" <<'PY' || true
-import json, sys
-for r in json.load(open(sys.argv[1]))["rows"]:
-    load = r.get("other_load_cores")
-    load = f", other load {load:.2f}" if load is not None else ""
-    if r["runs"]:
-        print(f"  {r['tool']:<16} median {r['wall_median_s']:.3f} s ({r['wall_min_s']:.3f}–{r['wall_max_s']:.3f}, "
-              f"{r['runs']} runs{load})  {r['verify']}")
-    else:
-        print(f"  {r['tool']:<16} no timed run  {r['verify']}")
-PY
+        grep '^|' "$OUT/$s-$m/summary.md" | sed 's/^/  /' || true
         [ "$m" = tmpfs ] && rm -rf "$TMPFS_DL"
     done
 done

@@ -10,24 +10,31 @@ bench/apply_report.py read it unchanged:
 
 - NAME.json: hyperfine's per-run `times`, every round's in round order;
 - NAME.time: GNU time's lines in round order (only the first round warms up, so its warm-up
-  lines come first, as in one hyperfine call);
+  lines come first, as in one hyperfine call; summarize.py drops `warmup=` lines from the front);
 - NAME.load: two snapshots whose differences are the sums of every round's (elapsed time, busy
   CPU, nginx CPU), so "other load" covers exactly the time the tool was being timed;
 - NAME.verify: OK only when every round left a result and its output verified, else the first
-  failure;
-- meta.txt: the first round's, with `runs=` the number of rounds and the load averages of the
-  first and last round.
+  other verdict (a tool with no result in a round keeps the other rounds' runs);
+- meta.txt: from the first call of the first round (apply.sh keeps each call's as
+  meta-TOOL.txt), with `runs=` the number of rounds and `loadavg_after` from the last call of
+  the last round.
 
 Exit status 2 on a usage error.
 """
+import glob
 import json
 import os
 import re
 import sys
 
 
-def tools(d):
-    return sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json") and f != "summary.json")
+def calls_in_order(round_dir):
+    """The meta-TOOL.txt copies of a round, in the order the calls ran."""
+    return sorted(glob.glob(os.path.join(round_dir, "meta-*.txt")), key=os.path.getmtime)
+
+
+def read_if_present(path):
+    return open(path).read() if os.path.exists(path) else None
 
 
 def main():
@@ -36,60 +43,47 @@ def main():
         return 2
     out, rounds = sys.argv[1], sys.argv[2:]
     os.makedirs(out, exist_ok=True)
-    # A tool whose hyperfine call left no result in some round keeps the other rounds' runs and
-    # is reported as failed.
-    names = sorted(set().union(*(tools(d) for d in rounds)))
 
-    meta = open(os.path.join(rounds[0], "meta.txt")).read()
+    meta = open(calls_in_order(rounds[0])[0]).read()
     meta = re.sub(r"\bruns=\d+", f"runs={len(rounds)}", meta)
-    last = open(os.path.join(rounds[-1], "meta.txt")).read()
-    after = re.search(r"^loadavg_after=.*$", last, re.M)
-    meta = re.sub(r"^loadavg_after=.*\n?", "", meta, flags=re.M)
-    meta = meta.rstrip("\n") + "\n" + (after.group(0) + "\n" if after else "")
+    meta = re.sub(r"^loadavg_after=.*\n?", "", meta, flags=re.M).rstrip("\n") + "\n"
+    after = re.search(r"^loadavg_after=.*$", open(calls_in_order(rounds[-1])[-1]).read(), re.M)
+    if after:
+        meta += after.group(0) + "\n"
     meta += f"rounds={len(rounds)} (interleaved: one run of each tool per round, order turned each round)\n"
     open(os.path.join(out, "meta.txt"), "w").write(meta)
 
+    names = sorted({os.path.basename(p)[:-len(".json")]
+                    for d in rounds for p in glob.glob(os.path.join(d, "*.json"))} - {"summary"})
     for name in names:
-        doc = None
-        times, time_lines, verify = [], [], None
+        doc, times, time_lines, verdicts = None, [], [], []
         elapsed = busy = nginx = 0.0
         psi = "NA"
         for number, d in enumerate(rounds, 1):
-            p = os.path.join(d, name + ".json")
-            if not os.path.exists(p):
-                if verify is None or verify.startswith("OK"):
-                    verify = f"FAIL no result in round {number}"
+            result = read_if_present(os.path.join(d, name + ".json"))
+            if result is None:
+                verdicts.append(f"FAIL no result in round {number}")
                 continue
-            result = json.load(open(p))
-            if doc is None:
-                doc = result
+            result = json.loads(result)
+            doc = doc or result
             times += result["results"][0]["times"]
-            p = os.path.join(d, name + ".time")
-            if os.path.exists(p):
-                time_lines += [line for line in open(p) if line.strip()]
-            p = os.path.join(d, name + ".load")
-            if os.path.exists(p):
-                snaps = [line.split() for line in open(p) if line.strip()]
-                if len(snaps) == 2:
-                    elapsed += float(snaps[1][0]) - float(snaps[0][0])
-                    busy += float(snaps[1][1]) - float(snaps[0][1])
-                    nginx += float(snaps[1][2]) - float(snaps[0][2])
-                    psi = snaps[1][3]
-            p = os.path.join(d, name + ".verify")
-            v = open(p).read().strip() if os.path.exists(p) else "FAIL no verification"
-            if verify is None or (not v.startswith("OK") and verify.startswith("OK")):
-                verify = v
-        doc = doc or {"results": [{"command": name}]}
-        res = doc["results"][0]
+            time_lines += [l for l in (read_if_present(os.path.join(d, name + ".time")) or "").splitlines(True) if l.strip()]
+            snaps = [l.split() for l in (read_if_present(os.path.join(d, name + ".load")) or "").splitlines() if l.strip()]
+            if len(snaps) == 2:
+                elapsed += float(snaps[1][0]) - float(snaps[0][0])
+                busy += float(snaps[1][1]) - float(snaps[0][1])
+                nginx += float(snaps[1][2]) - float(snaps[0][2])
+                psi = snaps[1][3]
+            verdicts.append((read_if_present(os.path.join(d, name + ".verify")) or "FAIL no verification").strip())
+        res = doc["results"][0]  # every name comes from some round's NAME.json
         res["times"] = times
         for k in ("mean", "stddev", "median", "user", "system", "min", "max", "exit_codes"):
             res.pop(k, None)
         json.dump(doc, open(os.path.join(out, name + ".json"), "w"))
-        # Only the first round warms up, so its warm-up lines come first, as in one hyperfine call
-        # (summarize.py drops `warmup=` lines from the front).
         open(os.path.join(out, name + ".time"), "w").writelines(time_lines)
         open(os.path.join(out, name + ".load"), "w").write(f"0 0 0 NA\n{elapsed} {busy} {nginx} {psi}\n")
-        open(os.path.join(out, name + ".verify"), "w").write((verify or "FAIL no rounds") + "\n")
+        verdict = next((v for v in verdicts if not v.startswith("OK")), verdicts[0])
+        open(os.path.join(out, name + ".verify"), "w").write(verdict + "\n")
     return 0
 
 

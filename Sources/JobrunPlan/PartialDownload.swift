@@ -1,7 +1,6 @@
 import JobrunCore
 import JobrunManifest
 
-
 /// The on-disk form of an unfinished slice: `.NAME.jobrun-part` beside the destination, and for
 /// slices large enough to be worth resuming, `.NAME.jobrun-meta` holding the validator that
 /// proves a later range request continues the same representation.
@@ -10,25 +9,20 @@ public enum PartialDownload {
     /// the metadata file would cost a file creation per slice.
     public static let resumableSize: Int64 = 1 << 20
 
-    /// Whether a partial file of `partSize` bytes, described by `metadata`, may be continued for
-    /// the slice with `identity` and declared `expectedSize`: it belongs to that identity, is not
-    /// empty, is no longer than the slice, and was not cut from a representation of another size.
-    /// One rule for `plan` (which says `resume`) and `apply` (which sends the range request).
-    public static func continues(partSize: Int64, metadata: Metadata, identity: String, expectedSize: Int64?) -> Bool {
-        guard partSize > 0, metadata.identity == identity else { return false }
-        guard let expectedSize else { return true }
-        if let total = metadata.totalSize, total != expectedSize { return false }
-        return partSize <= expectedSize
-    }
-
     /// A partial download found on disk: the partial file's size and its metadata.
     public struct Found: Sendable {
         public var size: Int64
         public var metadata: Metadata
 
-        /// ``PartialDownload/continues(partSize:metadata:identity:expectedSize:)`` for this partial.
+        /// Whether this partial may be continued for the slice with `identity` and declared
+        /// `expectedSize`: it belongs to that identity, is not empty, is no longer than the slice,
+        /// and was not cut from a representation of another size. One rule for `plan` (which says
+        /// `resume`) and `apply` (which sends the range request).
         public func continues(identity: String, expectedSize: Int64?) -> Bool {
-            PartialDownload.continues(partSize: size, metadata: metadata, identity: identity, expectedSize: expectedSize)
+            guard size > 0, metadata.identity == identity else { return false }
+            guard let expectedSize else { return true }
+            if let total = metadata.totalSize, total != expectedSize { return false }
+            return size <= expectedSize
         }
     }
 

@@ -2,10 +2,6 @@ import Foundation
 import JobrunTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// HTTP/2 over TLS against a private nginx (the fault server speaks HTTP/1.1 only): ALPN picks h2,
 /// and the slices of one host share a connection per engine thread as multiplexed streams.
 @Suite struct ApplyHTTP2Tests {

@@ -113,7 +113,7 @@ import Testing
     }
 
     /// `plan` says `resume` exactly where `apply` will send a range request: both ask
-    /// `PartialDownload.continues`, and both read the metadata without following a link.
+    /// `PartialDownload.Found.continues`, and both read the metadata without following a link.
     @Test func resumesOnlyPartialsThatApplyWillContinue() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -144,16 +144,16 @@ import Testing
 
     @Test func whatAPartialMustBeToBeContinued() {
         let m = PartialDownload.Metadata(identity: "https://h/a", validator: "\"v\"", validatorKind: .etag, totalSize: 100)
-        #expect(PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/a", expectedSize: 100))
-        #expect(PartialDownload.continues(partSize: 100, metadata: m, identity: "https://h/a", expectedSize: 100), "complete: apply verifies it after a 416")
-        #expect(PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/a", expectedSize: nil))
-        #expect(!PartialDownload.continues(partSize: 0, metadata: m, identity: "https://h/a", expectedSize: 100))
-        #expect(!PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/b", expectedSize: 100))
-        #expect(!PartialDownload.continues(partSize: 40, metadata: m, identity: "https://h/a", expectedSize: 120), "cut from a representation of another size")
+        #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 100))
+        #expect(PartialDownload.Found(size: 100, metadata: m).continues(identity: "https://h/a", expectedSize: 100), "complete: apply verifies it after a 416")
+        #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: nil))
+        #expect(!PartialDownload.Found(size: 0, metadata: m).continues(identity: "https://h/a", expectedSize: 100))
+        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/b", expectedSize: 100))
+        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 120), "cut from a representation of another size")
         var unsized = m
         unsized.totalSize = nil
-        #expect(!PartialDownload.continues(partSize: 101, metadata: unsized, identity: "https://h/a", expectedSize: 100), "longer than the slice")
-        #expect(PartialDownload.continues(partSize: 100, metadata: unsized, identity: "https://h/a", expectedSize: 100))
+        #expect(!PartialDownload.Found(size: 101, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100), "longer than the slice")
+        #expect(PartialDownload.Found(size: 100, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100))
     }
 
     /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.

@@ -11,11 +11,11 @@ import Testing
 @Suite struct LibraryPreparationTests {
     @Test func digestsAndEnginesWorkWhilePreparationRuns() throws {
         let first = Executor.startPreparingLibraries()
-        let second = Executor.startPreparingLibraries()  // meets the same once-guards
+        let second = Executor.startPreparingLibraries()
         defer {
             first.wait()
             second.wait()
-            second.wait()  // a second wait returns at once
+            second.wait()  // a wait that did not pass the signal on would hang here
         }
         let abc = Array("abc".utf8)
         #expect(try Digest.compute(.md5, of: abc).hex == "900150983cd24fb0d6963f7d28e17f72")

@@ -56,7 +56,8 @@ struct CheckAllTests {
 
     /// An empty output root: every file reports missing, and whole missing directories are
     /// answered from memory — the walk that failed at `lessons` is not repeated for each of the
-    /// 200 directories beneath it (at most once per worker that started before it was recorded).
+    /// 200 directories beneath it (at most once more per worker that checked the memory before
+    /// the first record landed; see `DirectoryFailures.recordCount`).
     @Test(arguments: [1, 2])
     func missingDirectoriesAreAnsweredFromMemory(parallelism: Int) throws {
         try withTemporaryDirectory { root in

@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A fresh directory under the system temporary directory, removed when `body` returns.
-/// (Local to this target until JobrunTestSupport grows one.)
+/// A fresh directory under the system temporary directory, removed when `body` returns, after
+/// giving back the permissions a test took away (JobrunTestSupport's `TemporaryDirectory` does
+/// not, and these tests make files and folders unreadable).
 func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
     var template = Array((NSTemporaryDirectory() + "/jobrun-verify-XXXXXX").utf8CString)
     let created = template.withUnsafeMutableBufferPointer { buffer in
@@ -29,9 +30,9 @@ private func restorePermissions(_ directory: String) {
         let child = directory + "/" + name
         var status = stat()
         guard lstat(child, &status) == 0 else { continue }
-        if status.st_mode & S_IFMT == S_IFDIR {
+        if FileStatus.isDirectory(mode: status.st_mode) {
             restorePermissions(child)
-        } else if status.st_mode & S_IFMT == S_IFREG {
+        } else if FileStatus.isRegularFile(mode: status.st_mode) {
             _ = chmod(child, 0o644)
         }
     }
