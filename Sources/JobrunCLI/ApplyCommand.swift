@@ -20,6 +20,8 @@ struct ApplyCommand: ParsableCommand {
             The last line is stable, for example:
               Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
               188 up to date, 1 failed, 0 deferred.
+            One apply at a time per output root: while another holds it, apply
+            exits 75 before planning or writing anything (--lock-timeout waits).
             Exit status 0 when every slice is verified, 1 when any failed.
             """)
 
@@ -37,27 +39,40 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
     var junit: String?
 
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+        "How long to wait while another apply holds an output root (30s, 5m, 1h30m); without it, exit 75 at once.",
+        valueName: "duration"))
+    var lockTimeout: String?
+
+    func validate() throws {
+        if let lockTimeout, case .failure = DurationParser.milliseconds(lockTimeout) {
+            throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
+        }
+    }
+
     func run() throws {
         let preparation = Executor.startPreparingLibraries()
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
         let manifest: Manifest
-        var plan: Plan
-        if let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests) {
+        let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
+        if let saved {
             var options = manifestOptions
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
             manifest = try options.load(fingerprinting: true)
-            plan = Planner.plan(for: manifest)
-            if let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
-                print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
-                throw ExitCode(ExitStatus.failure.rawValue)
-            }
         } else {
             manifest = try manifestOptions.load()
-            plan = Planner.plan(for: manifest)
+        }
+        // Before planning: what another run is writing would be planned against otherwise.
+        let lock = try lockOutputRoots(of: manifest)
+        defer { lock.release() }
+        let plan = Planner.plan(for: manifest)
+        if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
+            print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
+            throw ExitCode(ExitStatus.failure.rawValue)
         }
         for warning in plan.warnings { print("jobrun: warning: \(warning)", to: &stderr) }
 
@@ -103,6 +118,28 @@ struct ApplyCommand: ParsableCommand {
             throw ExitCode(signal == SIGTERM ? ExitStatus.terminated.rawValue : ExitStatus.interrupted.rawValue)
         }
         if !result.isSuccess { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+}
+
+extension ApplyCommand {
+    /// Locks every output root the manifests write to (``OutputLock``), waiting up to
+    /// `--lock-timeout`.
+    /// - Throws: `ExitCode` 75 when a root stays locked.
+    func lockOutputRoots(of manifest: Manifest) throws -> OutputLock {
+        var timeout = Duration.zero
+        if let lockTimeout, case .success(let ms) = DurationParser.milliseconds(lockTimeout) { timeout = .milliseconds(ms) }
+        let roots = manifest.resources.map(\.outputRoot)
+        do {
+            let lock = try OutputLock.acquire(roots: roots, timeout: timeout) { root, holder in
+                StandardError.write("jobrun: waiting up to \(lockTimeout ?? "") for the output root '\(root)', locked by \(holder?.description ?? "another process")\n")
+            }
+            for warning in lock.warnings { StandardError.write("jobrun: warning: \(warning)\n") }
+            return lock
+        } catch {
+            let hint = timeout == .zero ? " (--lock-timeout DURATION waits for it)" : ""
+            StandardError.write("jobrun: error: \(error.message); nothing was done\(hint)\n")
+            throw ExitCode(ExitStatus.locked.rawValue)
+        }
     }
 }
 

@@ -19,6 +19,7 @@ public struct Jobrun: ParsableCommand {
               65   a manifest is invalid
               66   a manifest is missing or unreadable
               74   I/O error
+              75   another apply holds an output root (apply --lock-timeout waits)
               130  interrupted (SIGINT), 143 terminated (SIGTERM)
             """,
         version: JobrunVersion.current,

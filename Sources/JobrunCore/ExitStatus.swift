@@ -14,6 +14,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case manifestUnreadable = 66
     /// An I/O error outside the manifests (EX_IOERR).
     case ioError = 74
+    /// Another run holds an output root's lock; try again later (EX_TEMPFAIL).
+    case locked = 75
     /// Interrupted by SIGINT.
     case interrupted = 130
     /// Terminated by SIGTERM.

@@ -80,6 +80,6 @@ import Testing
 
 @Suite struct ExitStatusTests {
     @Test func valuesAreTheDocumentedContract() {
-        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 64, 65, 66, 74, 130, 143])
+        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 64, 65, 66, 74, 75, 130, 143])
     }
 }

@@ -237,4 +237,20 @@ import Testing
         #expect(result.status == 74, "\(result)")
         #expect(result.stderr.hasPrefix("jobrun: error: cannot write the JUnit report: "), "\(result)")
     }
+
+    // MARK: 75
+
+    /// This test process holds the output root's lock, as another apply would (ApplyLockTests
+    /// runs one `jobrun apply` against another). Nothing is planned or requested.
+    @Test func applyIntoALockedOutputRootIs75() async throws {
+        var holder: Int32 = -1
+        defer { if holder >= 0 { close(holder) } }
+        let result = try await Self.run(["apply", "site.yaml"]) { directory in
+            holder = open(try directory.makeDirectory("mirror"), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            try #require(holder >= 0 && flock(holder, LOCK_EX) == 0)
+        }
+        #expect(result.status == 75, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("jobrun: error: the output root 'mirror' is locked by pid \(getpid()) ("), "\(result)")
+    }
 }

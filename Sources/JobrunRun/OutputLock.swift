@@ -1,0 +1,219 @@
+import JobrunCore
+
+/// One `apply` at a time per output root: an exclusive `flock` on each root folder, held for the
+/// whole run.
+///
+/// Two applies writing the same slices (a cron job that overlaps its previous run, say) would
+/// share partial files: one could truncate a partial the other is about to rename into place,
+/// or splice two versions of a file whose slice has no digest. The lock makes the second run
+/// stop before it plans or writes anything (or wait, with a timeout).
+///
+/// Why a lock on the folder itself and not a lock file inside it:
+/// - The kernel drops a `flock` when its holder dies, `kill -9` included, so there is never a
+///   stale lock to remove by hand.
+/// - Nothing is added to the mirror. A lock file would be published by a web server serving the
+///   mirror, and `verify --extra` would report it.
+///
+/// Roots are locked in the order of their device and inode, so two runs that each need several
+/// roots cannot each hold one and wait for the other. Two paths naming one folder (`mirror` and
+/// `./link-to-mirror`) are locked once: a second `flock` on another descriptor of the same
+/// folder would conflict with the first, in the same process.
+///
+/// A file system without `flock` on folders (NFS emulates it with byte-range locks, which need
+/// a descriptor open for writing) gets a warning, and the run goes on unlocked.
+public final class OutputLock {
+    /// Why a root could not be locked.
+    public struct Contention: Error, Sendable, Hashable {
+        /// The output root as the manifests name it.
+        public var root: String
+        /// Who holds the lock, when the system says (`/proc/locks` on Linux).
+        public var holder: LockHolder?
+        /// How long this run waited before giving up (`nil`: it did not wait).
+        public var waited: Duration?
+
+        public var message: String {
+            let who = holder.map { "by \($0.description)" } ?? "by another process"
+            if let waited {
+                return "the output root '\(root)' is still locked after waiting \(DurationParser.format(milliseconds: waited.wholeMilliseconds)), \(who)"
+            }
+            return "the output root '\(root)' is locked \(who): another apply is writing to it"
+        }
+    }
+
+    /// The descriptors whose locks this run holds (closed by ``release()``, or at exit).
+    private var descriptors: [Int32]
+    /// Roots left unlocked because their file system has no `flock` for folders, as warnings.
+    public let warnings: [String]
+
+    private init(descriptors: [Int32], warnings: [String]) {
+        self.descriptors = descriptors
+        self.warnings = warnings
+    }
+
+    deinit { release() }
+
+    /// Drops every lock: closing the last descriptor of an open folder releases its `flock`.
+    public func release() {
+        for fd in descriptors { close(fd) }
+        descriptors = []
+    }
+
+    /// Locks every root in `roots`, creating missing ones as `apply` would.
+    ///
+    /// A root that cannot be created or opened is skipped: no run can write there, and the
+    /// slices below it report why. With a `timeout` above zero a held root is retried every
+    /// ``retryInterval`` until the deadline, and `waiting` is told once per root.
+    /// - Throws: ``Contention`` for the first root still held; locks already taken are released.
+    public static func acquire(
+        roots: [String], timeout: Duration = .zero, waiting: (String, LockHolder?) -> Void = { _, _ in }
+    ) throws(Contention) -> OutputLock {
+        struct Opened {
+            var root: String
+            var fd: Int32
+            var device: UInt64
+            var inode: UInt64
+        }
+        var opened: [Opened] = []
+        for root in Set(roots).sorted() {
+            guard (try? OutputDirectory.createRoot(root)) != nil else { continue }
+            let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else {
+                close(fd)
+                continue
+            }
+            let (device, inode) = (UInt64(st.st_dev), UInt64(st.st_ino))
+            if opened.contains(where: { $0.device == device && $0.inode == inode }) {
+                close(fd)
+                continue
+            }
+            opened.append(Opened(root: root, fd: fd, device: device, inode: inode))
+        }
+        opened.sort { ($0.device, $0.inode) < ($1.device, $1.inode) }
+
+        let deadline = ContinuousClock.now + timeout
+        var warnings: [String] = []
+        for entry in opened {
+            var hasReportedWait = false
+            while flock(entry.fd, LOCK_EX | LOCK_NB) != 0 {
+                let code = errno
+                if code == EINTR { continue }
+                guard code == EWOULDBLOCK else {
+                    warnings.append("cannot lock the output root '\(entry.root)' (\(systemErrorText(code))): another apply into it at the same time would not be noticed")
+                    break
+                }
+                let holder = LockHolder.find(device: entry.device, inode: entry.inode)
+                let now = ContinuousClock.now
+                guard now < deadline else {
+                    for each in opened { close(each.fd) }
+                    throw Contention(root: entry.root, holder: holder, waited: timeout > .zero ? timeout : nil)
+                }
+                if !hasReportedWait {
+                    waiting(entry.root, holder)
+                    hasReportedWait = true
+                }
+                let pause = min(retryInterval, deadline - now)
+                usleep(UInt32(max(1, pause.wholeMilliseconds) * 1000))
+            }
+        }
+        return OutputLock(descriptors: opened.map(\.fd), warnings: warnings)
+    }
+
+    /// How often a held root is tried again while waiting.
+    static let retryInterval: Duration = .milliseconds(100)
+}
+
+/// The process holding a lock, as `/proc/locks` and `/proc/PID` describe it.
+public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
+    public var pid: Int32
+    /// The process's name (`/proc/PID/comm`), when readable.
+    public var command: String?
+    /// How long the process has run, when known.
+    public var runningFor: Duration?
+
+    public var description: String {
+        let details = [command, runningFor.map { "running for \(Self.format($0))" }].compactMap { $0 }
+        return details.isEmpty ? "pid \(pid)" : "pid \(pid) (\(details.joined(separator: ", ")))"
+    }
+
+    /// `3h 2m`, `12m 5s`, `41s`: two units at most, enough to tell a stuck run from a busy one.
+    static func format(_ duration: Duration) -> String {
+        let seconds = max(0, duration.components.seconds)
+        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        if h > 0 { return "\(h)h \(m)m" }
+        if m > 0 { return "\(m)m \(s)s" }
+        return "\(s)s"
+    }
+
+    /// The holder of a `flock` on the file with this device and inode, or `nil` when the system
+    /// does not say (no `/proc`, or the holder lives in another PID namespace).
+    static func find(device: UInt64, inode: UInt64) -> LockHolder? {
+        #if os(Linux)
+        guard case .success(let bytes) = FileReader.read("/proc/locks", limit: 4 << 20) else { return nil }
+        let key = locksKey(device: device, inode: inode)
+        guard let pid = holderPID(inProcLocks: String(decoding: bytes, as: UTF8.self), key: key) else { return nil }
+        var holder = LockHolder(pid: pid)
+        if case .success(let comm) = FileReader.read("/proc/\(pid)/comm", limit: 4096) {
+            // The name is another process's choice (at most 15 bytes): keep it printable.
+            let printable = comm.filter { $0 >= 0x20 && $0 < 0x7F }
+            if !printable.isEmpty { holder.command = String(decoding: printable, as: UTF8.self) }
+        }
+        holder.runningFor = runningTime(ofPID: pid)
+        return holder
+        #else
+        return nil
+        #endif
+    }
+
+    /// `/proc/locks` names a file `MAJOR:MINOR:INODE`, the device numbers in hex of at least two
+    /// digits (the kernel's `%02x:%02x:%lu`), split as glibc's `major()`/`minor()` split `st_dev`.
+    static func locksKey(device: UInt64, inode: UInt64) -> String {
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+        let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+        func hex(_ v: UInt64) -> String {
+            let digits = String(v, radix: 16)
+            return digits.count < 2 ? "0" + digits : digits
+        }
+        return "\(hex(major)):\(hex(minor)):\(inode)"
+    }
+
+    /// The pid of the `FLOCK` line for `key` in `/proc/locks` text. Lines read
+    /// `1: FLOCK  ADVISORY  WRITE 1722 fe:00:16312625 0 EOF`; a waiter's line starts `1: -> FLOCK`
+    /// and is skipped. A pid of 0 or below (a holder in another PID namespace) is no answer.
+    static func holderPID(inProcLocks text: String, key: String) -> Int32? {
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == key else { continue }
+            if let pid = Int32(fields[4]), pid > 0 { return pid }
+        }
+        return nil
+    }
+
+    /// How long process `pid` has run: its start (`/proc/PID/stat` field 22, clock ticks after
+    /// boot) against `/proc/uptime`.
+    static func runningTime(ofPID pid: Int32) -> Duration? {
+        #if os(Linux)
+        guard case .success(let stat) = FileReader.read("/proc/\(pid)/stat", limit: 4096),
+            case .success(let uptime) = FileReader.read("/proc/uptime", limit: 4096)
+        else { return nil }
+        return runningTime(stat: String(decoding: stat, as: UTF8.self), uptime: String(decoding: uptime, as: UTF8.self),
+                           ticksPerSecond: Int64(sysconf(Int32(_SC_CLK_TCK))))
+        #else
+        return nil
+        #endif
+    }
+
+    /// The arithmetic of ``runningTime(ofPID:)``. The command name in `stat` is in parentheses
+    /// and may hold spaces, so fields are counted after its last `)`: the state is field 3,
+    /// `starttime` field 22.
+    static func runningTime(stat: String, uptime: String, ticksPerSecond: Int64) -> Duration? {
+        guard ticksPerSecond > 0, let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Int64(fields[19]),
+            let upText = uptime.split(separator: " ").first, let up = Double(upText)
+        else { return nil }
+        let started = Double(ticks) / Double(ticksPerSecond)
+        return .milliseconds(Int64(max(0, up - started) * 1000))
+    }
+}

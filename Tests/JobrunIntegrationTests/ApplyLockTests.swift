@@ -1,0 +1,108 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One apply at a time per output root: a second run exits 75 before planning or writing, or
+/// waits with `--lock-timeout`; a killed holder leaves no lock behind.
+@Suite struct ApplyLockTests {
+    static let size = 2 << 20
+    static let cut = 1 << 20
+
+    /// A manifest whose one slice stalls half-way the first time it is requested, and an apply
+    /// of it, running, that has written that first half: it holds the lock on `mirror`.
+    static func startHoldingApply(_ fixture: ApplyFixture) async throws -> BackgroundProcess {
+        let path = FaultServer.path("/gen/\(size)/held.bin", faults: "stall_at=\(cut)", "n=1")
+        try fixture.write(manifest: """
+            version: 1
+            resources:
+              - id: r
+                slices:
+                  - {path: held.bin, url: "\(fixture.url(path))", size: \(size), sha256: \(try fixture.digest("/gen/\(size)/held.bin"))}
+
+            """)
+        let apply = try fixture.startApply()
+        let midway = await Poll.until(timeout: .seconds(20)) { fixture.size(of: "mirror/r/.held.bin.jobrun-part") == cut }
+        try #require(midway, "the first apply never got half-way: \(apply.stderr)")
+        return apply
+    }
+
+    /// The second run names the holder, says how to wait, writes nothing (no report either) and
+    /// exits 75; an apply into another root is not held up.
+    @Test func aSecondApplyIntoTheSameRootExits75() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let holder = try await Self.startHoldingApply(fixture)
+        defer { holder.kill() }
+        let before = DirectoryTree.entries(under: fixture.directory.path("mirror"))
+
+        let second = try await fixture.apply(["--json", "--junit", "junit.xml"])
+        #expect(second.status == 75, "\(second)")
+        #expect(second.stdout.isEmpty, "\(second)")
+        #expect(
+            second.stderr.contains("jobrun: error: the output root 'mirror' is locked by pid \(holder.pid) (jobrun, running for ")
+                && second.stderr.contains("nothing was done (--lock-timeout DURATION waits for it)"), "\(second)")
+        #expect(!fixture.directory.exists("junit.xml"))
+        #expect(DirectoryTree.entries(under: fixture.directory.path("mirror")) == before)
+        // The log has a line per finished request, and the holder's is still open: any line but
+        // the test's own digest query would be a request of the second run.
+        let sent = try fixture.server.requests().filter { !$0.path.hasPrefix("/_digest/") }
+        #expect(sent.isEmpty, "\(sent)")
+
+        let elsewhere = try await fixture.apply(["--output", "other", "--lock-timeout", "0s"])
+        #expect(elsewhere.status == 0, "\(elsewhere)")
+        #expect(fixture.size(of: "other/r/held.bin") == Self.size)
+    }
+
+    /// The kernel drops the lock of a process killed with SIGKILL: the next apply runs, and
+    /// resumes the partial file the killed one left.
+    @Test func aKilledHolderLeavesNoLock() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let holder = try await Self.startHoldingApply(fixture)
+        holder.kill()
+
+        let (next, report) = try await fixture.applyJSON()
+        #expect(next.status == 0, "\(next)")
+        #expect(try report.slice("r", "held.bin").status == "resumed", "\(next)")
+        try await fixture.expectVerified()
+    }
+
+    /// With `--lock-timeout` the second run says it waits, and goes on once the holder ends.
+    @Test func aSecondApplyWaitsForTheLock() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let holder = try await Self.startHoldingApply(fixture)
+        defer { holder.kill() }
+        let waiter = try fixture.startApply(["--lock-timeout", "2m"])
+        defer { waiter.kill() }
+        let waiting = await Poll.until(timeout: .seconds(20)) {
+            waiter.stderr.contains("jobrun: waiting up to 2m for the output root 'mirror', locked by pid \(holder.pid) (jobrun")
+        }
+        try #require(waiting, "no waiting line: \(waiter.stderr)")
+        #expect(waiter.isRunning)
+
+        holder.signal(SIGTERM)
+        let stopped = try #require(await holder.wait(timeout: .seconds(20)))
+        #expect(stopped.status == 143, "\(stopped)")
+        let result = try #require(await waiter.wait(timeout: .seconds(60)), "the waiting apply never finished: \(waiter.stderr)")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("Apply complete! Slices: 0 fetched (1.0 MiB), 1 resumed, 0 up to date, 0 failed, 0 deferred.\n"), "\(result)")
+        try await fixture.expectVerified()
+    }
+
+    /// `--lock-timeout` takes a duration as manifests write them.
+    @Test func aBadLockTimeoutIsAUsageError() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: "version: 1\nresources: []\n")
+        let result = try await fixture.apply(["--lock-timeout", "soon"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("--lock-timeout: 'soon' is not a duration (for example 30s, 5m, 1h30m)"), "\(result)")
+    }
+}

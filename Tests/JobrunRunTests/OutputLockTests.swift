@@ -1,0 +1,168 @@
+import Foundation
+import JobrunCore
+import JobrunTestSupport
+import Synchronization
+import Testing
+@testable import JobrunRun
+
+/// The output roots' lock: one holder per folder, however it is named; a held root fails at once
+/// or after the timeout; failed attempts keep nothing locked; the holder is found in `/proc`.
+@Suite struct OutputLockTests {
+    /// A `flock` conflicts across open file descriptions even within one process, so a second
+    /// `acquire` here plays the part of a second run.
+    @Test func aHeldRootIsRefusedAndFreedByRelease() throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        let root = dir.path("mirror")
+        let first = try OutputLock.acquire(roots: [root])
+        #expect(FileStatus.isDirectory(atPath: root), "the missing root was not created")
+
+        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [root]) }
+        do {
+            _ = try OutputLock.acquire(roots: [root])
+        } catch {
+            #expect(error.root == root && error.waited == nil)
+            #expect(error.message.hasPrefix("the output root '\(root)' is locked by "), "\(error.message)")
+            #if os(Linux)
+            #expect(error.holder?.pid == getpid(), "\(String(describing: error.holder))")
+            #expect(error.holder?.runningFor != nil)
+            #endif
+        }
+        first.release()
+        let again = try OutputLock.acquire(roots: [root])
+        again.release()
+    }
+
+    /// Two names of one folder (a relative spelling, a symbolic link) are locked once, not
+    /// twice: the second `flock` would conflict with the first.
+    @Test func oneFolderUnderSeveralNamesIsLockedOnce() throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        #expect(symlink(root, dir.path("link")) == 0)
+        let lock = try OutputLock.acquire(roots: [root, dir.path("link"), dir.path("./mirror/"), root])
+        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [dir.path("link")]) }
+        lock.release()
+    }
+
+    /// A root that cannot exist (below a regular file) is left to the slices to report.
+    @Test func aRootThatCannotBeCreatedIsSkipped() throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        try dir.write(file: "file", contents: "x")
+        let lock = try OutputLock.acquire(roots: [dir.path("file/mirror")])
+        #expect(lock.warnings.isEmpty)
+        lock.release()
+    }
+
+    /// A run that fails on its second root gives back the first: nothing stays locked by an
+    /// attempt that did not get everything.
+    @Test func aFailedAttemptKeepsNothingLocked() throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        let (a, b) = (dir.path("a"), dir.path("b"))
+        let holdsA = try OutputLock.acquire(roots: [a])
+        let holdsB = try OutputLock.acquire(roots: [b])
+        holdsB.release()
+        // Roots go in device and inode order, so one of the two orders locks `b` before failing
+        // on `a`; try both.
+        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [a, b]) }
+        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [b, a]) }
+        let onlyB = try OutputLock.acquire(roots: [b])
+        onlyB.release()
+        holdsA.release()
+    }
+
+    /// With a timeout the attempt is told once that it waits, tries until the deadline, and the
+    /// error says how long it waited.
+    @Test func aTimeoutWaitsThenFails() throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        let root = dir.path("mirror")
+        let first = try OutputLock.acquire(roots: [root])
+        defer { first.release() }
+        var waits: [String] = []
+        let started = ContinuousClock.now
+        do {
+            _ = try OutputLock.acquire(roots: [root], timeout: .milliseconds(300)) { root, _ in waits.append(root) }
+            Issue.record("the held root was locked twice")
+        } catch {
+            #expect(ContinuousClock.now - started >= .milliseconds(300))
+            #expect(error.waited == .milliseconds(300))
+            #expect(error.message.hasPrefix("the output root '\(root)' is still locked after waiting 300ms, by "), "\(error.message)")
+        }
+        #expect(waits == [root])
+    }
+
+    /// A waiting attempt takes the root as soon as the holder lets go.
+    @Test func aWaitingAttemptGetsTheRootOnceReleased() async throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        let root = dir.path("mirror")
+        let first = try OutputLock.acquire(roots: [root])
+        let state = Mutex((isWaiting: false, result: String?.none))
+        let startFailure = DetachedThread.start(name: "lock-waiter") {
+            let outcome: String
+            do {
+                let lock = try OutputLock.acquire(roots: [root], timeout: .seconds(60)) { _, _ in
+                    state.withLock { $0.isWaiting = true }
+                }
+                lock.release()
+                outcome = "locked"
+            } catch {
+                outcome = "\(error)"
+            }
+            state.withLock { $0.result = outcome }
+        }
+        #expect(startFailure == nil, "pthread_create failed")
+        #expect(await Poll.until(timeout: .seconds(20)) { state.withLock { $0.isWaiting } })
+        #expect(state.withLock { $0.result } == nil)
+        first.release()
+        #expect(await Poll.until(timeout: .seconds(20)) { state.withLock { $0.result } != nil })
+        #expect(state.withLock { $0.result } == "locked")
+    }
+
+    // MARK: The holder, from /proc
+
+    /// `/proc/locks` spells devices as the kernel's `%02x:%02x`, split as glibc splits `st_dev`.
+    @Test(arguments: [
+        (UInt64(0xFE00), UInt64(16312625), "fe:00:16312625"),
+        (UInt64(0x0801), UInt64(2), "08:01:2"),
+        // major 259, minor 0x12345: st_dev = minor low byte | major << 8 | (minor >> 8) << 20.
+        (UInt64(0x45) | UInt64(259) << 8 | UInt64(0x123) << 20, UInt64(7), "103:12345:7"),
+    ])
+    func locksKeys(device: UInt64, inode: UInt64, key: String) {
+        #expect(LockHolder.locksKey(device: device, inode: inode) == key)
+    }
+
+    @Test func theHolderIsTheFlockLineOfTheFile() {
+        let text = """
+            1: POSIX  ADVISORY  WRITE 900 fe:00:42 0 EOF
+            2: FLOCK  ADVISORY  WRITE 0 fe:00:42 0 EOF
+            2: -> FLOCK  ADVISORY  WRITE 1234 fe:00:42 0 EOF
+            3: FLOCK  ADVISORY  WRITE 1722 fe:00:16312625 0 EOF
+            4: FLOCK  ADVISORY  WRITE 1800 fe:00:42 0 EOF
+
+            """
+        #expect(LockHolder.holderPID(inProcLocks: text, key: "fe:00:16312625") == 1722)
+        // The POSIX lock, the holder in another PID namespace (0) and the waiter are passed over.
+        #expect(LockHolder.holderPID(inProcLocks: text, key: "fe:00:42") == 1800)
+        #expect(LockHolder.holderPID(inProcLocks: text, key: "fe:00:43") == nil)
+    }
+
+    /// The start time is field 22 of `/proc/PID/stat`, counted after the command's last `)`.
+    @Test func runningTimeFromStat() {
+        // Fields 3 to 52; the name holds a `) ` of its own.
+        let stat = "4242 (a) b (c) " + (3...52).map { $0 == 22 ? "25000" : "1" }.joined(separator: " ")
+        #expect(LockHolder.runningTime(stat: stat, uptime: "312.50 900.00\n", ticksPerSecond: 100) == .milliseconds(62_500))
+        #expect(LockHolder.runningTime(stat: "4242 (x", uptime: "1.0 1.0", ticksPerSecond: 100) == nil)
+        #expect(LockHolder.runningTime(stat: stat, uptime: "", ticksPerSecond: 100) == nil)
+    }
+
+    @Test func holderDescriptions() {
+        #expect(LockHolder(pid: 7, command: "jobrun", runningFor: .seconds(3 * 3600 + 125)).description == "pid 7 (jobrun, running for 3h 2m)")
+        #expect(LockHolder(pid: 7, command: nil, runningFor: .seconds(65)).description == "pid 7 (running for 1m 5s)")
+        #expect(LockHolder(pid: 7, command: "cron", runningFor: nil).description == "pid 7 (cron)")
+        #expect(LockHolder(pid: 7).description == "pid 7")
+    }
+}
