@@ -15,14 +15,17 @@ extension Coordinator {
         return largeReceiveBuffer
     }
 
-    /// Slices of at least `spreadSliceSize` bytes take turns over the engines even over plain HTTP.
+    /// Plain-HTTP slices of at least `spreadSliceSize` bytes take turns over the engines.
     static let spreadSliceSize: Int64 = 64 << 10
+    /// TLS slices of at least `spreadTLSSliceSize` bytes take turns over the engines.
+    static let spreadTLSSliceSize: Int64 = 24 << 10
 
     /// Whether a transfer takes its turn over all the engines (`true`) or stays on engine 0, the
     /// one the coordinator drives itself. Where the engine thread's work grows with the bytes —
-    /// decrypting TLS, copying bodies of 64 KiB and more — spreading puts that work on every
-    /// core; a small plain-HTTP body costs little per byte, and handing its completion over from
-    /// another thread costs more than it saves. Measured on tmpfs (alternating runs, medians):
+    /// copying bodies of 64 KiB and more, decrypting TLS bodies of 24 KiB and more — spreading
+    /// puts that work on every core; for a smaller body, handing its completion over from another
+    /// thread (and, over TLS, a second connection) costs more than it saves. Measured on tmpfs,
+    /// two cores (alternating runs, medians; the TLS rows in both orders, 12–20 runs each):
     ///
     /// | plain-HTTP slices      | engine 0 only | spread  |
     /// |------------------------|--------------:|--------:|
@@ -32,11 +35,20 @@ extension Coordinator {
     /// | 600 × 64 KiB           | 0.143 s       | 0.131 s |
     /// | 400 × 128 KiB          | 0.158 s       | 0.144 s |
     ///
-    /// Unsized slices stay on engine 0 (most are small: manifests, playlists).
+    /// | TLS (HTTP/2) slices    | engine 0 only         | spread                |
+    /// |------------------------|----------------------:|----------------------:|
+    /// | 10,000 × 16 KiB        | 1.82 s, 2.1 CPU-s     | 1.87–1.93 s, 2.5 CPU-s |
+    /// | the same, faster stretch | 1.44 s, 1.6 CPU-s   | 1.42–1.44 s, 1.8 CPU-s |
+    /// | 4,000 × 24 KiB         | 0.91 / 1.15 s         | 0.89 / 1.08 s         |
+    /// | 3,000 × 32 KiB         | 0.70 / 0.80 s         | 0.72 / 0.77 s         |
+    /// | 2,400 × 40 KiB         | 0.79 s                | 0.70 s                |
+    /// | 2,000 × 48 KiB         | 0.61 / 0.63 s         | 0.54 / 0.55 s         |
+    ///
+    /// Unsized slices: plain HTTP stays on engine 0 (most are small: manifests, playlists); TLS
+    /// spreads, since a large unsized body would otherwise be decrypted on one core.
     static func takesTurns(size: Int64?, overTLS: Bool) -> Bool {
-        if overTLS { return true }
-        guard let size else { return false }
-        return size >= spreadSliceSize
+        guard let size else { return overTLS }
+        return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
     }
 
     /// Opens (creating as needed) the folder a slice's file lives in.

@@ -121,15 +121,18 @@ import Testing
         (Int64?.none, false, false), (Int64?.none, true, true),
         (16 << 10, false, false), (64 << 10 - 1, false, false), (64 << 10, false, true),
         (128 << 10, false, true), (1 << 20, false, true), (512 << 20, false, true),
-        (16 << 10, true, true), (0, true, true),
+        (0, true, false), (16 << 10, true, false), (24 << 10 - 1, true, false), (24 << 10, true, true),
+        (64 << 10, true, true), (512 << 20, true, true),
     ] as [(Int64?, Bool, Bool)])
     func bytesHeavyOrEncryptedTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
         #expect(Coordinator.takesTurns(size: size, overTLS: overTLS) == spreads)
     }
 
-    /// Every slice large enough for the big receive buffer is also spread.
+    /// Every slice large enough for the big receive buffer is also spread, and TLS spreads no
+    /// later than plain HTTP (decryption adds work per byte).
     @Test func largeSlicesAreSpread() {
         #expect(Coordinator.spreadSliceSize <= Coordinator.largeSliceSize)
+        #expect(Coordinator.spreadTLSSliceSize <= Coordinator.spreadSliceSize)
         #expect(Coordinator.takesTurns(size: Coordinator.largeSliceSize, overTLS: false))
     }
 }
