@@ -37,12 +37,14 @@ extension Coordinator {
     ///
     /// | TLS (HTTP/2) slices    | engine 0 only         | spread                |
     /// |------------------------|----------------------:|----------------------:|
-    /// | 10,000 × 16 KiB        | 1.82 s, 2.1 CPU-s     | 1.87–1.93 s, 2.5 CPU-s |
-    /// | the same, faster stretch | 1.44 s, 1.6 CPU-s   | 1.42–1.44 s, 1.8 CPU-s |
+    /// | 10,000 × 16 KiB ¹      | 1.44–1.82 s, 1.6–2.1 CPU-s | 1.42–1.93 s, 1.8–2.5 CPU-s |
     /// | 4,000 × 24 KiB         | 0.91 / 1.15 s         | 0.89 / 1.08 s         |
     /// | 3,000 × 32 KiB         | 0.70 / 0.80 s         | 0.72 / 0.77 s         |
     /// | 2,400 × 40 KiB         | 0.79 s                | 0.70 s                |
     /// | 2,000 × 48 KiB         | 0.61 / 0.63 s         | 0.54 / 0.55 s         |
+    ///
+    /// ¹ Six series of 12–20 runs on stretches of the VM of different speeds: level in wall time
+    /// (−6 % to +4 % per series), 7–15 % less CPU on engine 0 alone.
     ///
     /// Unsized slices: plain HTTP stays on engine 0 (most are small: manifests, playlists); TLS
     /// spreads, since a large unsized body would otherwise be decrypted on one core.

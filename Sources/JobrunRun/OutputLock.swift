@@ -103,14 +103,16 @@ public final class OutputLock {
                     warnings.append("cannot lock the output root '\(entry.root)' (\(systemErrorText(code))): another apply into it at the same time would not be noticed")
                     break
                 }
-                let holder = LockHolder.find(device: entry.device, inode: entry.inode)
+                // The holder is looked up only to be named: once when the wait starts, once when
+                // it ends in failure (it may have changed hands meanwhile).
                 let now = ContinuousClock.now
                 guard now < deadline else {
+                    let holder = LockHolder.find(device: entry.device, inode: entry.inode)
                     for each in opened { close(each.fd) }
                     throw Contention(root: entry.root, holder: holder, waited: timeout > .zero ? timeout : nil)
                 }
                 if !hasReportedWait {
-                    waiting(entry.root, holder)
+                    waiting(entry.root, LockHolder.find(device: entry.device, inode: entry.inode))
                     hasReportedWait = true
                 }
                 let pause = min(retryInterval, deadline - now)
