@@ -21,7 +21,7 @@ struct ApplyCommand: ParsableCommand {
               Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
               188 up to date, 1 failed, 0 deferred.
             One apply at a time per output root: while another holds it, apply
-            exits 75 before planning or writing anything (--lock-timeout waits).
+            exits 75 before planning or fetching anything (--lock-timeout waits).
             Exit status 0 when every slice is verified, 1 when any failed.
             """)
 
@@ -137,7 +137,7 @@ extension ApplyCommand {
             return lock
         } catch {
             let hint = timeout == .zero ? " (--lock-timeout DURATION waits for it)" : ""
-            StandardError.write("jobrun: error: \(error.message); nothing was done\(hint)\n")
+            StandardError.write("jobrun: error: \(error.message); nothing was planned or fetched\(hint)\n")
             throw ExitCode(ExitStatus.locked.rawValue)
         }
     }

@@ -22,10 +22,13 @@ extension Coordinator {
 
     /// Whether a transfer takes its turn over all the engines (`true`) or stays on engine 0, the
     /// one the coordinator drives itself. Where the engine thread's work grows with the bytes —
-    /// copying bodies of 64 KiB and more, decrypting TLS bodies of 24 KiB and more — spreading
-    /// puts that work on every core; for a smaller body, handing its completion over from another
-    /// thread (and, over TLS, a second connection) costs more than it saves. Measured on tmpfs,
-    /// two cores (alternating runs, medians; the TLS rows in both orders, 12–20 runs each):
+    /// copying bodies of 64 KiB and more, decrypting TLS bodies — spreading puts that work on
+    /// every core; for a smaller body, handing its completion over from another thread (and, over
+    /// TLS, a second connection) costs more than it saves. Over TLS the wall time is level at
+    /// 16 KiB with less CPU on engine 0 alone, level to 2–6 % faster spread at 24–32 KiB, and
+    /// 10–14 % faster spread from 40 KiB: the line is at 24 KiB. Measured on tmpfs,
+    /// two cores (alternating runs, medians; the TLS rows with two figures in both orders, 12–20 runs
+    /// each):
     ///
     /// | plain-HTTP slices      | engine 0 only | spread  |
     /// |------------------------|--------------:|--------:|
@@ -37,11 +40,11 @@ extension Coordinator {
     ///
     /// | TLS (HTTP/2) slices    | engine 0 only         | spread                |
     /// |------------------------|----------------------:|----------------------:|
-    /// | 10,000 × 16 KiB ¹      | 1.44–1.82 s, 1.6–2.1 CPU-s | 1.42–1.93 s, 1.8–2.5 CPU-s |
+    /// | 10,000 × 16 KiB ¹      | 1.44–1.82 s, 1.6–2.1 CPU-s | 1.43–1.93 s, 1.8–2.5 CPU-s |
     /// | 4,000 × 24 KiB         | 0.91 / 1.15 s         | 0.89 / 1.08 s         |
     /// | 3,000 × 32 KiB         | 0.70 / 0.80 s         | 0.72 / 0.77 s         |
     /// | 2,400 × 40 KiB         | 0.79 s                | 0.70 s                |
-    /// | 2,000 × 48 KiB         | 0.61 / 0.63 s         | 0.54 / 0.55 s         |
+    /// | 2,000 × 48 KiB         | 0.63 / 0.61 s         | 0.54 / 0.55 s         |
     ///
     /// ¹ Six series of 12–20 runs on stretches of the VM of different speeds: level in wall time
     /// (−6 % to +4 % per series), 7–15 % less CPU on engine 0 alone.

@@ -46,8 +46,9 @@ struct Coordinator {
     }
 
     let executor: Executor
-    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB or of unknown size, and every TLS
-    /// transfer under 24 KiB; the others take turns over all engines (``takesTurns(size:overTLS:)``). Each engine keeps its own
+    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB or of unknown size, and every
+    /// TLS transfer under 24 KiB; the others take turns over all engines
+    /// (``takesTurns(size:overTLS:)``). Each engine keeps its own
     /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.

@@ -6,7 +6,7 @@ import JobrunCore
 /// Two applies writing the same slices (a cron job that overlaps its previous run, say) would
 /// share partial files: one could truncate a partial the other is about to rename into place,
 /// or splice two versions of a file whose slice has no digest. The lock makes the second run
-/// stop before it plans or writes anything (or wait, with a timeout).
+/// stop before it plans or fetches anything (or wait, with a timeout).
 ///
 /// Why a lock on the folder itself and not a lock file inside it:
 /// - The kernel drops a `flock` when its holder dies, `kill -9` included, so there is never a
@@ -28,7 +28,7 @@ public final class OutputLock {
         public var root: String
         /// Who holds the lock, when the system says (`/proc/locks` on Linux).
         public var holder: LockHolder?
-        /// How long this run waited before giving up (`nil`: it did not wait).
+        /// The timeout this run waited out, shared by all its roots (`nil`: it did not wait).
         public var waited: Duration?
 
         public var message: String {
@@ -83,7 +83,8 @@ public final class OutputLock {
                 close(fd)
                 continue
             }
-            let (device, inode) = (UInt64(st.st_dev), UInt64(st.st_ino))
+            // `dev_t` is signed on Darwin: keep its bits, never trap on them.
+            let (device, inode) = (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino))
             if opened.contains(where: { $0.device == device && $0.inode == inode }) {
                 close(fd)
                 continue
@@ -93,14 +94,20 @@ public final class OutputLock {
         opened.sort { ($0.device, $0.inode) < ($1.device, $1.inode) }
 
         let deadline = ContinuousClock.now + timeout
+        var held: [Int32] = []
         var warnings: [String] = []
-        for entry in opened {
+        for (index, entry) in opened.enumerated() {
             var hasReportedWait = false
-            while flock(entry.fd, LOCK_EX | LOCK_NB) != 0 {
+            while true {
+                if flock(entry.fd, LOCK_EX | LOCK_NB) == 0 {
+                    held.append(entry.fd)
+                    break
+                }
                 let code = errno
                 if code == EINTR { continue }
                 guard code == EWOULDBLOCK else {
                     warnings.append("cannot lock the output root '\(entry.root)' (\(systemErrorText(code))): another apply into it at the same time would not be noticed")
+                    close(entry.fd)
                     break
                 }
                 // The holder is looked up only to be named: once when the wait starts, once when
@@ -108,7 +115,8 @@ public final class OutputLock {
                 let now = ContinuousClock.now
                 guard now < deadline else {
                     let holder = LockHolder.find(device: entry.device, inode: entry.inode)
-                    for each in opened { close(each.fd) }
+                    for fd in held { close(fd) }
+                    for rest in opened[index...] { close(rest.fd) }
                     throw Contention(root: entry.root, holder: holder, waited: timeout > .zero ? timeout : nil)
                 }
                 if !hasReportedWait {
@@ -119,7 +127,7 @@ public final class OutputLock {
                 usleep(UInt32(max(1, pause.wholeMilliseconds) * 1000))
             }
         }
-        return OutputLock(descriptors: opened.map(\.fd), warnings: warnings)
+        return OutputLock(descriptors: held, warnings: warnings)
     }
 
     /// How often a held root is tried again while waiting.
@@ -171,8 +179,9 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// `/proc/locks` names a file `MAJOR:MINOR:INODE`, the device numbers in hex of at least two
     /// digits (the kernel's `%02x:%02x:%lu`), split as glibc's `major()`/`minor()` split `st_dev`.
     static func locksKey(device: UInt64, inode: UInt64) -> String {
-        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
-        let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+        // glibc's gnu_dev_major/minor, with its 32-bit casts.
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & 0xFFFF_F000)
+        let minor = (device & 0xFF) | ((device >> 12) & 0xFFFF_FF00)
         func hex(_ v: UInt64) -> String {
             let digits = String(v, radix: 16)
             return digits.count < 2 ? "0" + digits : digits
@@ -183,13 +192,20 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// The pid of the `FLOCK` line for `key` in `/proc/locks` text. Lines read
     /// `1: FLOCK  ADVISORY  WRITE 1722 fe:00:16312625 0 EOF`; a waiter's line starts `1: -> FLOCK`
     /// and is skipped. A pid of 0 or below (a holder in another PID namespace) is no answer.
+    ///
+    /// Where `stat` and `/proc/locks` disagree on the device (btrfs gives each subvolume a device
+    /// number of its own for `stat`), a line whose inode alone matches is taken, if it is the only
+    /// holder of that inode.
     static func holderPID(inProcLocks text: String, key: String) -> Int32? {
+        let inode = key.split(separator: ":").last.map(String.init) ?? key
+        var byInode: Set<Int32> = []
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == key else { continue }
-            if let pid = Int32(fields[4]), pid > 0 { return pid }
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]), pid > 0 else { continue }
+            if fields[5] == key { return pid }
+            if fields[5].split(separator: ":").last.map(String.init) == inode { byInode.insert(pid) }
         }
-        return nil
+        return byInode.count == 1 ? byInode.first : nil
     }
 
     /// How long process `pid` has run: its start (`/proc/PID/stat` field 22, clock ticks after

@@ -20,6 +20,7 @@ import Testing
         #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [root]) }
         do {
             _ = try OutputLock.acquire(roots: [root])
+            Issue.record("the held root was locked twice")
         } catch {
             #expect(error.root == root && error.waited == nil)
             #expect(error.message.hasPrefix("the output root '\(root)' is locked by "), "\(error.message)")
@@ -39,7 +40,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "lock")
         defer { dir.remove() }
         let root = try dir.makeDirectory("mirror")
-        #expect(symlink(root, dir.path("link")) == 0)
+        try #require(symlink(root, dir.path("link")) == 0)
         let lock = try OutputLock.acquire(roots: [root, dir.path("link"), dir.path("./mirror/"), root])
         #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [dir.path("link")]) }
         lock.release()
@@ -60,17 +61,20 @@ import Testing
     @Test func aFailedAttemptKeepsNothingLocked() throws {
         let dir = try TemporaryDirectory(prefix: "lock")
         defer { dir.remove() }
-        let (a, b) = (dir.path("a"), dir.path("b"))
-        let holdsA = try OutputLock.acquire(roots: [a])
-        let holdsB = try OutputLock.acquire(roots: [b])
-        holdsB.release()
-        // Roots go in device and inode order, so one of the two orders locks `b` before failing
-        // on `a`; try both.
-        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [a, b]) }
-        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [b, a]) }
-        let onlyB = try OutputLock.acquire(roots: [b])
-        onlyB.release()
-        holdsA.release()
+        let names = [try dir.makeDirectory("a"), try dir.makeDirectory("b")]
+        // Roots are locked in inode order: hold the later one, so the attempt locks the earlier
+        // one before it fails.
+        let inodes = names.map { name -> UInt64 in
+            var st = stat()
+            return stat(name, &st) == 0 ? UInt64(truncatingIfNeeded: st.st_ino) : 0
+        }
+        try #require(!inodes.contains(0) && inodes[0] != inodes[1])
+        let (first, second) = inodes[0] < inodes[1] ? (names[0], names[1]) : (names[1], names[0])
+        let holdsSecond = try OutputLock.acquire(roots: [second])
+        #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [first, second]) }
+        let onlyFirst = try OutputLock.acquire(roots: [first])
+        onlyFirst.release()
+        holdsSecond.release()
     }
 
     /// With a timeout the attempt is told once that it waits, tries until the deadline, and the
@@ -130,6 +134,8 @@ import Testing
         (UInt64(0x0801), UInt64(2), "08:01:2"),
         // major 259, minor 0x12345: st_dev = minor low byte | major << 8 | (minor >> 8) << 20.
         (UInt64(0x45) | UInt64(259) << 8 | UInt64(0x123) << 20, UInt64(7), "103:12345:7"),
+        // major 0x12345 (above 12 bits), minor 0x6789A: glibc's makedev.
+        (UInt64(0x9A) | UInt64(0x345) << 8 | UInt64(0x678) << 20 | UInt64(0x12) << 44, UInt64(9), "12345:6789a:9"),
     ])
     func locksKeys(device: UInt64, inode: UInt64, key: String) {
         #expect(LockHolder.locksKey(device: device, inode: inode) == key)
@@ -148,6 +154,16 @@ import Testing
         // The POSIX lock, the holder in another PID namespace (0) and the waiter are passed over.
         #expect(LockHolder.holderPID(inProcLocks: text, key: "fe:00:42") == 1800)
         #expect(LockHolder.holderPID(inProcLocks: text, key: "fe:00:43") == nil)
+    }
+
+    /// btrfs: `stat` names a subvolume's own device, `/proc/locks` the file system's. The one
+    /// holder of the inode is taken; two holders of that inode number name nobody.
+    @Test func aHolderIsFoundByInodeWhenTheDevicesDisagree() {
+        let one = "1: FLOCK  ADVISORY  WRITE 1722 00:2f:256 0 EOF\n"
+        #expect(LockHolder.holderPID(inProcLocks: one, key: "00:31:256") == 1722)
+        let two = one + "2: FLOCK  ADVISORY  WRITE 1800 00:30:256 0 EOF\n"
+        #expect(LockHolder.holderPID(inProcLocks: two, key: "00:31:256") == nil)
+        #expect(LockHolder.holderPID(inProcLocks: two, key: "00:30:256") == 1800)
     }
 
     /// The start time is field 22 of `/proc/PID/stat`, counted after the command's last `)`.

@@ -124,7 +124,7 @@ import Testing
         (0, true, false), (16 << 10, true, false), (24 << 10 - 1, true, false), (24 << 10, true, true),
         (64 << 10, true, true), (512 << 20, true, true),
     ] as [(Int64?, Bool, Bool)])
-    func bytesHeavyOrEncryptedTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
+    func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
         #expect(Coordinator.takesTurns(size: size, overTLS: overTLS) == spreads)
     }
 
