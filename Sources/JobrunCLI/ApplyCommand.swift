@@ -44,8 +44,14 @@ struct ApplyCommand: ParsableCommand {
         valueName: "duration"))
     var lockTimeout: String?
 
+    /// `--lock-timeout` as a duration: zero without the option, `nil` when it is not a duration.
+    var lockWait: Duration? {
+        guard let lockTimeout else { return .zero }
+        return try? Duration.milliseconds(DurationParser.milliseconds(lockTimeout).get())
+    }
+
     func validate() throws {
-        if let lockTimeout, case .failure = DurationParser.milliseconds(lockTimeout) {
+        if let lockTimeout, lockWait == nil {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
         }
     }
@@ -126,8 +132,7 @@ extension ApplyCommand {
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.
     func lockOutputRoots(of manifest: Manifest) throws -> OutputLock {
-        var timeout = Duration.zero
-        if let lockTimeout, case .success(let ms) = DurationParser.milliseconds(lockTimeout) { timeout = .milliseconds(ms) }
+        let timeout = lockWait ?? .zero  // `validate()` refused anything else
         let roots = manifest.resources.map(\.outputRoot)
         do {
             let lock = try OutputLock.acquire(roots: roots, timeout: timeout) { root, holder in

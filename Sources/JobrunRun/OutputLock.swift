@@ -157,9 +157,8 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The holder of a `flock` on the file with this device and inode, or `nil` when the system
-    /// does not say (no `/proc`, or the holder lives in another PID namespace).
+    /// does not say (no `/proc`, as on macOS, or the holder lives in another PID namespace).
     static func find(device: UInt64, inode: UInt64) -> LockHolder? {
-        #if os(Linux)
         guard case .success(let bytes) = FileReader.read("/proc/locks", limit: 4 << 20) else { return nil }
         let key = locksKey(device: device, inode: inode)
         guard let pid = holderPID(inProcLocks: String(decoding: bytes, as: UTF8.self), key: key) else { return nil }
@@ -171,9 +170,6 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
         }
         holder.runningFor = runningTime(ofPID: pid)
         return holder
-        #else
-        return nil
-        #endif
     }
 
     /// `/proc/locks` names a file `MAJOR:MINOR:INODE`, the device numbers in hex of at least two
@@ -197,13 +193,13 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// number of its own for `stat`), a line whose inode alone matches is taken, if it is the only
     /// holder of that inode.
     static func holderPID(inProcLocks text: String, key: String) -> Int32? {
-        let inode = key.split(separator: ":").last.map(String.init) ?? key
+        let inodeSuffix = key.lastIndex(of: ":").map { key[$0...] } ?? key[...]
         var byInode: Set<Int32> = []
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]), pid > 0 else { continue }
             if fields[5] == key { return pid }
-            if fields[5].split(separator: ":").last.map(String.init) == inode { byInode.insert(pid) }
+            if fields[5].hasSuffix(inodeSuffix) { byInode.insert(pid) }
         }
         return byInode.count == 1 ? byInode.first : nil
     }
@@ -211,15 +207,11 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// How long process `pid` has run: its start (`/proc/PID/stat` field 22, clock ticks after
     /// boot) against `/proc/uptime`.
     static func runningTime(ofPID pid: Int32) -> Duration? {
-        #if os(Linux)
         guard case .success(let stat) = FileReader.read("/proc/\(pid)/stat", limit: 4096),
             case .success(let uptime) = FileReader.read("/proc/uptime", limit: 4096)
         else { return nil }
         return runningTime(stat: String(decoding: stat, as: UTF8.self), uptime: String(decoding: uptime, as: UTF8.self),
                            ticksPerSecond: Int64(sysconf(Int32(_SC_CLK_TCK))))
-        #else
-        return nil
-        #endif
     }
 
     /// The arithmetic of ``runningTime(ofPID:)``. The command name in `stat` is in parentheses
