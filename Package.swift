@@ -20,9 +20,10 @@ let package = Package(
         .systemLibrary(
             name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
-        .systemLibrary(
-            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // libcurl's headers only: JobrunFetch loads the library itself with dlopen (CurlAPI), so
+        // no pkg-config (which would add -lcurl); curl.h is on the default include path
+        // (Debian's multiarch folder; the macOS SDK).
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),

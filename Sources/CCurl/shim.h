@@ -1,16 +1,44 @@
 #include <curl/curl.h>
 
-/* curl_easy_setopt and curl_easy_getinfo are variadic and cannot be called from Swift;
-   these typed wrappers are the only C in the project. No logic here. */
-static inline CURLcode jobrun_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode jobrun_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode jobrun_easy_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode jobrun_easy_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode jobrun_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode jobrun_easy_setopt_write(CURL *h, CURLoption o, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, f); }
-static inline CURLcode jobrun_easy_setopt_xferinfo(CURL *h, CURLoption o, int (*f)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return curl_easy_setopt(h, o, f); }
-static inline CURLcode jobrun_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
-static inline CURLcode jobrun_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
-static inline CURLcode jobrun_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
-static inline CURLMcode jobrun_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
-static inline curl_version_info_data *jobrun_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
+/* libcurl is not linked: JobrunFetch's CurlAPI loads it with dlopen the first time `apply` needs
+   it (on the thread that prepares the libraries while the manifests are read), so `validate`,
+   `plan` and `verify` never load it and its 28 dependent libraries, and `apply` loads them off
+   its critical path. These typedefs give Swift the exact type of each entry point it looks up,
+   taken from curl.h itself. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are
+   variadic, which Swift cannot call: the typed wrappers below call them through the looked-up
+   pointer. No logic here. */
+typedef __typeof__(curl_global_init) *jobrun_curl_global_init_fn;
+typedef __typeof__(curl_version_info) *jobrun_curl_version_info_fn;
+typedef __typeof__(curl_easy_init) *jobrun_curl_easy_init_fn;
+typedef __typeof__(curl_easy_cleanup) *jobrun_curl_easy_cleanup_fn;
+typedef __typeof__(curl_easy_strerror) *jobrun_curl_easy_strerror_fn;
+typedef __typeof__(curl_multi_init) *jobrun_curl_multi_init_fn;
+typedef __typeof__(curl_multi_cleanup) *jobrun_curl_multi_cleanup_fn;
+typedef __typeof__(curl_multi_add_handle) *jobrun_curl_multi_add_handle_fn;
+typedef __typeof__(curl_multi_remove_handle) *jobrun_curl_multi_remove_handle_fn;
+typedef __typeof__(curl_multi_perform) *jobrun_curl_multi_perform_fn;
+typedef __typeof__(curl_multi_poll) *jobrun_curl_multi_poll_fn;
+typedef __typeof__(curl_multi_wakeup) *jobrun_curl_multi_wakeup_fn;
+typedef __typeof__(curl_multi_info_read) *jobrun_curl_multi_info_read_fn;
+typedef __typeof__(curl_slist_append) *jobrun_curl_slist_append_fn;
+typedef __typeof__(curl_slist_free_all) *jobrun_curl_slist_free_all_fn;
+
+/* CURLVERSION_NOW is a macro naming an enum constant, which Swift does not import. */
+static inline CURLversion jobrun_curl_version_now(void) { return CURLVERSION_NOW; }
+
+/* `f` is the looked-up curl_easy_setopt, curl_easy_getinfo or curl_multi_setopt. */
+#define JOBRUN_SETOPT ((CURLcode (*)(CURL *, CURLoption, ...))f)
+#define JOBRUN_GETINFO ((CURLcode (*)(CURL *, CURLINFO, ...))f)
+static inline CURLcode jobrun_easy_setopt_long(void *f, CURL *h, CURLoption o, long v) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_off(void *f, CURL *h, CURLoption o, curl_off_t v) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_ptr(void *f, CURL *h, CURLoption o, void *v) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_str(void *f, CURL *h, CURLoption o, const char *v) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_slist(void *f, CURL *h, CURLoption o, struct curl_slist *v) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_write(void *f, CURL *h, CURLoption o, size_t (*v)(char *, size_t, size_t, void *)) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_xferinfo(void *f, CURL *h, CURLoption o, int (*v)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_getinfo_long(void *f, CURL *h, CURLINFO i, long *v) { return JOBRUN_GETINFO(h, i, v); }
+static inline CURLcode jobrun_easy_getinfo_off(void *f, CURL *h, CURLINFO i, curl_off_t *v) { return JOBRUN_GETINFO(h, i, v); }
+static inline CURLcode jobrun_easy_getinfo_str(void *f, CURL *h, CURLINFO i, char **v) { return JOBRUN_GETINFO(h, i, v); }
+static inline CURLMcode jobrun_multi_setopt_long(void *f, CURLM *m, CURLMoption o, long v) { return ((CURLMcode (*)(CURLM *, CURLMoption, ...))f)(m, o, v); }
+#undef JOBRUN_SETOPT
+#undef JOBRUN_GETINFO

@@ -193,31 +193,40 @@ public struct EngineError: Error, Sendable, CustomStringConvertible {
 }
 
 extension CurlEngine {
-    /// Runs `curl_global_init` (which also initializes OpenSSL and reads its configuration) if
-    /// nothing has yet. Every engine does this itself; calling it early, from another thread,
-    /// only moves the work: a caller arriving while it runs waits for it to finish.
-    public static func initializeLibrary() { CurlGlobal.initialize() }
+    /// Loads libcurl (``CurlAPI``) and runs `curl_global_init` (which also initializes OpenSSL
+    /// and reads its configuration) if nothing has yet. Every engine does this itself; calling
+    /// it early, from another thread, only moves the work: a caller arriving while it runs
+    /// waits for it to finish.
+    public static func initializeLibrary() { _ = CurlGlobal.initialized }
 }
 
-/// `curl_global_init` exactly once, before any other libcurl call.
+/// libcurl loaded, and `curl_global_init` run exactly once, before any other call but
+/// `curl_version_info`.
 enum CurlGlobal {
-    private static let once: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
-    }()
+    static let initialized: Result<CurlAPI, EngineError> = CurlAPI.shared.flatMap { api in
+        let code = api.globalInit(Int(CURL_GLOBAL_ALL))
+        guard code == CURLE_OK else { return .failure(EngineError("curl_global_init failed: \(api.message(code))")) }
+        return .success(api)
+    }
 
-    static func initialize() { _ = once }
+    /// libcurl, ready for handles.
+    static func api() throws(EngineError) -> CurlAPI { try initialized.get() }
 }
 
 /// The multi handle pointer; `curl_multi_wakeup` may be called from any thread, everything else
 /// happens on the engine thread.
 final class MultiHandle: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
-    init(_ p: UnsafeMutableRawPointer) { pointer = p }
+    let api: CurlAPI
+    init(_ p: UnsafeMutableRawPointer, api: CurlAPI) {
+        pointer = p
+        self.api = api
+    }
 
     static func make() throws(EngineError) -> MultiHandle {
-        CurlGlobal.initialize()
-        guard let m = curl_multi_init() else { throw EngineError("curl_multi_init failed") }
-        return MultiHandle(m)
+        let api = try CurlGlobal.api()
+        guard let m = api.multiInit() else { throw EngineError("curl_multi_init failed") }
+        return MultiHandle(m, api: api)
     }
-    func wakeup() { curl_multi_wakeup(pointer) }
+    func wakeup() { _ = api.multiWakeup(pointer) }
 }

@@ -6,13 +6,17 @@ import JobrunCore
 /// inside `CurlEngine.turn`; `@unchecked Sendable` only so that thread's closure can own it.
 final class EventLoop: @unchecked Sendable {
     let multi: MultiHandle
+    private let api: CurlAPI
     private var live: [UInt64: Transfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
     /// Easy handles kept for reuse, by the options they were made with; libcurl keeps
     /// connections in the multi handle's cache.
     private var idleHandles: [HandleProfile: [UnsafeMutableRawPointer]] = [:]
 
-    init(multi: MultiHandle) { self.multi = multi }
+    init(multi: MultiHandle) {
+        self.multi = multi
+        api = multi.api
+    }
 
     private var isShuttingDown = false
 
@@ -31,7 +35,7 @@ final class EventLoop: @unchecked Sendable {
             afterCallbacks()
             // Transfers already finished may have queued new commands; do not sleep on them.
             guard mayPoll() else { continue }
-            curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
+            _ = api.multiPoll(multi.pointer, nil, 0, 1000, nil)
             didPoll()
         }
         cleanup()
@@ -43,7 +47,7 @@ final class EventLoop: @unchecked Sendable {
     func turn(takeCommands: () -> [EngineCommand], timeoutMilliseconds: Int32, mayPoll: () -> Bool, didPoll: () -> Void) -> Bool {
         var alive = step(takeCommands())
         if alive && mayPoll() {
-            curl_multi_poll(multi.pointer, nil, 0, timeoutMilliseconds, nil)
+            _ = api.multiPoll(multi.pointer, nil, 0, timeoutMilliseconds, nil)
             didPoll()
             alive = step(takeCommands())
         }
@@ -71,9 +75,9 @@ final class EventLoop: @unchecked Sendable {
         }
         if isShuttingDown && live.isEmpty { return false }
         var running: Int32 = 0
-        curl_multi_perform(multi.pointer, &running)
+        _ = api.multiPerform(multi.pointer, &running)
         var left: Int32 = 0
-        while let message = curl_multi_info_read(multi.pointer, &left) {
+        while let message = api.multiInfoRead(multi.pointer, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                 let id = byHandle[easy], let t = live[id]
             else { continue }
@@ -83,9 +87,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func cleanup() {
-        for h in idleHandles.values.joined() { curl_easy_cleanup(h) }
+        for h in idleHandles.values.joined() { api.easyCleanup(h) }
         idleHandles = [:]
-        curl_multi_cleanup(multi.pointer)
+        _ = api.multiCleanup(multi.pointer)
     }
 
     private func start(_ id: UInt64, _ request: TransferRequest, _ sink: any TransferSink, _ completion: @escaping @Sendable (TransferResult) -> Void) {
@@ -93,9 +97,9 @@ final class EventLoop: @unchecked Sendable {
         let easy: UnsafeMutableRawPointer
         if let reused = idleHandles[profile]?.popLast() {
             easy = reused
-        } else if let fresh = curl_easy_init() {
-            if let problem = Transfer.prepare(fresh, for: profile) {
-                curl_easy_cleanup(fresh)
+        } else if let fresh = api.easyInit() {
+            if let problem = Transfer.prepare(fresh, for: profile, api: api) {
+                api.easyCleanup(fresh)
                 completion(.failed(.other(code: -1, message: problem)))
                 return
             }
@@ -104,21 +108,21 @@ final class EventLoop: @unchecked Sendable {
             completion(.failed(.other(code: -1, message: "curl_easy_init failed")))
             return
         }
-        let t = Transfer(id: id, easy: easy, request: request, sink: sink, completion: completion)
+        let t = Transfer(id: id, easy: easy, api: api, request: request, sink: sink, completion: completion)
         if let problem = t.configure() {
             // Options half set: this handle is not reused.
-            curl_easy_cleanup(easy)
+            api.easyCleanup(easy)
             t.release()
             completion(.failed(.other(code: -1, message: problem)))
             return
         }
         live[id] = t
         byHandle[easy] = id
-        curl_multi_add_handle(multi.pointer, easy)
+        _ = api.multiAddHandle(multi.pointer, easy)
     }
 
     private func finish(_ t: Transfer, code: CURLcode, cancelled: Bool) {
-        curl_multi_remove_handle(multi.pointer, t.easy)
+        _ = api.multiRemoveHandle(multi.pointer, t.easy)
         live[t.id] = nil
         byHandle[t.easy] = nil
         let result = t.result(code: code, cancelled: cancelled)

@@ -3,10 +3,13 @@ import JobrunCore
 
 /// What `curl_easy_setopt` refused while a handle was being set up, as one message.
 struct OptionProblems {
+    let api: CurlAPI
     private var problems: [String] = []
 
+    init(api: CurlAPI) { self.api = api }
+
     mutating func check(_ code: CURLcode, _ what: String) {
-        if code != CURLE_OK { problems.append("\(what): \(String(cString: curl_easy_strerror(code)))") }
+        if code != CURLE_OK { problems.append("\(what): \(api.message(code))") }
     }
 
     var message: String? { problems.isEmpty ? nil : problems.joined(separator: "; ") }
@@ -17,6 +20,7 @@ struct OptionProblems {
 final class Transfer {
     let id: UInt64
     let easy: UnsafeMutableRawPointer
+    let api: CurlAPI
     let request: TransferRequest
     let sink: any TransferSink
     let completion: @Sendable (TransferResult) -> Void
@@ -37,9 +41,10 @@ final class Transfer {
     private var lastProgress = ContinuousClock.now
     private var lastReceived: Int64 = -1
 
-    init(id: UInt64, easy: UnsafeMutableRawPointer, request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) {
+    init(id: UInt64, easy: UnsafeMutableRawPointer, api: CurlAPI, request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) {
         self.id = id
         self.easy = easy
+        self.api = api
         self.request = request
         self.sink = sink
         self.completion = completion
@@ -54,32 +59,32 @@ final class Transfer {
 
     /// The options every transfer of a handle shares, set once when the handle is made (see
     /// ``HandleProfile``); a message when one is refused.
-    static func prepare(_ easy: UnsafeMutableRawPointer, for profile: HandleProfile) -> String? {
-        var problems = OptionProblems()
+    static func prepare(_ easy: UnsafeMutableRawPointer, for profile: HandleProfile, api: CurlAPI) -> String? {
+        var problems = OptionProblems(api: api)
         let protocols = profile.allowsFileScheme ? "http,https,file" : "http,https"
-        problems.check(jobrun_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, protocols), "protocols")
-        problems.check(jobrun_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "follow")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "verify peer")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
-        if let ca = profile.caFile { problems.check(jobrun_easy_setopt_str(easy, CURLOPT_CAINFO, ca), "CA file") }
-        if let size = profile.receiveBufferSize { problems.check(jobrun_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
-        problems.check(jobrun_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
+        problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_PROTOCOLS_STR, protocols), "protocols")
+        problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_FOLLOWLOCATION, 0), "follow")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NOSIGNAL, 1), "nosignal")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_SSL_VERIFYPEER, 1), "verify peer")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_SSL_VERIFYHOST, 2), "verify host")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
+        if let ca = profile.caFile { problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_CAINFO, ca), "CA file") }
+        if let size = profile.receiveBufferSize { problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
+        problems.check(jobrun_easy_setopt_write(api.easySetopt, easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
             guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
             return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
         }), "header function")
-        problems.check(jobrun_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
+        problems.check(jobrun_easy_setopt_write(api.easySetopt, easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
             guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
             return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
         }), "write function")
-        problems.check(jobrun_easy_setopt_xferinfo(easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
+        problems.check(jobrun_easy_setopt_xferinfo(api.easySetopt, easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
             guard let t = Transfer.from(userdata: userdata) else { return 1 }
             return t.progress(received: Int64(received)) ? 0 : 1
         }), "progress function")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "progress")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NOPROGRESS, 0), "progress")
         return problems.message
     }
 
@@ -88,40 +93,40 @@ final class Transfer {
     /// handle's previous transfer carries over. A message when one is refused.
     func configure() -> String? {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var problems = OptionProblems()
-        problems.check(jobrun_easy_setopt_str(easy, CURLOPT_URL, request.url), "URL")
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: request.connectTimeout.wholeMilliseconds)), "connect timeout")
+        var problems = OptionProblems(api: api)
+        problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_URL, request.url), "URL")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: request.connectTimeout.wholeMilliseconds)), "connect timeout")
         // 0 means no limit.
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Int(clamping: $0.wholeMilliseconds)) } ?? 0), "timeout")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Int(clamping: $0.wholeMilliseconds)) } ?? 0), "timeout")
         // Over TLS, wait for a connection being made to the same origin if it may turn out to
         // multiplex (ALPN settles that as soon as it is up): an HTTP/2 origin then gets one
         // connection. Never over plain HTTP, which cannot multiplex here (no h2c): libcurl 7.88
         // marks an origin as "no multiplexing" only after a persistent HTTP/1.1 response, so when
         // the first response says `Connection: close` every transfer started beside it waited
         // until that one had *finished* — one slow or stalled body held up its whole host.
-        problems.check(jobrun_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.usesTLS ? 1 : 0), "pipewait")
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_PIPEWAIT, request.usesTLS ? 1 : 0), "pipewait")
         if let start = request.rangeStart, start > 0 {
-            problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, "\(start)-"), "range")
+            problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_RANGE, "\(start)-"), "range")
         } else {
-            problems.check(jobrun_easy_setopt_str(easy, CURLOPT_RANGE, nil), "range")
+            problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_RANGE, nil), "range")
         }
         var list: UnsafeMutablePointer<curl_slist>?
         // libcurl sends "Accept: */*" by default; checksums are over identity bytes, so never ask
         // for compression (and an empty Accept-Encoding would ask for everything libcurl decodes).
-        for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
-        if let ifRange = request.ifRange, request.rangeStart != nil { list = curl_slist_append(list, "If-Range: \(ifRange)") }
+        for (name, value) in request.headers { list = api.slistAppend(list, "\(name): \(value)") }
+        if let ifRange = request.ifRange, request.rangeStart != nil { list = api.slistAppend(list, "If-Range: \(ifRange)") }
         headerList = list
-        problems.check(jobrun_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
-        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)), "error buffer")
-        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
-        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
-        problems.check(jobrun_easy_setopt_ptr(easy, CURLOPT_XFERINFODATA, me), "progress data")
+        problems.check(jobrun_easy_setopt_slist(api.easySetopt, easy, CURLOPT_HTTPHEADER, list), "headers")
+        problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)), "error buffer")
+        problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_HEADERDATA, me), "header data")
+        problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_WRITEDATA, me), "write data")
+        problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_XFERINFODATA, me), "progress data")
         return problems.message
     }
 
     /// Frees what the transfer allocated; the easy handle goes back to the pool.
     func release() {
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { api.slistFreeAll(headerList) }
         headerList = nil
         errorBuffer.deallocate()
     }
@@ -231,12 +236,12 @@ final class Transfer {
     func result(code: CURLcode, cancelled: Bool) -> TransferResult {
         var retryAfter: curl_off_t = 0
         var retryAfterSeconds: Int64?
-        if jobrun_easy_getinfo_off(easy, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK, head?.value("retry-after") != nil {
+        if jobrun_easy_getinfo_off(api.easyGetinfo, easy, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK, head?.value("retry-after") != nil {
             retryAfterSeconds = Int64(retryAfter)
         }
         var version: Int = 0
         var httpVersion: String?
-        if jobrun_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK {
+        if jobrun_easy_getinfo_long(api.easyGetinfo, easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK {
             switch version {
             case Int(CURL_HTTP_VERSION_1_0): httpVersion = "1.0"
             case Int(CURL_HTTP_VERSION_1_1): httpVersion = "1.1"
@@ -246,7 +251,7 @@ final class Transfer {
             }
         }
         var message: String {
-            errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+            errorBuffer.pointee == 0 ? api.message(code) : String(cString: errorBuffer)
         }
         var failure: TransferResult.Failure?
         if cancelled {

@@ -1,0 +1,99 @@
+internal import CCurl
+import JobrunCore
+
+/// libcurl's entry points, looked up in the library loaded with `dlopen` — jobrun does not link
+/// libcurl. Only `apply` (and `version`) load it, the first time they need it: `validate`,
+/// `plan` and `verify` start without libcurl and the 28 libraries Debian's build of it pulls in
+/// (GnuTLS, Kerberos, LDAP, libssh2, …; ~7.6 ms of every start), and `apply` loads them on the
+/// thread that prepares the libraries while the main thread reads the manifests
+/// (`Executor.startPreparingLibraries`), instead of before `main`.
+///
+/// Immutable once made (`@unchecked Sendable`: C function pointers and the library handle).
+final class CurlAPI: @unchecked Sendable {
+    let globalInit: jobrun_curl_global_init_fn
+    let versionInfo: jobrun_curl_version_info_fn
+    let easyInit: jobrun_curl_easy_init_fn
+    let easyCleanup: jobrun_curl_easy_cleanup_fn
+    let easyStrerror: jobrun_curl_easy_strerror_fn
+    let multiInit: jobrun_curl_multi_init_fn
+    let multiCleanup: jobrun_curl_multi_cleanup_fn
+    let multiAddHandle: jobrun_curl_multi_add_handle_fn
+    let multiRemoveHandle: jobrun_curl_multi_remove_handle_fn
+    let multiPerform: jobrun_curl_multi_perform_fn
+    let multiPoll: jobrun_curl_multi_poll_fn
+    let multiWakeup: jobrun_curl_multi_wakeup_fn
+    let multiInfoRead: jobrun_curl_multi_info_read_fn
+    let slistAppend: jobrun_curl_slist_append_fn
+    let slistFreeAll: jobrun_curl_slist_free_all_fn
+    /// The variadic ones, called through the shim's typed wrappers (`jobrun_easy_setopt_long`, …).
+    let easySetopt: UnsafeMutableRawPointer
+    let easyGetinfo: UnsafeMutableRawPointer
+    let multiSetopt: UnsafeMutableRawPointer
+
+    /// The file names tried, in order: the soname of libcurl's ABI 4, which every libcurl since
+    /// 7.16 has (Debian's `libcurl4` package; macOS ships it in /usr/lib).
+    #if canImport(Darwin)
+    static let libraryNames = ["libcurl.4.dylib"]
+    #else
+    static let libraryNames = ["libcurl.so.4"]
+    #endif
+
+    /// libcurl, loaded once (by whichever thread asks first; the others wait for it).
+    static let shared: Result<CurlAPI, EngineError> = load(from: libraryNames)
+
+    /// Loads the first of `names` that `dlopen` opens and looks up every entry point in it.
+    /// The error names the files tried and what `dlopen` said, or the entry point missing.
+    static func load(from names: [String]) -> Result<CurlAPI, EngineError> {
+        var reasons: [String] = []
+        for name in names {
+            // Lazy binding: libcurl's own imports resolve as they are first used. Local: its
+            // symbols do not join the process's global namespace.
+            guard let handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL) else {
+                reasons.append(dlerror().map { String(cString: $0) } ?? "\(name): cannot be loaded")
+                continue
+            }
+            do {
+                return .success(try CurlAPI(handle: handle, file: name))
+            } catch {
+                dlclose(handle)
+                return .failure(error)
+            }
+        }
+        return .failure(EngineError("cannot load libcurl (\(reasons.joined(separator: "; "))); `apply` needs libcurl 7.85 or later (Debian and Ubuntu: apt install libcurl4)"))
+    }
+
+    private init(handle: UnsafeMutableRawPointer, file: String) throws(EngineError) {
+        func symbol(_ name: String) throws(EngineError) -> UnsafeMutableRawPointer {
+            guard let p = dlsym(handle, name) else {
+                throw EngineError("\(file) is not a usable libcurl: it has no \(name)")
+            }
+            return p
+        }
+        func function<F>(_ name: String, as type: F.Type) throws(EngineError) -> F {
+            unsafeBitCast(try symbol(name), to: F.self)
+        }
+        globalInit = try function("curl_global_init", as: jobrun_curl_global_init_fn.self)
+        versionInfo = try function("curl_version_info", as: jobrun_curl_version_info_fn.self)
+        easyInit = try function("curl_easy_init", as: jobrun_curl_easy_init_fn.self)
+        easyCleanup = try function("curl_easy_cleanup", as: jobrun_curl_easy_cleanup_fn.self)
+        easyStrerror = try function("curl_easy_strerror", as: jobrun_curl_easy_strerror_fn.self)
+        multiInit = try function("curl_multi_init", as: jobrun_curl_multi_init_fn.self)
+        multiCleanup = try function("curl_multi_cleanup", as: jobrun_curl_multi_cleanup_fn.self)
+        multiAddHandle = try function("curl_multi_add_handle", as: jobrun_curl_multi_add_handle_fn.self)
+        multiRemoveHandle = try function("curl_multi_remove_handle", as: jobrun_curl_multi_remove_handle_fn.self)
+        multiPerform = try function("curl_multi_perform", as: jobrun_curl_multi_perform_fn.self)
+        multiPoll = try function("curl_multi_poll", as: jobrun_curl_multi_poll_fn.self)
+        multiWakeup = try function("curl_multi_wakeup", as: jobrun_curl_multi_wakeup_fn.self)
+        multiInfoRead = try function("curl_multi_info_read", as: jobrun_curl_multi_info_read_fn.self)
+        slistAppend = try function("curl_slist_append", as: jobrun_curl_slist_append_fn.self)
+        slistFreeAll = try function("curl_slist_free_all", as: jobrun_curl_slist_free_all_fn.self)
+        easySetopt = try symbol("curl_easy_setopt")
+        easyGetinfo = try symbol("curl_easy_getinfo")
+        multiSetopt = try symbol("curl_multi_setopt")
+    }
+
+    /// libcurl's message for a result code.
+    func message(_ code: CURLcode) -> String {
+        easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
+    }
+}
