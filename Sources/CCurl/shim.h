@@ -4,9 +4,8 @@
    it (on the thread that prepares the libraries while the manifests are read), so `validate`,
    `plan` and `verify` never load it and its 28 dependent libraries, and `apply` loads them off
    its critical path. These typedefs give Swift the exact type of each entry point it looks up,
-   taken from curl.h itself. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are
-   variadic, which Swift cannot call: the typed wrappers below call them through the looked-up
-   pointer. No logic here. */
+   taken from curl.h itself. curl_easy_setopt and curl_easy_getinfo are variadic, which Swift
+   cannot call: the typed wrappers below call them through the looked-up pointer. No logic here. */
 typedef __typeof__(curl_global_init) *jobrun_curl_global_init_fn;
 typedef __typeof__(curl_version_info) *jobrun_curl_version_info_fn;
 typedef __typeof__(curl_easy_init) *jobrun_curl_easy_init_fn;
@@ -26,11 +25,10 @@ typedef __typeof__(curl_slist_free_all) *jobrun_curl_slist_free_all_fn;
 /* CURLVERSION_NOW is a macro naming an enum constant, which Swift does not import. */
 static inline CURLversion jobrun_curl_version_now(void) { return CURLVERSION_NOW; }
 
-/* `f` is the looked-up curl_easy_setopt, curl_easy_getinfo or curl_multi_setopt. */
+/* `f` is the looked-up curl_easy_setopt or curl_easy_getinfo. */
 #define JOBRUN_SETOPT ((CURLcode (*)(CURL *, CURLoption, ...))f)
 #define JOBRUN_GETINFO ((CURLcode (*)(CURL *, CURLINFO, ...))f)
 static inline CURLcode jobrun_easy_setopt_long(void *f, CURL *h, CURLoption o, long v) { return JOBRUN_SETOPT(h, o, v); }
-static inline CURLcode jobrun_easy_setopt_off(void *f, CURL *h, CURLoption o, curl_off_t v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_ptr(void *f, CURL *h, CURLoption o, void *v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_str(void *f, CURL *h, CURLoption o, const char *v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_slist(void *f, CURL *h, CURLoption o, struct curl_slist *v) { return JOBRUN_SETOPT(h, o, v); }
@@ -38,7 +36,5 @@ static inline CURLcode jobrun_easy_setopt_write(void *f, CURL *h, CURLoption o, 
 static inline CURLcode jobrun_easy_setopt_xferinfo(void *f, CURL *h, CURLoption o, int (*v)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_getinfo_long(void *f, CURL *h, CURLINFO i, long *v) { return JOBRUN_GETINFO(h, i, v); }
 static inline CURLcode jobrun_easy_getinfo_off(void *f, CURL *h, CURLINFO i, curl_off_t *v) { return JOBRUN_GETINFO(h, i, v); }
-static inline CURLcode jobrun_easy_getinfo_str(void *f, CURL *h, CURLINFO i, char **v) { return JOBRUN_GETINFO(h, i, v); }
-static inline CURLMcode jobrun_multi_setopt_long(void *f, CURLM *m, CURLMoption o, long v) { return ((CURLMcode (*)(CURLM *, CURLMoption, ...))f)(m, o, v); }
 #undef JOBRUN_SETOPT
 #undef JOBRUN_GETINFO

@@ -28,7 +28,6 @@ final class CurlAPI: @unchecked Sendable {
     /// The variadic ones, called through the shim's typed wrappers (`jobrun_easy_setopt_long`, …).
     let easySetopt: UnsafeMutableRawPointer
     let easyGetinfo: UnsafeMutableRawPointer
-    let multiSetopt: UnsafeMutableRawPointer
 
     /// The file names tried, in order: the soname of libcurl's ABI 4, which every libcurl since
     /// 7.16 has (Debian's `libcurl4` package; macOS ships it in /usr/lib).
@@ -38,28 +37,40 @@ final class CurlAPI: @unchecked Sendable {
     static let libraryNames = ["libcurl.so.4"]
     #endif
 
+    /// 7.85.0, as `version_num` encodes it: the first with `CURLOPT_PROTOCOLS_STR` and
+    /// `CURLOPT_REDIR_PROTOCOLS_STR`, which every transfer sets.
+    static let minimumVersion: UInt32 = 0x07_55_00
+
+    /// What every failure to load ends with.
+    static let requirement = "`apply` needs libcurl 7.85 or later (Debian and Ubuntu: apt install libcurl4)"
+
     /// libcurl, loaded once (by whichever thread asks first; the others wait for it).
     static let shared: Result<CurlAPI, EngineError> = load(from: libraryNames)
 
-    /// Loads the first of `names` that `dlopen` opens and looks up every entry point in it.
-    /// The error names the files tried and what `dlopen` said, or the entry point missing.
-    static func load(from names: [String]) -> Result<CurlAPI, EngineError> {
+    /// Loads the first of `names` that `dlopen` opens, looks up every entry point in it and
+    /// checks its version against `minimumVersion`. The error names the files tried and what
+    /// `dlopen` said, the entry point missing, or the version found.
+    static func load(from names: [String], minimumVersion: UInt32 = minimumVersion) -> Result<CurlAPI, EngineError> {
         var reasons: [String] = []
         for name in names {
-            // Lazy binding: libcurl's own imports resolve as they are first used. Local: its
-            // symbols do not join the process's global namespace.
-            guard let handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL) else {
+            // Every import of libcurl and of the libraries it needs is bound now (Debian builds
+            // them with BIND_NOW anyway), so a broken dependency fails here, before anything is
+            // requested, not in the middle of a transfer. Local: libcurl's symbols do not join
+            // the process's global namespace.
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
                 reasons.append(dlerror().map { String(cString: $0) } ?? "\(name): cannot be loaded")
                 continue
             }
             do {
-                return .success(try CurlAPI(handle: handle, file: name))
+                let api = try CurlAPI(handle: handle, file: name)
+                try api.check(minimumVersion: minimumVersion, file: name)
+                return .success(api)
             } catch {
                 dlclose(handle)
-                return .failure(error)
+                return .failure(EngineError("\(error); \(requirement)"))
             }
         }
-        return .failure(EngineError("cannot load libcurl (\(reasons.joined(separator: "; "))); `apply` needs libcurl 7.85 or later (Debian and Ubuntu: apt install libcurl4)"))
+        return .failure(EngineError("cannot load libcurl (\(reasons.joined(separator: "; "))); \(requirement)"))
     }
 
     private init(handle: UnsafeMutableRawPointer, file: String) throws(EngineError) {
@@ -89,7 +100,24 @@ final class CurlAPI: @unchecked Sendable {
         slistFreeAll = try function("curl_slist_free_all", as: jobrun_curl_slist_free_all_fn.self)
         easySetopt = try symbol("curl_easy_setopt")
         easyGetinfo = try symbol("curl_easy_getinfo")
-        multiSetopt = try symbol("curl_multi_setopt")
+    }
+
+    /// Refuses a libcurl older than `minimumVersion`: it would load, and then refuse an option
+    /// of every transfer. `version_num` is a constant of the library, so reading it before
+    /// `curl_global_init` is safe.
+    private func check(minimumVersion: UInt32, file: String) throws(EngineError) {
+        guard let info = versionInfo(jobrun_curl_version_now()) else {
+            throw EngineError("\(file) did not report its version")
+        }
+        let found = UInt32(info.pointee.version_num)
+        guard found >= minimumVersion else {
+            throw EngineError("\(file) is libcurl \(Self.dotted(found)), too old")
+        }
+    }
+
+    /// `0x075801` → `7.88.1`.
+    static func dotted(_ versionNumber: UInt32) -> String {
+        "\(versionNumber >> 16).\((versionNumber >> 8) & 0xFF).\(versionNumber & 0xFF)"
     }
 
     /// libcurl's message for a result code.

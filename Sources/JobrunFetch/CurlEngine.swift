@@ -200,8 +200,8 @@ extension CurlEngine {
     public static func initializeLibrary() { _ = CurlGlobal.initialized }
 }
 
-/// libcurl loaded, and `curl_global_init` run exactly once, before any other call but
-/// `curl_version_info`.
+/// libcurl loaded, and `curl_global_init` run exactly once, before any other call (but the
+/// version check of ``CurlAPI/load(from:minimumVersion:)``).
 enum CurlGlobal {
     static let initialized: Result<CurlAPI, EngineError> = CurlAPI.shared.flatMap { api in
         let code = api.globalInit(Int(CURL_GLOBAL_ALL))

@@ -98,9 +98,12 @@ public final class Executor: Sendable {
 
     var interruptedBy: Int32? { interruption.withLock { $0 } }
 
-    /// Starts initializing libcurl and OpenSSL's digests on a thread of their own, so that this
-    /// work (~2 ms, most of it OpenSSL reading its configuration) overlaps reading and planning
-    /// the manifests instead of delaying the first request. Both steps sit behind once-guards, so
+    /// Starts loading and initializing libcurl, and OpenSSL's digests, on a thread of their own,
+    /// so that this work (~7.6 ms of loading libcurl and the libraries it needs, ~2 ms of
+    /// OpenSSL reading its configuration) overlaps reading and planning the manifests instead
+    /// of preceding them. While `dlopen` runs, a thread the main thread creates waits for it
+    /// (glibc's `pthread_create` takes the loader's TLS lock): whatever the main thread does
+    /// before its first new thread is what overlaps. Both steps sit behind once-guards, so
     /// an engine or digester created meanwhile waits for them to finish. The main thread may use
     /// OpenSSL at the same time (a saved plan's fingerprints): OpenSSL 3 initializes itself
     /// once, thread-safely, and libcurl 7.88 as Debian builds it has `CURL_VERSION_THREADSAFE`.

@@ -26,76 +26,85 @@ import Testing
         result.stderr.split(separator: "\n").filter { $0.contains("calling init: ") }
     }
 
+    /// (`version` loads it too: ``theBinaryLoadsNeitherFoundationNorICU()``.)
     @Test func onlyApplyAndVersionLoadLibcurl() async throws {
-        let directory = try MirrorFixture.make()
-        defer { directory.remove() }
-        let manifests = ["manifests/docs.yaml", "manifests/media.yaml"]
-        for arguments in [["validate"] + manifests, ["plan"] + manifests + ["--output", "mirror"], ["verify"] + manifests + ["--output", "mirror"]] {
-            let result = try await Harness.run(arguments, in: directory.path, environment: ["LD_DEBUG": "libs"])
+        let site = try Self.loopbackSite()
+        defer { site.remove() }
+        for arguments in [["validate", "site.yaml"], ["plan", "site.yaml", "--output", "mirror"], ["verify", "site.yaml", "--output", "mirror"]] {
+            let result = try await Harness.run(arguments, in: site.path, environment: ["LD_DEBUG": "libs"])
             let loaded = Self.initialized(result)
             #expect(loaded.contains { $0.contains("libyaml") }, "the loader's list was not seen: \(result.stderr.prefix(2_000))")
             #expect(!loaded.contains { $0.contains("libcurl") }, "jobrun \(arguments[0]) loaded libcurl")
             #expect(!loaded.contains { $0.contains("libgnutls") || $0.contains("libldap") }, "jobrun \(arguments[0]) loaded libcurl's dependencies")
         }
         // An apply that has nothing to fetch still prepares its engines.
-        let fresh = try TemporaryDirectory(prefix: "jobrun-startup")
-        defer { fresh.remove() }
-        try fresh.write(file: "done.yaml", contents: """
-            version: 1
-            resources:
-              - id: docs
-                # Never requested (the file is there); loopback all the same.
-                base_url: http://127.0.0.1:9/docs/
-                slices:
-                  - path: hello.txt
-                    size: 6
-                    sha256: 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
-
-            """)
-        try fresh.write(file: "mirror/docs/hello.txt", contents: "hello\n")
-        let apply = try await Harness.run(["apply", "done.yaml", "--output", "mirror"], in: fresh.path, environment: ["LD_DEBUG": "libs"])
+        let apply = try await Harness.run(["apply", "done.yaml", "--output", "mirror"], in: site.path, environment: ["LD_DEBUG": "libs"])
         #expect(apply.status == 0, "\(apply)")
         #expect(apply.stdout.contains("1 up to date"), "\(apply)")
         #expect(Self.initialized(apply).contains { $0.contains("libcurl") }, "apply did not load libcurl: \(apply.stderr.prefix(2_000))")
     }
 
-    /// A folder holding a file named like libcurl that is no library, first on the loader's path.
+    /// `done.yaml`: one slice, in the mirror and intact. `site.yaml`: that one and one missing.
+    /// Loopback URLs (port 9, nothing listens), never requested by these tests.
+    private static func loopbackSite() throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "jobrun-startup")
+        let head = "version: 1\nresources:\n  - id: docs\n    base_url: http://127.0.0.1:9/docs/\n    slices:\n"
+        let hello = "      - path: hello.txt\n        size: 6\n        sha256: 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03\n"
+        let missing = "      - path: missing.txt\n        size: 8\n"
+        do {
+            try directory.write(file: "done.yaml", contents: head + hello)
+            try directory.write(file: "site.yaml", contents: head + hello + missing)
+            try directory.write(file: "mirror/docs/hello.txt", contents: "hello\n")
+        } catch {
+            directory.remove()
+            throw error
+        }
+        return directory
+    }
+
+    /// A folder holding a file named like libcurl that is no library.
     private static func brokenLibcurl() throws -> TemporaryDirectory {
         let libraries = try TemporaryDirectory(prefix: "jobrun-nocurl")
-        try libraries.write(file: "libcurl.so.4", contents: "not a library\n")
+        do {
+            try libraries.write(file: "libcurl.so.4", contents: "not a library\n")
+        } catch {
+            libraries.remove()
+            throw error
+        }
         return libraries
     }
 
     @Test func withoutALoadableLibcurlOnlyApplyFailsAndItSaysWhyAndWritesNothing() async throws {
-        let directory = try MirrorFixture.make()
-        defer { directory.remove() }
+        let site = try Self.loopbackSite()
+        defer { site.remove() }
         let libraries = try Self.brokenLibcurl()
         defer { libraries.remove() }
-        let environment = ["LD_LIBRARY_PATH": libraries.path]
-        let manifests = ["manifests/docs.yaml", "manifests/media.yaml"]
+        // First on the loader's path.
+        let inherited = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"].map { ":" + $0 } ?? ""
+        let environment = ["LD_LIBRARY_PATH": libraries.path + inherited]
 
-        let validate = try await Harness.run(["validate"] + manifests, in: directory.path, environment: environment)
+        let validate = try await Harness.run(["validate", "site.yaml"], in: site.path, environment: environment)
         #expect(validate.status == 0, "\(validate)")
-        // The fixture's mirror has missing and corrupt files: verify reports them (1), it does not fail to start.
-        let verify = try await Harness.run(["verify"] + manifests + ["--output", "mirror"], in: directory.path, environment: environment)
+        let verify = try await Harness.run(["verify", "site.yaml", "--output", "mirror"], in: site.path, environment: environment)
         #expect(verify.status == 1, "\(verify)")
-        #expect(verify.stdout.contains("hello.txt"), "\(verify)")
+        #expect(verify.stdout.contains("missing.txt"), "\(verify)")
 
-        let version = try await Harness.run(["version"], in: directory.path, environment: environment)
+        let version = try await Harness.run(["version"], in: site.path, environment: environment)
         #expect(version.status == 0, "\(version)")
         #expect(version.stdout.contains("libcurl unavailable: cannot load libcurl (\(libraries.path)/libcurl.so.4: "), "\(version)")
         #expect(version.stdout.contains("libyaml 0."), "\(version)")
 
         func snapshot() -> [String: Data] {
-            Dictionary(uniqueKeysWithValues: DirectoryTree.files(under: directory.path("mirror")).map { ($0, FileManager.default.contents(atPath: $0) ?? Data()) })
+            let root = site.path("mirror")
+            return Dictionary(uniqueKeysWithValues: DirectoryTree.entries(under: root).map { ($0, FileManager.default.contents(atPath: root + "/" + $0) ?? Data()) })
         }
         let before = snapshot()
-        let apply = try await Harness.run(["apply"] + manifests + ["--output", "mirror", "--junit", "apply.xml"], in: directory.path, environment: environment)
+        let apply = try await Harness.run(["apply", "site.yaml", "--output", "mirror", "--junit", "apply.xml"], in: site.path, environment: environment)
         #expect(apply.status == 74, "\(apply)")
         #expect(apply.stderr.contains("jobrun: error: cannot load libcurl (\(libraries.path)/libcurl.so.4: "), "\(apply)")
         #expect(apply.stderr.contains("apt install libcurl4"), "\(apply)")
         #expect(snapshot() == before, "apply wrote into the mirror")
-        #expect(!FileManager.default.fileExists(atPath: directory.path("apply.xml")))
+        #expect(!FileManager.default.fileExists(atPath: site.path("apply.xml")))
     }
     #endif
 }
