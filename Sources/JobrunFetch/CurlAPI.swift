@@ -28,6 +28,8 @@ final class CurlAPI: @unchecked Sendable {
     /// The variadic ones, called through the shim's typed wrappers (`jobrun_easy_setopt_long`, …).
     let easySetopt: UnsafeMutableRawPointer
     let easyGetinfo: UnsafeMutableRawPointer
+    /// `version_num`: 0x075801 for 7.88.1.
+    let versionNumber: UInt32
 
     /// The file names tried, in order: the soname of libcurl's ABI 4, which every libcurl since
     /// 7.16 has (Debian's `libcurl4` package; macOS ships it in /usr/lib).
@@ -42,14 +44,16 @@ final class CurlAPI: @unchecked Sendable {
     static let minimumVersion: UInt32 = 0x07_55_00
 
     /// What every failure to load ends with.
-    static let requirement = "`apply` needs libcurl 7.85 or later (Debian and Ubuntu: apt install libcurl4)"
+    static let requirement = "`apply` needs libcurl 7.85 or later"
+    /// Added when no library could be opened at all.
+    static let installHint = " (Debian and Ubuntu: apt install libcurl4)"
 
     /// libcurl, loaded once (by whichever thread asks first; the others wait for it).
     static let shared: Result<CurlAPI, EngineError> = load(from: libraryNames)
 
-    /// Loads the first of `names` that `dlopen` opens, looks up every entry point in it and
-    /// checks its version against `minimumVersion`. The error names the files tried and what
-    /// `dlopen` said, the entry point missing, or the version found.
+    /// Loads the first of `names` that `dlopen` opens, checks its version against
+    /// `minimumVersion` and looks up every entry point in it. The error names each file tried
+    /// with what `dlopen` said, or the file opened with its version or the entry point missing.
     static func load(from names: [String], minimumVersion: UInt32 = minimumVersion) -> Result<CurlAPI, EngineError> {
         var reasons: [String] = []
         for name in names {
@@ -58,22 +62,25 @@ final class CurlAPI: @unchecked Sendable {
             // requested, not in the middle of a transfer. Local: libcurl's symbols do not join
             // the process's global namespace.
             guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-                reasons.append(dlerror().map { String(cString: $0) } ?? "\(name): cannot be loaded")
+                // glibc names the file it could not open, which is a dependency's when one is
+                // missing: the name tried goes first unless the reason already mentions it.
+                let reason = dlerror().map { String(cString: $0) } ?? "cannot be opened"
+                reasons.append(reason.contains(name) ? reason : "\(name): \(reason)")
                 continue
             }
             do {
-                let api = try CurlAPI(handle: handle, file: name)
-                try api.check(minimumVersion: minimumVersion, file: name)
-                return .success(api)
+                return .success(try CurlAPI(handle: handle, file: name, minimumVersion: minimumVersion))
             } catch {
                 dlclose(handle)
                 return .failure(EngineError("\(error); \(requirement)"))
             }
         }
-        return .failure(EngineError("cannot load libcurl (\(reasons.joined(separator: "; "))); \(requirement)"))
+        return .failure(EngineError("cannot load libcurl (\(reasons.joined(separator: "; "))); \(requirement)\(installHint)"))
     }
 
-    private init(handle: UnsafeMutableRawPointer, file: String) throws(EngineError) {
+    /// The version first (a libcurl too old for jobrun is named as such, not by the first entry
+    /// point it lacks), then every entry point.
+    private init(handle: UnsafeMutableRawPointer, file: String, minimumVersion: UInt32) throws(EngineError) {
         func symbol(_ name: String) throws(EngineError) -> UnsafeMutableRawPointer {
             guard let p = dlsym(handle, name) else {
                 throw EngineError("\(file) is not a usable libcurl: it has no \(name)")
@@ -83,8 +90,16 @@ final class CurlAPI: @unchecked Sendable {
         func function<F>(_ name: String, as type: F.Type) throws(EngineError) -> F {
             unsafeBitCast(try symbol(name), to: F.self)
         }
-        globalInit = try function("curl_global_init", as: jobrun_curl_global_init_fn.self)
         versionInfo = try function("curl_version_info", as: jobrun_curl_version_info_fn.self)
+        // `version_num` is a constant of the library: reading it before `curl_global_init` is safe.
+        guard let found = versionInfo(jobrun_curl_version_now()).map({ UInt32($0.pointee.version_num) }) else {
+            throw EngineError("\(file) did not report its version")
+        }
+        guard found >= minimumVersion else {
+            throw EngineError("\(file) is libcurl \(Self.dotted(found)), too old")
+        }
+        versionNumber = found
+        globalInit = try function("curl_global_init", as: jobrun_curl_global_init_fn.self)
         easyInit = try function("curl_easy_init", as: jobrun_curl_easy_init_fn.self)
         easyCleanup = try function("curl_easy_cleanup", as: jobrun_curl_easy_cleanup_fn.self)
         easyStrerror = try function("curl_easy_strerror", as: jobrun_curl_easy_strerror_fn.self)
@@ -100,19 +115,6 @@ final class CurlAPI: @unchecked Sendable {
         slistFreeAll = try function("curl_slist_free_all", as: jobrun_curl_slist_free_all_fn.self)
         easySetopt = try symbol("curl_easy_setopt")
         easyGetinfo = try symbol("curl_easy_getinfo")
-    }
-
-    /// Refuses a libcurl older than `minimumVersion`: it would load, and then refuse an option
-    /// of every transfer. `version_num` is a constant of the library, so reading it before
-    /// `curl_global_init` is safe.
-    private func check(minimumVersion: UInt32, file: String) throws(EngineError) {
-        guard let info = versionInfo(jobrun_curl_version_now()) else {
-            throw EngineError("\(file) did not report its version")
-        }
-        let found = UInt32(info.pointee.version_num)
-        guard found >= minimumVersion else {
-            throw EngineError("\(file) is libcurl \(Self.dotted(found)), too old")
-        }
     }
 
     /// `0x075801` → `7.88.1`.

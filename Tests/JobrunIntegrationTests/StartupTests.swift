@@ -32,6 +32,8 @@ import Testing
         defer { site.remove() }
         for arguments in [["validate", "site.yaml"], ["plan", "site.yaml", "--output", "mirror"], ["verify", "site.yaml", "--output", "mirror"]] {
             let result = try await Harness.run(arguments, in: site.path, environment: ["LD_DEBUG": "libs"])
+            // verify: 1, for the missing file; validate and plan: 0.
+            #expect(result.status == (arguments[0] == "verify" ? 1 : 0), "\(result.stdout)")
             let loaded = Self.initialized(result)
             #expect(loaded.contains { $0.contains("libyaml") }, "the loader's list was not seen: \(result.stderr.prefix(2_000))")
             #expect(!loaded.contains { $0.contains("libcurl") }, "jobrun \(arguments[0]) loaded libcurl")
@@ -85,6 +87,9 @@ import Testing
 
         let validate = try await Harness.run(["validate", "site.yaml"], in: site.path, environment: environment)
         #expect(validate.status == 0, "\(validate)")
+        let plan = try await Harness.run(["plan", "site.yaml", "--output", "mirror"], in: site.path, environment: environment)
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains("1 to fetch, 1 up to date"), "\(plan)")
         let verify = try await Harness.run(["verify", "site.yaml", "--output", "mirror"], in: site.path, environment: environment)
         #expect(verify.status == 1, "\(verify)")
         #expect(verify.stdout.contains("missing.txt"), "\(verify)")
