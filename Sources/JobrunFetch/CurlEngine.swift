@@ -208,9 +208,6 @@ enum CurlGlobal {
         guard code == CURLE_OK else { return .failure(EngineError("curl_global_init failed: \(api.message(code))")) }
         return .success(api)
     }
-
-    /// libcurl, ready for handles.
-    static func api() throws(EngineError) -> CurlAPI { try initialized.get() }
 }
 
 /// The multi handle pointer; `curl_multi_wakeup` may be called from any thread, everything else
@@ -224,7 +221,7 @@ final class MultiHandle: @unchecked Sendable {
     }
 
     static func make() throws(EngineError) -> MultiHandle {
-        let api = try CurlGlobal.api()
+        let api = try CurlGlobal.initialized.get()
         guard let m = api.multiInit() else { throw EngineError("curl_multi_init failed") }
         return MultiHandle(m, api: api)
     }

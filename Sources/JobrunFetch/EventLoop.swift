@@ -6,17 +6,14 @@ import JobrunCore
 /// inside `CurlEngine.turn`; `@unchecked Sendable` only so that thread's closure can own it.
 final class EventLoop: @unchecked Sendable {
     let multi: MultiHandle
-    private let api: CurlAPI
+    private var api: CurlAPI { multi.api }
     private var live: [UInt64: Transfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
     /// Easy handles kept for reuse, by the options they were made with; libcurl keeps
     /// connections in the multi handle's cache.
     private var idleHandles: [HandleProfile: [UnsafeMutableRawPointer]] = [:]
 
-    init(multi: MultiHandle) {
-        self.multi = multi
-        api = multi.api
-    }
+    init(multi: MultiHandle) { self.multi = multi }
 
     private var isShuttingDown = false
 

@@ -33,21 +33,21 @@ final class OutputDirectory {
 
     init(rootPath: String) throws(WriteFailure) {
         self.rootPath = rootPath
-        try Self.createRoot(rootPath)
-        let fd = open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd < 0 { throw WriteFailure(path: rootPath, operation: "open output root", errno: errno) }
-        rootFD = fd
+        rootFD = try Self.openRoot(rootPath)
     }
 
-    /// Creates `rootPath` and its missing parents. The root itself is the user's choice (it may
-    /// be a link); everything below it is ours.
-    static func createRoot(_ rootPath: String) throws(WriteFailure) {
+    /// Creates `rootPath` and its missing parents, and opens it. The root itself is the user's
+    /// choice (it may be a link); everything below it is ours.
+    static func openRoot(_ rootPath: String) throws(WriteFailure) -> Int32 {
         var prefix = rootPath.hasPrefix("/") ? "/" : ""
         for component in rootPath.split(separator: "/") {
             prefix += (prefix.isEmpty || prefix == "/") ? String(component) : "/" + component
             if component == "." || component == ".." { continue }
             if mkdir(prefix, 0o777) != 0 && errno != EEXIST { throw WriteFailure(path: prefix, operation: "create folder", errno: errno) }
         }
+        let fd = open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw WriteFailure(path: rootPath, operation: "open output root", errno: errno) }
+        return fd
     }
 
     deinit {

@@ -75,9 +75,7 @@ public final class OutputLock {
         }
         var opened: [Opened] = []
         for root in Set(roots).sorted() {
-            guard (try? OutputDirectory.createRoot(root)) != nil else { continue }
-            let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
+            guard let fd = try? OutputDirectory.openRoot(root) else { continue }
             var st = stat()
             guard fstat(fd, &st) == 0 else {
                 close(fd)

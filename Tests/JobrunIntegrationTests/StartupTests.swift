@@ -14,7 +14,7 @@ import Testing
         // glibc's dynamic loader lists every library it loads under LD_DEBUG=libs (on stderr).
         let result = try await Harness.run(["version"], in: directory.path, environment: ["LD_DEBUG": "libs"])
         #expect(result.status == 0, "\(result)")
-        let loaded = result.stderr.split(separator: "\n").filter { $0.contains("calling init: ") }
+        let loaded = Self.initialized(result)
         #expect(loaded.contains { $0.contains("libFoundationEssentials.so") }, "the loader's list was not seen: \(result.stderr.prefix(2_000))")
         #expect(loaded.contains { $0.contains("libcurl") })
         let unwanted = loaded.filter { $0.contains("/libFoundation.so") || $0.contains("FoundationInternationalization") || $0.contains("FoundationICU") }
