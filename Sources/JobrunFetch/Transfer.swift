@@ -31,6 +31,7 @@ final class Transfer {
 
     // Response state
     private var status = 0
+    private var version = ""
     private var headers: [ResponseHead.HeaderLine] = []
     private var head: ResponseHead?
     private var disposition: BodyDisposition = .accept
@@ -148,7 +149,7 @@ final class Transfer {
         while end > start, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
         if start == end {
             guard status >= 200 else { return true }  // end of an interim response
-            return deliverHead(ResponseHead(status: status, headers: headers))
+            return deliverHead(ResponseHead(status: status, headers: headers, version: version))
         }
         guard let colon = line[start..<end].firstIndex(of: UInt8(ascii: ":")) else { return true }
         func trimmed(_ from: Int, _ to: Int) -> String {
@@ -165,7 +166,8 @@ final class Transfer {
     /// `HTTP/x[.y] NNN reason`: a new response (interim 1xx, or the final one) starts over.
     private func statusLine(_ line: UnsafeRawBufferPointer) -> Bool {
         var i = 5
-        while i < line.count, line[i] != UInt8(ascii: " ") { i += 1 }
+        while i < line.count, line[i] != UInt8(ascii: " "), line[i] != UInt8(ascii: "\r") { i += 1 }
+        version = String(decoding: UnsafeRawBufferPointer(rebasing: line[5..<i]), as: UTF8.self)
         while i < line.count, line[i] == UInt8(ascii: " ") { i += 1 }
         var code = 0
         var digits = 0
@@ -192,7 +194,7 @@ final class Transfer {
 
     private func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
         // file:// has no status line: the body is the file.
-        if head == nil, !deliverHead(ResponseHead(status: 200, headers: [])) { return false }
+        if head == nil, !deliverHead(ResponseHead(status: 200, headers: [], version: "")) { return false }
         lastProgress = ContinuousClock.now
         switch disposition {
         case .accept:
@@ -234,11 +236,6 @@ final class Transfer {
     // MARK: Result
 
     func result(code: CURLcode, cancelled: Bool) -> TransferResult {
-        var retryAfter: curl_off_t = 0
-        var retryAfterSeconds: Int64?
-        if jobrun_easy_getinfo_off(api.easyGetinfo, easy, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK, head?.value("retry-after") != nil {
-            retryAfterSeconds = Int64(retryAfter)
-        }
         var version: Int = 0
         var httpVersion: String?
         if jobrun_easy_getinfo_long(api.easyGetinfo, easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK {
@@ -264,7 +261,7 @@ final class Transfer {
             failure = Self.classify(code, message: message)
         }
         return TransferResult(
-            head: head, failure: failure, bodyBytes: bodyBytes, retryAfterSeconds: retryAfterSeconds,
+            head: head, failure: failure, bodyBytes: bodyBytes, retryAfter: head?.value("retry-after"),
             httpVersion: httpVersion, duration: ContinuousClock.now - started)
     }
 

@@ -60,9 +60,23 @@ public struct ResponseHead: Sendable, Hashable {
         }
     }
 
-    public init(status: Int, headers: [HeaderLine]) {
+    /// The status line's protocol version (`1.0`, `1.1`, `2`, `3`); empty without a status
+    /// line (file://).
+    public var version: String
+
+    public init(status: Int, headers: [HeaderLine], version: String = "1.1") {
         self.status = status
         self.headers = headers
+        self.version = version
+    }
+
+    /// Whether the protocol marks where the body ends: a `Content-Length` or chunked coding in
+    /// HTTP/1, always in HTTP/2 and 3 (the stream's end) and for a local file. Otherwise only the
+    /// connection's close ends the body, and a connection cut short looks the same.
+    public var hasDelimitedBody: Bool {
+        guard version.hasPrefix("1") else { return true }
+        if value("content-length") != nil { return true }
+        return value("transfer-encoding").map { $0.lowercased().contains("chunked") } ?? false
     }
 
     /// The first value of a header, by case-insensitive name.
@@ -141,14 +155,14 @@ public struct TransferResult: Sendable {
     public var failure: Failure?
     /// Body bytes received and accepted.
     public var bodyBytes: Int64
-    /// `Retry-After` in seconds as libcurl read it (may be negative for a date in the past).
-    public var retryAfterSeconds: Int64?
+    /// The final response's `Retry-After` as sent (libcurl reads garbage as "now").
+    public var retryAfter: String?
     /// `1.1`, `2`, … as negotiated.
     public var httpVersion: String?
     public var duration: Duration
 
     /// A transfer that ended before any response: cancelled, or refused before it started.
     static func failed(_ failure: Failure) -> TransferResult {
-        TransferResult(head: nil, failure: failure, bodyBytes: 0, retryAfterSeconds: nil, httpVersion: nil, duration: .zero)
+        TransferResult(head: nil, failure: failure, bodyBytes: 0, retryAfter: nil, httpVersion: nil, duration: .zero)
     }
 }

@@ -15,6 +15,9 @@ public enum SliceErrorKind: String, Sendable, Hashable {
     case redirect = "Redirect"
     case protocolRefused = "Protocol"
     case rangeMismatch = "RangeMismatch"
+    /// A response contradicting itself or an earlier one for the same version (a 200 carrying
+    /// `Content-Range`, another total for the same validator, a body shorter than declared).
+    case inconsistentResponse = "InconsistentResponse"
     case diskFull = "DiskFull"
     case io = "IOError"
     case unsafePath = "UnsafePath"
@@ -24,7 +27,7 @@ public enum SliceErrorKind: String, Sendable, Hashable {
 }
 
 /// One failed attempt: its kind, what to show, and the retry verdict.
-public struct AttemptFailure: Sendable, Hashable {
+public struct AttemptFailure: Error, Sendable, Hashable {
     public var kind: SliceErrorKind
     /// HTTP status when the failure is a status.
     public var status: Int?

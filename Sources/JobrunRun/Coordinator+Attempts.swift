@@ -115,6 +115,7 @@ extension Coordinator {
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
             expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
             algorithms: slice.digests.map(\.algorithm), resumeOffset: resume?.offset ?? 0,
+            resumeValidator: resume?.validator, learned: learned[j] ?? resume?.learned,
             shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
             progress: { [executor] written in
                 executor.post(.bodyProgress(job: j, token: token, written: written))
@@ -122,7 +123,7 @@ extension Coordinator {
             buffers: bodyBuffers)
         var request = TransferRequest(
             url: jobs[j].url, headers: jobs[j].headers.map { ($0.name, $0.value) },
-            rangeStart: resume?.offset, ifRange: resume?.validator,
+            rangeStart: resume?.offset, ifRange: resume?.validator.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
@@ -144,12 +145,14 @@ extension Coordinator {
         runningByOrigin[jobs[j].origin, default: 0] += 1
     }
 
-    /// A partial file this slice may continue: its size and validator, when the metadata matches.
-    /// Anything else (no metadata, another identity, no validator) means starting from zero.
-    func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?) -> (offset: Int64, validator: String)? {
+    /// A partial file this slice may continue: its size, its validator, and what its metadata
+    /// says of the file, when the metadata matches. Anything else (no metadata, another identity,
+    /// no validator) means starting from zero.
+    func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?) -> (offset: Int64, validator: Representation.Validator, learned: Representation)? {
         guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize)
         else { return nil }
-        return (partial.size, partial.metadata.validator)
+        let validator = Representation.Validator(value: partial.metadata.validator, kind: partial.metadata.validatorKind)
+        return (partial.size, validator, Representation(validator: validator, total: partial.metadata.totalSize))
     }
 
     // MARK: Completions
@@ -256,12 +259,25 @@ extension Coordinator {
                 commitCompletePartial(j, writer: writer)
                 return
             }
-            // A partial that cannot be continued is removed: a mismatched range, or a response
-            // refused for its size or encoding (its bytes were never the file's).
-            if [.rangeMismatch, .tooLarge, .sizeMismatch, .contentEncoding].contains(failure.kind) { discardPartial(writer) }
-            if let seconds = result.retryAfterSeconds { failure.retryAfter = resource.settings.retries.backoff.clampRetryAfter(seconds: seconds) }
+            // A partial that cannot be continued is removed: a mismatched range or version, or
+            // a response refused for what it is (its bytes were never the file's).
+            if [.rangeMismatch, .inconsistentResponse, .tooLarge, .sizeMismatch, .contentEncoding].contains(failure.kind) { discardPartial(writer) }
+            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping {
+                // The resume cannot continue this partial file: the slice starts again from byte
+                // 0 at once, without Range (so this cannot repeat).
+                jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
+                startAttempt(j)
+                return
+            }
+            if let value = result.retryAfter, let delay = RetryAfter.delay(value, now: options.wallClock()) {
+                failure.retryAfter = resource.settings.retries.backoff.clampRetryAfter(delay)
+            }
             retryOrFail(j, failure)
         case .body:
+            if let seen = writer.representation, result.failure != nil || writer.written != slice.size ?? writer.declaredEnd {
+                // Held against the next attempt's response (only slices that need one keep it).
+                learned[j] = seen
+            }
             if let transport = result.failure {
                 // File mode keeps what arrived for a resume; a memory body is dropped.
                 retryOrFail(j, Self.failure(from: transport))
@@ -270,6 +286,12 @@ extension Coordinator {
             if let expected = slice.size, writer.written != expected {
                 discardPartial(writer)
                 retryOrFail(j, AttemptFailure(kind: .sizeMismatch, message: "received \(writer.written) bytes, expected \(expected)", isTransient: true))
+                return
+            }
+            if let end = writer.declaredEnd, writer.written != end {
+                // The body stopped short of (or ran past) the length its own response declared.
+                discardPartial(writer)
+                retryOrFail(j, AttemptFailure(kind: .truncated, message: "received \(writer.written) bytes of the \(end) the response declared", isTransient: true))
                 return
             }
             if writer.isInMemory && diskFullCount == 0 {

@@ -80,6 +80,9 @@ struct Coordinator {
     var settledCursor: [Int]
     var runningByOrigin: [String: Int] = [:]
     var cooldownUntil: [String: ContinuousClock.Instant] = [:]
+    /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
+    /// attempt's response must agree with it.
+    var learned: [Int: Representation] = [:]
     var running = 0
     var nextToken: UInt64 = 1
     var pendingCommits: [Int] = []

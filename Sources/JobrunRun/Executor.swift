@@ -14,6 +14,8 @@ public struct ApplyOptions: Sendable {
     public var allowsFileURLs = false
     /// How often a progress line is written on long runs (`nil`: never).
     public var progressInterval: Duration? = .seconds(5)
+    /// The wall clock in seconds since the epoch (for `Retry-After` dates).
+    public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
     /// Random numbers in `[0, 1)` for backoff jitter.
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// Where resource and failure lines go (stdout) and progress lines go (stderr).

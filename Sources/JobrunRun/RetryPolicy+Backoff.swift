@@ -28,10 +28,9 @@ extension Backoff {
         return .milliseconds(Int64(ms.rounded()))
     }
 
-    /// A server's `Retry-After` in seconds, clamped to `[0, max]` (libcurl 7.88 reports a date in
-    /// the past as a negative number; a huge value must not park a cron job for days).
-    public func clampRetryAfter(seconds: Int64) -> Duration {
-        let ms = max(0, min(seconds, Int64.max / 1000)) * 1000
-        return .milliseconds(min(ms, maximum.wholeMilliseconds))
+    /// A server's `Retry-After` wait (``RetryAfter``), clamped to `[0, max]`: a huge value must
+    /// not park a cron job for days.
+    public func clampRetryAfter(_ delay: Duration) -> Duration {
+        min(max(delay, .zero), maximum)
     }
 }

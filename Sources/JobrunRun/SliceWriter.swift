@@ -57,6 +57,10 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let expectedSize: Int64?
     let cap: Int64
     let resumeOffset: Int64
+    /// The partial file's validator (sent as `If-Range`), when resuming.
+    let resumeValidator: Representation.Validator?
+    /// What earlier responses for this slice said about its file.
+    let learned: Representation?
     let shouldKeepMetadata: Bool
     let algorithms: [DigestAlgorithm]
     /// Called on the engine thread with the bytes now in the partial file (file mode only).
@@ -70,6 +74,13 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     private(set) var startOffset: Int64 = 0
     private(set) var written: Int64 = 0
     private(set) var writeFailure: WriteFailure?
+    /// The length the response declared for the whole file, which the body must reach.
+    private(set) var declaredEnd: Int64?
+    /// The accepted response's version and length (for the next attempt's checks).
+    private(set) var representation: Representation?
+    /// The protocol marked where the body ends (Content-Length, chunked coding, an HTTP/2
+    /// stream); when only the connection's close did, a cut connection looks like a whole body.
+    private(set) var hasDelimitedBody = true
     private var fd: Int32 = -1
     private var buffer: UnsafeMutableRawPointer?
     private var capacity = 0
@@ -92,7 +103,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     var mayHaveMetadata: Bool { shouldKeepMetadata || resumeOffset > 0 || expectedSize == nil }
 
     init(directoryFD: Int32, fileName: String, displayPath: String, identity: String, expectedSize: Int64?, cap: Int64,
-         algorithms: [DigestAlgorithm], resumeOffset: Int64, shouldKeepMetadata: Bool,
+         algorithms: [DigestAlgorithm], resumeOffset: Int64, resumeValidator: Representation.Validator? = nil,
+         learned: Representation? = nil, shouldKeepMetadata: Bool,
          progress: (@Sendable (Int64) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)) {
         self.directoryFD = directoryFD
         self.fileName = fileName
@@ -104,6 +116,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         self.cap = cap
         self.algorithms = algorithms
         self.resumeOffset = resumeOffset
+        self.resumeValidator = resumeValidator
+        self.learned = learned
         self.shouldKeepMetadata = shouldKeepMetadata
         self.progress = progress
         self.buffers = buffers
@@ -137,26 +151,17 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         if let encoding = head.value("content-encoding"), encoding.lowercased() != "identity" {
             return refuse(AttemptFailure(kind: .contentEncoding, message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false))
         }
-        var offset: Int64 = 0
-        var length: Int64?
-        if status == 206 {
-            // Append only when the range starts exactly where the partial ends.
-            guard resumeOffset > 0, let range = head.value("content-range").flatMap(ContentRange.init), range.start == resumeOffset else {
-                return refuse(AttemptFailure(kind: .rangeMismatch, message: "206 response does not continue the partial file at byte \(resumeOffset)", isTransient: true))
-            }
-            if let total = range.total, let expectedSize, total != expectedSize {
-                return refuse(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(total) bytes, expected \(expectedSize)", isTransient: false))
-            }
-            offset = resumeOffset
-        } else if let declared = head.value("content-length").flatMap({ Int64($0) }) {
-            if let expectedSize, declared != expectedSize {
-                return refuse(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(declared) bytes, expected \(expectedSize)", isTransient: false))
-            }
-            if declared > cap {
-                return refuse(AttemptFailure(kind: .tooLarge, message: "the server's file is \(declared) bytes, over the \(cap)-byte limit", isTransient: false))
-            }
-            length = declared
+        let check = ResponseCheck(resumeOffset: resumeOffset, resumeValidator: resumeValidator, expectedSize: expectedSize, cap: cap, learned: learned)
+        let accepted: ResponseCheck.Accepted
+        switch check.check(head) {
+        case .success(let a): accepted = a
+        case .failure(let failure): return refuse(failure)
         }
+        let offset = accepted.offset
+        let length = offset == 0 ? accepted.end : nil
+        declaredEnd = accepted.end
+        representation = accepted.representation
+        hasDelimitedBody = head.hasDelimitedBody
         startOffset = offset
         written = offset
         writebackStarted = offset
@@ -277,19 +282,12 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     }
 
     private func writeMetadata(_ head: ResponseHead) {
-        var validator: (String, PartialDownload.Metadata.ValidatorKind)?
-        if let etag = head.value("etag"), !etag.hasPrefix("W/") {
-            validator = (etag, .etag)
-        } else if let modified = head.value("last-modified") {
-            validator = (modified, .lastModified)
-        }
-        guard let (value, kind) = validator else {
+        guard let validator = Representation.validator(of: head) else {
             unlinkat(directoryFD, metaName, 0)
             return
         }
-        var total = expectedSize
-        if total == nil, head.status == 200 { total = head.value("content-length").flatMap { Int64($0) } }
-        let meta = PartialDownload.Metadata(identity: identity, validator: value, validatorKind: kind, totalSize: total)
+        let total = expectedSize ?? declaredEnd
+        let meta = PartialDownload.Metadata(identity: identity, validator: validator.value, validatorKind: validator.kind, totalSize: total)
         let bytes = meta.encoded()
         let mfd = openat(directoryFD, metaName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard mfd >= 0 else { return }

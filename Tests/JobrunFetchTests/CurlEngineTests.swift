@@ -132,7 +132,7 @@ func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink
         let result = await fetch(engine, TransferRequest(url: server.url("/status/503?retry_after=7")), sink: sink)
         #expect(result.failure == nil)
         #expect(result.head?.status == 503)
-        #expect(result.retryAfterSeconds == 7)
+        #expect(result.retryAfter == "7")
         #expect(sink.body.isEmpty)
     }
 

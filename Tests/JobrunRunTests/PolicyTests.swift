@@ -31,10 +31,10 @@ import Testing
     }
 
     @Test func retryAfterIsClamped() {
-        #expect(Self.policy.clampRetryAfter(seconds: 2) == .seconds(2))
-        #expect(Self.policy.clampRetryAfter(seconds: -100) == .zero)  // libcurl 7.88: a past date is negative
-        #expect(Self.policy.clampRetryAfter(seconds: 86_400) == .seconds(120))
-        #expect(Self.policy.clampRetryAfter(seconds: Int64.max) == .seconds(120))
+        #expect(Self.policy.clampRetryAfter(.seconds(2)) == .seconds(2))
+        #expect(Self.policy.clampRetryAfter(.seconds(-100)) == .zero)
+        #expect(Self.policy.clampRetryAfter(.seconds(86_400)) == .seconds(120))
+        #expect(Self.policy.clampRetryAfter(.seconds(Int64.max)) == .seconds(120))
     }
 }
 

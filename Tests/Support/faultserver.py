@@ -61,6 +61,7 @@ INT_OPTIONS = {
     "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
     "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
+    "ignore_if_range", "range_as_200", "partial_200", "no_length",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -565,25 +566,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if range_header is not None and not options.get("ignore_range"):
             parsed = parse_range(range_header, size)
             if_range = self.headers.get("If-Range")
-            if parsed is not None and (if_range is None or self.if_range_matches(if_range, representation, options)):
+            honours = if_range is None or options.get("ignore_if_range") or self.if_range_matches(if_range, representation, options)
+            if parsed is not None and honours:
                 if parsed == "unsatisfiable":
                     return self.simple(416, "", [("Content-Range", "bytes */%d" % size)] + extra)
                 status, (start, end) = 206, parsed
         if options.get("wrong_content_range"):
             wrong = start + 1 if start + 1 < size else max(0, start - 1)
             status, start, end = 206, wrong, size
+        has_range = status == 206
+        if "partial_200" in options:
+            status, start, end, has_range = 200, 0, min(size, max(0, options["partial_200"])), True
+        if status == 206 and options.get("range_as_200"):
+            status = 200
 
         headers = [("Content-Type", "application/octet-stream")]
         declared = end - start
         if options.get("chunked"):
             self.chunked = True
             headers.append(("Transfer-Encoding", "chunked"))
+        elif options.get("no_length"):
+            self.close_connection = True  # the end of the body is the end of the connection
         else:
             if "length" in options:
                 declared = options["length"]
                 self.close_connection = True
             headers.append(("Content-Length", str(declared)))
-        if status == 206:
+        if has_range and end > start:
             headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end - 1, size)))
         if not options.get("no_etag"):
             headers.append(("ETag", ("W/" if options.get("weak_etag") else "") + representation.etag))

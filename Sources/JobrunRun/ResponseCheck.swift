@@ -1,0 +1,113 @@
+import JobrunCore
+import JobrunFetch
+import JobrunPlan
+
+/// Which version of a slice's file a response is of, and how long that version is: what one
+/// attempt learns and the next holds the server to.
+struct Representation: Sendable, Hashable {
+    /// A strong ETag, else Last-Modified; `nil` when the response has neither.
+    var validator: Validator?
+    /// The whole file's length as the response declared it (`Content-Length` of a 200, the total
+    /// of a 206's `Content-Range`).
+    var total: Int64?
+
+    struct Validator: Sendable, Hashable {
+        var value: String
+        var kind: PartialDownload.Metadata.ValidatorKind
+    }
+
+    /// The validator a response carries: its strong ETag, else its Last-Modified (a weak ETag
+    /// proves nothing about the bytes).
+    static func validator(of head: ResponseHead) -> Validator? {
+        if let etag = head.value("etag"), !etag.hasPrefix("W/") { return Validator(value: etag, kind: .etag) }
+        if let modified = head.value("last-modified") { return Validator(value: modified, kind: .lastModified) }
+        return nil
+    }
+}
+
+/// Whether the head of a 200 or 206 starts the body a slice needs: the whole file (200), or
+/// exactly the rest of the partial file's own version (206). Pure; the rules, each a refusal:
+///
+/// | response | refused when                                                              | kind                 |
+/// |----------|---------------------------------------------------------------------------|----------------------|
+/// | 206      | no partial was asked for, or `Content-Range` does not start at its end     | RangeMismatch        |
+/// | 206      | its validator differs from the partial's, or it carries none               | RangeMismatch        |
+/// | 206      | it does not run to the end of the file, or gives no total                  | RangeMismatch        |
+/// | 206      | `Content-Length` differs from the range's length                           | InconsistentResponse |
+/// | 200      | it carries `Content-Range` (a part presented as the whole)                 | InconsistentResponse |
+/// | both     | its total differs from the declared size                                   | SizeMismatch (final) |
+/// | both     | same validator as an earlier response, another total                       | InconsistentResponse |
+/// | 200      | `Content-Length` over the slice's cap                                      | TooLarge (final)     |
+///
+/// A `RangeMismatch` after a resume discards the partial file and starts again from byte 0.
+struct ResponseCheck {
+    /// Where the body goes: from `offset` in the partial file, ending at `end` when the response
+    /// declared it (the total length the body must reach for the file to be whole).
+    struct Accepted: Equatable {
+        var offset: Int64
+        var end: Int64?
+        var representation: Representation
+    }
+
+    /// Bytes already in the partial file (0 when not resuming).
+    var resumeOffset: Int64
+    /// The partial file's validator, sent as `If-Range`.
+    var resumeValidator: Representation.Validator?
+    /// The slice's declared size.
+    var expectedSize: Int64?
+    var cap: Int64
+    /// What earlier responses for this slice said (this run's attempts, or the partial file's
+    /// metadata).
+    var learned: Representation?
+
+    func check(_ head: ResponseHead) -> Result<Accepted, AttemptFailure> {
+        let seen = Representation.validator(of: head)
+        let total: Int64?
+        let offset: Int64
+        if head.status == 206 {
+            guard resumeOffset > 0, let range = head.value("content-range").flatMap(ContentRange.init), range.start == resumeOffset else {
+                return .failure(Self.rangeMismatch("the 206 response does not continue the partial file at byte \(resumeOffset)"))
+            }
+            if let stored = resumeValidator {
+                let what = stored.kind == .etag ? "ETag" : "Last-Modified"
+                let sent = head.value(stored.kind == .etag ? "etag" : "last-modified")
+                if sent != stored.value {
+                    let got = sent.map { "\(what) \($0)" } ?? "no \(what)"
+                    return .failure(Self.rangeMismatch("the 206 response is of another version (\(got); the partial file's is \(stored.value))"))
+                }
+            }
+            guard let rangeTotal = range.total, range.end + 1 == rangeTotal else {
+                return .failure(Self.rangeMismatch("the 206 response covers bytes \(range.start)-\(range.end) of \(range.total.map(String.init) ?? "an unknown total"), not the rest of the file"))
+            }
+            if let length = head.value("content-length").flatMap({ Int64($0) }), length != range.end - range.start + 1 {
+                return .failure(Self.inconsistent("the 206 response declares \(length) bytes for the range \(range.start)-\(range.end)"))
+            }
+            total = rangeTotal
+            offset = resumeOffset
+        } else {
+            if let range = head.value("content-range") {
+                return .failure(Self.inconsistent("a 200 response carried Content-Range: \(range); it is not the whole file"))
+            }
+            total = head.value("content-length").flatMap { Int64($0) }
+            offset = 0
+        }
+        if let total, let expectedSize, total != expectedSize {
+            return .failure(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(total) bytes, expected \(expectedSize)", isTransient: false))
+        }
+        if let total, let learned, let earlier = learned.total, learned.validator != nil, learned.validator == seen, earlier != total {
+            return .failure(Self.inconsistent("the server's file is \(total) bytes, but an earlier response with the same \(seen?.kind == .etag ? "ETag" : "Last-Modified") said \(earlier)"))
+        }
+        if let total, offset == 0, total > cap {
+            return .failure(AttemptFailure(kind: .tooLarge, message: "the server's file is \(total) bytes, over the \(cap)-byte limit", isTransient: false))
+        }
+        return .success(Accepted(offset: offset, end: total, representation: Representation(validator: seen, total: total)))
+    }
+
+    static func rangeMismatch(_ message: String) -> AttemptFailure {
+        AttemptFailure(kind: .rangeMismatch, message: message, isTransient: true)
+    }
+
+    static func inconsistent(_ message: String) -> AttemptFailure {
+        AttemptFailure(kind: .inconsistentResponse, message: message, isTransient: true)
+    }
+}
