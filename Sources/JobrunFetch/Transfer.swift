@@ -73,6 +73,8 @@ final class Transfer {
         if let ca = profile.caFile { problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_CAINFO, ca), "CA file") }
         if let size = profile.receiveBufferSize { problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
         problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
+        // Some CDNs refuse requests without one; a manifest's own User-Agent header replaces it.
+        problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_USERAGENT, "jobrun/\(JobrunVersion.current)"), "user agent")
         problems.check(jobrun_easy_setopt_write(api.easySetopt, easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
             guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
             return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
@@ -247,9 +249,8 @@ final class Transfer {
             default: httpVersion = nil
             }
         }
-        var message: String {
-            errorBuffer.pointee == 0 ? api.message(code) : String(cString: errorBuffer)
-        }
+        // The error buffer says what happened in this transfer; curl_easy_strerror only restates the code.
+        var detail: String { errorBuffer.pointee == 0 ? "" : String(cString: errorBuffer) }
         var failure: TransferResult.Failure?
         if cancelled {
             failure = .cancelled
@@ -258,34 +259,10 @@ final class Transfer {
         } else if sinkAborted && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK) {
             failure = .abortedBySink
         } else if code != CURLE_OK {
-            failure = Self.classify(code, message: message)
+            failure = CurlResult.failure(code: Int32(code.rawValue), detail: detail, headersComplete: head != nil)
         }
         return TransferResult(
             head: head, failure: failure, bodyBytes: bodyBytes, retryAfter: head?.value("retry-after"),
             httpVersion: httpVersion, duration: ContinuousClock.now - started)
-    }
-
-    /// libcurl result codes by kind. Classified by code, never by message text.
-    static func classify(_ code: CURLcode, message: String) -> TransferResult.Failure {
-        switch code {
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            return .resolve(message)
-        case CURLE_COULDNT_CONNECT:
-            return .connect(message)
-        case CURLE_OPERATION_TIMEDOUT:
-            return .timeout(message)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
-            CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
-            return .tls(message)
-        case CURLE_PARTIAL_FILE:
-            return .truncated(message)
-        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY:
-            return .network(message)
-        case CURLE_UNSUPPORTED_PROTOCOL:
-            return .protocolRefused(message)
-        default:
-            return .other(code: Int32(code.rawValue), message: message)
-        }
     }
 }

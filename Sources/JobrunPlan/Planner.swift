@@ -80,8 +80,8 @@ public enum Planner {
             return SliceDecision(action: .fetch)
         case .sizeMismatch(let expected, let actual):
             return SliceDecision(action: .refetch, reason: "size is \(actual) bytes, expected \(expected)")
-        case .digestMismatch(let expected, let actual, _):
-            return SliceDecision(action: .refetch, reason: "\(expected.algorithm.rawValue) is \(actual.hex), expected \(expected.hex)")
+        case .digestMismatch(_, let actual, _):
+            return SliceDecision(action: .refetch, reason: Digest.mismatchDescription(expected: slice.digests, actual: actual))
         case .notRegularFile(let path, let kind):
             return SliceDecision(action: .refetch, reason: "'\(path)' is a \(kind), not a regular file")
         case .ioError(let path, _, let message):

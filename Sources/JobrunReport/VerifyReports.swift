@@ -26,8 +26,8 @@ public enum VerifyReports {
                     out += "- \(path): missing\n"
                 case .sizeMismatch(let expected, let actual):
                     out += "* \(path): size differs: expected \(expected) bytes, actual \(actual)\n"
-                case .digestMismatch(let expected, let actual, _):
-                    out += "* \(path): \(expected.algorithm.rawValue) differs: expected \(expected.hex), actual \(actual.hex)\n"
+                case .digestMismatch(_, let actual, _):
+                    out += "* \(path): \(Digest.mismatchDescription(expected: s.digests, actual: actual))\n"
                 case .notRegularFile(let bad, let kind):
                     out += "! \(path): '\(bad)' is a \(kind), not a regular file (jobrun never follows links)\n"
                 case .ioError(let bad, _, let message):
@@ -101,7 +101,7 @@ public enum VerifyReports {
                     w.key("actual")
                     w.beginObject()
                     w.key("size"); w.int(size)
-                    w.key(actual.algorithm.rawValue); w.string(actual.hex)
+                    for d in actual { w.key(d.algorithm.rawValue); w.string(d.hex) }
                     w.endObject()
                 case .notRegularFile(let bad, let kind):
                     w.key("message"); w.string("'\(bad)' is a \(kind), not a regular file")
@@ -149,7 +149,7 @@ public enum VerifyReports {
                                       text: "file: \(path)\nexpected size: \(expected)\nactual size: \(actual)")
                 case .digestMismatch(let expected, let actual, let size):
                     result = .failure(type: "ChecksumMismatch", message: "\(expected.algorithm.rawValue) differs",
-                                      text: "file: \(path)\nexpected \(expected.algorithm.rawValue): \(expected.hex)\nactual \(actual.algorithm.rawValue): \(actual.hex)\nsize: \(size)")
+                                      text: "file: \(path)\n\(Digest.comparisonLines(expected: s.digests, actual: actual))size: \(size)")
                 case .notRegularFile(let bad, let kind):
                     result = .error(type: "NotRegularFile", message: "'\(bad)' is a \(kind), not a regular file",
                                     text: "file: \(path)\njobrun never follows symbolic links in a mirror")

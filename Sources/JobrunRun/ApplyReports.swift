@@ -61,6 +61,12 @@ public enum ApplyReports {
                     w.beginObject()
                     w.key("type"); w.string(f.typeName)
                     w.key("message"); w.string(f.message)
+                    if !f.actualDigests.isEmpty {
+                        w.key("actual_digests")
+                        w.beginObject()
+                        for d in f.actualDigests { w.key(d.algorithm.rawValue); w.string(d.hex) }
+                        w.endObject()
+                    }
                     w.endObject()
                 }
                 if let reason = o.skipReason { w.key("skip_reason"); w.string(reason) }
@@ -81,7 +87,10 @@ public enum ApplyReports {
         JUnitReport(suites: result.entries.map { entry in
             let r = entry.resource
             let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
-                let text = "file: \(r.filePath(of: s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
+                var text = "file: \(r.filePath(of: s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
+                if let actual = o.failure?.actualDigests, !actual.isEmpty {
+                    text += "\n" + Digest.comparisonLines(expected: s.digests, actual: actual).dropLast()
+                }
                 let outcome: JUnitReport.TestCase.Result
                 switch o.status {
                 case .fetched, .resumed, .upToDate:

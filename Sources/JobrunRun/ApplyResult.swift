@@ -46,7 +46,8 @@ public struct SliceOutcome: Sendable {
     public var failure: AttemptFailure?
     /// Why a slice was skipped.
     public var skipReason: String?
-    /// From the first attempt to the verified commit.
+    /// From the first attempt until the slice was verified (or failed); the batched commit that
+    /// follows is not its own time.
     public var duration: Duration
     /// The URL last used, without its query (safe to print).
     public var displayURL: String

@@ -1,4 +1,4 @@
-import JobrunCore
+public import JobrunCore
 
 /// Why a slice failed, by kind: JUnit `<error type>`, JSON `error.kind`, and whether to retry.
 public enum SliceErrorKind: String, Sendable, Hashable {
@@ -37,6 +37,8 @@ public struct AttemptFailure: Error, Sendable, Hashable {
     public var retryAfter: Duration?
     /// A 429 or 503: the whole host should cool down, not only this slice.
     public var coolsDownHost: Bool
+    /// For a checksum mismatch: the body's digest for every declared algorithm.
+    public var actualDigests: [Digest] = []
 
     public init(kind: SliceErrorKind, status: Int? = nil, message: String, isTransient: Bool, retryAfter: Duration? = nil, coolsDownHost: Bool = false) {
         self.kind = kind

@@ -23,8 +23,9 @@ final class BodyStore: Sendable {
     enum Outcome: Sendable {
         /// Verified and in its partial file (closed); these are its digests.
         case stored([Digest])
-        /// A digest differs (a memory body was not written).
-        case mismatch(expected: Digest, actual: Digest)
+        /// A digest differs (a memory body was not written): every declared digest and the
+        /// body's digest for each algorithm.
+        case mismatch(expected: [Digest], actual: [Digest])
         /// Hashing it (reading a file body back) or writing it failed.
         case writeFailed(WriteFailure)
     }
@@ -96,8 +97,8 @@ final class BodyStore: Sendable {
         case .success(let d): digests = d
         case .failure(let failure): return .writeFailed(failure)
         }
-        if let mismatch = zip(expected, digests).first(where: { $0.0 != $0.1 }) {
-            return .mismatch(expected: mismatch.0, actual: mismatch.1)
+        if zip(expected, digests).contains(where: { $0.0 != $0.1 }) {
+            return .mismatch(expected: expected, actual: digests)
         }
         if let failure = writer.persist() { return .writeFailed(failure) }
         return .stored(digests)

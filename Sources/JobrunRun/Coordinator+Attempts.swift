@@ -321,7 +321,9 @@ extension Coordinator {
             queueCommit(j, writer: writer, digests: digests)
         case .mismatch(let expected, let actual):
             discardPartial(writer)
-            retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "\(expected.algorithm.rawValue) is \(actual.hex), expected \(expected.hex)", isTransient: true))
+            var failure = AttemptFailure(kind: .checksumMismatch, message: Digest.mismatchDescription(expected: expected, actual: actual), isTransient: true)
+            failure.actualDigests = actual
+            retryOrFail(j, failure)
         case .writeFailed(let failure):
             failWrite(j, failure)
         }
@@ -387,6 +389,9 @@ extension Coordinator {
         let attempts = jobs[j].attempts == 1 ? "1 attempt" : "\(jobs[j].attempts) attempts"
         let prefix = failure.kind == .http ? "" : "\(failure.kind.rawValue): "
         options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(displayURL(j)), \(attempts))\n")
+        // The resource's verified slices need not wait for the commit timer once nothing else
+        // of it is under way.
+        if !pendingCommits.isEmpty, allSettled(resource: jobs[j].resource) { flushCommitsIfDue(force: true) }
         finishResourceIfDone(jobs[j].resource)
     }
 

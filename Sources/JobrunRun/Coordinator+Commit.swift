@@ -11,12 +11,13 @@ extension Coordinator {
     static let commitBatch = 256
 
     /// Queues a verified slice for the next flush; `now` flushes at once.
-    mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now: Bool = false) {
-        jobs[j].state = .committing(writer: writer, digests: digests)
+    mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
+        let now = ContinuousClock.now
+        jobs[j].state = .committing(writer: writer, digests: digests, verifiedAt: now)
         pendingCommits.append(j)
-        if oldestPendingCommit == nil { oldestPendingCommit = ContinuousClock.now }
+        if oldestPendingCommit == nil { oldestPendingCommit = now }
         // A resource whose last slice this is completes now rather than after the timer.
-        if now || allSettled(resource: jobs[j].resource) || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
+        if flushNow || allSettled(resource: jobs[j].resource) || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
     }
 
     mutating func flushCommitsIfDue(force: Bool) {
@@ -33,7 +34,7 @@ extension Coordinator {
         // 2. Each verified file takes its final name atomically.
         var touched = Set<Int>()
         for j in batch {
-            guard case .committing(let writer, let digests) = jobs[j].state else { continue }
+            guard case .committing(let writer, let digests, let verifiedAt) = jobs[j].state else { continue }
             let resource = plan.entries[jobs[j].resource].resource
             touched.insert(jobs[j].resource)
             if let error = syncErrors[resource.outputRoot] {
@@ -51,7 +52,7 @@ extension Coordinator {
             jobs[j].outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
                 size: writer.written, attempts: jobs[j].attempts, digests: digests,
-                duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j),
+                duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
@@ -65,11 +66,13 @@ extension Coordinator {
         let fd = openat(writer.directoryFD, writer.partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         var digests: [Digest] = []
         var ok = fd >= 0
+        var computedAll = false
         if fd >= 0 {
             // No digests when the file shrank while it was read (or OpenSSL failed).
             if let mapped = try? MappedFile(fileDescriptor: fd, path: writer.displayPath),
                 let computed = try? mapped.digests(slice.digests.map(\.algorithm)) {
                 digests = computed
+                computedAll = true
                 ok = computed == slice.digests
             } else {
                 ok = false
@@ -81,7 +84,11 @@ extension Coordinator {
             queueCommit(j, writer: writer, digests: digests, now: true)
         } else {
             discardPartial(writer)
-            retryOrFail(j, AttemptFailure(kind: .checksumMismatch, message: "the complete partial file does not match its digests", isTransient: true))
+            var failure = AttemptFailure(
+                kind: .checksumMismatch, message: computedAll ? "the complete partial file: " + Digest.mismatchDescription(expected: slice.digests, actual: digests) : "the complete partial file could not be read whole",
+                isTransient: true)
+            failure.actualDigests = digests
+            retryOrFail(j, failure)
         }
     }
 }

@@ -18,8 +18,9 @@ struct Coordinator {
         case delayed(until: ContinuousClock.Instant)
         /// A memory body the ``BodyStore`` is verifying and writing.
         case storing(writer: SliceWriter)
-        /// Verified, waiting for the batched sync and rename.
-        case committing(writer: SliceWriter, digests: [Digest])
+        /// Verified (at `verifiedAt`, where the slice's own time ends), waiting for the batched
+        /// sync and rename.
+        case committing(writer: SliceWriter, digests: [Digest], verifiedAt: ContinuousClock.Instant)
         /// Finished one way or another.
         case done
     }

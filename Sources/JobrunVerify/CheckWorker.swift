@@ -99,8 +99,8 @@ final class CheckWorker {
         return hash(fd, size: openedSize, for: expectation)
     }
 
-    /// Hashes the open file and compares with the expected digests, first mismatch in
-    /// algorithm order.
+    /// Hashes the open file and compares with the expected digests: the first mismatch in
+    /// algorithm order, with every computed digest.
     private func hash(_ fd: Int32, size: Int64, for expectation: FileExpectation) -> FileCheck {
         let algorithms = Set(expectation.digests.map(\.algorithm)).sorted()
         let digester: MultiDigester
@@ -148,7 +148,7 @@ final class CheckWorker {
         for algorithm in algorithms {
             guard let actual = computed.first(where: { $0.algorithm == algorithm }) else { continue }
             for expected in expectation.digests where expected.algorithm == algorithm && expected.bytes != actual.bytes {
-                return .digestMismatch(expected: expected, actual: actual, size: hashedSize)
+                return .digestMismatch(expected: expected, actual: computed, size: hashedSize)
             }
         }
         return .ok(size: hashedSize, digests: computed)

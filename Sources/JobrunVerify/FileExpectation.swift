@@ -32,8 +32,9 @@ public enum FileCheck: Sendable, Hashable {
     case missing
     /// The size differs from the expected one. The file was not hashed.
     case sizeMismatch(expected: Int64, actual: Int64)
-    /// The first expected digest, in algorithm order, that the content does not match.
-    case digestMismatch(expected: Digest, actual: Digest, size: Int64)
+    /// The first expected digest, in algorithm order, that the content does not match, and the
+    /// content's digest for every expected algorithm (algorithm order): a report shows them all.
+    case digestMismatch(expected: Digest, actual: [Digest], size: Int64)
     /// `path` (the file, or a directory component above it) is not what the path needs:
     /// a symbolic link anywhere, a non-directory where a directory is needed, or a file that
     /// is not regular. `kind` names what it is: "symbolic link", "directory", "FIFO", …

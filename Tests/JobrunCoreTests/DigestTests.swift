@@ -83,3 +83,14 @@ import Testing
         #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 64, 65, 66, 74, 75, 130, 143])
     }
 }
+
+@Suite struct DigestMismatchTests {
+    @Test func everyDeclaredDigestDifferingOnesFirst() throws {
+        let md5 = try #require(Digest(algorithm: .md5, hex: String(repeating: "0", count: 32)))
+        let sha256 = try #require(Digest(algorithm: .sha256, hex: String(repeating: "a", count: 64)))
+        let otherSHA256 = try #require(Digest(algorithm: .sha256, hex: String(repeating: "b", count: 64)))
+        let text = Digest.mismatchDescription(expected: [md5, sha256], actual: [md5, otherSHA256])
+        #expect(text == "sha256 differs: expected \(sha256.hex), actual \(otherSHA256.hex); md5 matches")
+        #expect(Digest.comparisonLines(expected: [sha256], actual: [md5, otherSHA256]) == "expected sha256: \(sha256.hex)\nactual sha256: \(otherSHA256.hex)\n")
+    }
+}

@@ -110,8 +110,9 @@ struct ApplyFixture {
     }
 
     /// The server's lowercase hex digest of what `path` serves at representation `version`.
-    func digest(_ path: String, version: Int = 0, algorithm: String = "sha256") throws -> String {
-        let body = try HTTPGet.body(port: server.port, target: "/_digest\(path)?alg=\(algorithm)&version=\(version)")
+    /// With `corrupted`, of the bytes the `wrong_bytes=1` fault serves instead.
+    func digest(_ path: String, version: Int = 0, algorithm: String = "sha256", corrupted: Bool = false) throws -> String {
+        let body = try HTTPGet.body(port: server.port, target: "/_digest\(path)?alg=\(algorithm)&version=\(version)\(corrupted ? "&wrong_bytes=1" : "")")
         return body.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -162,6 +163,7 @@ struct ApplyJSON: Decodable {
     struct Failure: Decodable {
         var type: String
         var message: String
+        var actualDigests: [String: String]?
     }
 
     var formatVersion: Int

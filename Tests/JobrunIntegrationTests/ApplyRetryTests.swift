@@ -156,7 +156,7 @@ import Testing
             """))
         let result = try await fixture.apply(["--junit", "junit.xml"])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stdout.contains("! r/bad.bin: ChecksumMismatch: sha256 is "), "\(result)")
+        #expect(result.stdout.contains("! r/bad.bin: ChecksumMismatch: sha256 differs: expected "), "\(result)")
         let log = try await fixture.requests(path, count: 2)
         #expect(log.count == 2 && log.allSatisfy { $0.header(named: "Range") == nil }, "\(log)")
         let junit = fixture.directory.contents(of: "junit.xml") ?? ""

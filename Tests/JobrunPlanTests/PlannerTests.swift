@@ -16,8 +16,8 @@ import Testing
         #expect(Planner.decide(.missing, for: s) == SliceDecision(action: .fetch))
         #expect(Planner.decide(.ok(size: 3, digests: [Self.digest]), for: s) == SliceDecision(action: .upToDate))
         #expect(Planner.decide(.sizeMismatch(expected: 3, actual: 5), for: s) == SliceDecision(action: .refetch, reason: "size is 5 bytes, expected 3"))
-        #expect(Planner.decide(.digestMismatch(expected: Self.digest, actual: Self.other, size: 3), for: s)
-            == SliceDecision(action: .refetch, reason: "sha256 is \(Self.other.hex), expected \(Self.digest.hex)"))
+        #expect(Planner.decide(.digestMismatch(expected: Self.digest, actual: [Self.other], size: 3), for: s)
+            == SliceDecision(action: .refetch, reason: "sha256 differs: expected \(Self.digest.hex), actual \(Self.other.hex)"))
         #expect(Planner.decide(.notRegularFile(path: "m/x", kind: "symbolic link"), for: s)
             == SliceDecision(action: .refetch, reason: "'m/x' is a symbolic link, not a regular file"))
         #expect(Planner.decide(.ioError(path: "m/x", errno: 13, message: "Permission denied"), for: s)
@@ -82,7 +82,7 @@ import Testing
             ~ second -> mirror/second/: 1 to fetch, 2 to refetch, 2 up to date (64.0 KiB + 1 of unknown size)
                 = ok.txt (3 B)
                 ~ short.txt (4 B): size is 3 bytes, expected 4
-                ~ wrong.txt: sha256 is a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f, expected \(abc)
+                ~ wrong.txt: sha256 differs: expected \(abc), actual a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f
                 + sub/missing.txt (64.0 KiB)
                 = any.txt
             Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred.

@@ -62,7 +62,7 @@ struct BenchmarkTests {
                 continue
             }
             print(String(format: "BENCH check %@ %ld %.4f s %.0f MB/s peakRSS %.0f MiB %@",
-                         algorithm.rawValue, Int(size), best, Double(size) / best / 1e6, Self.peakRSSMiB(), actual.hex))
+                         algorithm.rawValue, Int(size), best, Double(size) / best / 1e6, Self.peakRSSMiB(), actual.first?.hex ?? "-"))
         }
     }
 

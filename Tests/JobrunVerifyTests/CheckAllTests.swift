@@ -35,7 +35,7 @@ struct CheckAllTests {
                     try writeFile(root, path, contents + [1])
                     let actual = try Digest.compute(.sha256, of: contents + [1])
                     expectations.append(FileExpectation(root: root, relativePath: path, digests: [sha]))
-                    expected.append(.digestMismatch(expected: sha, actual: actual, size: Int64(contents.count) + 1))
+                    expected.append(.digestMismatch(expected: sha, actual: [actual], size: Int64(contents.count) + 1))
                 default:
                     // Whole missing directories, in and out of the middle of the list.
                     let missing = "gone/\(index % 3)/s\(index).ts"

@@ -50,7 +50,7 @@ struct FileCheckerTests {
             var wrong = sha512
             wrong.bytes[0] ^= 1
             #expect(checker.check(expectation(root, "big/blob", wrong))
-                    == .digestMismatch(expected: wrong, actual: sha512, size: Int64(contents.count)))
+                    == .digestMismatch(expected: wrong, actual: [sha512], size: Int64(contents.count)))
         }
     }
 
@@ -70,6 +70,7 @@ struct FileCheckerTests {
         }
     }
 
+    /// The first mismatch in algorithm order, and the file's digest for every declared algorithm.
     @Test func firstDigestMismatchInAlgorithmOrder() throws {
         try withTemporaryDirectory { root in
             try writeFile(root, "a/x", Self.abc)
@@ -77,9 +78,9 @@ struct FileCheckerTests {
             let badSHA256 = digest(.sha256, String(repeating: "1", count: 64))
             // Listed sha256 first; md5 comes first in algorithm order.
             #expect(checker.check(expectation(root, "a/x", size: 3, badSHA256, badMD5))
-                    == .digestMismatch(expected: badMD5, actual: Self.abcMD5, size: 3))
+                    == .digestMismatch(expected: badMD5, actual: [Self.abcMD5, Self.abcSHA256], size: 3))
             #expect(checker.check(expectation(root, "a/x", badSHA256, Self.abcMD5))
-                    == .digestMismatch(expected: badSHA256, actual: Self.abcSHA256, size: 3))
+                    == .digestMismatch(expected: badSHA256, actual: [Self.abcMD5, Self.abcSHA256], size: 3))
         }
     }
 

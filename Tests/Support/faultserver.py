@@ -61,7 +61,7 @@ INT_OPTIONS = {
     "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
     "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
-    "ignore_if_range", "range_as_200", "partial_200", "no_length",
+    "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -459,6 +459,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             extra.append(("Retry-After", retry_after_value(options["retry_after"])))
         if options.get("close"):
             self.close_connection = True
+        if options.get("header_bytes"):
+            extra.append(("X-Padding", "a" * options["header_bytes"]))
         if options.get("delay_ms"):
             self.hold(options["delay_ms"] / 1000.0)
         if options.get("status"):
@@ -538,7 +540,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             digest = hashlib.new(algorithm)
         except ValueError:
             return self.simple(400, "400 unknown digest algorithm %r\n" % algorithm)
-        representation = Representation(content, version)
+        representation = Representation(content, version, query.get("wrong_bytes", ["0"])[0] == "1")
         for start in range(0, representation.size, CHUNK):
             digest.update(representation.read(start, start + CHUNK))
         self.simple(200, digest.hexdigest() + "\n", [("X-Content-Size", str(representation.size))])
