@@ -104,7 +104,9 @@ extension ManifestDecoder {
             dependsOn: dependsOn, checksum: checksum, settings: settings, slices: slices)
     }
 
-    /// Validates a URL: http or https (file only when allowed), no user-info, no control characters.
+    /// Validates a URL: http or https (file only when allowed), no user-info, no control or other
+    /// deceptive characters. Those past ASCII are looked for once the URL parses, after user-info
+    /// has been found and its quoted line redacted.
     mutating func checkURL(_ text: String, node: YAMLNode, field: String) -> ParsedURL? {
         switch ParsedURL.parse(text) {
         case .success(let url):
@@ -130,8 +132,9 @@ extension ManifestDecoder {
             switch error {
             case .missingScheme, .missingAuthority:
                 diagnostics.error("'\(field)' is not an absolute URL (scheme://host/path)", at: location(node))
-            case .controlCharacter(let offset):
-                diagnostics.error("'\(field)' contains a control character", at: location(node, offsetInScalar: offset))
+            case .controlCharacter:
+                // Named and located as in any other name; there is one to report.
+                _ = isFreeOfDeceptiveCharacters(text, node: node, field: "'\(field)'")
             case .whitespace(let offset):
                 diagnostics.error("'\(field)' contains a space; encode it as %20", at: location(node, offsetInScalar: offset))
             case .userInfo:

@@ -253,6 +253,16 @@ import Testing
             """)
     }
 
+    /// A password in a URL is found, and redacted in the quoted line, before any deceptive character.
+    @Test func userInformationInAURLIsRedactedFirst() throws {
+        #expect(try diagnose(Self.manifest(slicePaths: "a.ts\n        url: https://me:hunter22@cdn.example.com/\u{202E}x.ts")) == """
+            m.yaml:7:14: error: 'url' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}
+                    url: https://<redacted>@cdn.example.com/\u{FFFD}x.ts
+                         ^
+
+            """)
+    }
+
     @Test func ordinaryNonASCIINamesAreAccepted() throws {
         let names = ["caf\u{E9}", "\u{65E5}\u{672C}\u{8A9E}", "\u{1F389}", "\u{2764}\u{FE0F}", "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442}", "e\u{301}", "\u{5E9}\u{5DC}\u{5D5}\u{5DD}", "\u{A0}nbsp", "\u{FFFD}"]
         var files = Self.valid
