@@ -29,15 +29,10 @@ enum PathRules {
         var needsNormalizing = false
         var componentLength = 0
         var dots = 0
-        var hasCheckedScalars = false
+        var highBits: UInt8 = 0
         for c in bytes {
-            if c >= 0x80 {
-                // Only a name with non-ASCII text has its scalars looked at, once, from the start.
-                if !hasCheckedScalars {
-                    hasCheckedScalars = true
-                    if let found = DeceptiveCharacter.first(in: path) { return .failure(.character(found.character, offset: found.offset)) }
-                }
-            } else if c < 0x20 || c == 0x7F || c == UInt8(ascii: "\\") {
+            highBits |= c
+            if c < 0x20 || c == 0x7F || c == UInt8(ascii: "\\") {
                 // A control character is found by the refusal's own scan; otherwise it is the backslash.
                 return .failure(refusal(of: path, otherwise: .backslash))
             }
@@ -53,6 +48,10 @@ enum PathRules {
             if c == UInt8(ascii: ".") { dots += 1 }
         }
         if componentLength > 0 && dots == componentLength && dots <= 2 { needsNormalizing = true }
+        // Only a name with non-ASCII text has its scalars looked at, before any problem that quotes it.
+        if highBits >= 0x80, let found = DeceptiveCharacter.first(in: path) {
+            return .failure(.character(found.character, offset: found.offset))
+        }
         if bytes.first == UInt8(ascii: "/") { return .failure(.absolute) }
         if bytes.last == UInt8(ascii: "/") && !allowTrailingSlash { return .failure(.trailingSlash) }
         // Fast path: nothing to normalise.
