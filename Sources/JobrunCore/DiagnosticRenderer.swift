@@ -13,12 +13,14 @@ public struct SourceFiles: Sendable {
         for s in secrets where s.unicodeScalars.count >= 4 { redactions.insert(s) }
     }
 
-    /// The given 1-based line of `file`, without its line terminator, decoded leniently.
+    /// The given 1-based line of `file`, without its line terminator, decoded leniently. A UTF-8
+    /// byte order mark is left out: columns do not count it.
     public func line(_ number: Int, of file: String) -> String? {
         guard let bytes = contents[file], number >= 1 else { return nil }
+        let byteOrderMarkLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var current = 1
-        var start = 0
-        var index = 0
+        var start = byteOrderMarkLength
+        var index = byteOrderMarkLength
         let count = bytes.count
         while current < number {
             guard let newline = bytes[index...].firstIndex(of: 0x0A) else { return nil }
@@ -56,7 +58,7 @@ public struct DiagnosticRenderer: Sendable {
 
     private func renderOne(_ d: Diagnostic, into out: inout String) {
         if let location = d.location {
-            out += "\(location): \(d.severity.rawValue): \(d.message)\n"
+            out += "\(location): \(d.severity.rawValue): \(Self.visible(d.message))\n"
             if let text = sources.line(location.line, of: location.file) {
                 let (redacted, column) = Self.redact(text, column: location.column, secrets: sources.redactions)
                 let shown = Self.printable(redacted)
@@ -64,7 +66,7 @@ public struct DiagnosticRenderer: Sendable {
                 out += Self.caretLine(for: shown, column: column) + "\n"
             }
         } else {
-            out += "jobrun: \(d.severity.rawValue): \(d.message)\n"
+            out += "jobrun: \(d.severity.rawValue): \(Self.visible(d.message))\n"
         }
     }
 
@@ -97,13 +99,27 @@ public struct DiagnosticRenderer: Sendable {
         return (String(String.UnicodeScalarView(scalars)), column)
     }
 
-    /// Control characters are shown as U+FFFD so the caret stays aligned and the terminal stays sane.
+    /// Control, bidirectional, invisible format and noncharacters are shown as U+FFFD so the caret
+    /// stays aligned, the line reads in the order it is stored and the terminal stays sane.
     static func printable(_ line: String) -> String {
         String(String.UnicodeScalarView(line.unicodeScalars.map { scalar in
-            if scalar == "\t" { return scalar }
-            if scalar.value < 0x20 || scalar.value == 0x7F { return "\u{FFFD}" }
-            return scalar
+            scalar != "\t" && DeceptiveCharacter(scalar) != nil ? "\u{FFFD}" : scalar
         }))
+    }
+
+    /// A message quoting a value that holds a bidirectional, invisible format, C1 control or
+    /// noncharacter shows it as `<U+202E>`, so the message reads as it is stored.
+    static func visible(_ message: String) -> String {
+        guard message.utf8.contains(where: { $0 >= 0x80 }) else { return message }
+        var out = ""
+        for scalar in message.unicodeScalars {
+            if scalar.value >= 0x80, let found = DeceptiveCharacter(scalar) {
+                out += "<" + found.notation + ">"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// Spaces up to the column (tabs kept, so the caret lines up under tab-indented text), then `^`.

@@ -2,7 +2,8 @@ import JobrunCore
 
 extension ManifestDecoder {
     /// Reads a `slices_from` list: `<hex>  <path>` or `<hex> *<path>` lines as `sha256sum` and its
-    /// siblings write them, `#` comments and blank lines ignored, GNU's `\`-escaped names understood.
+    /// siblings write them, `#` comments, blank lines and a leading byte order mark ignored, GNU's
+    /// `\`-escaped names understood.
     /// Problems are reported at their line and column in the list file.
     mutating func checksumList(_ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
@@ -16,7 +17,8 @@ extension ManifestDecoder {
         auxiliaryFiles.append((path, bytes))
         var slices: [Slice] = []
         var lineNumber = 0
-        var start = 0
+        // A UTF-8 byte order mark (Windows tools write one) is skipped and not counted in columns, as in manifests.
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while start < bytes.count {
             lineNumber += 1
             var end = start
@@ -57,7 +59,8 @@ extension ManifestDecoder {
         i += 1
         if i < line.endIndex, line[i] == 0x20 || line[i] == UInt8(ascii: "*") { i += 1 }
         let pathColumn = String(decoding: line[line.startIndex..<i], as: UTF8.self).unicodeScalars.count + 1
-        var pathText = String(decoding: line[i...], as: UTF8.self)
+        let writtenPath = String(decoding: line[i...], as: UTF8.self)
+        var pathText = writtenPath
         if escaped {
             guard let unescaped = Self.unescapeChecksumName(pathText) else {
                 diagnostics.error("invalid escape in a checksum list file name", at: at(pathColumn))
@@ -89,9 +92,33 @@ extension ManifestDecoder {
         case .success(let p):
             return Slice(path: p, digests: [digest], location: at(pathColumn))
         case .failure(let problem):
-            diagnostics.error(PathRules.message(for: problem, field: "slice path", value: pathText), at: at(pathColumn))
+            var column = pathColumn
+            if case .character(_, let offset) = problem {
+                column += escaped
+                    ? Self.writtenScalars(before: offset, inEscaped: writtenPath)
+                    : String(decoding: pathText.utf8.prefix(offset), as: UTF8.self).unicodeScalars.count
+            }
+            diagnostics.error(PathRules.message(for: problem, field: "slice path", value: pathText), at: at(column))
             return nil
         }
+    }
+
+    /// How many scalars of an escaped name as written come before the `offset`-th byte of the name
+    /// it stands for (each `\x` escape is two scalars written for one byte meant).
+    static func writtenScalars(before offset: Int, inEscaped written: String) -> Int {
+        var meant = 0
+        var count = 0
+        var it = written.unicodeScalars.makeIterator()
+        while meant < offset, let scalar = it.next() {
+            if scalar == "\\", it.next() != nil {
+                count += 2
+                meant += 1
+            } else {
+                count += 1
+                meant += UTF8.width(scalar)
+            }
+        }
+        return count
     }
 
     /// GNU coreutils escapes `\` as `\\` and newline as `\n` in names, marking the line with a leading `\`.

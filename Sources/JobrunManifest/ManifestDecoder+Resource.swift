@@ -18,7 +18,9 @@ extension ManifestDecoder {
             idLocation = location(n)
             if let text = string(n, "id") {
                 if !text.utf8.allSatisfy(Self.idAlphabet) {
-                    diagnostics.error("resource id '\(text)' may contain only ASCII letters and digits, '.', '_' and '-'", at: idLocation)
+                    if isFreeOfDeceptiveCharacters(text, node: n, field: "resource id") {
+                        diagnostics.error("resource id '\(text)' may contain only ASCII letters and digits, '.', '_' and '-'", at: idLocation)
+                    }
                 } else if text == "." || text == ".." {
                     diagnostics.error("resource id '\(text)' is reserved", at: idLocation)
                 } else {
@@ -61,14 +63,14 @@ extension ManifestDecoder {
         if let n = doc.value(forKey: "dest", in: node), let text = doc.isNull(n) ? "" : string(n, "dest") {
             switch PathRules.normalize(text, allowEmpty: true, allowTrailingSlash: true) {
             case .success(let d): dest = d
-            case .failure(let p): diagnostics.error(PathRules.message(for: p, field: "'dest'", value: text), at: location(n))
+            case .failure(let p): reportPathProblem(p, field: "'dest'", value: text, node: n)
             }
         }
 
         var dependsOn: [Resource.Dependency] = []
         if let n = doc.value(forKey: "depends_on", in: node), !doc.isNull(n), requireSequence(n, "'depends_on'") {
             for item in doc.items(n) {
-                if let other = string(item, "depends_on") {
+                if let other = string(item, "depends_on"), isFreeOfDeceptiveCharacters(other, node: item, field: "'depends_on'") {
                     dependsOn.append(.init(id: other, location: location(item)))
                 }
             }
@@ -83,7 +85,7 @@ extension ManifestDecoder {
             }
         }
         let fromNode = doc.value(forKey: "slices_from", in: node)
-        if let n = fromNode, let text = string(n, "slices_from") {
+        if let n = fromNode, let text = string(n, "slices_from"), isFreeOfDeceptiveCharacters(text, node: n, field: "'slices_from'") {
             slices.append(contentsOf: checksumList(text, node: n, algorithm: checksum))
         }
         if slicesNode == nil && fromNode == nil {
@@ -102,10 +104,13 @@ extension ManifestDecoder {
             dependsOn: dependsOn, checksum: checksum, settings: settings, slices: slices)
     }
 
-    /// Validates a URL: http or https (file only when allowed), no user-info, no control characters.
+    /// Validates a URL: http or https (file only when allowed), no user-info, no control or other
+    /// deceptive characters. Those past ASCII are looked for once the URL parses, after user-info
+    /// has been found and its quoted line redacted.
     mutating func checkURL(_ text: String, node: YAMLNode, field: String) -> ParsedURL? {
         switch ParsedURL.parse(text) {
         case .success(let url):
+            guard isFreeOfDeceptiveCharacters(text, node: node, field: "'\(field)'") else { return nil }
             switch url.scheme {
             case "http", "https":
                 return url
@@ -127,8 +132,9 @@ extension ManifestDecoder {
             switch error {
             case .missingScheme, .missingAuthority:
                 diagnostics.error("'\(field)' is not an absolute URL (scheme://host/path)", at: location(node))
-            case .controlCharacter(let offset):
-                diagnostics.error("'\(field)' contains a control character", at: location(node, offsetInScalar: offset))
+            case .controlCharacter:
+                // Named and located as in any other name; there is one to report.
+                _ = isFreeOfDeceptiveCharacters(text, node: node, field: "'\(field)'")
             case .whitespace(let offset):
                 diagnostics.error("'\(field)' contains a space; encode it as %20", at: location(node, offsetInScalar: offset))
             case .userInfo:

@@ -49,7 +49,7 @@ extension ManifestDecoder {
                 switch PathRules.normalize(rawPath, allowEmpty: false, allowTrailingSlash: false) {
                 case .success(let p): path = p
                 case .failure(let problem):
-                    diagnostics.error(PathRules.message(for: problem, field: "slice path", value: rawPath), at: location(pathNode))
+                    reportPathProblem(problem, field: "slice path", value: rawPath, node: pathNode)
                     ok = false
                 }
             } else {

@@ -57,12 +57,10 @@ struct ManifestDecoder {
         var output = "mirror"
         if let d = doc.value(forKey: "defaults", in: root), !doc.isNull(d), requireMapping(d, "'defaults'") {
             checkKeys(d, allowed: Self.defaultsKeys, in: "'defaults'")
-            if let o = doc.value(forKey: "output", in: d), let text = string(o, "output") {
-                if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-                    diagnostics.error("'output' contains a control character", at: location(o))
-                } else {
-                    output = text
-                }
+            if let o = doc.value(forKey: "output", in: d), let text = string(o, "output"),
+                isFreeOfDeceptiveCharacters(text, node: o, field: "'output'")
+            {
+                output = text
             }
             readSettings(from: d, into: &settings, context: "'defaults'")
         }
@@ -187,7 +185,9 @@ struct ManifestDecoder {
     mutating func readTLS(_ node: YAMLNode, into settings: inout ResourceSettings) {
         guard requireMapping(node, "'tls'") else { return }
         checkKeys(node, allowed: ["ca_file"], in: "'tls'")
-        if let n = doc.value(forKey: "ca_file", in: node), let text = string(n, "ca_file") {
+        if let n = doc.value(forKey: "ca_file", in: node), let text = string(n, "ca_file"),
+            isFreeOfDeceptiveCharacters(text, node: n, field: "'ca_file'")
+        {
             let path = PathRules.join(manifestDirectory, text)
             if FileManager.default.isReadableFile(atPath: path) {
                 settings.caFile = path

@@ -1,3 +1,5 @@
+import JobrunCore
+
 /// Lexical rules for destination paths: what a manifest may name below the output root.
 enum PathRules {
     static let maximumComponentBytes = 255
@@ -9,8 +11,8 @@ enum PathRules {
         case escapesRoot
         case tilde
         case backslash
-        case nul
-        case controlCharacter
+        /// A control, bidirectional, invisible format or noncharacter at a UTF-8 offset of the path.
+        case character(DeceptiveCharacter, offset: Int)
         case componentTooLong
         case pathTooLong
         case trailingSlash
@@ -27,10 +29,13 @@ enum PathRules {
         var needsNormalizing = false
         var componentLength = 0
         var dots = 0
+        var highBits: UInt8 = 0
         for c in bytes {
-            if c == 0 { return .failure(.nul) }
-            if c < 0x20 || c == 0x7F { return .failure(.controlCharacter) }
-            if c == UInt8(ascii: "\\") { return .failure(.backslash) }
+            highBits |= c
+            if c < 0x20 || c == 0x7F || c == UInt8(ascii: "\\") {
+                // A control character is found by the refusal's own scan; otherwise it is the backslash.
+                return .failure(refusal(of: path, otherwise: .backslash))
+            }
             if c == UInt8(ascii: "/") {
                 if componentLength == 0 || dots == componentLength && dots <= 2 { needsNormalizing = true }
                 componentLength = 0
@@ -38,11 +43,15 @@ enum PathRules {
                 continue
             }
             // A name starting with `~` is refused anywhere: shells and tools expand it.
-            if componentLength == 0 && c == UInt8(ascii: "~") { return .failure(.tilde) }
+            if componentLength == 0 && c == UInt8(ascii: "~") { return .failure(refusal(of: path, otherwise: .tilde)) }
             componentLength += 1
             if c == UInt8(ascii: ".") { dots += 1 }
         }
         if componentLength > 0 && dots == componentLength && dots <= 2 { needsNormalizing = true }
+        // Only a name with non-ASCII text has its scalars looked at, before any problem that quotes it.
+        if highBits >= 0x80, let found = DeceptiveCharacter.first(in: path) {
+            return .failure(.character(found.character, offset: found.offset))
+        }
         if bytes.first == UInt8(ascii: "/") { return .failure(.absolute) }
         if bytes.last == UInt8(ascii: "/") && !allowTrailingSlash { return .failure(.trailingSlash) }
         // Fast path: nothing to normalise.
@@ -71,6 +80,13 @@ enum PathRules {
         return .success(parts.joined(separator: "/"))
     }
 
+    /// A deceptive character anywhere in `path` outranks `problem`, whose message would quote the
+    /// path as it displays rather than as it is.
+    private static func refusal(of path: String, otherwise problem: Problem) -> Problem {
+        guard let found = DeceptiveCharacter.first(in: path) else { return problem }
+        return .character(found.character, offset: found.offset)
+    }
+
     static func message(for problem: Problem, field: String, value: String) -> String {
         switch problem {
         case .empty: "\(field) is empty"
@@ -81,8 +97,7 @@ enum PathRules {
                 ? "\(field) '\(value)' starts with '~'; jobrun does not expand home directories"
                 : "\(field) '\(value)' has a name starting with '~'; jobrun does not expand home directories"
         case .backslash: "\(field) '\(value)' contains a backslash; use '/' to separate folders"
-        case .nul: "\(field) contains a NUL character"
-        case .controlCharacter: "\(field) contains a control character"
+        case .character(let character, _): "\(field) contains \(character)"
         case .componentTooLong: "\(field) has a path component longer than \(maximumComponentBytes) bytes"
         case .pathTooLong: "\(field) is longer than \(maximumPathBytes) bytes"
         case .trailingSlash: "\(field) '\(value)' ends with '/'; a slice is a file"

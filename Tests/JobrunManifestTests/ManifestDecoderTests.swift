@@ -46,8 +46,14 @@ import Testing
 
     @Test func decodesTheIssueExample() throws {
         let loaded = try loadManifests(["m.yaml": Self.full, "lesson-a.sha256sums": Self.sums], environment: ["MIRROR_TOKEN": "s3cr3t"])
-        #expect(loaded.rendered.contains("back\\slash") || loaded.rendered.contains("backslash"))
-        // The escaped name holds a backslash, which destinations refuse; everything else is fine.
+        // The escaped name holds a backslash and a line feed, which destinations refuse; the line feed
+        // is named, at its escape (a message quoting the name would break); everything else is fine.
+        #expect(loaded.rendered == """
+            lesson-a.sha256sums:4:86: error: slice path contains U+000A, a control character
+            \\fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9  raw/ts/back\\\\slash\\nname.ts
+                                                                                                 ^
+
+            """)
         #expect(loaded.manifest == nil)
     }
 
@@ -397,7 +403,7 @@ import Testing
 }
 
 @Suite struct PathRulesTests {
-    @Test func normalisation() {
+    @Test func normalisation() throws {
         #expect(PathRules.normalize("a/b", allowEmpty: false, allowTrailingSlash: false) == .success("a/b"))
         #expect(PathRules.normalize("./a//b/.", allowEmpty: false, allowTrailingSlash: false) == .success("a/b"))
         #expect(PathRules.normalize("a/../b", allowEmpty: false, allowTrailingSlash: false) == .success("b"))
@@ -409,8 +415,8 @@ import Testing
         #expect(PathRules.normalize("a/.hidden/..x/x.ts", allowEmpty: false, allowTrailingSlash: false) == .success("a/.hidden/..x/x.ts"))
         #expect(PathRules.normalize("a/../b/...", allowEmpty: false, allowTrailingSlash: false) == .success("b/..."))
         #expect(PathRules.normalize("a/./~b", allowEmpty: false, allowTrailingSlash: false) == .failure(.tilde))
-        #expect(PathRules.normalize("a\u{0}b", allowEmpty: false, allowTrailingSlash: false) == .failure(.nul))
-        #expect(PathRules.normalize("a\u{7}b", allowEmpty: false, allowTrailingSlash: false) == .failure(.controlCharacter))
+        #expect(PathRules.normalize("a\u{0}b", allowEmpty: false, allowTrailingSlash: false) == .failure(.character(try #require(DeceptiveCharacter("\u{0}")), offset: 1)))
+        #expect(PathRules.normalize("a\u{7}b", allowEmpty: false, allowTrailingSlash: false) == .failure(.character(try #require(DeceptiveCharacter("\u{7}")), offset: 1)))
         #expect(PathRules.normalize(String(repeating: "x", count: 256), allowEmpty: false, allowTrailingSlash: false) == .failure(.componentTooLong))
         #expect(PathRules.normalize(String(repeating: "x/", count: 2100) + "y", allowEmpty: false, allowTrailingSlash: false) == .failure(.pathTooLong))
         #expect(PathRules.join("dir", "../x/./y") == "x/y")
