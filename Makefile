@@ -3,8 +3,8 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFT_FLAGS ?=
-# Release builds link the Swift runtime statically on Linux (faster start-up; a 30 MB binary that
-# needs no Swift toolchain to run). Measurements: docs/performance.md, "Session 11 changes".
+# Release builds link the Swift runtime statically on Linux: faster start-up, and a binary that
+# needs no Swift toolchain to run (docs/performance.md, "Start-up", has the figures).
 # Darwin ships the Swift runtime in the OS, so there the flag is left out.
 UNAME_S := $(shell uname -s)
 RELEASE_FLAGS ?= $(if $(filter Linux,$(UNAME_S)),--static-swift-stdlib)

@@ -58,8 +58,8 @@ MEDIA=${MEDIA:-"tmpfs disk"}
 PROTOS=${PROTOS:-"h1 tls"}
 CONC=${CONC:-16}
 RUNS=${RUNS:-3}
-# On tmpfs sets (a) and (b) take 0.1–4 s a run and their checks are decided by a few per cent,
-# while single runs there vary by ±15 % on this VM: with 3 runs one slow run moves the median.
+# On tmpfs sets (a) and (b) take well under a few seconds a run and their checks are decided by a
+# few per cent, while single runs there vary by more: with 3 runs one slow run moves the median.
 TMPFS_RUNS=${TMPFS_RUNS:-7}
 LARGE_RUNS=${LARGE_RUNS:-2}
 WARMUP=${WARMUP:-1}
@@ -68,7 +68,7 @@ CEILING=${CEILING:-1}
 # dirty_expire interval (recently_deleted() in fs/ext4/ialloc.c): it scans past every one of
 # them for each new file. Every run deletes the last run's output first, so a tool timed soon
 # after other tools' runs pays for their deletions too, and the later a tool comes in the
-# sequence the more it pays (seen: cp -r of set (a) 0.56 s after the peers, curl 0.31 s). Before
+# sequence the more it pays (`cp -r` of set (a), timed after the peers, was slower than curl). Before
 # each tool of sets (a) seed and (b) many on the disk, the benchmark waits that interval plus 5 s, so every
 # tool starts from the same state and pays only for its own runs. 0 turns this off.
 DISK_SETTLE=${DISK_SETTLE:-$(( $(cat /proc/sys/vm/dirty_expire_centisecs 2>/dev/null || echo 3000) / 100 + 5 ))}

@@ -8,8 +8,8 @@ import Darwin
 #endif
 
 /// A POSIX thread that runs a closure and ends; nobody joins it (its owner waits on a signal of
-/// its own). Foundation's `Thread` would pull the whole of Foundation (and ICU) into the binary:
-/// 5 ms more at every start.
+/// its own). Foundation's `Thread` would pull the whole of Foundation (and ICU) into the binary,
+/// and its loading into every start.
 public enum DetachedThread {
     private final class Body {
         let name: String

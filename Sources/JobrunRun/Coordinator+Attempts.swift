@@ -24,30 +24,9 @@ extension Coordinator {
     /// one the coordinator drives itself. Where the engine thread's work grows with the bytes —
     /// copying bodies of 64 KiB and more, decrypting TLS bodies — spreading puts that work on
     /// every core; for a smaller body, handing its completion over from another thread (and, over
-    /// TLS, a second connection) costs more than it saves. Over TLS the wall time is level at
-    /// 16 KiB with less CPU on engine 0 alone, level to 2–6 % faster spread at 24–32 KiB, and
-    /// 10–14 % faster spread from 40 KiB: the line is at 24 KiB. Measured on tmpfs,
-    /// two cores (alternating runs, medians; the TLS rows with two figures in both orders, 12–20 runs
-    /// each):
-    ///
-    /// | plain-HTTP slices      | engine 0 only | spread  |
-    /// |------------------------|--------------:|--------:|
-    /// | 10,000 × 16 KiB        | 1.14 s        | 1.31 s  |
-    /// | 1,500 × 24 KiB         | 0.228 s       | 0.227 s |
-    /// | 1,500 × 48 KiB         | 0.247 s       | 0.243 s |
-    /// | 600 × 64 KiB           | 0.143 s       | 0.131 s |
-    /// | 400 × 128 KiB          | 0.158 s       | 0.144 s |
-    ///
-    /// | TLS (HTTP/2) slices    | engine 0 only         | spread                |
-    /// |------------------------|----------------------:|----------------------:|
-    /// | 10,000 × 16 KiB ¹      | 1.44–1.82 s, 1.6–2.1 CPU-s | 1.43–1.93 s, 1.8–2.5 CPU-s |
-    /// | 4,000 × 24 KiB         | 0.91 / 1.15 s         | 0.89 / 1.08 s         |
-    /// | 3,000 × 32 KiB         | 0.70 / 0.80 s         | 0.72 / 0.77 s         |
-    /// | 2,400 × 40 KiB         | 0.79 s                | 0.70 s                |
-    /// | 2,000 × 48 KiB         | 0.63 / 0.61 s         | 0.54 / 0.55 s         |
-    ///
-    /// ¹ Six series of 12–20 runs on stretches of the VM of different speeds: level in wall time
-    /// (−6 % to +4 % per series), 7–15 % less CPU on engine 0 alone.
+    /// TLS, a second connection) costs more than it saves. The lines (64 KiB over plain HTTP,
+    /// 24 KiB over TLS) are where spreading starts to pay on two cores; the measurements are in
+    /// docs/performance.md, "Where transfers run, and why".
     ///
     /// Unsized slices: plain HTTP stays on engine 0 (most are small: manifests, playlists); TLS
     /// spreads, since a large unsized body would otherwise be decrypted on one core.
@@ -127,7 +106,7 @@ extension Coordinator {
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
-        // curl tool uses 100 KiB); 2 GiB in 4 slices went from 5.3 s to 3.3 s on tmpfs. Small and
+        // curl tool uses 100 KiB; measured in docs/performance.md). Small and
         // unsized slices keep libcurl's 16 KiB and the pool of reused easy handles.
         request.receiveBufferSize = Self.receiveBuffer(forSize: slice.size)
         let executor = self.executor

@@ -30,8 +30,8 @@ public struct ApplyOptions: Sendable {
 /// caller of ``run()``) owns all state. It also drives the first curl engine, the one that moves
 /// every plain-HTTP body under 64 KiB or of unknown size and every TLS body under 24 KiB, and
 /// sleeps in that engine's poll: a
-/// finished transfer is seen without waking another thread (on two cores, 10,000 bodies of
-/// 16 KiB went from 1.40 to 1.18 s). Other engines have threads of their own; they only stream
+/// finished transfer is seen without waking another thread (what that saves is in
+/// docs/performance.md). Other engines have threads of their own; they only stream
 /// bytes and post completions.
 public final class Executor: Sendable {
     let plan: Plan
@@ -101,8 +101,8 @@ public final class Executor: Sendable {
     var interruptedBy: Int32? { interruption.withLock { $0 } }
 
     /// Starts loading and initializing libcurl, and OpenSSL's digests, on a thread of their own,
-    /// so that this work (~7.6 ms of loading libcurl and the libraries it needs, ~2 ms of
-    /// OpenSSL reading its configuration) overlaps reading and planning the manifests instead
+    /// so that this work (loading libcurl and its libraries, OpenSSL reading its configuration;
+    /// see docs/performance.md) overlaps reading and planning the manifests instead
     /// of preceding them. While `dlopen` runs, a thread the main thread creates waits for it
     /// (glibc's `pthread_create` takes the loader's TLS lock): whatever the main thread does
     /// before its first new thread is what overlaps. Both steps sit behind once-guards, so

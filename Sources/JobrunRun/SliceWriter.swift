@@ -20,8 +20,7 @@ internal import CLinux
 /// - **file**: anything larger streams into the partial file as it arrives.
 ///   - From byte 0, the engine thread hashes each piece just before writing it, while the
 ///     piece is still in the cache: large transfers are spread over the engine threads, so the
-///     hashing is too, and nothing is copied twice (reading the file back cost 0.4 CPU-s per
-///     2 GiB on tmpfs).
+///     hashing is too, and nothing is read back (docs/performance.md has what that saves).
 ///   - A resumed body (or one that outgrew its Content-Length in memory) must be hashed from
 ///     the partial file's first byte: every ``progressStep`` bytes the coordinator is told
 ///     (``progress``) and hashes what is on disk by reading it back (``hash(upTo:)``), so the
@@ -238,7 +237,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     /// Starts writing the bytes received since the last call to the disk, without waiting.
     /// The durability point is still the `syncfs` before a resource is recorded complete; this
     /// only lets the disk work while the network does, so that sync finds little left to do
-    /// (2 GiB to ext4: 3.2 s → 2.8 s). Below the kernel's background threshold (10 % of RAM)
+    /// (measured in docs/performance.md). Below the kernel's background writeback threshold
     /// nothing would be written before that sync otherwise. A no-op on tmpfs.
     private func startWriteback() {
         #if os(Linux)

@@ -9,7 +9,10 @@ public struct LoggedRequest: Sendable, CustomStringConvertible {
     /// When the request's headers had been read, in seconds on the server's monotonic clock:
     /// compare only with other entries (`b.time - a.endTime` is the gap between two attempts).
     public var time: Double
-    /// When the response ended, on the same clock.
+    /// When the response's last write began (its last body bytes, a chunked body's terminator, or
+    /// the headers of a response without a body), on the same clock: never after the client could
+    /// see the response end, so a request sent after that has a later ``time``. A stall or a reset
+    /// comes after it; a client that hung up before the headers leaves the moment it was noticed.
     public var endTime: Double
     /// The listening port that received it (``FaultServer/port``, `secondPort` or `tlsPort`).
     public var port: Int

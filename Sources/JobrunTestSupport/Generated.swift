@@ -10,7 +10,7 @@
 ///     let manifestDigest = Generated.sha256Hex(size: 4096, name: "a.bin")
 ///     let url = server.url(Generated.path(size: 4096, name: "a.bin"))
 ///
-/// Uses ``PortableSHA256``: about 5 MB/s in a debug build, fine for fixtures of a few MiB; for
+/// Uses ``PortableSHA256``: slow in a debug build, fine for fixtures of a few MiB; for
 /// larger ones ask the server (`GET /_digest/gen/N/name` returns the hex digest).
 public enum Generated {
     /// The `size` bytes served at `/gen/<size>/<name>` (representation `version`).

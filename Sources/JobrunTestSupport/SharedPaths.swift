@@ -1,13 +1,25 @@
 import Foundation
 import JobrunCore
 
-/// Locates the repository's `shared/` directory (the JUnit XSDs live in `shared/xsd`).
+/// Locates what the tests use from outside the package: the JUnit XSDs.
 ///
-/// CI clones the package as `<somewhere>/<repo>` with `shared/` beside it, so the default is
-/// `<package root>/../shared`; `JOBRUN_SHARED_DIR` overrides it.
+/// CI clones the package as `<somewhere>/<repo>` with the project's `shared/` folder beside it, so
+/// the schemas default to `<package root>/../shared/xsd`. `JOBRUN_JUNIT_XSD_DIR` names the schema
+/// folder itself and wins; `JOBRUN_SHARED_DIR` moves `shared/`. A clone with nothing beside it
+/// has no schemas: the checks that need them are skipped and say why (``junitSchemasMissing``),
+/// while a variable that is set and wrong fails them, so a misconfigured CI cannot skip quietly.
+/// Every lookup takes the environment as a parameter (the process's by default) so it can be
+/// tested without changing the process's own.
 public enum SharedPaths {
+    public typealias Environment = [String: String]
+
+    /// This process's environment, the lookups' default.
+    public static var processEnvironment: Environment { ProcessInfo.processInfo.environment }
+
     /// The environment variable that overrides the shared directory.
     public static let sharedDirectoryVariable = "JOBRUN_SHARED_DIR"
+    /// The environment variable naming the folder of JUnit `.xsd` files; it takes precedence.
+    public static let junitSchemaDirectoryVariable = "JOBRUN_JUNIT_XSD_DIR"
 
     /// The nearest directory at or above `filePath` holding a `Package.swift`. The default,
     /// this library's own source path, finds the jobrun package.
@@ -22,43 +34,68 @@ public enum SharedPaths {
     }
 
     /// `$JOBRUN_SHARED_DIR`, else `<package root>/../shared`, standardized.
-    public static var sharedDirectory: String {
-        get throws(NotFound) {
-            if let configured = ProcessInfo.processInfo.environment[sharedDirectoryVariable], !configured.isEmpty {
-                guard FileStatus.isDirectory(atPath: configured) else {
-                    throw NotFound(message: "\(sharedDirectoryVariable)=\(configured) is not a directory")
-                }
-                return (configured as NSString).standardizingPath
-            }
-            guard let root = packageRoot() else {
-                throw NotFound(message: "no Package.swift above \(#filePath); set \(sharedDirectoryVariable)")
-            }
-            let shared = ((root as NSString).deletingLastPathComponent as NSString).appendingPathComponent("shared")
-            guard FileStatus.isDirectory(atPath: shared) else {
-                throw NotFound(message: "\(shared) does not exist; set \(sharedDirectoryVariable)")
-            }
-            return shared
+    public static func sharedDirectory(
+        environment: Environment = processEnvironment, packageRoot: String? = packageRoot()
+    ) throws(NotFound) -> String {
+        if let configured = value(of: sharedDirectoryVariable, in: environment) {
+            return try existingDirectory(configured, "\(sharedDirectoryVariable)=\(configured) is not a directory")
         }
+        guard let packageRoot else {
+            throw NotFound(message: "no Package.swift above \(#filePath); set \(sharedDirectoryVariable)")
+        }
+        let shared = defaultSharedDirectory(packageRoot: packageRoot)
+        return try existingDirectory(shared, "\(shared) does not exist; set \(sharedDirectoryVariable)")
     }
 
-    /// `<shared>/xsd`.
-    public static var xsdDirectory: String {
-        get throws(NotFound) {
-            let xsd = try sharedDirectory + "/xsd"
-            guard FileStatus.isDirectory(atPath: xsd) else { throw NotFound(message: "\(xsd) does not exist") }
-            return xsd
+    /// `$JOBRUN_JUNIT_XSD_DIR`, else `<shared>/xsd`.
+    public static func xsdDirectory(
+        environment: Environment = processEnvironment, packageRoot: String? = packageRoot()
+    ) throws(NotFound) -> String {
+        if let configured = value(of: junitSchemaDirectoryVariable, in: environment) {
+            return try existingDirectory(configured, "\(junitSchemaDirectoryVariable)=\(configured) is not a directory")
         }
+        let xsd = try sharedDirectory(environment: environment, packageRoot: packageRoot) + "/xsd"
+        return try existingDirectory(xsd, "\(xsd) does not exist")
     }
 
-    /// Every `*.xsd` in ``xsdDirectory``, sorted: the schemas a JUnit report must satisfy.
-    public static var junitSchemas: [String] {
-        get throws(NotFound) {
-            let directory = try xsdDirectory
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            let schemas = names.filter { $0.hasSuffix(".xsd") }.sorted().map { directory + "/" + $0 }
-            guard !schemas.isEmpty else { throw NotFound(message: "no .xsd files in \(directory)") }
-            return schemas
-        }
+    /// Every `*.xsd` in ``xsdDirectory(environment:packageRoot:)``, sorted: the schemas a JUnit
+    /// report must satisfy.
+    public static func junitSchemas(
+        environment: Environment = processEnvironment, packageRoot: String? = packageRoot()
+    ) throws(NotFound) -> [String] {
+        let directory = try xsdDirectory(environment: environment, packageRoot: packageRoot)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let schemas = names.filter { $0.hasSuffix(".xsd") }.sorted().map { directory + "/" + $0 }
+        guard !schemas.isEmpty else { throw NotFound(message: "no .xsd files in \(directory)") }
+        return schemas
+    }
+
+    /// Why the JUnit schema checks cannot run here, or `nil` when they can. They are skipped only
+    /// when neither variable is set and `<package root>/../shared/xsd` does not exist; otherwise
+    /// they run, and a schema folder that is wrong or empty is their failure.
+    public static func junitSchemasMissing(
+        environment: Environment = processEnvironment, packageRoot: String? = packageRoot()
+    ) -> String? {
+        let isConfigured = [junitSchemaDirectoryVariable, sharedDirectoryVariable].contains { value(of: $0, in: environment) != nil }
+        let expected = packageRoot.map { defaultSharedDirectory(packageRoot: $0) + "/xsd" }
+        if isConfigured || expected.map(FileStatus.isDirectory(atPath:)) == true { return nil }
+        return "JUnit schema check skipped: \(expected ?? "../shared/xsd") does not exist and \(junitSchemaDirectoryVariable) "
+            + "is not set (set it to the folder of JUnit .xsd files to run this check)"
+    }
+
+    /// `<package root>/../shared`, whether or not it exists.
+    static func defaultSharedDirectory(packageRoot: String) -> String {
+        ((packageRoot as NSString).deletingLastPathComponent as NSString).appendingPathComponent("shared")
+    }
+
+    static func value(of variable: String, in environment: Environment) -> String? {
+        guard let value = environment[variable], !value.isEmpty else { return nil }
+        return value
+    }
+
+    static func existingDirectory(_ path: String, _ otherwise: String) throws(NotFound) -> String {
+        guard FileStatus.isDirectory(atPath: path) else { throw NotFound(message: otherwise) }
+        return (path as NSString).standardizingPath
     }
 
     /// A shared path could not be found; the message says where it looked.

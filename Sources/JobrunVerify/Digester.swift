@@ -134,8 +134,9 @@ extension Digest {
 
 extension Digester {
     /// Fetches OpenSSL's digest implementations if nothing has yet (the first fetch initializes
-    /// OpenSSL: ~1.5 ms). Digesters do this on first use; calling it early, from another
-    /// thread, only moves the work: a caller arriving while it runs waits for it to finish.
+    /// OpenSSL, which reads its configuration). Digesters do this on first use; calling it
+    /// early, from another thread, only moves the work: a caller arriving while it runs waits
+    /// for it to finish.
     public static func prepareImplementations() { _ = OpenSSLDigests.shared }
 }
 

@@ -131,6 +131,36 @@ struct FaultServerTests {
         #expect(one.endTime >= one.time && !one.clientDisconnected)
     }
 
+    /// `end_time` is taken before the response's last write, so the client cannot have seen the
+    /// end of a response, and sent its next request, before it: on a kept-alive connection each
+    /// request arrives at or after the previous response's `end_time`, whatever kind of response it
+    /// was. A stall's `end_time` is its last byte, not the client's hang-up a second later.
+    @Test func aResponseEndsBeforeTheClientCanSeeItsEnd() async throws {
+        let fixture = try Fixture()
+        defer { fixture.finish() }
+        let server = fixture.server
+        // With this Range: a 206 body, a text body, a chunked 206 (its terminator written last),
+        // a 416 with only headers; then HEADs; each curl run keeps one connection.
+        _ = try await fixture.curl(
+            server.url("/gen/70000/a.bin"), server.url("/status/404"), server.url("/fault/chunked=1/gen/9000/c.bin"),
+            server.url("/gen/0/empty.bin"), server.url("/gen/6000/b.bin"), options: ["-H", "Range: bytes=5000-"])
+        _ = try await fixture.curl(server.url("/gen/10/h1.bin"), server.url("/status/503"), server.url("/gen/10/h2.bin"), options: ["-I"])
+        let stall = try await fixture.curl(server.url("/fault/stall_at=500/gen/5000/s.bin"), options: ["--max-time", "1"])
+        #expect(stall.exitStatus == 28, "\(stall)")
+
+        let log = try await server.waitForRequests { $0.count == 9 }
+        #expect(log.map(\.status) == [206, 404, 206, 416, 206, 200, 503, 200, 200], "\(log)")
+        for (_, requests) in Dictionary(grouping: log, by: \.connectionID) {
+            let ordered = requests.sorted { $0.requestInConnection < $1.requestInConnection }
+            for (previous, next) in zip(ordered, ordered.dropFirst()) {
+                #expect(previous.endTime >= previous.time && next.time >= previous.endTime, "\(previous)\n\(next)")
+            }
+        }
+        #expect(Set(log.prefix(5).map(\.connectionID)).count == 1 && Set(log[5..<8].map(\.connectionID)).count == 1, "\(log)")
+        let stalled = try #require(log.last)
+        #expect(stalled.clientDisconnected && stalled.endTime - stalled.time < 0.5, "\(stalled)")
+    }
+
     @Test func filesUnderTheRootAreServedAndNothingElse() async throws {
         let root = try TemporaryDirectory(prefix: "faultserver-root")
         defer { root.remove() }

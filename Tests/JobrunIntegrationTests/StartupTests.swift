@@ -3,9 +3,10 @@ import JobrunTestSupport
 import Testing
 
 /// What the binary loads at start: FoundationEssentials, never the rest of Foundation or ICU
-/// (40 MB; 6 ms more at every start). A single `import Foundation` anywhere in the product's
-/// modules would bring them back; this catches it. libcurl is loaded with `dlopen`, by the
-/// commands that use it and no others, and a libcurl that cannot be loaded fails only those.
+/// (their loading would slow every start; docs/performance.md). A single `import Foundation`
+/// anywhere in the product's modules would bring them back; this catches it. libcurl is loaded
+/// with `dlopen`, by the commands that use it and no others, and a libcurl that cannot be loaded
+/// fails only those.
 @Suite struct StartupTests {
     #if os(Linux)
     @Test func theBinaryLoadsNeitherFoundationNorICU() async throws {

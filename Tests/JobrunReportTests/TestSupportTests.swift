@@ -158,8 +158,8 @@ import Testing
 
     /// SIGTERM must work: children of test threads would otherwise inherit a mask that blocks it.
     /// Blocking, so that the clock measures the run: an `await` can resume long after the run
-    /// ended when other tests hold the few threads that run Swift tasks (measured: a 0.31 s run,
-    /// resumed 26–30 s later, while the two 30 s tests ran beside it under load).
+    /// ended when other tests hold the few threads that run Swift tasks (under load, tens of
+    /// seconds later).
     @Test func killsAfterTheTimeout() throws {
         let start = ContinuousClock.now
         let result = try BinaryRunner(executable: "/bin/sleep").runBlocking(["30"], timeout: .milliseconds(300))
@@ -227,11 +227,63 @@ import Testing
 }
 
 @Suite struct SharedPathsTests {
-    @Test func findsThePackageRootAndTheSchemas() throws {
+    @Test func findsThePackageRoot() throws {
         let root = try #require(SharedPaths.packageRoot(startingAt: #filePath))
         #expect(FileManager.default.fileExists(atPath: root + "/Package.swift"))
-        #expect(try SharedPaths.xsdDirectory.hasSuffix("/xsd"))
-        #expect(try SharedPaths.junitSchemas.count >= 2)
+    }
+
+    @Test(.needsJUnitSchemas) func findsTheSchemas() throws {
+        #expect(try SharedPaths.junitSchemas().count >= 2)
+    }
+
+    /// `JOBRUN_JUNIT_XSD_DIR` wins over `JOBRUN_SHARED_DIR`, which wins over `shared/` beside the
+    /// package; an empty variable counts as unset.
+    @Test func theSchemaFolderVariableWinsOverTheSharedFolder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let own = try directory.write(file: "own/a.xsd", contents: "")
+        let beside = try directory.write(file: "shared/xsd/b.xsd", contents: "")
+        let moved = try directory.write(file: "elsewhere/xsd/c.xsd", contents: "")
+        let root = try directory.makeDirectory("jobrun")
+        let xsd = SharedPaths.junitSchemaDirectoryVariable, shared = SharedPaths.sharedDirectoryVariable
+        let cases: [(SharedPaths.Environment, String)] = [
+            ([:], beside),
+            ([xsd: "", shared: ""], beside),
+            ([shared: directory.path("elsewhere")], moved),
+            ([xsd: directory.path("own"), shared: directory.path("elsewhere")], own),
+        ]
+        for (environment, expected) in cases {
+            let schemas = try SharedPaths.junitSchemas(environment: environment, packageRoot: root)
+            #expect(schemas == [(expected as NSString).standardizingPath], "\(environment)")
+            #expect(SharedPaths.junitSchemasMissing(environment: environment, packageRoot: root) == nil, "\(environment)")
+        }
+    }
+
+    /// Nothing beside the package and nothing configured: the checks are skipped and the reason
+    /// names the folder looked for and the variable. A variable that is set and wrong, or an
+    /// empty schema folder, is not skipped: the lookup fails and says where it looked.
+    @Test func aCloneWithNothingBesideItSkipsTheSchemaChecksAndSaysWhy() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let root = try directory.makeDirectory("lonely/jobrun")
+        let reason = try #require(SharedPaths.junitSchemasMissing(environment: [:], packageRoot: root))
+        let expectedFolder = (directory.path("lonely/shared/xsd") as NSString).standardizingPath
+        #expect(reason.contains("\(expectedFolder) does not exist") && reason.contains(SharedPaths.junitSchemaDirectoryVariable), "\(reason)")
+        #expect(throws: SharedPaths.NotFound.self) { try SharedPaths.junitSchemas(environment: [:], packageRoot: root) }
+
+        let empty = try directory.makeDirectory("empty")
+        let misconfigured: [(SharedPaths.Environment, String)] = [
+            ([SharedPaths.junitSchemaDirectoryVariable: directory.path("nowhere")], "JOBRUN_JUNIT_XSD_DIR=\(directory.path("nowhere")) is not a directory"),
+            ([SharedPaths.sharedDirectoryVariable: directory.path("nowhere")], "JOBRUN_SHARED_DIR=\(directory.path("nowhere")) is not a directory"),
+            ([SharedPaths.junitSchemaDirectoryVariable: empty], "no .xsd files in \((empty as NSString).standardizingPath)"),
+        ]
+        for (environment, message) in misconfigured {
+            #expect(SharedPaths.junitSchemasMissing(environment: environment, packageRoot: root) == nil, "\(environment)")
+            let error = #expect(throws: SharedPaths.NotFound.self) {
+                try SharedPaths.junitSchemas(environment: environment, packageRoot: root)
+            }
+            #expect(error?.message == message)
+        }
     }
 
     @Test func xmllintIsInstalled() {

@@ -342,6 +342,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.response_headers.append([keyword, str(value)])
         super().send_header(keyword, value)
 
+    def flush_headers(self):
+        # The headers are a write of their own, and the last one of a response without a body.
+        if getattr(self, "_headers_buffer", None):
+            self.last_write_began = time.monotonic()
+        super().flush_headers()
+
     def begin(self):
         self.request_index += 1
         self.response_headers = []
@@ -350,6 +356,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.chunked = False
         self.disconnected = False
         self.number = None
+        self.last_write_began = None
         self.record = {
             "time": time.monotonic(),
             "port": self.server.server_address[1],
@@ -363,8 +370,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         }
 
     def end(self):
+        """Logs the request once its response is over. `end_time` is when the last write of the
+        response began, not now: the client may have read the end of the response, and sent its
+        next request, before this thread runs again (it may be waiting for the GIL), and a log
+        must never show a response ending after the next request arrived. No write at all (the
+        client hung up before the headers) leaves now."""
+        ended = self.last_write_began if self.last_write_began is not None else time.monotonic()
         self.record.update({
-            "end_time": time.monotonic(),
+            "end_time": ended,
             "request_number": self.number,
             "status": self.status,
             "bytes_sent": self.bytes_sent,
@@ -389,6 +402,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if not data:
                 return
             framed = b"%x\r\n" % len(data) + data + b"\r\n"
+        if not framed:
+            return
+        self.last_write_began = time.monotonic()
         try:
             self.wfile.write(framed)
         except (OSError, ssl.SSLError) as error:
