@@ -17,11 +17,16 @@ struct ApplyCommand: ParsableCommand {
             when stale unless --refresh). Slices stream into a partial file beside
             their destination, are checked against their size and digests, and
             are renamed into place; a final path holds a verified file or nothing.
-            The last line is stable, for example:
+            The last line is stable: 'Apply complete!' (every slice verified),
+            'Apply failed!' (some failed) or 'Apply interrupted!' (a signal), then
+            the same counts, for example:
               Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
-              188 up to date, 1 failed, 0 deferred.
+              188 up to date, 0 failed, 0 deferred.
             One apply at a time per output root: while another holds it, apply
             exits 75 before planning or fetching anything (--lock-timeout waits).
+            Before any request, the known sizes to fetch are checked against the
+            free space of each output root's file system, less a margin (1%, at
+            least 64 MiB, at most a tenth of it): exit 74 when they do not fit.
             Exit status 0 when every slice is verified, 1 when any failed.
             """)
 
@@ -35,6 +40,9 @@ struct ApplyCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Write a versioned JSON summary, one record per slice, to stdout.")
     var json = false
+
+    @Flag(name: .customLong("no-space-check"), help: "Start even when the known sizes to fetch exceed the free space (less a margin).")
+    var noSpaceCheck = false
 
     @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
     var junit: String?
@@ -81,6 +89,7 @@ struct ApplyCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         for warning in plan.warnings { print("jobrun: warning: \(warning)", to: &stderr) }
+        if !noSpaceCheck { try refuseUnlessItFits(plan) }
 
         var options = ApplyOptions()
         options.caFile = cacert
@@ -128,6 +137,18 @@ struct ApplyCommand: ParsableCommand {
 }
 
 extension ApplyCommand {
+    /// A pre-flight step: the known sizes to fetch must fit each output file system's free space
+    /// less its margin (``SpaceCheck``), before the first request.
+    /// - Throws: `ExitCode` 74, after a line per file system that lacks room.
+    func refuseUnlessItFits(_ plan: Plan) throws {
+        let shortages = plan.space.compactMap(\.shortage)
+        guard !shortages.isEmpty else { return }
+        for shortage in shortages {
+            StandardError.write("jobrun: error: \(shortage); nothing was requested (--no-space-check skips this check)\n")
+        }
+        throw ExitCode(ExitStatus.ioError.rawValue)
+    }
+
     /// Locks every output root the manifests write to (``OutputLock``), waiting up to
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.

@@ -15,7 +15,10 @@ struct PlanCommand: ParsableCommand {
               refetch     the size or a digest differs
               up to date  the size and every digest were verified
               deferred    held back by the network policy
-            The last line is a stable summary (one line), for example:
+            Before it, a line per file system the output roots are on gives the
+            bytes to fetch there and its free space, and says when they do not
+            fit (apply would refuse to start). The last line is a stable summary
+            (one line), for example:
               Plan: 4 to fetch (26.3 MiB), 0 to resume, 2 to refetch,
               188 up to date, 0 deferred.
             """)
@@ -54,6 +57,9 @@ struct PlanCommand: ParsableCommand {
         var stderr = StandardError()
         for warning in plan.warnings {
             print("jobrun: warning: \(warning)", to: &stderr)
+        }
+        for shortage in plan.space.compactMap(\.shortage) {
+            print("jobrun: warning: \(shortage); apply will refuse to start (unless --no-space-check)", to: &stderr)
         }
         if let out {
             let bytes = PlanJSON.render(

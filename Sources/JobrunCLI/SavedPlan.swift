@@ -8,6 +8,8 @@ import JobrunReport
 struct SavedPlan {
     var jobrunVersion: String
     var manifestPaths: [String]
+    /// `path` → SHA-256 of every input the plan was made from: the manifests and their
+    /// `slices_from` lists.
     var fingerprints: [String: String]
     var outputOverride: String?
     var allowFileURLs: Bool
@@ -38,10 +40,12 @@ struct SavedPlan {
         var formatVersion: Int64?
         var jobrunVersion: String?
         var manifests: [ManifestFile]?
+        var sliceLists: [ManifestFile]?
         var options: Options?
         var resources: [Entry]?
         enum CodingKeys: String, CodingKey {
-            case kind, formatVersion = "format_version", jobrunVersion = "jobrun_version", manifests, options, resources
+            case kind, formatVersion = "format_version", jobrunVersion = "jobrun_version", manifests
+            case sliceLists = "slice_lists", options, resources
         }
     }
 
@@ -64,7 +68,7 @@ struct SavedPlan {
         }
         let manifests = document.manifests ?? []
         var fingerprints: [String: String] = [:]
-        for m in manifests {
+        for m in manifests + (document.sliceLists ?? []) {
             if let p = m.path { fingerprints[p] = m.sha256 ?? "" }
         }
         var actions: [String: [String: String]] = [:]
@@ -87,7 +91,9 @@ struct SavedPlan {
         if jobrunVersion != JobrunVersion.current {
             return "it was made by jobrun \(jobrunVersion), this is \(JobrunVersion.current)"
         }
-        for file in manifest.files where fingerprints[file.path] != file.fingerprint {
+        // Every input read now must be one the plan recorded, with the same content; a recorded
+        // input no longer read means a manifest changed, which the loop has already said.
+        for file in manifest.files + manifest.sliceLists where fingerprints[file.path] != file.fingerprint {
             return "'\(file.path)' changed since the plan was made"
         }
         var current: [String: [String: String]] = [:]

@@ -11,7 +11,8 @@ struct ManifestDecoder {
     let manifestDirectory: String
     let options: ManifestLoader.Options
     var diagnostics = DiagnosticCollector()
-    /// Files read on the way (`slices_from` lists), for the caller's source cache.
+    /// Files read on the way (`slices_from` lists), for the caller's source cache and the
+    /// manifest's record of its inputs.
     var auxiliaryFiles: [(path: String, bytes: [UInt8])] = []
     /// Literal credentials written in the manifest (secret headers' values, URL user-info):
     /// quoted source lines show them as `<redacted>`.

@@ -70,6 +70,8 @@ public enum ManifestLoader {
         var collector = DiagnosticCollector()
         var sources = SourceFiles()
         var loaded: [ManifestFile] = []
+        // By path: resources (and manifests) naming the same list read it once each.
+        var sliceLists: [String: ManifestFile] = [:]
         var resources: [Resource] = []
         for file in files {
             let bytes: [UInt8]
@@ -90,7 +92,12 @@ public enum ManifestLoader {
                 var decoder = ManifestDecoder(doc: document, manifestDirectory: SlashPath.folder(of: file), options: options)
                 resources.append(contentsOf: decoder.decode())
                 collector.append(contentsOf: decoder.diagnostics.diagnostics)
-                for aux in decoder.auxiliaryFiles { sources.add(aux.path, bytes: aux.bytes) }
+                for aux in decoder.auxiliaryFiles {
+                    sources.add(aux.path, bytes: aux.bytes)
+                    if sliceLists[aux.path] == nil {
+                        sliceLists[aux.path] = ManifestFile(path: aux.path, byteCount: aux.bytes.count, fingerprint: options.fingerprint?(aux.bytes))
+                    }
+                }
                 sources.redact(decoder.secretLiterals)
             } else if yamlDiagnostics.isEmpty {
                 collector.error("the manifest is empty; it needs 'version: 1' and a list of 'resources'", at: SourceLocation(file: file, line: 1, column: 1))
@@ -100,7 +107,7 @@ public enum ManifestLoader {
         ManifestValidator.validate(resources, currentDirectory: options.currentDirectory, into: &collector)
         let ok = !collector.hasErrors && unreadable.isEmpty
         return Result(
-            manifest: ok ? Manifest(files: loaded, resources: resources) : nil,
+            manifest: ok ? Manifest(files: loaded, sliceLists: sliceLists.values.sorted { $0.path < $1.path }, resources: resources) : nil,
             diagnostics: collector.sorted, unreadable: unreadable, sources: sources)
     }
 }

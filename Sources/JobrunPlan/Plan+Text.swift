@@ -8,7 +8,8 @@ extension Plan {
         "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred."
     }
 
-    /// The plan as people read it: a line per resource, a line per slice with `verbose`, and the summary.
+    /// The plan as people read it: a line per resource, a line per slice with `verbose`, a line per
+    /// file system written to (``SpaceNeed/line``), and the summary.
     public func renderText(verbose: Bool) -> String {
         var out = ""
         for entry in entries {
@@ -38,6 +39,7 @@ extension Plan {
                 out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(reason)\n"
             }
         }
+        for need in space { out += need.line + "\n" }
         out += summaryLine + "\n"
         return out
     }

@@ -53,8 +53,15 @@ public struct PlanCounts: Sendable, Hashable {
         case .deferred: deferred += 1
         }
         if action == .fetch || action == .refetch || action == .resume {
-            if let bytes { bytesToTransfer += bytes } else { unsizedToTransfer += 1 }
+            if let bytes { bytesToTransfer = Self.saturatingSum(bytesToTransfer, bytes) } else { unsizedToTransfer += 1 }
         }
+    }
+
+    /// `a + b`, or `Int64.max` past it: declared sizes go up to 1 PiB each, so a manifest can
+    /// declare more bytes than an `Int64` holds, and a plan must say "too much", not trap.
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 
     static func += (lhs: inout PlanCounts, rhs: PlanCounts) {
@@ -63,7 +70,7 @@ public struct PlanCounts: Sendable, Hashable {
         lhs.refetch += rhs.refetch
         lhs.upToDate += rhs.upToDate
         lhs.deferred += rhs.deferred
-        lhs.bytesToTransfer += rhs.bytesToTransfer
+        lhs.bytesToTransfer = saturatingSum(lhs.bytesToTransfer, rhs.bytesToTransfer)
         lhs.unsizedToTransfer += rhs.unsizedToTransfer
     }
 }
@@ -83,4 +90,7 @@ public struct Plan: Sendable {
     public var counts: PlanCounts
     /// Problems met on disk that did not stop the plan (a symlink in a file's place, say).
     public var warnings: [String]
+    /// The bytes to fetch per file system of the output roots, next to its free space; empty when
+    /// there is nothing to fetch.
+    public var space: [SpaceNeed]
 }

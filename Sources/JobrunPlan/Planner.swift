@@ -5,8 +5,13 @@ public import JobrunVerify
 /// Builds a ``Plan``: orders resources, then classifies every slice against the files on disk.
 public enum Planner {
     /// Plans `manifest` against the mirror on disk, without any network.
-    /// - Parameter parallelism: threads used to hash present files (default: every core).
-    public static func plan(for manifest: Manifest, parallelism: Int? = nil) -> Plan {
+    /// - Parameters:
+    ///   - parallelism: threads used to hash present files (default: every core).
+    ///   - measure: the room on an output root's file system (tests pass fixed figures).
+    public static func plan(
+        for manifest: Manifest, parallelism: Int? = nil,
+        measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:)
+    ) -> Plan {
         let order = manifest.dependencyOrder
         let expectations = manifest.fileExpectations(in: order)
         let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
@@ -60,7 +65,9 @@ public enum Planner {
             total += counts
             entries.append(Plan.Entry(resource: r, decisions: decisions, counts: counts))
         }
-        return Plan(manifest: manifest, entries: entries, counts: total, warnings: warnings)
+        return Plan(
+            manifest: manifest, entries: entries, counts: total, warnings: warnings,
+            space: SpaceCheck.needs(of: entries, measure: measure))
     }
 
     /// The action for one slice given what is on disk. A pure function:

@@ -35,8 +35,27 @@ public enum PlanJSON {
         }
         w.key("jobrun_version"); w.string(JobrunVersion.current)
         w.key("manifests")
+        writeFiles(plan.manifest.files, into: &w)
+        w.key("slice_lists")
+        writeFiles(plan.manifest.sliceLists, into: &w)
+        w.key("summary")
+        writeCounts(plan.counts, resources: plan.entries.count, into: &w)
+        w.key("space")
         w.beginArray()
-        for f in plan.manifest.files.sorted(by: { $0.path < $1.path }) {
+        for need in plan.space { writeSpace(need, into: &w) }
+        w.endArray()
+        w.key("resources")
+        w.beginArray()
+        for entry in plan.entries { writeEntry(entry, into: &w) }
+        w.endArray()
+        w.endObject()
+        return w.finish()
+    }
+
+    /// Input files by path, each with its size and SHA-256 (what a saved plan's staleness check compares).
+    static func writeFiles(_ files: [ManifestFile], into w: inout JSONWriter) {
+        w.beginArray()
+        for f in files.sorted(by: { $0.path < $1.path }) {
             w.beginObject()
             w.key("path"); w.string(f.path)
             w.key("bytes"); w.int(Int64(f.byteCount))
@@ -44,14 +63,6 @@ public enum PlanJSON {
             w.endObject()
         }
         w.endArray()
-        w.key("summary")
-        writeCounts(plan.counts, resources: plan.entries.count, into: &w)
-        w.key("resources")
-        w.beginArray()
-        for entry in plan.entries { writeEntry(entry, into: &w) }
-        w.endArray()
-        w.endObject()
-        return w.finish()
     }
 
     static func writeCounts(_ c: PlanCounts, resources: Int?, into w: inout JSONWriter) {
@@ -66,6 +77,29 @@ public enum PlanJSON {
         w.key("bytes_to_transfer"); w.int(c.bytesToTransfer)
         w.key("unsized_to_transfer"); w.int(Int64(c.unsizedToTransfer))
         w.key("changes"); w.bool(c.hasChanges)
+        w.endObject()
+    }
+
+    /// A file system the plan writes to: its roots, the bytes to fetch there and its room.
+    static func writeSpace(_ need: SpaceNeed, into w: inout JSONWriter) {
+        w.beginObject()
+        w.key("roots")
+        w.beginArray()
+        for root in need.roots { w.string(root) }
+        w.endArray()
+        w.key("bytes_to_transfer"); w.int(need.bytesToTransfer)
+        w.key("unsized_to_transfer"); w.int(Int64(need.unsizedToTransfer))
+        switch need.capacity {
+        case .measured(let free, let margin):
+            w.key("free_bytes"); w.int(free)
+            w.key("margin_bytes"); w.int(margin)
+            w.key("error"); w.null()
+        case .unknown(let reason):
+            w.key("free_bytes"); w.null()
+            w.key("margin_bytes"); w.null()
+            w.key("error"); w.string(reason)
+        }
+        w.key("fits"); w.bool(need.fits)
         w.endObject()
     }
 

@@ -116,11 +116,33 @@ public struct ApplyResult: Sendable {
         return c
     }
 
-    /// The stable last line:
-    /// `Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed, 188 up to date, 1 failed, 0 deferred.`
+    /// How a run ended, the first word of its last line.
+    public enum Ending: Sendable, Hashable {
+        /// Every slice verified and committed, or up to date (deferred ones held back by policy):
+        /// exit status 0.
+        case complete
+        /// The run went through and some slice failed (its dependents are skipped): exit status 1.
+        case failed
+        /// A signal stopped the run before its end (SIGINT or SIGTERM): exit status 130 or 143.
+        case interrupted(signal: Int32)
+    }
+
+    public var ending: Ending {
+        if let interruptedBy { return .interrupted(signal: interruptedBy) }
+        return isSuccess ? .complete : .failed
+    }
+
+    /// The stable last line, one of
+    /// `Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed, 188 up to date, 0 failed, 0 deferred.`
+    /// `Apply failed! Slices: …` and `Apply interrupted! Slices: …`, with the same counts after the word.
     public var summaryLine: String {
         let c = counts
-        return "Apply complete! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred."
+        let word = switch ending {
+        case .complete: "complete"
+        case .failed: "failed"
+        case .interrupted: "interrupted"
+        }
+        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred."
     }
 
     public var isSuccess: Bool {

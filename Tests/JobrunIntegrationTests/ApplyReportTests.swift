@@ -55,7 +55,7 @@ import Darwin
         #expect(s.fetched == 1 && s.resumed == 0 && s.upToDate == 0 && s.failed == 2 && s.skipped == 1 && s.deferred == 0, "\(s)")
         #expect(s.bytesTransferred == 1_500 && !s.success && s.interruptedBySignal == nil && s.elapsedSeconds > 0, "\(s)")
         // The summary line moves to stderr so stdout is only the document.
-        #expect(result.stderr.hasSuffix("Apply complete! Slices: 1 fetched (1.5 KiB), 0 resumed, 0 up to date, 2 failed, 0 deferred.\n"), "\(result)")
+        #expect(result.stderr.hasSuffix("Apply failed! Slices: 1 fetched (1.5 KiB), 0 resumed, 0 up to date, 2 failed, 0 deferred.\n"), "\(result)")
 
         let ok = try report.slice("good", "ok.bin")
         #expect(ok.identity == fixture.url("/gen/1500/ok.bin") && ok.url == ok.identity, "the query is not shown: \(ok)")
@@ -152,7 +152,7 @@ import Darwin
             result.stdout == """
                 ! first: interrupted, 1 of 1 slices not finished
                 Skipped: 2 slices not attempted (a dependency failed, or the run was interrupted).
-                Apply complete! Slices: 0 fetched (0 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.
+                Apply interrupted! Slices: 0 fetched (0 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.
 
                 """, "\(result)")
         #expect(fixture.size(of: partial) == 1 << 20, "the partial file was not kept")

@@ -38,11 +38,12 @@ import Testing
         #expect(plan.status == 2, "\(plan.stderr)")
         #expect(plan.stderr.isEmpty, "\(plan.stderr)")
         let lines = plan.stdout.split(separator: "\n")
-        #expect(lines.count == Self.count + 1)
+        #expect(lines.count == Self.count + 2)
         // Dependency order: r00000 first, each resource after the one it depends on.
         #expect(lines.first == "~ r00000 -> mirror/r00000/: 1 to fetch (1 B)")
-        #expect(lines.dropLast().last == "~ r09999 -> mirror/r09999/: 1 to fetch (1 B)")
-        let order = lines.dropLast().map { $0.split(separator: " ")[1] }
+        #expect(lines.dropLast(2).last == "~ r09999 -> mirror/r09999/: 1 to fetch (1 B)")
+        #expect(lines.dropLast().last?.hasPrefix("Space: mirror: 9.8 KiB to fetch, ") == true)
+        let order = lines.dropLast(2).map { $0.split(separator: " ")[1] }
         #expect(order == (0..<Self.count).map { Substring(Self.id($0)) })
         #expect(lines.last == "Plan: 10000 to fetch (9.8 KiB), 0 to resume, 0 to refetch, 0 up to date, 0 deferred.")
         #expect(!directory.exists("mirror"))

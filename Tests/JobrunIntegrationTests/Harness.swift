@@ -57,6 +57,15 @@ enum Harness {
         return version
     }
 
+    /// `text` with the free space and margin of file systems (plan text and JSON) replaced by
+    /// `@FREE@` and `@MARGIN@`: they are this machine's figures, not jobrun's output.
+    static func maskingFreeSpace(_ text: String) -> String {
+        text.replacing(#/, [0-9.]+ [A-Za-z]+ free/#, with: ", @FREE@ free")
+            .replacing(#/less a [0-9.]+ [A-Za-z]+ margin/#, with: "less a @MARGIN@ margin")
+            .replacing(#/"free_bytes": [0-9]+/#, with: #""free_bytes": @FREE@"#)
+            .replacing(#/"margin_bytes": [0-9]+/#, with: #""margin_bytes": @MARGIN@"#)
+    }
+
     /// `text` with jobrun's own version (in JSON and JUnit fields) replaced by `@VERSION@`.
     static func maskingVersion(_ text: String, _ version: String) -> String {
         text.replacingOccurrences(of: #""jobrun_version": "\#(version)""#, with: #""jobrun_version": "@VERSION@""#)

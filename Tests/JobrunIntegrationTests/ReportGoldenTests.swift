@@ -21,7 +21,7 @@ import Testing
         try await Self.withFixture { directory in
             let result = try await Harness.run(["plan"] + Self.manifests, in: directory.path)
             #expect(result.status == 0, "\(result)")
-            Harness.expectGolden(result.stdout, "report/plan.txt")
+            Harness.expectGolden(Harness.maskingFreeSpace(result.stdout), "report/plan.txt")
             // The link is left alone and said so: planning never replaces what it did not write.
             Harness.expectGolden(result.stderr, "report/plan.stderr")
         }
@@ -31,7 +31,7 @@ import Testing
         try await Self.withFixture { directory in
             let result = try await Harness.run(["plan", "-v", "--detailed-exitcode"] + Self.manifests, in: directory.path)
             #expect(result.status == 2, "\(result)")
-            Harness.expectGolden(result.stdout, "report/plan-verbose.txt")
+            Harness.expectGolden(Harness.maskingFreeSpace(result.stdout), "report/plan-verbose.txt")
             Harness.expectGolden(result.stderr, "report/plan.stderr")
         }
     }
@@ -42,7 +42,7 @@ import Testing
             let result = try await Harness.run(["plan", "--json"] + Self.manifests, in: directory.path)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains(#""jobrun_version": "\#(version)""#))
-            Harness.expectGolden(Harness.maskingVersion(result.stdout, version), "report/plan.json")
+            Harness.expectGolden(Harness.maskingFreeSpace(Harness.maskingVersion(result.stdout, version)), "report/plan.json")
             Harness.expectGolden(result.stderr, "report/plan.stderr")
             // Signed URLs carry secrets in their query: only identities are written.
             #expect(!result.stdout.contains("sig=abc123"))
@@ -54,10 +54,10 @@ import Testing
         try await Self.withFixture { directory in
             let result = try await Harness.run(["plan", "--out", "plan.json"] + Self.manifests, in: directory.path)
             #expect(result.status == 0, "\(result)")
-            Harness.expectGolden(result.stdout, "report/plan.txt")
+            Harness.expectGolden(Harness.maskingFreeSpace(result.stdout), "report/plan.txt")
             #expect(result.stderr.hasSuffix("Saved the plan to plan.json.\n"), "\(result.stderr)")
             let saved = try #require(directory.contents(of: "plan.json"))
-            Harness.expectGolden(Harness.maskingVersion(saved, version), "report/plan-saved.json")
+            Harness.expectGolden(Harness.maskingFreeSpace(Harness.maskingVersion(saved, version)), "report/plan-saved.json")
             #expect(!saved.contains("sig=abc123"))
         }
     }

@@ -68,7 +68,10 @@ import Testing
         _ = try dir.write(file: "mirror/second/wrong.txt", contents: "abd")
         _ = try dir.write(file: "mirror/second/any.txt", contents: "whatever")
         let manifest = try Self.manifestWithMirror(in: dir)
-        let plan = Planner.plan(for: manifest, parallelism: 2)
+        // A fixed file system: the text below must not depend on this machine's free space.
+        let plan = Planner.plan(for: manifest, parallelism: 2) { _ in
+            .success(FileSystemUsage(device: 1, freeBytes: 10 << 30, sizeBytes: 100 << 30))
+        }
         #expect(plan.entries.map(\.resource.id) == ["first", "second"])
         #expect(plan.entries[1].decisions.map(\.action) == [.upToDate, .refetch, .refetch, .fetch, .upToDate])
         #expect(plan.counts.fetch == 2 && plan.counts.refetch == 2 && plan.counts.upToDate == 2)
@@ -85,6 +88,7 @@ import Testing
                 ~ wrong.txt: sha256 differs: expected \(abc), actual a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f
                 + sub/missing.txt (64.0 KiB)
                 = any.txt
+            Space: mirror: 65.5 KiB plus 1 slice of unknown size to fetch, 10.0 GiB free.
             Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred.
 
             """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))

@@ -33,7 +33,7 @@ import Testing
         expected.skipped = 1
         expected.deferred = 1
         #expect(result.counts == expected)
-        #expect(result.summaryLine == "Apply complete! Slices: 2 fetched (1.1 KiB), 1 resumed, 2 up to date, 1 failed, 1 deferred.")
+        #expect(result.summaryLine == "Apply failed! Slices: 2 fetched (1.1 KiB), 1 resumed, 2 up to date, 1 failed, 1 deferred.")
         #expect(result.entries[0].isComplete)
         #expect(!result.entries[1].isComplete)
         #expect(!result.isSuccess)
@@ -50,5 +50,32 @@ import Testing
         #expect(deferred.isSuccess)
         #expect(!deferred.entries[0].isComplete)
         #expect(ApplyResult(entries: [], interruptedBy: nil, elapsed: .zero).isSuccess)
+    }
+
+    /// The last line's first word follows the exit status: `complete` exactly when the run
+    /// succeeds, `interrupted` whenever a signal stopped it (failures or not), `failed` otherwise.
+    @Test(arguments: [
+        ([SliceOutcome.Status.fetched, .upToDate, .resumed], nil, "complete"),
+        ([.fetched, .deferred], nil, "complete"),
+        ([], nil, "complete"),
+        ([.fetched, .failed], nil, "failed"),
+        ([.failed, .skipped], nil, "failed"),
+        ([.upToDate, .skipped], nil, "failed"),
+        ([.fetched, .upToDate], 2, "interrupted"),
+        ([.fetched, .skipped], 15, "interrupted"),
+        ([.failed, .skipped], 2, "interrupted"),
+    ] as [([SliceOutcome.Status], Int32?, String)])
+    func theLastLineSaysHowTheRunEnded(statuses: [SliceOutcome.Status], signal: Int32?, word: String) {
+        let result = ApplyResult(entries: [Self.entry("a", statuses.map { ($0, 0) })], interruptedBy: signal, elapsed: .zero)
+        var c = ApplyResult.Counts()
+        for s in statuses { s.count(into: &c, bytes: 0) }
+        let counts = "Slices: \(c.fetched) fetched (0 B), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred."
+        #expect(result.summaryLine == "Apply \(word)! \(counts)")
+        #expect((word == "complete") == result.isSuccess)
+        switch result.ending {
+        case .complete: #expect(word == "complete")
+        case .failed: #expect(word == "failed")
+        case .interrupted(let s): #expect(word == "interrupted" && s == signal)
+        }
     }
 }

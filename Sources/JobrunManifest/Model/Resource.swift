@@ -102,13 +102,16 @@ extension HeaderField {
 /// Every resource of every loaded manifest file, validated.
 public struct Manifest: Sendable {
     public var files: [ManifestFile]
+    /// Every `slices_from` checksum list read, once each, sorted by path: with ``files``, every
+    /// input the manifest was made from (a saved plan records them all).
+    public var sliceLists: [ManifestFile] = []
     /// Resources in load order (files in the order given, then document order).
     public var resources: [Resource]
 
     public var sliceCount: Int { resources.reduce(0) { $0 + $1.slices.count } }
 }
 
-/// A manifest file as loaded.
+/// A file as loaded: a manifest, or a `slices_from` list one names.
 public struct ManifestFile: Hashable, Sendable {
     public var path: String
     public var byteCount: Int
