@@ -82,9 +82,13 @@ public enum ApplyReports {
 
     /// One `<testsuite>` per resource, one `<testcase>` per slice: passed; `<failure>` for
     /// ChecksumMismatch and SizeMismatch; `<error type="HTTP404|HTTP503|Timeout|TLS|Connect|DiskFull|…">`
-    /// with attempts, bytes and the last error; `<skipped>` for slices not attempted.
+    /// with attempts, bytes and the last error; `<error type="Interrupted">` for a slice cut in
+    /// flight by a stop; `<skipped>` for slices not attempted. A stopped run ends with one more
+    /// suite, `jobrun`, whose single test case is an `<error type="Interrupted">`: a consumer that
+    /// reads only the XML (Jenkins, GitLab) shows the incomplete run as failed even when no slice
+    /// was in flight.
     public static func junit(_ result: ApplyResult, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport {
-        JUnitReport(suites: result.entries.map { entry in
+        var report = JUnitReport(suites: result.entries.map { entry in
             let r = entry.resource
             let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
                 var text = "file: \(r.filePath(of: s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
@@ -102,6 +106,8 @@ public enum ApplyReports {
                     } else {
                         outcome = .error(type: f.typeName, message: f.message, text: text)
                     }
+                case .skipped where o.failure?.kind == .interrupted:
+                    outcome = .error(type: SliceErrorKind.interrupted.rawValue, message: o.failure?.message ?? "interrupted", text: text)
                 case .skipped:
                     outcome = .skipped(message: o.skipReason ?? "not attempted")
                 case .deferred:
@@ -114,5 +120,30 @@ public enum ApplyReports {
                 properties: JUnitReport.Property.describing(r),
                 testCases: cases)
         })
+        if let signal = result.interruptedBy {
+            report.suites.append(incompleteRun(result, signal: signal, timestamp: timestamp, hostname: hostname))
+        }
+        return report
+
+    }
+
+    /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.
+    static func incompleteRun(_ result: ApplyResult, signal: Int32, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport.Suite {
+        var inFlight = 0
+        var notStarted = 0
+        for e in result.entries.indices {
+            for i in result.entries[e].outcomes.indices where result.entries[e].outcomes[i].status == .skipped {
+                if result.entries[e].outcomes[i].failure?.kind == .interrupted { inFlight += 1 } else { notStarted += 1 }
+            }
+        }
+        let name = signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "signal \(signal)"
+        let message = "the run was stopped by \(name) before it finished: \(inFlight) slices cut in flight, \(notStarted) not finished"
+        let run = JUnitReport.TestCase(
+            classname: "jobrun", name: "run", time: result.elapsed,
+            result: .error(type: SliceErrorKind.interrupted.rawValue, message: message, text: message + "\nthe mirror is incomplete; run apply again to finish it"))
+        return JUnitReport.Suite(
+            name: "jobrun", package: "jobrun.apply", timestamp: timestamp, hostname: hostname, time: result.elapsed,
+            properties: [.init(name: "stop_reason", value: name), .init(name: "jobrun_version", value: JobrunVersion.current)],
+            testCases: [run])
     }
 }

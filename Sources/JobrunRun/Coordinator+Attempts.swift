@@ -210,9 +210,13 @@ extension Coordinator {
             // A body in memory is dropped: such slices are too small to resume anyway.
             let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
             jobs[j].state = .done
+            let reason = kept ? "interrupted in flight; the partial file is kept" : "interrupted in flight"
+            // Not finished rather than failed (it counts as skipped), but cut while it ran: the
+            // failure says so to reports.
             jobs[j].outcome = SliceOutcome(
                 status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
-                skipReason: kept ? "interrupted; the partial file is kept" : "interrupted", displayURL: displayURL(j))
+                failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
+                skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
             return
         }
         if let failure = writer.writeFailure {

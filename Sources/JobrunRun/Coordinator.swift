@@ -415,7 +415,7 @@ struct Coordinator {
                 engines[jobs[j].engine].cancel(transfer)
             case .ready, .delayed, .waiting:
                 jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "interrupted by signal \(signal)", displayURL: displayURL(j))
+                jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "not started: the run was interrupted by signal \(signal)", displayURL: displayURL(j))
             case .storing, .committing, .done:
                 break
             }

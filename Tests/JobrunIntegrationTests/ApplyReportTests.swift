@@ -159,7 +159,16 @@ import Darwin
         #expect(fixture.directory.exists("mirror/first/.slow.bin.jobrun-meta"))
         #expect(!fixture.directory.exists("mirror/first/slow.bin"))
         let xml = try #require(fixture.directory.contents(of: "junit.xml"), "no JUnit report after the signal")
-        #expect(xml.contains("<skipped message=") && !xml.contains("<error") && !xml.contains("<failure"), "\(xml)")
+        // Incomplete is not green: the slice cut in flight is an error, the one never started is
+        // skipped with its reason, and the run itself is an error a consumer of the XML sees.
+        let report = try JUnitFile.parse(xml)
+        #expect(report.cases["first/slow.bin"]?.kind == "error" && report.cases["first/slow.bin"]?.type == "Interrupted", "\(xml)")
+        #expect(report.cases["first/slow.bin"]?.message == "interrupted in flight; the partial file is kept", "\(xml)")
+        #expect(report.cases["then/later.bin"]?.kind == "skipped" && report.cases["then/later.bin"]?.message == "not started: the run was interrupted by signal \(signal)", "\(xml)")
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(report.cases["jobrun/run"]?.kind == "error" && report.cases["jobrun/run"]?.type == "Interrupted", "\(xml)")
+        #expect(report.cases["jobrun/run"]?.message == "the run was stopped by \(name) before it finished: 1 slices cut in flight, 1 not finished", "\(xml)")
+        #expect(!xml.contains("<failure"), "\(xml)")
         if XMLLint.executable != nil {
             JUnitSchemaCheck.expectValid(fixture.directory.path("junit.xml"))
         }
