@@ -161,8 +161,9 @@ struct ManifestDecoder {
 
     mutating func readRetries(_ node: YAMLNode, into r: inout RetryPolicy) {
         guard requireMapping(node, "'retries'") else { return }
-        checkKeys(node, allowed: ["attempts", "backoff"], in: "'retries'")
+        checkKeys(node, allowed: ["attempts", "backoff", "host_failures"], in: "'retries'")
         if let n = doc.value(forKey: "attempts", in: node), let v = integer(n, "attempts", in: 1...100) { r.attempts = Int(v) }
+        if let n = doc.value(forKey: "host_failures", in: node), let v = integer(n, "host_failures", in: 0...1_000_000) { r.hostFailures = Int(v) }
         if let b = doc.value(forKey: "backoff", in: node), requireMapping(b, "'backoff'") {
             checkKeys(b, allowed: ["initial", "max", "multiplier"], in: "'backoff'")
             if let n = doc.value(forKey: "initial", in: b), let d = duration(n, "initial", in: 0...86_400_000) { r.backoff.initial = d }

@@ -23,6 +23,8 @@ public enum SliceErrorKind: String, Sendable, Hashable {
     case unsafePath = "UnsafePath"
     case contentEncoding = "ContentEncoding"
     case interrupted = "Interrupted"
+    /// Not requested: its origin failed `retries.host_failures` attempts in a row and every probe.
+    case originFailing = "OriginFailing"
     case other = "Error"
 }
 

@@ -219,6 +219,7 @@ extension Coordinator {
                 skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
             return
         }
+        noteOriginHealth(j, result: result, writer: writer)
         if let failure = writer.writeFailure {
             // The partial file stays for a later resume; no final file was touched.
             failWrite(j, failure)
@@ -341,7 +342,9 @@ extension Coordinator {
         let resource = plan.entries[jobs[j].resource].resource
         let settings = resource.settings
         jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
-        guard failure.isTransient, jobs[j].attempts < settings.retries.attempts, !isStopping else {
+        // An origin given up on gets no retry either.
+        let originFailed = breakers[jobs[j].own.origin]?.isFailed ?? false
+        guard failure.isTransient, jobs[j].attempts < settings.retries.attempts, !isStopping, !originFailed else {
             fail(j, failure)
             return
         }
@@ -362,7 +365,8 @@ extension Coordinator {
         delayedJobs.insert(j)
     }
 
-    mutating func fail(_ j: Int, _ failure: AttemptFailure) {
+    /// `announce`: print the slice's `!` line (slices failed in bulk have one line for all).
+    mutating func fail(_ j: Int, _ failure: AttemptFailure, announce: Bool = true) {
         jobs[j].state = .done
         jobs[j].outcome = SliceOutcome(
             status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure,
@@ -371,7 +375,7 @@ extension Coordinator {
         let slice = resource.slices[jobs[j].slice]
         let attempts = jobs[j].attempts == 1 ? "1 attempt" : "\(jobs[j].attempts) attempts"
         let prefix = failure.kind == .http ? "" : "\(failure.kind.rawValue): "
-        options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(displayURL(j)), \(attempts))\n")
+        if announce { options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(displayURL(j)), \(attempts))\n") }
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
         if !pendingCommits.isEmpty, allSettled(resource: jobs[j].resource) { flushCommitsIfDue(force: true) }

@@ -84,6 +84,8 @@ struct Coordinator {
     /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
     /// attempt's response must agree with it.
     var learned: [Int: Representation] = [:]
+    /// Origins with failed attempts since their last success (``OriginBreaker``).
+    var breakers: [String: OriginBreaker] = [:]
     var running = 0
     var nextToken: UInt64 = 1
     var pendingCommits: [Int] = []
@@ -201,6 +203,9 @@ struct Coordinator {
             if case .delayed(let until) = jobs[j].state { consider(until) }
         }
         for (origin, until) in cooldownUntil where !(readyByOrigin[origin]?.isEmpty ?? true) { consider(until) }
+        for (origin, breaker) in breakers where !(readyByOrigin[origin]?.isEmpty ?? true) {
+            if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
+        }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
         if let interval = options.progressInterval, running > 0 { consider(lastProgress + interval) }
         return deadline
@@ -381,18 +386,31 @@ struct Coordinator {
         // new starts until it catches up (its reports call this again).
         guard storing <= Self.maxStoring && storingBytes <= Self.maxBacklogBytes else { return }
         let now = ContinuousClock.now
+        // Slices that became ready for an origin given up on fail without a request.
+        for (origin, breaker) in breakers where breaker.isFailed && readyByOrigin[origin] != nil {
+            failQueued(origin: origin, breaker: breaker)
+        }
         while true {
             var best: (origin: String, job: Int)?
             for (origin, queue) in readyByOrigin {
                 guard let head = queue.first else { continue }
                 if let until = cooldownUntil[origin], until > now { continue }
+                if !breakers.isEmpty, let breaker = breakers[origin] {
+                    switch breaker.admission(now: now) {
+                    case .any, .probe: break
+                    case .notBefore, .none, .failed: continue
+                    }
+                }
                 let limits = plan.entries[jobs[head].resource].resource.settings.concurrency
                 if runningByOrigin[origin, default: 0] >= limits.perHost || running >= limits.total { continue }
                 if best == nil || jobs[head].sequence < jobs[best?.job ?? head].sequence { best = (origin, head) }
             }
             guard let pick = best else { return }
             readyByOrigin[pick.origin]?.removeFirst()
+            let isProbe = !breakers.isEmpty && breakers[pick.origin]?.admission(now: now) == .probe
+            if isProbe { breakers[pick.origin]?.probeStarted(job: pick.job) }
             startAttempt(pick.job)
+            if isProbe { releaseProbe(of: pick.job, origin: pick.origin) }
         }
     }
 

@@ -20,6 +20,9 @@ public struct RetryPolicy: Hashable, Sendable {
     /// Attempts in all (first try included).
     public var attempts: Int = 5
     public var backoff = Backoff()
+    /// Failed attempts in a row at one origin (across slices) that stop it getting new work
+    /// but probes; 0 never stops it.
+    public var hostFailures: Int = 32
     public init() {}
 }
 

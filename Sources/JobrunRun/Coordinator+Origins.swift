@@ -1,0 +1,83 @@
+import JobrunCore
+import JobrunFetch
+
+/// The per-origin circuit breakers (``OriginBreaker``): fed by every attempt's end, consulted by
+/// `dispatch()`. An origin with no failure since its last success has no breaker at all, so the
+/// common case costs one dictionary lookup on an empty or small dictionary.
+extension Coordinator {
+    /// Tells job `j`'s origin breaker how its attempt ended, and carries out what it decides.
+    mutating func noteOriginHealth(_ j: Int, result: TransferResult, writer: SliceWriter) {
+        var failure: AttemptFailure?
+        if case .refused(let refused) = writer.verdict {
+            failure = refused
+        } else if let transport = result.failure, transport != .abortedBySink, transport != .cancelled {
+            failure = Self.failure(from: transport)
+        }
+        if let f = failure, !f.countsAgainstOrigin { failure = nil }
+        let origin = jobs[j].origin
+        if failure == nil && breakers[origin] == nil { return }
+        let policy = plan.entries[jobs[j].resource].resource.settings.retries
+        var breaker = breakers[origin] ?? OriginBreaker()
+        let action = breaker.attemptEnded(job: j, failure: failure, now: ContinuousClock.now, policy: policy, random: options.random())
+        if case .closed(0, _, _) = breaker.state {
+            breakers[origin] = nil
+        } else {
+            breakers[origin] = breaker
+        }
+        let last = breaker.lastFailure.map { "\($0.typeName): \($0.message)" } ?? "none"
+        switch action {
+        case .none:
+            break
+        case .tripped:
+            options.output("! \(origin): \(breaker.failuresInARow) attempts in a row failed (last: \(last)); no new requests but one probe at a time\n")
+        case .recovered:
+            options.output("= \(origin): answers again; requests resume\n")
+        case .gaveUp:
+            let count = failUnrequested(origin: origin, breaker: breaker)
+            options.output("! \(origin): failing: \(breaker.failuresInARow) attempts in a row failed, probes included (last: \(last)); \(count) of its slices were not requested\n")
+        }
+    }
+
+    /// Fails every slice of `origin` waiting to start or to retry, without a request: the origin
+    /// has failed its probes. Returns how many.
+    mutating func failUnrequested(origin: String, breaker: OriginBreaker) -> Int {
+        let failure = Self.unrequested(origin, breaker)
+        readyByOrigin[origin] = nil
+        var count = 0
+        for j in jobs.indices where jobs[j].own.origin == origin {
+            switch jobs[j].state {
+            case .ready, .delayed:
+                fail(j, failure, announce: false)
+                count += 1
+            default:
+                continue
+            }
+        }
+        return count
+    }
+
+    /// Fails the slices that became ready for `origin` after it was given up on.
+    mutating func failQueued(origin: String, breaker: OriginBreaker) {
+        let failure = Self.unrequested(origin, breaker)
+        while let j = readyByOrigin[origin]?.first {
+            readyByOrigin[origin]?.removeFirst()
+            fail(j, failure, announce: false)
+        }
+        readyByOrigin[origin] = nil
+    }
+
+    static func unrequested(_ origin: String, _ breaker: OriginBreaker) -> AttemptFailure {
+        let last = breaker.lastFailure.map { "\($0.typeName): \($0.message)" } ?? "no answer"
+        return AttemptFailure(
+            kind: .originFailing, message: "not requested: \(origin) failed \(breaker.failuresInARow) attempts in a row (last: \(last))",
+            isTransient: false)
+    }
+
+    /// A probe that could not start (its slice failed before a request) is no longer under way.
+    mutating func releaseProbe(of j: Int, origin: String) {
+        guard case .running = jobs[j].state else {
+            breakers[origin]?.probeAbandoned(job: j)
+            return
+        }
+    }
+}
