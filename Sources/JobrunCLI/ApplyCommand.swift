@@ -113,7 +113,7 @@ struct ApplyCommand: ParsableCommand {
         if let junit {
             OutputFiles.prepareParent(of: junit)
             do {
-                try ApplyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname).write(to: junit)
+                try ReportClock.finish(ApplyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)).write(to: junit)
             } catch {
                 print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
                 throw ExitCode(ExitStatus.ioError.rawValue)

@@ -52,7 +52,7 @@ struct VerifyCommand: ParsableCommand {
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {
-            let report = VerifyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)
+            let report = ReportClock.finish(VerifyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname))
             OutputFiles.prepareParent(of: junit)
             do {
                 try report.write(to: junit)
@@ -72,8 +72,15 @@ struct VerifyCommand: ParsableCommand {
 }
 
 /// Time and host for reports. `SOURCE_DATE_EPOCH` (the reproducible-builds convention) fixes the
-/// timestamp, so reports can be compared byte for byte.
+/// timestamp and zeroes the measured times, so reports can be compared byte for byte.
 enum ReportClock {
+    static var isReproducible: Bool { ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) } != nil }
+
+    /// `report` as written: without measured times when reproducible.
+    static func finish(_ report: JUnitReport) -> JUnitReport {
+        isReproducible ? report.withoutTimes() : report
+    }
+
     static func timestamp(_ now: Date) -> JUnitReport.Timestamp {
         if let fixed = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = Int64(fixed) {
             return JUnitReport.Timestamp(secondsSince1970: seconds)

@@ -19,6 +19,17 @@ public struct JUnitReport: Hashable, Sendable {
         self.suites = suites
     }
 
+    /// The same report with every suite and test case time zero: what a reproducible report
+    /// (`SOURCE_DATE_EPOCH`) holds, since measured times differ from run to run.
+    public func withoutTimes() -> JUnitReport {
+        var copy = self
+        for s in copy.suites.indices {
+            copy.suites[s].time = .zero
+            for c in copy.suites[s].testCases.indices { copy.suites[s].testCases[c].time = .zero }
+        }
+        return copy
+    }
+
     /// One `<testsuite>`. Its `id` attribute is its index in ``JUnitReport/suites``.
     public struct Suite: Hashable, Sendable {
         /// Rendered as `(unnamed)` when blank: the Ant schema requires a non-empty token.

@@ -156,7 +156,8 @@ public enum VerifyReports {
                 case .ioError(let bad, let code, let message):
                     result = .error(type: "IOError", message: "cannot read '\(bad)': \(message)", text: "file: \(path)\nerrno: \(code)")
                 }
-                cases.append(.init(classname: r.id, name: s.path, time: .zero, result: result))
+                let seconds = Double(entry.seconds[cases.count])
+                cases.append(.init(classname: r.id, name: s.path, time: .nanoseconds(Int64((seconds * 1e9).rounded())), result: result))
             }
             suites.append(.init(
                 name: r.id, package: "jobrun.verify", timestamp: timestamp, hostname: hostname, time: nil,

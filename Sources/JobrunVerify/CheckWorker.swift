@@ -45,8 +45,17 @@ final class CheckWorker {
             answerAll(failure)
         case .descriptor(let directoryFD):
             defer { closeDescriptor(directoryFD) }
-            for file in files {
-                results[file] = check(expectations[file], in: directoryFD)
+            if let times = results.times {
+                for file in files {
+                    let started = ContinuousClock.now
+                    results[file] = check(expectations[file], in: directoryFD)
+                    let (s, atto) = (ContinuousClock.now - started).components
+                    times[file] = Float(s) + Float(atto / 1_000_000_000) / 1e9
+                }
+            } else {
+                for file in files {
+                    results[file] = check(expectations[file], in: directoryFD)
+                }
             }
         }
     }

@@ -7,6 +7,8 @@ public struct MirrorVerification: Sendable {
         public var resource: Resource
         /// One check per slice, in the resource's slice order.
         public var checks: [FileCheck]
+        /// The seconds each slice's check took, in the same order.
+        public var seconds: [Float]
         public var counts: Counts
     }
 
@@ -66,13 +68,14 @@ public enum MirrorVerifier {
         let clock = ContinuousClock()
         let start = clock.now
         let order = manifest.dependencyOrder
-        let checks = FileChecker().checkAll(manifest.fileExpectations(in: order), parallelism: parallelism ?? FileChecker.defaultParallelism)
+        let (checks, seconds) = FileChecker().checkAllTimed(manifest.fileExpectations(in: order), parallelism: parallelism ?? FileChecker.defaultParallelism)
         var entries: [MirrorVerification.Entry] = []
         var total = MirrorVerification.Counts()
         var k = 0
         for index in order {
             let r = manifest.resources[index]
             let slice = Array(checks[k..<(k + r.slices.count)])
+            let times = Array(seconds[k..<(k + r.slices.count)])
             k += r.slices.count
             var counts = MirrorVerification.Counts()
             for c in slice { counts.add(c) }
@@ -80,7 +83,7 @@ public enum MirrorVerifier {
             total.mismatched += counts.mismatched
             total.missing += counts.missing
             total.errors += counts.errors
-            entries.append(.init(resource: r, checks: slice, counts: counts))
+            entries.append(.init(resource: r, checks: slice, seconds: times, counts: counts))
         }
         var extra: [String]?
         var scanErrors: [FileIOError] = []

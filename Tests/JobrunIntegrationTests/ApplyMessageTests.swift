@@ -119,4 +119,26 @@ import Testing
         #expect(fast.seconds < 0.5, "\(fast)")
         #expect(fixture.directory.exists("mirror/r/good.bin"))
     }
+
+    /// A verify JUnit case's `time` is the time its own file took to hash (and `0.000` in a
+    /// reproducible report).
+    @Test func verifyJUnitTimesAreEachSlicesOwn() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let zeros = String(repeating: "0", count: 64)
+        try fixture.write(manifest: Self.manifest("""
+                  - {path: big.bin, url: "\(fixture.url("/gen/1/big"))", sha256: \(zeros)}
+                  - {path: small.bin, url: "\(fixture.url("/gen/1/small"))", sha256: \(zeros)}
+            """))
+        _ = try fixture.directory.write(file: "mirror/r/big.bin", bytes: [UInt8](repeating: 7, count: 96 << 20))
+        _ = try fixture.directory.write(file: "mirror/r/small.bin", contents: "x")
+        _ = try await fixture.run(["verify", "--junit", "measured.xml", "--jobs", "1"])
+        let measured = try JUnitFile.parse(try #require(fixture.directory.contents(of: "measured.xml")))
+        let big = try #require(measured.cases["r/big.bin"]?.time.flatMap(Double.init))
+        let small = try #require(measured.cases["r/small.bin"]?.time.flatMap(Double.init))
+        #expect(big > 0 && big > small, "big \(big) s, small \(small) s")
+        _ = try await fixture.run(["verify", "--junit", "fixed.xml"], environment: ["SOURCE_DATE_EPOCH": "0"])
+        let fixed = try JUnitFile.parse(try #require(fixture.directory.contents(of: "fixed.xml")))
+        #expect(fixed.cases.values.allSatisfy { $0.time == "0.000" }, "\(fixed)")
+    }
 }

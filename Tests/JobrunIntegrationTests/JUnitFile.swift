@@ -10,6 +10,7 @@ struct JUnitFile {
         var kind: String  // "passed", "failure", "error" or "skipped"
         var type: String?
         var message: String?
+        var time: String?
     }
     var cases: [String: Case] = [:]
 
@@ -22,7 +23,7 @@ struct JUnitFile {
             let child = element.children?.compactMap { $0 as? XMLElement }.first
             file.cases[key] = Case(
                 kind: child?.name ?? "passed", type: child?.attribute(forName: "type")?.stringValue,
-                message: child?.attribute(forName: "message")?.stringValue)
+                message: child?.attribute(forName: "message")?.stringValue, time: element.attribute(forName: "time")?.stringValue)
         }
         return file
     }

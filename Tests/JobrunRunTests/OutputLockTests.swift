@@ -108,7 +108,9 @@ import Testing
         let startFailure = DetachedThread.start(name: "lock-waiter") {
             let outcome: String
             do {
-                let lock = try OutputLock.acquire(roots: [root], timeout: .seconds(60)) { _, _ in
+                // Far longer than the test's own polls: on a loaded machine the test task can wait
+                // a minute for a thread, and the waiter must still be waiting when it comes.
+                let lock = try OutputLock.acquire(roots: [root], timeout: .seconds(600)) { _, _ in
                     state.withLock { $0.isWaiting = true }
                 }
                 lock.release()
