@@ -79,23 +79,18 @@ public struct ResponseHead: Sendable, Hashable {
         return value("transfer-encoding").map { $0.lowercased().contains("chunked") } ?? false
     }
 
-    /// The first value of a header, by case-insensitive name.
+    /// The first value of a header, by name: field names are ASCII tokens compared without
+    /// regard to ASCII case (RFC 9110 §5.1); a name with other bytes matches only itself.
     public func value(_ name: String) -> String? {
-        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
-            let lower = name.lowercased()
-            return headers.first { $0.name.lowercased() == lower }?.value
-        }
-        return headers.first { Self.equalsIgnoringCase($0.name, ascii: name) }?.value
+        headers.first { Self.equalsIgnoringCase($0.name, ascii: name) }?.value
     }
 
-    /// `a.lowercased() == ascii.lowercased()` without allocating when `a` is ASCII too (a
-    /// non-ASCII name can still lowercase to ASCII, e.g. the Kelvin sign to "k": that case
-    /// takes the slow path).
+    /// Byte-wise equality folding ASCII letters only (this runs for every header of every
+    /// response, several times: the length decides most comparisons without a loop).
     static func equalsIgnoringCase(_ a: String, ascii: String) -> Bool {
-        if a.utf8.contains(where: { $0 >= 0x80 }) { return a.lowercased() == ascii.lowercased() }
         guard a.utf8.count == ascii.utf8.count else { return false }
         func lower(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c }
-        return zip(a.utf8, ascii.utf8).allSatisfy { lower($0) == lower($1) }
+        return a.utf8.elementsEqual(ascii.utf8) { lower($0) == lower($1) }
     }
 }
 
