@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test demo install uninstall bench-plan bench-verify bench-apply bench clean
+.PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-apply bench clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -42,6 +42,12 @@ release-bin:
 ## test: unit and integration tests (integration tests run the real binary)
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS)
+
+## fuzz: libFuzzer targets (manifest loader, checksum lists, response heads), FUZZ_SECONDS each
+## (default 60); new inputs and crashes go under .build-fuzz/fuzz (docs/fuzzing.md)
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash fuzz/run.sh
 
 ## demo: validate, plan and verify the demo under examples/demo
 demo: build
@@ -72,4 +78,4 @@ bench-apply: release
 bench: bench-apply
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

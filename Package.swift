@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -69,3 +70,21 @@ let package = Package(
             resources: [.copy("Corpus"), .copy("Golden")], swiftSettings: strict),
     ]
 )
+
+// libFuzzer targets (`make fuzz`, docs/fuzzing.md): only with JOBRUN_FUZZ=1, so that `swift build`
+// and `swift test` never see them; they only link with `-sanitize=fuzzer` (fuzz/run.sh), whose
+// driver each one's main.swift hands its input function to.
+if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
+    let fuzzers: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
+        ("FuzzManifest", "manifest", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
+        ("FuzzChecksumList", "checksum-list", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
+        ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
+    ]
+    package.targets.append(.systemLibrary(name: "CFuzzer", path: "fuzz/CFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer"], path: "fuzz/support", swiftSettings: strict))
+    for fuzzer in fuzzers {
+        package.products.append(.executable(name: fuzzer.name, targets: [fuzzer.name]))
+        package.targets.append(
+            .executableTarget(name: fuzzer.name, dependencies: fuzzer.dependencies, path: "fuzz/\(fuzzer.folder)", swiftSettings: strict))
+    }
+}

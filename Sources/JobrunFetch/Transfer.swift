@@ -30,9 +30,7 @@ final class Transfer {
     private let started = ContinuousClock.now
 
     // Response state
-    private var status = 0
-    private var version = ""
-    private var headers: [ResponseHead.HeaderLine] = []
+    private var headParser = ResponseHeadParser()
     private var head: ResponseHead?
     private var disposition: BodyDisposition = .accept
     private var bodyBytes: Int64 = 0
@@ -137,51 +135,8 @@ final class Transfer {
     // MARK: Callbacks (engine thread)
 
     private func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        // Every line is split on bytes (this runs for every header of every response): `:`, CR,
-        // LF, space and tab are single bytes that never occur inside a multi-byte UTF-8
-        // character, so a name or value with non-ASCII bytes is cut at the same places and
-        // decoded afterwards. A status line (whatever bytes its reason phrase has) starts over.
-        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
-            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            return statusLine(line)
-        }
-        var start = 0
-        var end = line.count
-        while start < end, line[start] == UInt8(ascii: "\r") || line[start] == UInt8(ascii: "\n") { start += 1 }
-        while end > start, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
-        if start == end {
-            guard status >= 200 else { return true }  // end of an interim response
-            return deliverHead(ResponseHead(status: status, headers: headers, version: version))
-        }
-        guard let colon = line[start..<end].firstIndex(of: UInt8(ascii: ":")) else { return true }
-        func trimmed(_ from: Int, _ to: Int) -> String {
-            var a = from
-            var b = to
-            while a < b, line[a] == UInt8(ascii: " ") || line[a] == UInt8(ascii: "\t") { a += 1 }
-            while b > a, line[b - 1] == UInt8(ascii: " ") || line[b - 1] == UInt8(ascii: "\t") { b -= 1 }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: line[a..<b]), as: UTF8.self)
-        }
-        headers.append(.init(name: trimmed(start, colon), value: trimmed(colon + 1, end)))
-        return true
-    }
-
-    /// `HTTP/x[.y] NNN reason`: a new response (interim 1xx, or the final one) starts over.
-    private func statusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        var i = 5
-        while i < line.count, line[i] != UInt8(ascii: " "), line[i] != UInt8(ascii: "\r") { i += 1 }
-        version = String(decoding: UnsafeRawBufferPointer(rebasing: line[5..<i]), as: UTF8.self)
-        while i < line.count, line[i] == UInt8(ascii: " ") { i += 1 }
-        var code = 0
-        var digits = 0
-        while i < line.count, digits < 3, line[i] >= UInt8(ascii: "0"), line[i] <= UInt8(ascii: "9") {
-            code = code * 10 + Int(line[i] - UInt8(ascii: "0"))
-            digits += 1
-            i += 1
-        }
-        status = digits == 3 ? code : 0
-        headers = []
-        headers.reserveCapacity(16)
-        return true
+        guard let complete = headParser.feed(line) else { return true }
+        return deliverHead(complete)
     }
 
     private func deliverHead(_ h: ResponseHead) -> Bool {

@@ -8,13 +8,19 @@ extension ManifestDecoder {
     mutating func checksumList(_ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
         let bytes: [UInt8]
-        switch FileReader.read(path, limit: YAMLParser.maximumFileSize) {
+        switch options.files.read(path) {
         case .success(let b): bytes = b
         case .failure(let f):
             diagnostics.error("cannot read 'slices_from' file '\(path)': \(FileReader.describe(f))", at: location(node))
             return []
         }
         auxiliaryFiles.append((path, bytes))
+        return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
+    }
+
+    /// The slices a checksum list's `bytes` declare (pure: the list as read from `file`, which
+    /// only names the diagnostics' location).
+    static func checksumEntries(in bytes: [UInt8], file path: String, algorithm: DigestAlgorithm?, diagnostics: inout DiagnosticCollector) -> [Slice] {
         var slices: [Slice] = []
         var lineNumber = 0
         // A UTF-8 byte order mark (Windows tools write one) is skipped and not counted in columns, as in manifests.
@@ -25,7 +31,7 @@ extension ManifestDecoder {
             while end < bytes.count, bytes[end] != 0x0A { end += 1 }
             var lineEnd = end
             if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            if let s = checksumLine(bytes[start..<lineEnd], file: path, line: lineNumber, algorithm: algorithm) {
+            if let s = checksumLine(bytes[start..<lineEnd], file: path, line: lineNumber, algorithm: algorithm, diagnostics: &diagnostics) {
                 slices.append(s)
             }
             start = end + 1
@@ -33,7 +39,9 @@ extension ManifestDecoder {
         return slices
     }
 
-    private mutating func checksumLine(_ line: ArraySlice<UInt8>, file: String, line number: Int, algorithm: DigestAlgorithm?) -> Slice? {
+    private static func checksumLine(
+        _ line: ArraySlice<UInt8>, file: String, line number: Int, algorithm: DigestAlgorithm?, diagnostics: inout DiagnosticCollector
+    ) -> Slice? {
         func at(_ column: Int) -> SourceLocation { SourceLocation(file: file, line: number, column: column) }
         var i = line.startIndex
         while i < line.endIndex, line[i] == 0x20 || line[i] == 0x09 { i += 1 }
@@ -62,7 +70,7 @@ extension ManifestDecoder {
         let writtenPath = String(decoding: line[i...], as: UTF8.self)
         var pathText = writtenPath
         if escaped {
-            guard let unescaped = Self.unescapeChecksumName(pathText) else {
+            guard let unescaped = unescapeChecksumName(pathText) else {
                 diagnostics.error("invalid escape in a checksum list file name", at: at(pathColumn))
                 return nil
             }
@@ -95,7 +103,7 @@ extension ManifestDecoder {
             var column = pathColumn
             if case .character(_, let offset) = problem {
                 column += escaped
-                    ? Self.writtenScalars(before: offset, inEscaped: writtenPath)
+                    ? writtenScalars(before: offset, inEscaped: writtenPath)
                     : String(decoding: pathText.utf8.prefix(offset), as: UTF8.self).unicodeScalars.count
             }
             diagnostics.error(PathRules.message(for: problem, field: "slice path", value: pathText), at: at(column))

@@ -191,7 +191,7 @@ struct ManifestDecoder {
             isFreeOfDeceptiveCharacters(text, node: n, field: "'ca_file'")
         {
             let path = PathRules.join(manifestDirectory, text)
-            if FileManager.default.isReadableFile(atPath: path) {
+            if options.files.isReadable(path) {
                 settings.caFile = path
             } else {
                 diagnostics.error("'ca_file' '\(path)' does not exist or cannot be read", at: location(n))

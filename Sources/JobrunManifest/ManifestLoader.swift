@@ -13,6 +13,8 @@ public enum ManifestLoader {
         public var currentDirectory: String = FileManager.default.currentDirectoryPath
         /// Computes a file's fingerprint for saved plans (the plan stage passes a SHA-256 hasher).
         public var fingerprint: (@Sendable ([UInt8]) -> String)?
+        /// Where manifests, `slices_from` lists and `ca_file` are looked up.
+        var files: FileSource = .fileSystem
 
         public init() {}
     }
@@ -63,9 +65,16 @@ public enum ManifestLoader {
                 files.append(path)
             }
         }
+        return load(files: files, unreadable: unreadable, options: options)
+    }
+
+    /// Reads, decodes and validates `files` (manifest files, not folders) through
+    /// `options.files`; `unreadable` holds the paths that could not be listed.
+    static func load(files: [String], unreadable: [Unreadable], options: Options) -> Result {
+        var unreadable = unreadable
         // The same file named twice (directly and through its folder) is read once.
         var seen = Set<String>()
-        files = files.filter { seen.insert(PathRules.join(options.currentDirectory, $0)).inserted }
+        let files = files.filter { seen.insert(PathRules.join(options.currentDirectory, $0)).inserted }
 
         var collector = DiagnosticCollector()
         var sources = SourceFiles()
@@ -75,7 +84,7 @@ public enum ManifestLoader {
         var resources: [Resource] = []
         for file in files {
             let bytes: [UInt8]
-            switch FileReader.read(file, limit: YAMLParser.maximumFileSize) {
+            switch options.files.read(file) {
             case .success(let b): bytes = b
             case .failure(.tooLarge(let size)):
                 collector.error("manifest is \(size) bytes; the limit is 256 MiB", at: SourceLocation(file: file, line: 1, column: 1))

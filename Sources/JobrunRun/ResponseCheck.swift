@@ -33,6 +33,7 @@ struct Representation: Sendable, Hashable {
 /// | 206      | no partial was asked for, or `Content-Range` does not start at its end     | RangeMismatch        |
 /// | 206      | its validator differs from the partial's, or it carries none               | RangeMismatch        |
 /// | 206      | it does not run to the end of the file, or gives no total                  | RangeMismatch        |
+/// | both     | `Content-Length` is not digits (a sign, a space) or too large for Int64    | InconsistentResponse |
 /// | 206      | `Content-Length` differs from the range's length                           | InconsistentResponse |
 /// | 200      | it carries `Content-Range` (a part presented as the whole)                 | InconsistentResponse |
 /// | both     | its total differs from the declared size                                   | SizeMismatch (final) |
@@ -62,6 +63,13 @@ struct ResponseCheck {
 
     func check(_ head: ResponseHead) -> Result<Accepted, AttemptFailure> {
         let seen = Representation.validator(of: head)
+        var length: Int64?
+        if let text = head.value("content-length") {
+            guard let n = Int64(decimalDigits: text) else {
+                return .failure(Self.inconsistent("the response's Content-Length is not a length: \(text)"))
+            }
+            length = n
+        }
         let total: Int64?
         let offset: Int64
         if head.status == 206 {
@@ -79,7 +87,7 @@ struct ResponseCheck {
             guard let rangeTotal = range.total, range.end + 1 == rangeTotal else {
                 return .failure(Self.rangeMismatch("the 206 response covers bytes \(range.start)-\(range.end) of \(range.total.map(String.init) ?? "an unknown total"), not the rest of the file"))
             }
-            if let length = head.value("content-length").flatMap({ Int64($0) }), length != range.end - range.start + 1 {
+            if let length, length != range.end - range.start + 1 {
                 return .failure(Self.inconsistent("the 206 response declares \(length) bytes for the range \(range.start)-\(range.end)"))
             }
             total = rangeTotal
@@ -88,7 +96,7 @@ struct ResponseCheck {
             if let range = head.value("content-range") {
                 return .failure(Self.inconsistent("a 200 response carried Content-Range: \(range); it is not the whole file"))
             }
-            total = head.value("content-length").flatMap { Int64($0) }
+            total = length
             offset = 0
         }
         if let total, let expectedSize, total != expectedSize {

@@ -389,10 +389,10 @@ struct ContentRange: Hashable {
         let parts = rest.split(separator: "/", maxSplits: 1)
         guard parts.count == 2 else { return nil }
         let span = parts[0].split(separator: "-", maxSplits: 1)
-        guard span.count == 2, let s = Int64(span[0]), let e = Int64(span[1]), s <= e else { return nil }
+        guard span.count == 2, let s = Int64(decimalDigits: span[0]), let e = Int64(decimalDigits: span[1]), s <= e else { return nil }
         start = s
         end = e
-        total = parts[1] == "*" ? nil : Int64(parts[1])
+        total = parts[1] == "*" ? nil : Int64(decimalDigits: parts[1])
         if parts[1] != "*" && total == nil { return nil }
     }
 }

@@ -1,0 +1,51 @@
+import JobrunFetch
+import Testing
+@testable import JobrunRun
+
+/// Lengths and positions in a response head are digits (RFC 9110 `1*DIGIT`): a signed, spaced or
+/// overflowing number is no length. Found by the response-head fuzzer: a 200 with
+/// `Content-Length: -922337` was accepted with a body ending before its start.
+@Suite struct ResponseLengthTests {
+    static func check(resume: Int64 = 0, _ status: Int, _ headers: [(String, String)]) -> Result<ResponseCheck.Accepted, AttemptFailure> {
+        let validator = Representation.Validator(value: "\"v1\"", kind: .etag)
+        let head = ResponseHead(status: status, headers: headers.map { .init(name: $0.0, value: $0.1) })
+        return ResponseCheck(resumeOffset: resume, resumeValidator: resume > 0 ? validator : nil, expectedSize: nil, cap: .max, learned: nil).check(head)
+    }
+
+    static let notLengths = ["-922337", "-1", "+5", "5 5", "0x10", "99999999999999999999", ""]
+
+    @Test(arguments: notLengths)
+    func a200WhoseContentLengthIsNoLengthIsRefused(value: String) throws {
+        let result = Self.check(200, [("Content-Length", value)])
+        guard case .failure(let failure) = result else {
+            Issue.record("accepted: \(result)")
+            return
+        }
+        #expect(failure.kind == .inconsistentResponse)
+        #expect(failure.message == "the response's Content-Length is not a length: \(value)")
+        #expect(failure.isTransient)
+    }
+
+    @Test(arguments: notLengths)
+    func a206WhoseContentLengthIsNoLengthIsRefused(value: String) {
+        let result = Self.check(resume: 10, 206, [("Content-Range", "bytes 10-19/20"), ("ETag", "\"v1\""), ("Content-Length", value)])
+        guard case .failure(let failure) = result else {
+            Issue.record("accepted: \(result)")
+            return
+        }
+        #expect(failure.kind == .inconsistentResponse)
+    }
+
+    @Test func everyAcceptedBodyEndsAtOrAfterItsOffset() throws {
+        let whole = try Self.check(200, [("Content-Length", "0")]).get()
+        #expect(whole.offset == 0 && whole.end == 0)
+        let rest = try Self.check(resume: 10, 206, [("Content-Range", "bytes 10-19/20"), ("ETag", "\"v1\""), ("Content-Length", "10")]).get()
+        #expect(rest.offset == 10 && rest.end == 20)
+    }
+
+    @Test(arguments: ["bytes +1-5/10", "bytes 1-+5/10", "bytes 1-5/+10", "bytes 1-5/-10", "bytes  1-5/10", "bytes 1 -5/10",
+                      "bytes 0-9/99999999999999999999", "bytes 0-99999999999999999999/*"])
+    func aContentRangeWithNumbersThatAreNotDigitsIsNoRange(text: String) {
+        #expect(ContentRange(text) == nil)
+    }
+}

@@ -1,0 +1,27 @@
+import FuzzSupport
+import JobrunCore
+@testable import JobrunManifest
+
+// The input is a manifest at /fuzz/manifest.yaml, optionally followed by a line `--- 8< ---`
+// and the bytes of /fuzz/slices.sha256 (what `slices_from: slices.sha256` reads). Everything is
+// in memory: no file on disk is ever read, whatever paths the manifest names.
+let separator = Array("\n--- 8< ---\n".utf8)
+
+fuzzerMain { data, size in
+    let input = fuzzInput(data, size)
+    var manifest = Array(input)
+    var list: [UInt8] = []
+    if let cut = manifest.firstRange(of: separator) {
+        list = Array(manifest[cut.upperBound...])
+        manifest.removeSubrange(cut.lowerBound...)
+    }
+    var options = ManifestLoader.Options()
+    options.currentDirectory = "/fuzz"
+    options.environment = ["TOKEN": "secret"]
+    let result = ManifestLoader.load(
+        memory: [("/fuzz/manifest.yaml", manifest), ("/fuzz/slices.sha256", list)], manifests: ["/fuzz/manifest.yaml"],
+        options: options)
+    // Rendering quotes source lines with a caret: it must cope with any location it is given.
+    _ = DiagnosticRenderer(sources: result.sources).render(result.diagnostics)
+    return 0
+}
