@@ -13,6 +13,8 @@ public enum ManifestLoader {
         public var currentDirectory: String = FileManager.default.currentDirectoryPath
         /// Computes a file's fingerprint for saved plans (the plan stage passes a SHA-256 hasher).
         public var fingerprint: (@Sendable ([UInt8]) -> String)?
+        /// Makes every slice that declares no digest an error (`--require-digests`).
+        public var requiresDigests = false
 
         public init() {}
     }
@@ -105,6 +107,7 @@ public enum ManifestLoader {
         }
         // Cross-file rules run even after other errors, so every mistake is reported in one go.
         ManifestValidator.validate(resources, currentDirectory: options.currentDirectory, into: &collector)
+        if options.requiresDigests { DigestRequirement.check(resources, into: &collector) }
         let ok = !collector.hasErrors && unreadable.isEmpty
         return Result(
             manifest: ok ? Manifest(files: loaded, sliceLists: sliceLists.values.sorted { $0.path < $1.path }, resources: resources) : nil,
