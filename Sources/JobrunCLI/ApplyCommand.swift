@@ -22,6 +22,12 @@ struct ApplyCommand: ParsableCommand {
             the same counts, for example:
               Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
               188 up to date, 0 failed, 0 deferred.
+            When slices that passed declare no digest ('size only' or
+            'unverified'), a clause goes before the period:
+              ...; 6 without digests (2 size only, 4 unverified).
+            What was fetched for them is hashed anyway: --json reports its
+            SHA-256 ('computed_digests'), and --record-sums FILE pins every
+            file in place for later runs (use the list as 'slices_from').
             One apply at a time per output root: while another holds it, apply
             exits 75 before planning or fetching anything (--lock-timeout waits).
             Before any request, the known sizes to fetch are checked against the
@@ -47,6 +53,12 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
     var junit: String?
 
+    @Flag(name: .customLong("require-digests"), help: ArgumentHelp.requireDigests)
+    var requireDigests = false
+
+    @Option(name: .customLong("record-sums"), help: RecordSums.help)
+    var recordSums: String?
+
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "How long to wait while another apply holds an output root (30s, 5m, 1h30m); without it, exit 75 at once.",
         valueName: "duration"))
@@ -59,6 +71,7 @@ struct ApplyCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
         if let lockTimeout, lockWait == nil {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
         }
@@ -76,10 +89,12 @@ struct ApplyCommand: ParsableCommand {
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
-            manifest = try options.load(fingerprinting: true)
+            manifest = try options.load(fingerprinting: true, requiringDigests: requireDigests)
         } else {
-            manifest = try manifestOptions.load()
+            manifest = try manifestOptions.load(requiringDigests: requireDigests)
         }
+        let sums = recordSums.map(RecordSums.init(template:))
+        try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest)
         defer { lock.release() }
@@ -103,12 +118,16 @@ struct ApplyCommand: ParsableCommand {
         let executor = Executor(plan: plan, options: options)
         let signals = SignalHandling.install { signal in executor.interrupt(signal: signal) }
         defer { signals.cancel() }
-        let result: ApplyResult
+        var result: ApplyResult
         do {
             result = try executor.run()
         } catch {
             print("jobrun: error: \(error)", to: &stderr)
             throw ExitCode(ExitStatus.ioError.rawValue)
+        }
+        if sums != nil {
+            // Before the reports, which then show these digests too.
+            for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }
         }
         if let junit {
             OutputFiles.prepareParent(of: junit)
@@ -119,6 +138,7 @@ struct ApplyCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
+        try sums?.write(result.checksumLists)
         let skipped = result.counts.skipped
         if skipped > 0 {
             options.output("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was interrupted).\n")

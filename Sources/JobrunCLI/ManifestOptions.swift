@@ -17,10 +17,12 @@ struct ManifestOptions: ParsableArguments {
 
     /// Loads and validates the manifests, printing every diagnostic to stderr. With
     /// `fingerprinting`, each file's SHA-256 is kept for saved plans (`ManifestFile.fingerprint`);
-    /// only `plan` and a saved plan's staleness check read it.
+    /// only `plan` and a saved plan's staleness check read it. With `requiringDigests`
+    /// (`--require-digests`), every slice that declares no digest is an error at its place.
     /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
-    func load(fingerprinting: Bool = false) throws -> Manifest {
+    func load(fingerprinting: Bool = false, requiringDigests: Bool = false) throws -> Manifest {
         var options = ManifestLoader.Options()
+        options.requiresDigests = requiringDigests
         options.allowFileURLs = allowFileURLs
         options.outputOverride = output
         if fingerprinting {

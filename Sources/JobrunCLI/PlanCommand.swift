@@ -21,6 +21,10 @@ struct PlanCommand: ParsableCommand {
             (one line), for example:
               Plan: 4 to fetch (26.3 MiB), 0 to resume, 2 to refetch,
               188 up to date, 0 deferred.
+            Slices that declare no digest are 'size only' (a size is declared)
+            or 'unverified' (nothing is): -v marks them, and the summary adds
+            a clause before its period:
+              ...; 6 without digests (2 size only, 4 unverified).
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
@@ -40,6 +44,9 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Threads used to hash present files (default: all cores).", valueName: "n"))
     var jobs: Int?
 
+    @Flag(name: .customLong("require-digests"), help: ArgumentHelp.requireDigests)
+    var requireDigests = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
@@ -47,7 +54,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         let manifest: Manifest
         do {
-            manifest = try manifestOptions.load(fingerprinting: true)
+            manifest = try manifestOptions.load(fingerprinting: true, requiringDigests: requireDigests)
         } catch let exit as ExitCode {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit

@@ -11,12 +11,19 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             One line per slice:
               = path   ok
+              ~ path   size only: the size matches, no digest is declared
+              ? path   unverified: the file is there, no digest or size is
+                       declared
               * path   the size or a digest differs
               - path   missing
               ! path   error (a symbolic link or other non-file: links are
                        never followed)
               + path   with --extra: a file under a resource's folder that
                        no manifest names
+            Files that passed without a digest count as ok, and the summary
+            adds a clause before its period:
+              ...; 6 without digests (2 size only, 4 unverified).
+            With --require-digests they fail instead.
             Exit status 0 when every slice is ok, 1 otherwise.
             """)
 
@@ -40,15 +47,25 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Threads used to hash files (default: all cores).", valueName: "n"))
     var jobs: Int?
 
+    @Flag(name: .customLong("require-digests"), help: "Fail every slice that declares no digest (exit 1), even when its file passed.")
+    var requireDigests = false
+
+    @Option(name: .customLong("record-sums"), help: RecordSums.help)
+    var recordSums: String?
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if failOnExtra && !extra { throw ValidationError("--fail-on-extra needs --extra") }
+        if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
     }
 
     func run() throws {
         let manifest = try manifestOptions.load()
+        let sums = recordSums.map(RecordSums.init(template:))
+        try sums?.check(manifest)
         let started = Date()
-        let result = MirrorVerifier.verify(manifest, parallelism: jobs, findExtraFiles: extra)
+        let result = MirrorVerifier.verify(
+            manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256)
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {
@@ -61,6 +78,7 @@ struct VerifyCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
+        try sums?.write(VerifyReports.checksumLists(result))
         if json {
             StandardOutput.write(bytes: VerifyReports.json(result))
         } else {

@@ -15,6 +15,8 @@ public enum ManifestLoader {
         public var fingerprint: (@Sendable ([UInt8]) -> String)?
         /// Where manifests, `slices_from` lists and `ca_file` are looked up.
         var files: FileSource = .fileSystem
+        /// Makes every slice that declares no digest an error (`--require-digests`).
+        public var requiresDigests = false
 
         public init() {}
     }
@@ -114,6 +116,7 @@ public enum ManifestLoader {
         }
         // Cross-file rules run even after other errors, so every mistake is reported in one go.
         ManifestValidator.validate(resources, currentDirectory: options.currentDirectory, into: &collector)
+        if options.requiresDigests { DigestRequirement.check(resources, into: &collector) }
         let ok = !collector.hasErrors && unreadable.isEmpty
         return Result(
             manifest: ok ? Manifest(files: loaded, sliceLists: sliceLists.values.sorted { $0.path < $1.path }, resources: resources) : nil,

@@ -4,12 +4,15 @@ public import JobrunManifest
 extension Plan {
     /// The plan summary line, a stable contract:
     /// `Plan: 412 to fetch (26.3 MiB), 3 to resume, 2 to refetch, 188 up to date, 0 deferred.`
+    /// When some slices declare no digest, ``IntegrityCounts/summaryClause`` goes before the
+    /// period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`
     public var summaryLine: String {
-        "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred."
+        "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred\(counts.integrity.summaryClause)."
     }
 
-    /// The plan as people read it: a line per resource, a line per slice with `verbose`, a line per
-    /// file system written to (``SpaceNeed/line``), and the summary.
+    /// The plan as people read it: a line per resource, a line per slice with `verbose` (marked
+    /// `[size only]` or `[unverified]` when it declares no digest), a line per file system
+    /// written to (``SpaceNeed/line``), and the summary.
     public func renderText(verbose: Bool) -> String {
         var out = ""
         for entry in entries {
@@ -36,7 +39,9 @@ extension Plan {
             for (s, d) in zip(r.slices, entry.decisions) {
                 let size = s.size.map { " (\(ByteCount($0)))" } ?? ""
                 let reason = d.reason.map { ": \($0)" } ?? ""
-                out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(reason)\n"
+                let integrity = s.integrity
+                let marker = integrity == .digest ? "" : " [\(integrity.word)]"
+                out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(marker)\(reason)\n"
             }
         }
         for need in space { out += need.line + "\n" }

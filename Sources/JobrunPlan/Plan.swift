@@ -37,6 +37,8 @@ public struct PlanCounts: Sendable, Hashable {
     public var bytesToTransfer: Int64 = 0
     /// Slices to transfer whose size the manifest does not declare (not in ``bytesToTransfer``).
     public var unsizedToTransfer = 0
+    /// Slices, whatever their action, that declare no digest.
+    public var integrity = IntegrityCounts()
 
     public init() {}
 
@@ -72,6 +74,7 @@ public struct PlanCounts: Sendable, Hashable {
         lhs.deferred += rhs.deferred
         lhs.bytesToTransfer = saturatingSum(lhs.bytesToTransfer, rhs.bytesToTransfer)
         lhs.unsizedToTransfer += rhs.unsizedToTransfer
+        lhs.integrity += rhs.integrity
     }
 }
 

@@ -60,6 +60,7 @@ public enum Planner {
                 }
                 k += 1
                 counts.add(decision.action, bytes: bytes)
+                counts.integrity.add(s.integrity)
                 decisions.append(decision)
             }
             total += counts

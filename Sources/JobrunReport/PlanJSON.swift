@@ -76,6 +76,8 @@ public enum PlanJSON {
         w.key("deferred"); w.int(Int64(c.deferred))
         w.key("bytes_to_transfer"); w.int(c.bytesToTransfer)
         w.key("unsized_to_transfer"); w.int(Int64(c.unsizedToTransfer))
+        w.key("size_only"); w.int(Int64(c.integrity.sizeOnly))
+        w.key("unverified"); w.int(Int64(c.integrity.unverified))
         w.key("changes"); w.bool(c.hasChanges)
         w.endObject()
     }
@@ -130,6 +132,7 @@ public enum PlanJSON {
             w.beginObject()
             for digest in s.digests { w.key(digest.algorithm.rawValue); w.string(digest.hex) }
             w.endObject()
+            w.key("integrity"); w.string(s.integrity.rawValue)
             if !s.headers.isEmpty {
                 w.key("headers")
                 writeHeaders(s.headers, into: &w)

@@ -5,23 +5,32 @@ public import JobrunVerify
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {
     /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors.`, with
-    /// `, 3 extra` before the period when extra files were looked for (`--extra`).
+    /// `, 3 extra` when extra files were looked for (`--extra`), then, when files passed without
+    /// a digest, ``IntegrityCounts/summaryClause`` before the period:
+    /// `…, 0 errors; 6 without digests (2 size only, 4 unverified).` They are in `ok` unless
+    /// digests are required, which makes them failures.
     public static func summaryLine(_ v: MirrorVerification) -> String {
         let c = v.counts
         let extra = v.extraFiles.map { ", \($0.count) extra" } ?? ""
-        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)."
+        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)\(c.withoutDigests.summaryClause)."
     }
 
-    /// One line per slice (`=` ok, `*` differs, `-` missing, `!` error), `+` per extra file, then the
-    /// summary. With `problemsOnly`, `=` lines are left out.
+    /// One line per slice (`=` ok, `~` size only, `?` unverified, `*` differs, `-` missing,
+    /// `!` error), `+` per extra file, then the summary. With `problemsOnly`, `=` lines are left
+    /// out: a file that passed without a digest is not proven, so its line stays.
     public static func text(_ v: MirrorVerification, problemsOnly: Bool) -> String {
         var out = ""
+        let refused = v.counts.requiresDigests ? ", refused by --require-digests" : ""
         for entry in v.entries {
             for (s, check) in zip(entry.resource.slices, entry.checks) {
                 let path = entry.resource.filePath(of: s)
                 switch check {
                 case .ok:
-                    if !problemsOnly { out += "= \(path)\n" }
+                    switch s.integrity {
+                    case .digest: if !problemsOnly { out += "= \(path)\n" }
+                    case .sizeOnly: out += "~ \(path): size only (no digest declared)\(refused)\n"
+                    case .unverified: out += "? \(path): unverified (no digest or size declared)\(refused)\n"
+                    }
                 case .missing:
                     out += "- \(path): missing\n"
                 case .sizeMismatch(let expected, let actual):
@@ -41,9 +50,11 @@ public enum VerifyReports {
         return out
     }
 
-    static func status(_ check: FileCheck) -> String {
+    /// The JSON `status`: `no_digest` is a file that passed its declared checks, failed by
+    /// `--require-digests` for declaring no digest.
+    static func status(_ check: FileCheck, _ integrity: SliceIntegrity, requiresDigests: Bool) -> String {
         switch check {
-        case .ok: "ok"
+        case .ok: integrity != .digest && requiresDigests ? "no_digest" : "ok"
         case .missing: "missing"
         case .sizeMismatch: "size_mismatch"
         case .digestMismatch: "checksum_mismatch"
@@ -66,6 +77,9 @@ public enum VerifyReports {
         w.key("missing"); w.int(Int64(v.counts.missing))
         w.key("errors"); w.int(Int64(v.counts.errors))
         w.key("extra"); if let e = v.extraFiles { w.int(Int64(e.count)) } else { w.null() }
+        w.key("size_only"); w.int(Int64(v.counts.withoutDigests.sizeOnly))
+        w.key("unverified"); w.int(Int64(v.counts.withoutDigests.unverified))
+        w.key("digests_required"); w.bool(v.counts.requiresDigests)
         w.key("all_ok"); w.bool(v.counts.isAllOK)
         w.endObject()
         w.key("resources")
@@ -82,7 +96,8 @@ public enum VerifyReports {
                 w.key("path"); w.string(s.path)
                 w.key("file"); w.string(r.filePath(of: s))
                 w.key("identity"); w.string(r.identity(of: s))
-                w.key("status"); w.string(status(check))
+                w.key("status"); w.string(status(check, s.integrity, requiresDigests: v.counts.requiresDigests))
+                w.key("integrity"); w.string(s.integrity.rawValue)
                 w.key("expected")
                 w.beginObject()
                 w.key("size"); if let size = s.size { w.int(size) } else { w.null() }
@@ -129,19 +144,26 @@ public enum VerifyReports {
     }
 
     /// One `<testsuite>` per resource, one `<testcase>` per slice (classname = resource id, name =
-    /// slice path); `<failure type="ChecksumMismatch|SizeMismatch|Missing">`, `<error>` for I/O.
+    /// slice path); `<failure type="ChecksumMismatch|SizeMismatch|Missing">` (and `NoDigest` with
+    /// `--require-digests`), `<error>` for I/O. Slices that passed without a digest are listed in
+    /// the suite's `<system-out>` (``IntegrityNotes``).
     public static func junit(_ v: MirrorVerification, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport {
         var suites: [JUnitReport.Suite] = []
         for entry in v.entries {
             let r = entry.resource
             var cases: [JUnitReport.TestCase] = []
             cases.reserveCapacity(r.slices.count)
+            var notes = IntegrityNotes()
             for (s, check) in zip(r.slices, entry.checks) {
                 let path = r.filePath(of: s)
                 let result: JUnitReport.TestCase.Result
                 switch check {
-                case .ok:
+                case .ok(let size, _) where s.integrity != .digest && v.counts.requiresDigests:
+                    result = .failure(type: "NoDigest", message: "\(s.integrity.word): \(s.integrity.explanation) (--require-digests)",
+                                      text: "file: \(path)\nsize: \(size)")
+                case .ok(_, let digests):
                     result = .passed
+                    notes.note(s.path, s.integrity, sha256: digests.first { $0.algorithm == .sha256 })
                 case .missing:
                     result = .failure(type: "Missing", message: "\(path) is missing", text: "expected \(expectation(s)) at \(path); no file is there")
                 case .sizeMismatch(let expected, let actual):
@@ -162,7 +184,7 @@ public enum VerifyReports {
             suites.append(.init(
                 name: r.id, package: "jobrun.verify", timestamp: timestamp, hostname: hostname, time: nil,
                 properties: JUnitReport.Property.describing(r),
-                testCases: cases))
+                testCases: cases, systemOut: notes.systemOut))
         }
         return JUnitReport(suites: suites)
     }
@@ -185,5 +207,21 @@ extension JUnitReport.Property {
             .init(name: "dest", value: r.dest),
             .init(name: "jobrun_version", value: JobrunVersion.current),
         ]
+    }
+}
+
+extension VerifyReports {
+    /// `verify --record-sums`: per resource (in the report's order), the SHA-256 of every file
+    /// that passed, slice by slice; verify was run with SHA-256 computed for every file
+    /// (`MirrorVerifier.verify(alsoComputing: .sha256)`).
+    public static func checksumLists(_ v: MirrorVerification) -> [(id: String, list: ChecksumList)] {
+        v.entries.map { entry in
+            var list = ChecksumList()
+            for (s, check) in zip(entry.resource.slices, entry.checks) {
+                guard case .ok(_, let digests) = check, let sha256 = digests.first(where: { $0.algorithm == .sha256 }) else { continue }
+                list.lines.append(.init(path: s.path, digest: sha256))
+            }
+            return (entry.resource.id, list)
+        }
     }
 }

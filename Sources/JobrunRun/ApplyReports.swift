@@ -10,8 +10,8 @@ public enum ApplyReports {
     }
 
     /// `jobrun apply --json`: one record per slice (identity, destination, status, bytes, attempts,
-    /// digests, timings, error). Versioned by `format_version`; secrets never appear (URLs are shown
-    /// without their query).
+    /// digests, integrity, computed digests, timings, error). Versioned by `format_version`;
+    /// secrets never appear (URLs are shown without their query).
     public static func json(_ result: ApplyResult) -> [UInt8] {
         let c = result.counts
         var w = JSONWriter(pretty: true)
@@ -27,6 +27,8 @@ public enum ApplyReports {
         w.key("failed"); w.int(Int64(c.failed))
         w.key("skipped"); w.int(Int64(c.skipped))
         w.key("deferred"); w.int(Int64(c.deferred))
+        w.key("size_only"); w.int(Int64(c.withoutDigests.sizeOnly))
+        w.key("unverified"); w.int(Int64(c.withoutDigests.unverified))
         w.key("success"); w.bool(result.isSuccess)
         w.key("interrupted_by_signal"); if let s = result.interruptedBy { w.int(Int64(s)) } else { w.null() }
         w.key("elapsed_seconds"); w.double(seconds(result.elapsed))
@@ -53,6 +55,11 @@ public enum ApplyReports {
                 w.key("digests")
                 w.beginObject()
                 for d in o.digests { w.key(d.algorithm.rawValue); w.string(d.hex) }
+                w.endObject()
+                w.key("integrity"); w.string(s.integrity.rawValue)
+                w.key("computed_digests")
+                w.beginObject()
+                for d in o.computedDigests { w.key(d.algorithm.rawValue); w.string(d.hex) }
                 w.endObject()
                 w.key("seconds"); w.double(seconds(o.duration))
                 w.key("http_version"); if let v = o.httpVersion { w.string(v) } else { w.null() }
@@ -86,10 +93,12 @@ public enum ApplyReports {
     /// flight by a stop; `<skipped>` for slices not attempted. A stopped run ends with one more
     /// suite, `jobrun`, whose single test case is an `<error type="Interrupted">`: a consumer that
     /// reads only the XML (Jenkins, GitLab) shows the incomplete run as failed even when no slice
-    /// was in flight.
+    /// was in flight. Slices that passed without a digest are listed in the suite's `<system-out>`
+    /// (``IntegrityNotes``).
     public static func junit(_ result: ApplyResult, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport {
         var report = JUnitReport(suites: result.entries.map { entry in
             let r = entry.resource
+            var notes = IntegrityNotes()
             let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
                 var text = "file: \(r.filePath(of: s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
                 if let actual = o.failure?.actualDigests, !actual.isEmpty {
@@ -99,6 +108,7 @@ public enum ApplyReports {
                 switch o.status {
                 case .fetched, .resumed, .upToDate:
                     outcome = .passed
+                    notes.note(s.path, s.integrity, sha256: o.sha256)
                 case .failed:
                     let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
                     if f.kind == .checksumMismatch || f.kind == .sizeMismatch {
@@ -118,7 +128,7 @@ public enum ApplyReports {
             return JUnitReport.Suite(
                 name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
                 properties: JUnitReport.Property.describing(r),
-                testCases: cases)
+                testCases: cases, systemOut: notes.systemOut)
         })
         if let signal = result.interruptedBy {
             report.suites.append(incompleteRun(result, signal: signal, timestamp: timestamp, hostname: hostname))

@@ -42,6 +42,10 @@ public struct SliceOutcome: Sendable {
     public var attempts: Int
     /// Digests verified (those the manifest declares).
     public var digests: [Digest]
+    /// Digests of the final file that the manifest does not declare: the SHA-256 of what was
+    /// fetched for a slice that declares no digest (computed as it was written), and with
+    /// `--record-sums` the SHA-256 of every other final file that declares none.
+    public var computedDigests: [Digest]
     /// The last attempt's failure, for failed slices.
     public var failure: AttemptFailure?
     /// Why a slice was skipped.
@@ -54,14 +58,28 @@ public struct SliceOutcome: Sendable {
     /// The HTTP version of the last response (`1.1`, `2`), when there was one.
     public var httpVersion: String?
 
+    /// The final file is in place: fetched, resumed or up to date.
+    public var hasPassed: Bool {
+        switch status {
+        case .fetched, .resumed, .upToDate: true
+        case .failed, .skipped, .deferred: false
+        }
+    }
+
+    /// The SHA-256 of the final file, declared (and verified) or computed, when known.
+    public var sha256: Digest? {
+        digests.first { $0.algorithm == .sha256 } ?? computedDigests.first { $0.algorithm == .sha256 }
+    }
+
     public init(status: Status, bytesTransferred: Int64 = 0, size: Int64? = nil, attempts: Int = 0, digests: [Digest] = [],
-                failure: AttemptFailure? = nil, skipReason: String? = nil, duration: Duration = .zero, displayURL: String,
-                httpVersion: String? = nil) {
+                computedDigests: [Digest] = [], failure: AttemptFailure? = nil, skipReason: String? = nil,
+                duration: Duration = .zero, displayURL: String, httpVersion: String? = nil) {
         self.status = status
         self.bytesTransferred = bytesTransferred
         self.size = size
         self.attempts = attempts
         self.digests = digests
+        self.computedDigests = computedDigests
         self.failure = failure
         self.skipReason = skipReason
         self.duration = duration
@@ -97,6 +115,8 @@ public struct ApplyResult: Sendable {
         public var failed = 0
         public var skipped = 0
         public var deferred = 0
+        /// Fetched, resumed and up-to-date slices that declare no digest.
+        public var withoutDigests = IntegrityCounts()
         public init() {}
     }
 
@@ -111,6 +131,7 @@ public struct ApplyResult: Sendable {
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
                 entries[e].outcomes[i].status.count(into: &c, bytes: entries[e].outcomes[i].bytesTransferred)
+                if entries[e].outcomes[i].hasPassed { c.withoutDigests.add(entries[e].resource.slices[i].integrity) }
             }
         }
         return c
@@ -134,7 +155,9 @@ public struct ApplyResult: Sendable {
 
     /// The stable last line, one of
     /// `Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed, 188 up to date, 0 failed, 0 deferred.`
-    /// `Apply failed! Slices: …` and `Apply interrupted! Slices: …`, with the same counts after the word.
+    /// `Apply failed! Slices: …` and `Apply interrupted! Slices: …`, with the same counts after the
+    /// word; when slices that passed declare no digest, ``IntegrityCounts/summaryClause`` goes
+    /// before the period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`
     public var summaryLine: String {
         let c = counts
         let word = switch ending {
@@ -142,7 +165,7 @@ public struct ApplyResult: Sendable {
         case .failed: "failed"
         case .interrupted: "interrupted"
         }
-        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred."
+        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(c.withoutDigests.summaryClause)."
     }
 
     public var isSuccess: Bool {

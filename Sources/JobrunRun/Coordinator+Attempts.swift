@@ -93,7 +93,7 @@ extension Coordinator {
         let writer = SliceWriter(
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
             expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
-            algorithms: slice.digests.map(\.algorithm), resumeOffset: resume?.offset ?? 0,
+            algorithms: Self.hashedAlgorithms(for: slice), resumeOffset: resume?.offset ?? 0,
             resumeValidator: resume?.validator, learned: learned[j] ?? resume?.learned,
             shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
             progress: { [executor] written in

@@ -49,9 +49,10 @@ extension Coordinator {
             }
             if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
             jobs[j].state = .done
+            let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
             jobs[j].outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
-                size: writer.written, attempts: jobs[j].attempts, digests: digests,
+                size: writer.written, attempts: jobs[j].attempts, digests: reported.verified, computedDigests: reported.computed,
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
         }
@@ -70,10 +71,10 @@ extension Coordinator {
         if fd >= 0 {
             // No digests when the file shrank while it was read (or OpenSSL failed).
             if let mapped = try? MappedFile(fileDescriptor: fd, path: writer.displayPath),
-                let computed = try? mapped.digests(slice.digests.map(\.algorithm)) {
+                let computed = try? mapped.digests(Self.hashedAlgorithms(for: slice)) {
                 digests = computed
                 computedAll = true
-                ok = computed == slice.digests
+                ok = slice.digests.isEmpty || computed == slice.digests
             } else {
                 ok = false
             }

@@ -317,7 +317,7 @@ struct Coordinator {
         if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
         let sigil = c.fetched + c.resumed > 0 ? "+" : "="
         let size = c.fetched + c.resumed > 0 ? " (\(ByteCount(c.fetchedBytes)))" : ""
-        return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\n"
+        return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\(integrityNote(resource: r))\n"
     }
 
     // MARK: Queue

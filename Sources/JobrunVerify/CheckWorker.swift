@@ -86,7 +86,7 @@ final class CheckWorker {
         if let expected = expectation.size, expected != size {
             return .sizeMismatch(expected: expected, actual: size)
         }
-        if expectation.digests.isEmpty { return .ok(size: size, digests: []) }
+        if !expectation.isHashed { return .ok(size: size, digests: []) }
 
         let fd = retryingOnInterrupt { openat(directoryFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         if fd < 0 {
@@ -111,7 +111,9 @@ final class CheckWorker {
     /// Hashes the open file and compares with the expected digests: the first mismatch in
     /// algorithm order, with every computed digest.
     private func hash(_ fd: Int32, size: Int64, for expectation: FileExpectation) -> FileCheck {
-        let algorithms = Set(expectation.digests.map(\.algorithm)).sorted()
+        var wanted = Set(expectation.digests.map(\.algorithm))
+        wanted.formUnion(expectation.computes)
+        let algorithms = wanted.sorted()
         let digester: MultiDigester
         do {
             digester = MultiDigester(digesters: try algorithms.map { algorithm throws(DigestError) in try self.digester(for: algorithm) })

@@ -152,7 +152,7 @@ struct CheckBatch: Sendable {
             var bytes: Int64 = 0
             for (position, file) in group.files.enumerated() {
                 let expectation = expectations[file]
-                if !expectation.digests.isEmpty {
+                if expectation.isHashed {
                     // A file of unknown size may be large: let it fill a unit by itself.
                     bytes += expectation.size.map { max(0, $0) } ?? Self.maxBytesPerUnit
                 }

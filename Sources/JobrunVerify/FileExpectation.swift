@@ -11,13 +11,20 @@ public struct FileExpectation: Sendable, Hashable {
     public var size: Int64?
     /// The expected digests. All are checked, in one pass over the file.
     public var digests: [Digest]
+    /// Algorithms to compute besides those of ``digests``, in the same pass, checked against
+    /// nothing (`--record-sums` pins a file that declares no SHA-256 this way).
+    public var computes: [DigestAlgorithm]
 
-    public init(root: String, relativePath: String, size: Int64? = nil, digests: [Digest] = []) {
+    public init(root: String, relativePath: String, size: Int64? = nil, digests: [Digest] = [], computes: [DigestAlgorithm] = []) {
         self.root = root
         self.relativePath = relativePath
         self.size = size
         self.digests = digests
+        self.computes = computes
     }
+
+    /// Whether checking the file means reading it.
+    var isHashed: Bool { !digests.isEmpty || !computes.isEmpty }
 
     /// `root` and `relativePath` joined, as messages show the file.
     public var path: String { joinPath(root, relativePath) }
@@ -26,7 +33,8 @@ public struct FileExpectation: Sendable, Hashable {
 /// What a file beneath an output root turned out to be.
 public enum FileCheck: Sendable, Hashable {
     /// A regular file of the expected size whose digests all match. `digests` are the ones
-    /// computed: one per expected algorithm, in algorithm order (none when none were expected).
+    /// computed: one per expected or ``FileExpectation/computes`` algorithm, in algorithm order
+    /// (none when there was none).
     case ok(size: Int64, digests: [Digest])
     /// The file, or a directory above it, does not exist.
     case missing

@@ -1,4 +1,4 @@
-import JobrunCore
+public import JobrunCore
 public import JobrunManifest
 
 /// The result of checking every slice of a manifest against the mirror on disk.
@@ -13,25 +13,46 @@ public struct MirrorVerification: Sendable {
     }
 
     public struct Counts: Sendable, Hashable {
+        /// Files that passed: every declared check held (for a slice that declares no digest,
+        /// only when digests are not required).
         public var ok = 0
         /// Size or digest differs.
         public var mismatched = 0
         public var missing = 0
         /// Not a regular file, or unreadable.
         public var errors = 0
+        /// Files that passed the checks their slice declares, which include no digest: counted
+        /// in ``ok`` too, unless ``requiresDigests`` makes them failures.
+        public var withoutDigests = IntegrityCounts()
+        /// `--require-digests`: a slice without a digest fails.
+        public var requiresDigests = false
 
-        public init() {}
+        public init(requiresDigests: Bool = false) {
+            self.requiresDigests = requiresDigests
+        }
 
-        public var slices: Int { ok + mismatched + missing + errors }
-        public var isAllOK: Bool { mismatched + missing + errors == 0 }
+        /// Slices that failed for declaring no digest (only with ``requiresDigests``).
+        public var refusedWithoutDigests: Int { requiresDigests ? withoutDigests.withoutDigests : 0 }
+        public var slices: Int { ok + mismatched + missing + errors + refusedWithoutDigests }
+        public var isAllOK: Bool { mismatched + missing + errors + refusedWithoutDigests == 0 }
 
-        mutating func add(_ check: FileCheck) {
+        mutating func add(_ check: FileCheck, integrity: SliceIntegrity) {
             switch check {
-            case .ok: ok += 1
+            case .ok:
+                withoutDigests.add(integrity)
+                if integrity == .digest || !requiresDigests { ok += 1 }
             case .sizeMismatch, .digestMismatch: mismatched += 1
             case .missing: missing += 1
             case .notRegularFile, .ioError: errors += 1
             }
+        }
+
+        static func += (lhs: inout Counts, rhs: Counts) {
+            lhs.ok += rhs.ok
+            lhs.mismatched += rhs.mismatched
+            lhs.missing += rhs.missing
+            lhs.errors += rhs.errors
+            lhs.withoutDigests += rhs.withoutDigests
         }
     }
 
@@ -48,14 +69,19 @@ public struct MirrorVerification: Sendable {
 }
 
 extension Manifest {
-    /// What should be on disk for every slice, resource by resource in `order`.
-    public func fileExpectations(in order: [Int]) -> [FileExpectation] {
+    /// What should be on disk for every slice, resource by resource in `order`; with
+    /// `alsoComputing`, that algorithm's digest is computed for every slice that declares none
+    /// of it.
+    public func fileExpectations(in order: [Int], alsoComputing extra: DigestAlgorithm? = nil) -> [FileExpectation] {
         var expectations: [FileExpectation] = []
         expectations.reserveCapacity(sliceCount)
         for index in order {
             let r = resources[index]
             for s in r.slices {
-                expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests))
+                var computes: [DigestAlgorithm] = []
+                if let extra, !s.digests.contains(where: { $0.algorithm == extra }) { computes = [extra] }
+                expectations.append(FileExpectation(
+                    root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests, computes: computes))
             }
         }
         return expectations
@@ -64,25 +90,30 @@ extension Manifest {
 
 /// Checks a mirror that is already on disk: size and every digest of every slice, in parallel.
 public enum MirrorVerifier {
-    public static func verify(_ manifest: Manifest, parallelism: Int? = nil, findExtraFiles: Bool = false) -> MirrorVerification {
+    /// - Parameters:
+    ///   - requiresDigests: a slice that declares no digest fails (`--require-digests`).
+    ///   - alsoComputing: an algorithm whose digest every passing file gets in its `.ok` check,
+    ///     declared or not (`--record-sums` asks for SHA-256).
+    public static func verify(
+        _ manifest: Manifest, parallelism: Int? = nil, findExtraFiles: Bool = false, requiresDigests: Bool = false,
+        alsoComputing extra: DigestAlgorithm? = nil
+    ) -> MirrorVerification {
         let clock = ContinuousClock()
         let start = clock.now
         let order = manifest.dependencyOrder
-        let (checks, seconds) = FileChecker().checkAllTimed(manifest.fileExpectations(in: order), parallelism: parallelism ?? FileChecker.defaultParallelism)
+        let (checks, seconds) = FileChecker().checkAllTimed(
+            manifest.fileExpectations(in: order, alsoComputing: extra), parallelism: parallelism ?? FileChecker.defaultParallelism)
         var entries: [MirrorVerification.Entry] = []
-        var total = MirrorVerification.Counts()
+        var total = MirrorVerification.Counts(requiresDigests: requiresDigests)
         var k = 0
         for index in order {
             let r = manifest.resources[index]
             let slice = Array(checks[k..<(k + r.slices.count)])
             let times = Array(seconds[k..<(k + r.slices.count)])
             k += r.slices.count
-            var counts = MirrorVerification.Counts()
-            for c in slice { counts.add(c) }
-            total.ok += counts.ok
-            total.mismatched += counts.mismatched
-            total.missing += counts.missing
-            total.errors += counts.errors
+            var counts = MirrorVerification.Counts(requiresDigests: requiresDigests)
+            for (s, c) in zip(r.slices, slice) { counts.add(c, integrity: s.integrity) }
+            total += counts
             entries.append(.init(resource: r, checks: slice, seconds: times, counts: counts))
         }
         var extra: [String]?

@@ -27,9 +27,9 @@ import Darwin
         ]))
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("\nApply complete! Slices: 2 fetched (500 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.\n"), "\(result)")
+        #expect(result.stdout.hasSuffix("\nApply complete! Slices: 2 fetched (500 B), 0 resumed, 0 up to date, 0 failed, 0 deferred; 2 without digests (0 size only, 2 unverified).\n"), "\(result)")
         let again = try await fixture.apply()
-        #expect(again.status == 0 && again.stdout.hasSuffix("\nApply complete! Slices: 0 fetched (0 B), 0 resumed, 2 up to date, 0 failed, 0 deferred.\n"), "\(again)")
+        #expect(again.status == 0 && again.stdout.hasSuffix("\nApply complete! Slices: 0 fetched (0 B), 0 resumed, 2 up to date, 0 failed, 0 deferred; 2 without digests (0 size only, 2 unverified).\n"), "\(again)")
     }
 
     /// A failed slice makes the run `failed`, in text and (on stderr) beside `--json`, and its
@@ -46,14 +46,14 @@ import Darwin
                   - {path: c.bin, url: "\(fixture.url("/gen/10/c.bin"))"}
 
             """)
-        let line = "Apply failed! Slices: 1 fetched (300 B), 0 resumed, 0 up to date, 1 failed, 0 deferred.\n"
+        let line = "Apply failed! Slices: 1 fetched (300 B), 0 resumed, 0 up to date, 1 failed, 0 deferred; 1 without digests (0 size only, 1 unverified).\n"
         let text = try await fixture.apply()
         #expect(text.status == 1, "\(text)")
         #expect(text.stdout.hasSuffix("\n" + line), "\(text)")
         #expect(!text.stdout.contains("complete!") && !text.stderr.contains("complete!"), "\(text)")
         // Again with --json: the line moves to stderr; a.bin is now up to date.
         let (json, report) = try await fixture.applyJSON()
-        let again = "Apply failed! Slices: 0 fetched (0 B), 0 resumed, 1 up to date, 1 failed, 0 deferred.\n"
+        let again = "Apply failed! Slices: 0 fetched (0 B), 0 resumed, 1 up to date, 1 failed, 0 deferred; 1 without digests (0 size only, 1 unverified).\n"
         #expect(json.status == 1 && json.stderr.hasSuffix("\n" + again), "\(json)")
         #expect(!report.summary.success && report.summary.skipped == 1)
         #expect(try fixture.server.requests(path: "/gen/10/c.bin").isEmpty)

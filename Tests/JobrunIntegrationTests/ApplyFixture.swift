@@ -133,6 +133,8 @@ struct ApplyJSON: Decodable {
         var failed: Int
         var skipped: Int
         var deferred: Int
+        var sizeOnly: Int
+        var unverified: Int
         var success: Bool
         var interruptedBySignal: Int?
         var elapsedSeconds: Double
@@ -154,6 +156,8 @@ struct ApplyJSON: Decodable {
         var size: Int64?
         var attempts: Int
         var digests: [String: String]
+        var integrity: String
+        var computedDigests: [String: String]
         var seconds: Double
         var error: Failure?
         var skipReason: String?

@@ -11,7 +11,7 @@ struct LoadedForTest {
 
 func loadManifests(
     _ files: [String: String], load names: [String]? = nil, environment: [String: String] = [:],
-    allowFileURLs: Bool = false, output: String? = nil
+    allowFileURLs: Bool = false, output: String? = nil, requiringDigests: Bool = false
 ) throws -> LoadedForTest {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -20,6 +20,7 @@ func loadManifests(
     options.environment = environment
     options.allowFileURLs = allowFileURLs
     options.outputOverride = output
+    options.requiresDigests = requiringDigests
     options.currentDirectory = dir.path
     let paths = (names ?? files.keys.filter { $0.hasSuffix(".yaml") }.sorted()).map { dir.path($0) }
     let result = ManifestLoader.load(paths: paths, options: options)

@@ -77,19 +77,22 @@ import Testing
         #expect(plan.counts.fetch == 2 && plan.counts.refetch == 2 && plan.counts.upToDate == 2)
         #expect(plan.counts.bytesToTransfer == 1536 + 4 + 65536)
         #expect(plan.counts.unsizedToTransfer == 1)
-        #expect(plan.summaryLine == "Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred.")
+        // Slices without a digest are counted whatever their action: three declare a size, one nothing.
+        #expect(plan.counts.integrity.sizeOnly == 3 && plan.counts.integrity.unverified == 1)
+        #expect(plan.entries[0].counts.integrity.sizeOnly == 1 && plan.entries[0].counts.integrity.unverified == 0)
+        #expect(plan.summaryLine == "Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).")
         let text = plan.renderText(verbose: true).replacingOccurrences(of: dir.path("mirror"), with: "mirror")
         #expect(text == """
             ~ first -> mirror/first/: 1 to fetch (1.5 KiB)
-                + a.bin (1.5 KiB)
+                + a.bin (1.5 KiB) [size only]
             ~ second -> mirror/second/: 1 to fetch, 2 to refetch, 2 up to date (64.0 KiB + 1 of unknown size)
                 = ok.txt (3 B)
-                ~ short.txt (4 B): size is 3 bytes, expected 4
+                ~ short.txt (4 B) [size only]: size is 3 bytes, expected 4
                 ~ wrong.txt: sha256 differs: expected \(abc), actual a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f
-                + sub/missing.txt (64.0 KiB)
-                = any.txt
+                + sub/missing.txt (64.0 KiB) [size only]
+                = any.txt [unverified]
             Space: mirror: 65.5 KiB plus 1 slice of unknown size to fetch, 10.0 GiB free.
-            Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred.
+            Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).
 
             """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))
     }

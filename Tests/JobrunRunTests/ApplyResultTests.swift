@@ -6,12 +6,22 @@ import Testing
 /// What a run's result says about itself: the counts of the summary line, success (exit 0) and
 /// whether a resource is complete — every status counted once.
 @Suite struct ApplyResultTests {
-    static func entry(_ id: String, _ statuses: [(SliceOutcome.Status, Int64)]) -> ApplyResult.Entry {
+    static let digest = Digest(algorithm: .md5, bytes: Array(repeating: 7, count: 16))
+
+    /// Resource `id` with a slice per status; each declares a digest unless `integrities` says
+    /// otherwise (one per slice).
+    static func entry(_ id: String, _ statuses: [(SliceOutcome.Status, Int64)], integrities: [SliceIntegrity]? = nil) -> ApplyResult.Entry {
         let here = SourceLocation(file: "m.yaml", line: 1, column: 1)
         let resource = Resource(
             id: id, location: here, manifestFile: "m.yaml", baseURL: "http://h/", outputRoot: "mirror", dest: id,
             dependsOn: [], checksum: nil, settings: ResourceSettings(),
-            slices: statuses.indices.map { Slice(path: "s\($0)", location: here) })
+            slices: statuses.indices.map { i in
+                switch integrities?[i] ?? .digest {
+                case .digest: Slice(path: "s\(i)", digests: [digest], location: here)
+                case .sizeOnly: Slice(path: "s\(i)", size: 10, location: here)
+                case .unverified: Slice(path: "s\(i)", location: here)
+                }
+            })
         return ApplyResult.Entry(
             resource: resource,
             outcomes: statuses.map { SliceOutcome(status: $0.0, bytesTransferred: $0.1, displayURL: "http://h/s") })
@@ -37,6 +47,22 @@ import Testing
         #expect(result.entries[0].isComplete)
         #expect(!result.entries[1].isComplete)
         #expect(!result.isSuccess)
+    }
+
+    /// Slices in place (fetched, resumed, up to date) without a digest are counted by kind and
+    /// add the clause; failed, skipped and deferred ones without a digest are not in place.
+    @Test func countsPassedSlicesWithoutDigests() {
+        let result = ApplyResult(
+            entries: [
+                Self.entry("a", [(.fetched, 1), (.resumed, 2), (.upToDate, 0), (.fetched, 4)], integrities: [.sizeOnly, .unverified, .unverified, .digest]),
+                Self.entry("b", [(.failed, 0), (.skipped, 0), (.deferred, 0), (.upToDate, 0)], integrities: [.unverified, .sizeOnly, .unverified, .sizeOnly]),
+            ],
+            interruptedBy: nil, elapsed: .zero)
+        #expect(result.counts.withoutDigests.sizeOnly == 2 && result.counts.withoutDigests.unverified == 2)
+        #expect(result.summaryLine == "Apply failed! Slices: 2 fetched (7 B), 1 resumed, 2 up to date, 1 failed, 1 deferred; 4 without digests (2 size only, 2 unverified).")
+        // Every slice with a digest: the line is what it always was.
+        let proven = ApplyResult(entries: [Self.entry("c", [(.fetched, 1)])], interruptedBy: nil, elapsed: .zero)
+        #expect(proven.summaryLine == "Apply complete! Slices: 1 fetched (1 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.")
     }
 
     @Test func successNeedsNoFailedOrSkippedSliceAndNoInterruption() {

@@ -167,3 +167,40 @@ struct FileCheckerTests {
         }
     }
 }
+
+/// `FileExpectation.computes`: algorithms hashed in the same pass as the expected digests and
+/// compared with nothing (how `--record-sums` pins a file that declares no SHA-256).
+struct FileCheckerComputesTests {
+    let checker = FileChecker()
+
+    @Test func aFileWithNothingDeclaredIsHashedWhenAsked() throws {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "a/x.bin", FileCheckerTests.abc)
+            let asked = FileExpectation(root: root, relativePath: "a/x.bin", computes: [.sha256])
+            #expect(checker.check(asked) == .ok(size: 3, digests: [FileCheckerTests.abcSHA256]))
+        }
+    }
+
+    @Test func declaredDigestsAreStillComparedAndComputedOnesAreNot() throws {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "x.bin", FileCheckerTests.abc)
+            let ok = FileExpectation(root: root, relativePath: "x.bin", size: 3, digests: [FileCheckerTests.abcMD5], computes: [.sha256])
+            #expect(checker.check(ok) == .ok(size: 3, digests: [FileCheckerTests.abcMD5, FileCheckerTests.abcSHA256]))
+            var wrong = FileCheckerTests.abcMD5
+            wrong.bytes[0] ^= 1
+            let bad = FileExpectation(root: root, relativePath: "x.bin", digests: [wrong], computes: [.sha256])
+            #expect(checker.check(bad) == .digestMismatch(expected: wrong, actual: [FileCheckerTests.abcMD5, FileCheckerTests.abcSHA256], size: 3))
+            // A size that differs is reported before any hashing, as without `computes`.
+            let short = FileExpectation(root: root, relativePath: "x.bin", size: 4, computes: [.sha256])
+            #expect(checker.check(short) == .sizeMismatch(expected: 4, actual: 3))
+        }
+    }
+
+    @Test func anAlgorithmBothDeclaredAndAskedForIsHashedOnce() throws {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "x.bin", FileCheckerTests.abc)
+            let both = FileExpectation(root: root, relativePath: "x.bin", digests: [FileCheckerTests.abcSHA256], computes: [.sha256])
+            #expect(checker.check(both) == .ok(size: 3, digests: [FileCheckerTests.abcSHA256]))
+        }
+    }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The jobrun demo: a loopback HTTP server over examples/demo/site, then validate, plan, apply,
 # plan again (nothing to do), verify; then break the mirror on purpose, watch verify catch every
-# problem and apply repair it.
+# problem and apply repair it; then pin what is in place as sha256sum lists.
 # Usage: examples/demo/run.sh [path/to/jobrun]
 set -euo pipefail
 JOBRUN=${1:-jobrun}
@@ -43,7 +43,7 @@ expect_status() {  # expect_status CODE jobrun-args…: run and insist on the ex
     [ "$got" = "$want" ] || { echo "demo: expected exit status $want, got $got" >&2; exit 1; }
 }
 
-run validate demo.yaml
+run validate demo.yaml --require-digests
 run graph demo.yaml
 expect_status 2 plan demo.yaml --detailed-exitcode
 
@@ -61,6 +61,11 @@ expect_status 1 verify demo.yaml --extra --junit verify-broken.xml
 expect_status 2 plan demo.yaml -v --detailed-exitcode
 expect_status 0 apply demo.yaml
 expect_status 0 verify demo.yaml --quiet
+
+step "pin every file in place: a sha256sum list per resource, usable as its slices_from"
+run verify demo.yaml --quiet --record-sums 'pins/{id}.sha256'
+step "sha256sum -c pins/lesson-a.sha256, from the resource's folder"
+(cd "$mirror/lessons/a" && sha256sum -c ../../../pins/lesson-a.sha256)
 
 step "a JUnit report for CI (first lines)"
 head -n 12 verify-broken.xml

@@ -1,0 +1,71 @@
+/// What a slice's declaration lets jobrun prove about its file.
+///
+/// | declares          | integrity    | text word   | JSON value   |
+/// |-------------------|--------------|-------------|--------------|
+/// | a digest          | `.digest`    | —           | `digest`     |
+/// | a size, no digest | `.sizeOnly`  | `size only` | `size_only`  |
+/// | neither           | `.unverified`| `unverified`| `unverified` |
+///
+/// Only a digest proves the content; a size proves the length, nothing proves the rest.
+public enum SliceIntegrity: String, Sendable, Hashable, CaseIterable {
+    case digest
+    case sizeOnly = "size_only"
+    case unverified
+
+    /// How reports call it in text: `size only`, `unverified` (`digest` for a digest).
+    public var word: String {
+        switch self {
+        case .digest: "digest"
+        case .sizeOnly: "size only"
+        case .unverified: "unverified"
+        }
+    }
+
+    /// Why a file of this integrity is not proven, as reports put it in parentheses.
+    public var explanation: String {
+        switch self {
+        case .digest: "a digest is declared"
+        case .sizeOnly: "no digest declared"
+        case .unverified: "no digest or size declared"
+        }
+    }
+}
+
+extension Slice {
+    public var integrity: SliceIntegrity {
+        if !digests.isEmpty { return .digest }
+        return size == nil ? .unverified : .sizeOnly
+    }
+}
+
+/// Counts of slices without a digest, for the clause every summary line adds when there are any.
+public struct IntegrityCounts: Sendable, Hashable {
+    public var sizeOnly = 0
+    public var unverified = 0
+
+    public init() {}
+
+    public var withoutDigests: Int { sizeOnly + unverified }
+
+    /// Counts `integrity` (a slice with a digest counts nowhere).
+    public mutating func add(_ integrity: SliceIntegrity) {
+        switch integrity {
+        case .digest: break
+        case .sizeOnly: sizeOnly += 1
+        case .unverified: unverified += 1
+        }
+    }
+
+    public static func += (lhs: inout IntegrityCounts, rhs: IntegrityCounts) {
+        lhs.sizeOnly += rhs.sizeOnly
+        lhs.unverified += rhs.unverified
+    }
+
+    /// The clause the plan, apply and verify summary lines put before their final period, a
+    /// stable contract: `; 6 without digests (2 size only, 4 unverified)`, always with both
+    /// counts, so one pattern parses it; empty when every slice has a digest, so those lines
+    /// stay as they were.
+    public var summaryClause: String {
+        withoutDigests == 0 ? "" : "; \(withoutDigests) without digests (\(sizeOnly) size only, \(unverified) unverified)"
+    }
+}

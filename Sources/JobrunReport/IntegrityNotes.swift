@@ -1,0 +1,24 @@
+public import JobrunCore
+public import JobrunManifest
+
+/// What the JUnit reports of `verify` and `apply` say of slices that passed without a digest.
+///
+/// The Ant schema allows nothing but `<failure>`, `<error>` or `<skipped>` inside a
+/// `<testcase>`, so a passed test case cannot carry a note of its own: the suite's
+/// `<system-out>` lists them instead, a line per slice, named as its test case is.
+public struct IntegrityNotes: Sendable {
+    private var text = ""
+
+    public init() {}
+
+    /// Notes `path` when `integrity` is not `.digest`; `sha256` is the file's, when known.
+    public mutating func note(_ path: String, _ integrity: SliceIntegrity, sha256: Digest? = nil) {
+        guard integrity != .digest else { return }
+        text += "\(integrity.word) (\(integrity.explanation)): \(path)"
+        if let sha256 { text += ", sha256 \(sha256.hex)" }
+        text += "\n"
+    }
+
+    /// The suite's `<system-out>` text, `nil` when nothing was noted.
+    public var systemOut: String? { text.isEmpty ? nil : text }
+}

@@ -1,0 +1,59 @@
+import JobrunCore
+import JobrunManifest
+import JobrunVerify
+import Testing
+
+/// What `verify` counts: files that passed without a digest are counted by kind, as ok unless
+/// digests are required; `alsoComputing` gives every passing file that digest.
+struct MirrorVerifierTests {
+    static let manifest = """
+        version: 1
+        defaults: {output: ./mirror}
+        resources:
+          - id: r
+            base_url: https://h/
+            slices:
+              - {path: proven.txt, size: 3, md5: 900150983cd24fb0d6963f7d28e17f72}
+              - {path: sized.txt, size: 3}
+              - {path: bare.txt}
+              - {path: short.txt, size: 9}
+              - {path: gone.txt}
+
+        """
+
+    static func verify(requiresDigests: Bool, alsoComputing: DigestAlgorithm? = nil) throws -> MirrorVerification {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "m.yaml", Array(manifest.utf8))
+            for name in ["proven.txt", "sized.txt", "bare.txt", "short.txt"] { try writeFile(root, "mirror/r/\(name)", FileCheckerTests.abc) }
+            let loaded = ManifestLoader.load(paths: [root + "/m.yaml"])
+            let manifest = try #require(loaded.manifest, "\(loaded.diagnostics)")
+            return MirrorVerifier.verify(manifest, parallelism: 2, requiresDigests: requiresDigests, alsoComputing: alsoComputing)
+        }
+    }
+
+    @Test func filesWithoutADigestAreOkButCountedByKind() throws {
+        let v = try Self.verify(requiresDigests: false)
+        #expect(v.counts.ok == 3 && v.counts.mismatched == 1 && v.counts.missing == 1 && v.counts.errors == 0)
+        // A slice without a digest that failed its other checks is a failure, not "without digests".
+        #expect(v.counts.withoutDigests.sizeOnly == 1 && v.counts.withoutDigests.unverified == 1)
+        #expect(v.counts.slices == 5 && !v.counts.isAllOK)
+        // Nothing asked for: files without digests are not read.
+        #expect(v.entries[0].checks[1] == .ok(size: 3, digests: []))
+    }
+
+    @Test func requiringDigestsFailsThemWithoutCountingThemOk() throws {
+        let v = try Self.verify(requiresDigests: true)
+        #expect(v.counts.ok == 1 && v.counts.refusedWithoutDigests == 2 && v.counts.slices == 5)
+        #expect(v.entries[0].counts.ok == 1 && v.entries[0].counts.requiresDigests)
+        #expect(!v.counts.isAllOK)
+    }
+
+    @Test func alsoComputingGivesEveryPassingFileThatDigest() throws {
+        let v = try Self.verify(requiresDigests: false, alsoComputing: .sha256)
+        let checks = v.entries[0].checks
+        #expect(checks[0] == .ok(size: 3, digests: [FileCheckerTests.abcMD5, FileCheckerTests.abcSHA256]))
+        #expect(checks[1] == .ok(size: 3, digests: [FileCheckerTests.abcSHA256]))
+        #expect(checks[2] == .ok(size: 3, digests: [FileCheckerTests.abcSHA256]))
+        #expect(checks[3] == .sizeMismatch(expected: 9, actual: 3) && checks[4] == .missing)
+    }
+}
