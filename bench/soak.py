@@ -3,7 +3,7 @@
 
   bench/soak.py PATH-TO-JOBRUN
 
-1. Generates SOAK_SLICES files (seeded; 1 KiB to 4 MiB, skewed towards small sizes) and one
+1. Generates SOAK_SLICES files (seeded; log-uniform from 1 KiB to 4 MiB) and one
    manifest: a third of the slices declare size and sha256, a third size only, a third neither.
 2. Serves them with Tests/Support/faultserver.py in chaos mode: SOAK_CHAOS_PERCENT % of the
    requests meet a fault drawn at random (reset, truncation, stall, 5xx, 429 with Retry-After,
@@ -86,10 +86,9 @@ def prepare_folder(path):
 
 
 def slice_size(generator):
-    """Log-uniform in [MIN_SIZE, MAX_SIZE] of a squared uniform draw: most slices are small, about
-    9% are over the 1 MiB resume threshold, and the mean is about a quarter of a MiB."""
-    exponent = generator.random() ** 2
-    return int(MIN_SIZE * (MAX_SIZE / MIN_SIZE) ** exponent)
+    """Log-uniform in [MIN_SIZE, MAX_SIZE]: the median is 64 KiB, the mean about half a MiB, and
+    one slice in six is at least 1 MiB (resumable)."""
+    return int(MIN_SIZE * (MAX_SIZE / MIN_SIZE) ** generator.random())
 
 
 def generate(folder, count, seed):
