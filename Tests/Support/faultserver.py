@@ -426,6 +426,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not raw:
             self.bytes_sent += len(data)
 
+    def status_only(self, code, extra):
+        """The answer of status= and /status/: the code and its reason phrase as the body."""
+        self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+
     def simple(self, status, text, extra=(), content_type="text/plain; charset=utf-8"):
         body = text.encode("utf-8")
         self.respond_head(status, [("Content-Type", content_type), ("Content-Length", str(len(body)))] + list(extra))
@@ -498,7 +502,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.hold(options["delay_ms"] / 1000.0)
         if options.get("status"):
             code = options["status"]
-            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+            return self.status_only(code, extra)
 
         if route.startswith("/status/"):
             code_text = route[len("/status/"):].strip("/")
@@ -507,7 +511,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if "retry_after" in query:
                 extra.append(("Retry-After", retry_after_value(query["retry_after"][0])))
             code = int(code_text)
-            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+            return self.status_only(code, extra)
         if route.startswith("/redirect/"):
             count_text, _, rest = route[len("/redirect/"):].partition("/")
             if not count_text.isdigit():
@@ -633,12 +637,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         drawn = mode.draw(self.target, self.number, has_range)
         if drawn is None:
             return options, version, extra
-        picked = self.choose_range(self.representation(content, options, version), options)
+        probe = self.representation(content, options, version)
+        picked = self.choose_range(probe, options)
         if picked is None:
             return options, version, extra  # a 416 has no body to fault
         kind, generator = drawn
         _, start, end = picked
-        faults, version = mode.options(kind, generator, start, end, content.size, version, has_range)
+        faults, version = mode.options(kind, generator, start, end, probe.size, version, has_range)
         mode.count(kind)
         self.record["chaos"] = kind
         self.record["chaos_spec"] = chaos.spec_text(faults)
@@ -650,7 +655,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         options, version, extra = self.draw_chaos(content, options, version, extra)
         if options.get("status"):
             code = options["status"]
-            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+            return self.status_only(code, extra)
         representation = self.representation(content, options, version)
         size = representation.size
         picked = self.choose_range(representation, options)
