@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 openssl nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-apply bench clean
+.PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-apply bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -76,6 +76,11 @@ bench-apply: release
 
 ## bench: the download benchmark (bench-plan and bench-verify run separately)
 bench: bench-apply
+
+## soak: the chaos soak (docs/soak.md): 10,000 slices, 30% of requests faulted, 10 SIGKILLs, then a
+## clean apply and a verify; prints the figures, fails on any check (SOAK_SLICES=500 SOAK_KILLS=3 for a short one)
+soak: release
+	@python3 bench/soak.py "$(RELEASE_BIN)"
 
 clean:
 	rm -rf .build .build-fuzz

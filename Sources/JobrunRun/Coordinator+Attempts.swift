@@ -238,10 +238,17 @@ extension Coordinator {
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
         case .refused(var failure):
-            if failure.status == 416, writer.resumeOffset > 0, writer.resumeOffset == slice.size {
-                // The partial file already holds every byte: verify it instead of failing.
-                commitCompletePartial(j, writer: writer)
-                return
+            if failure.status == 416, writer.resumeOffset > 0 {
+                if writer.resumeOffset == slice.size {
+                    // The partial file already holds every byte: verify it instead of failing.
+                    commitCompletePartial(j, writer: writer)
+                    return
+                }
+                // Otherwise the partial file cannot be known whole (no declared size to hold it
+                // to, or the server's file is now shorter; a 416 names no version), and failing
+                // would leave it to get the same answer in every later run: it is discarded and
+                // the slice starts again from byte 0.
+                failure = ResponseCheck.rangeMismatch("HTTP 416 to a resume from byte \(writer.resumeOffset): the partial file cannot be continued")
             }
             // A partial that cannot be continued is removed: a mismatched range or version, or
             // a response refused for what it is (its bytes were never the file's).

@@ -38,6 +38,10 @@ public struct LoggedRequest: Sendable, CustomStringConvertible {
     public var clientDisconnected: Bool
     /// The response headers as sent (Server and Date included).
     public var responseHeaders: [(name: String, value: String)]
+    /// The fault chaos mode drew for this request (`truncate`, `etag`, …); `nil` when none.
+    public var chaos: String?
+    /// That fault as `/fault/` options (`truncate_at=1234`): the prefix that replays it.
+    public var chaosSpec: String?
 
     /// `path` without its query string.
     public var pathWithoutQuery: String {
@@ -57,7 +61,7 @@ public struct LoggedRequest: Sendable, CustomStringConvertible {
     public var description: String {
         let sent = headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
         return "\(method) \(scheme)://:\(port)\(path) [conn \(connectionID)#\(requestInConnection)] → \(status), "
-            + "\(bytesSent) B\(clientDisconnected ? ", client went away" : "") {\(sent)}"
+            + "\(bytesSent) B\(clientDisconnected ? ", client went away" : "")\(chaosSpec.map { ", chaos \($0)" } ?? "") {\(sent)}"
     }
 }
 
@@ -131,13 +135,16 @@ private struct LogLine: Decodable {
     var bytesSent: Int
     var clientDisconnected: Bool
     var responseHeaders: [[String]]
+    var chaos: String?
+    var chaosSpec: String?
 
     var request: LoggedRequest {
         LoggedRequest(
             time: time, endTime: endTime, port: port, scheme: scheme, method: method, path: path,
             headers: Self.pairs(headers), connectionID: connection, requestInConnection: requestInConnection,
             requestNumber: requestNumber, status: status ?? 0, bytesSent: bytesSent,
-            clientDisconnected: clientDisconnected, responseHeaders: Self.pairs(responseHeaders))
+            clientDisconnected: clientDisconnected, responseHeaders: Self.pairs(responseHeaders), chaos: chaos,
+            chaosSpec: chaosSpec)
     }
 
     private static func pairs(_ lists: [[String]]) -> [(name: String, value: String)] {

@@ -44,10 +44,12 @@ public final class FaultServer: Sendable {
         public var python: String?
         /// How long to wait for the server's ready line.
         public var startupTimeout: Duration
+        /// Chaos mode: faults drawn at random for a share of the content requests; off when `nil`.
+        public var chaos: Chaos?
 
         public init(
             root: String? = nil, isTLSEnabled: Bool = false, hasSecondPort: Bool = false, maxSeconds: Int = 600,
-            logPath: String? = nil, python: String? = nil, startupTimeout: Duration = .seconds(20)
+            logPath: String? = nil, python: String? = nil, startupTimeout: Duration = .seconds(20), chaos: Chaos? = nil
         ) {
             self.root = root
             self.isTLSEnabled = isTLSEnabled
@@ -56,6 +58,34 @@ public final class FaultServer: Sendable {
             self.logPath = logPath
             self.python = python
             self.startupTimeout = startupTimeout
+            self.chaos = chaos
+        }
+    }
+
+    /// The server's chaos mode (`--chaos-…` options; `Tests/Support/README.md`, "Chaos mode").
+    public struct Chaos: Sendable {
+        /// The share of content requests that get a fault, 0 to 100.
+        public var percent: Double
+        /// Seeds the draws: the same seed gives every URL the same faults in the same order.
+        public var seed: Int
+        /// `KIND` or `KIND:WEIGHT` entries (`reset`, `truncate`, `stall`, `5xx`, `429`, `corrupt`,
+        /// `etag`, `norange`, `partial200`); every kind, weight 1, when empty.
+        public var faults: [String]
+        /// `KIND=REGEX`: that kind is drawn only for paths the regular expression matches.
+        public var only: [String]
+
+        public init(percent: Double, seed: Int = 0, faults: [String] = [], only: [String] = []) {
+            self.percent = percent
+            self.seed = seed
+            self.faults = faults
+            self.only = only
+        }
+
+        var arguments: [String] {
+            var arguments = ["--chaos-percent", String(percent), "--chaos-seed", String(seed)]
+            if !faults.isEmpty { arguments += ["--chaos-faults", faults.joined(separator: ",")] }
+            for scope in only { arguments += ["--chaos-only", scope] }
+            return arguments
         }
     }
 
@@ -113,6 +143,7 @@ public final class FaultServer: Sendable {
         if let root = options.root { arguments += ["--root", root] }
         if options.isTLSEnabled { arguments.append("--tls") }
         if options.hasSecondPort { arguments.append("--second-port") }
+        if let chaos = options.chaos { arguments += chaos.arguments }
 
         let launched: ServerLaunch.Launched
         do {

@@ -176,6 +176,19 @@ import Darwin
         try await fixture.expectVerified()
     }
 
+    /// Leaves `partial` as a crash between a slice's last byte and its commit does: a first apply
+    /// (one attempt) is cut at `cut`, then the rest of `content` is appended by hand.
+    static func leaveCompletePartial(_ fixture: ApplyFixture, _ partial: String, of content: String) async throws {
+        let first = try await fixture.apply()
+        #expect(first.status == 1, "\(first)")
+        try #require(fixture.size(of: partial) == cut)
+        let rest = Array(try HTTPGet.bytes(port: fixture.server.port, target: content)[cut...])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.directory.path(partial)))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(rest))
+        try handle.close()
+    }
+
     /// A partial file that already holds every byte (a crash between the last byte and the
     /// rename): the resume gets `416`, and jobrun verifies the partial instead of failing.
     @Test func aCompletePartialIsVerifiedOnA416() async throws {
@@ -184,16 +197,7 @@ import Darwin
         let content = "/gen/\(Self.size)/whole.bin"
         let path = FaultServer.path(content, faults: "truncate_at=\(Self.cut)", "n=1")
         try fixture.write(manifest: Self.manifest(attempts: 1, slices: Self.slice("whole.bin", fixture.url(path), sha256: try fixture.digest(content))))
-        let first = try await fixture.apply()
-        #expect(first.status == 1, "\(first)")
-        let partial = "mirror/r/.whole.bin.jobrun-part"
-        try #require(fixture.size(of: partial) == Self.cut)
-        // Complete it by hand, as if the rest had arrived just before a crash.
-        let rest = Array(try HTTPGet.bytes(port: fixture.server.port, target: content)[Self.cut...])
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.directory.path(partial)))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(rest))
-        try handle.close()
+        try await Self.leaveCompletePartial(fixture, "mirror/r/.whole.bin.jobrun-part", of: content)
 
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
@@ -202,6 +206,32 @@ import Darwin
         let log = try await fixture.requests(path, count: 2)
         #expect(log[1].header(named: "Range") == "bytes=\(Self.size)-" && log[1].status == 416, "\(log)")
         try await fixture.expectVerified()
+    }
+
+    /// The same crash for slices that declare no size (with or without a digest): nothing says
+    /// the partial file is whole, so the 416 sends the slice back to byte 0 at once, in this run,
+    /// instead of failing it with a 416 that every later run would get again.
+    @Test(arguments: [false, true])
+    func aCompletePartialWithoutADeclaredSizeRestartsOnA416(hasDigest: Bool) async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let content = "/gen/\(Self.size)/unsized.bin"
+        let path = FaultServer.path(content, faults: "truncate_at=\(Self.cut)", "n=1")
+        let digest = hasDigest ? ", sha256: \(try fixture.digest(content))" : ""
+        try fixture.write(manifest: Self.manifest(attempts: 1, slices: "      - {path: unsized.bin, url: \"\(fixture.url(path))\"\(digest)}"))
+        let partial = "mirror/r/.unsized.bin.jobrun-part"
+        try await Self.leaveCompletePartial(fixture, partial, of: content)
+
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 0, "\(result)")
+        let record = try report.slice("r", "unsized.bin")
+        #expect(record.status == "fetched" && record.bytesTransferred == Int64(Self.size), "\(record)")
+        let log = try await fixture.requests(path, count: 3)
+        #expect(log[1].header(named: "Range") == "bytes=\(Self.size)-" && log[1].status == 416, "\(log)")
+        #expect(log[2].header(named: "Range") == nil && log[2].status == 200, "\(log)")
+        #expect(!fixture.directory.exists(partial) && !fixture.directory.exists("mirror/r/.unsized.bin.jobrun-meta"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.directory.path("mirror/r/unsized.bin")))
+            == Data(Generated.bytes(size: Self.size, name: "unsized.bin")))
     }
 
     /// The identity ignores the query: a partial left by `?sig=a` is continued by `?sig=b`.

@@ -17,12 +17,15 @@ Routes (any of them may be prefixed by one or more /fault/<spec>/ groups):
     /redirect-loop/<path>    302 to itself, forever
     /redirect-to?url=U[&status=302]
     /_digest/<path>[?alg=sha256&version=V]   hex digest of the identity bytes <path> serves
+    /_chaos[?percent=P]      chaos mode's settings and counts as JSON; sets its percentage
 
 Representation version V > 0 (etag_version=/change_after=) XORs every byte with V & 0xFF and
 changes ETag and Last-Modified (+V hours). The query string never changes content.
 
 A spec is ';'-separated key=value options (FAULT_OPTIONS below); README.md beside this file is
 the full reference, Sources/JobrunTestSupport/FaultServer.swift the Swift harness.
+
+Chaos mode (--chaos-percent P, chaos.py): a fault drawn at random for P% of the content requests.
 
 Request log (--log FILE): one JSON object per line, written and flushed when the response ends.
 """
@@ -48,6 +51,8 @@ import threading
 import time
 import urllib.parse
 
+import chaos
+
 CHUNK = 65536
 BLOCK = 32
 # Last-Modified of synthetic content: 2024-01-01T00:00:00Z, plus one hour per version.
@@ -61,7 +66,7 @@ INT_OPTIONS = {
     "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
     "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
-    "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes",
+    "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes", "wrong_byte_at",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -137,14 +142,14 @@ class FileContent:
 class Representation:
     """What one response carries: content at a version, maybe corrupted, maybe gzip-encoded."""
 
-    def __init__(self, content, version, wrong_bytes=False, gzip_encoded=False):
+    def __init__(self, content, version, flip_at=None, gzip_encoded=False):
         self.base = content
         self.version = version
         self.table = None
         if version & 0xFF:
             key = version & 0xFF
             self.table = bytes(value ^ key for value in range(256))
-        self.flip_at = content.size // 2 if wrong_bytes and content.size > 0 else None
+        self.flip_at = flip_at if flip_at is not None and 0 <= flip_at < content.size else None
         self.size = content.size
         self.gzip_data = None
         if gzip_encoded:
@@ -265,9 +270,17 @@ def retry_after_value(spec):
 # Server
 
 
+def flip_position(options, size):
+    """The byte that wrong_byte_at= or wrong_bytes=1 corrupts, if any."""
+    if "wrong_byte_at" in options:
+        return options["wrong_byte_at"]
+    return size // 2 if options.get("wrong_bytes") else None
+
+
 class State:
-    def __init__(self, root, log_path):
+    def __init__(self, root, log_path, chaos_mode):
         self.root = os.path.realpath(root) if root else None
+        self.chaos = chaos_mode
         self.lock = threading.Lock()
         self.counters = {}
         self.connections = 0
@@ -356,6 +369,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.chunked = False
         self.disconnected = False
         self.number = None
+        self.target = None
         self.last_write_began = None
         self.record = {
             "time": time.monotonic(),
@@ -412,6 +426,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not raw:
             self.bytes_sent += len(data)
 
+    def status_only(self, code, extra):
+        """The answer of status= and /status/: the code and its reason phrase as the body."""
+        self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+
     def simple(self, status, text, extra=(), content_type="text/plain; charset=utf-8"):
         body = text.encode("utf-8")
         self.respond_head(status, [("Content-Type", content_type), ("Content-Length", str(len(body)))] + list(extra))
@@ -466,9 +484,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(query_text, keep_blank_values=True)
         if target.startswith("/_digest/"):
             return self.serve_digest(target[len("/_digest"):], query)
+        if target == "/_chaos":
+            return self.serve_chaos_control(query)
 
         groups, route = split_faults(target)
         self.number = self.server.state.count(target)
+        self.target = target
         options, version = merge_active(groups, self.number)
         extra = []
         if "retry_after" in options:
@@ -481,7 +502,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.hold(options["delay_ms"] / 1000.0)
         if options.get("status"):
             code = options["status"]
-            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+            return self.status_only(code, extra)
 
         if route.startswith("/status/"):
             code_text = route[len("/status/"):].strip("/")
@@ -490,7 +511,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if "retry_after" in query:
                 extra.append(("Retry-After", retry_after_value(query["retry_after"][0])))
             code = int(code_text)
-            return self.simple(code, "%d %s\n" % (code, self.responses.get(code, ("",))[0]), extra)
+            return self.status_only(code, extra)
         if route.startswith("/redirect/"):
             count_text, _, rest = route[len("/redirect/"):].partition("/")
             if not count_text.isdigit():
@@ -556,10 +577,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             digest = hashlib.new(algorithm)
         except ValueError:
             return self.simple(400, "400 unknown digest algorithm %r\n" % algorithm)
-        representation = Representation(content, version, query.get("wrong_bytes", ["0"])[0] == "1")
+        flip_at = content.size // 2 if query.get("wrong_bytes", ["0"])[0] == "1" else None
+        representation = Representation(content, version, flip_at)
         for start in range(0, representation.size, CHUNK):
             digest.update(representation.read(start, start + CHUNK))
         self.simple(200, digest.hexdigest() + "\n", [("X-Content-Size", str(representation.size))])
+
+    def serve_chaos_control(self, query):
+        """GET /_chaos: the settings and the faults applied so far; ?percent=P sets the share."""
+        mode = self.server.state.chaos
+        if "percent" in query:
+            try:
+                percent = float(query["percent"][0])
+            except ValueError:
+                percent = -1.0
+            if not 0 <= percent <= 100:
+                return self.simple(400, "400 percent must be a number from 0 to 100\n")
+            mode.set_percent(percent)
+        body = json.dumps(mode.describe(), sort_keys=True) + "\n"
+        self.simple(200, body, content_type="application/json")
 
     def if_range_matches(self, value, representation, options):
         value = value.strip()
@@ -575,20 +611,57 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return False
         return int(stamp) == representation.mtime
 
-    def serve_content(self, content, options, version, extra):
-        representation = Representation(
-            content, version, bool(options.get("wrong_bytes")), bool(options.get("gzip")))
-        size = representation.size
-        status, start, end = 200, 0, size
+    def choose_range(self, representation, options):
+        """(status, start, end) of the answer before the faults that reshape it; None for a 416."""
+        status, start, end = 200, 0, representation.size
         range_header = self.headers.get("Range")
         if range_header is not None and not options.get("ignore_range"):
-            parsed = parse_range(range_header, size)
+            parsed = parse_range(range_header, representation.size)
             if_range = self.headers.get("If-Range")
             honours = if_range is None or options.get("ignore_if_range") or self.if_range_matches(if_range, representation, options)
             if parsed is not None and honours:
                 if parsed == "unsatisfiable":
-                    return self.simple(416, "", [("Content-Range", "bytes */%d" % size)] + extra)
+                    return None
                 status, (start, end) = 206, parsed
+        return status, start, end
+
+    def representation(self, content, options, version):
+        return Representation(
+            content, version, flip_position(options, content.size), bool(options.get("gzip")))
+
+    def draw_chaos(self, content, options, version, extra):
+        """Chaos mode's fault for this request merged into `options`: (options, version, extra),
+        unchanged when none is drawn. The log line names the fault and its options."""
+        mode = self.server.state.chaos
+        has_range = self.headers.get("Range") is not None
+        drawn = mode.draw(self.target, self.number, has_range)
+        if drawn is None:
+            return options, version, extra
+        probe = self.representation(content, options, version)
+        picked = self.choose_range(probe, options)
+        if picked is None:
+            return options, version, extra  # a 416 has no body to fault
+        kind, generator = drawn
+        _, start, end = picked
+        faults, version = mode.options(kind, generator, start, end, probe.size, version, has_range)
+        mode.count(kind)
+        self.record["chaos"] = kind
+        self.record["chaos_spec"] = chaos.spec_text(faults)
+        if "retry_after" in faults:
+            extra = extra + [("Retry-After", retry_after_value(faults["retry_after"]))]
+        return dict(options, **faults), version, extra
+
+    def serve_content(self, content, options, version, extra):
+        options, version, extra = self.draw_chaos(content, options, version, extra)
+        if options.get("status"):
+            code = options["status"]
+            return self.status_only(code, extra)
+        representation = self.representation(content, options, version)
+        size = representation.size
+        picked = self.choose_range(representation, options)
+        if picked is None:
+            return self.simple(416, "", [("Content-Range", "bytes */%d" % size)] + extra)
+        status, start, end = picked
         if options.get("wrong_content_range"):
             wrong = start + 1 if start + 1 < size else max(0, start - 1)
             status, start, end = 206, wrong, size
@@ -756,14 +829,29 @@ def main():
     parser.add_argument("--second-port", action="store_true", help="also serve HTTP on a second port")
     parser.add_argument("--max-seconds", type=float, default=600, help="exit after this long (default 600)")
     parser.add_argument("--ignore-stdin", action="store_true", help="do not exit when stdin closes")
+    parser.add_argument("--chaos-percent", type=float, default=0.0,
+                        help="fault this share of content requests at random (0-100, default 0)")
+    parser.add_argument("--chaos-seed", type=int, default=0, help="seed of the chaos draws (default 0)")
+    parser.add_argument("--chaos-faults", default=",".join(chaos.KINDS),
+                        help="KIND[:WEIGHT],… to draw from (default: all of %s)" % ",".join(chaos.KINDS))
+    parser.add_argument("--chaos-only", action="append", default=[], metavar="KIND=REGEX",
+                        help="draw KIND only for paths matching REGEX (repeatable)")
     args = parser.parse_args()
+    if not 0 <= args.chaos_percent <= 100:
+        parser.error("--chaos-percent must be from 0 to 100")
+    try:
+        chaos_mode = chaos.Chaos(
+            args.chaos_percent, args.chaos_seed, chaos.parse_faults(args.chaos_faults),
+            [chaos.parse_scope(text) for text in args.chaos_only])
+    except chaos.ChaosError as error:
+        parser.error(str(error))
 
     if args.root and not os.path.isdir(args.root):
         raise SystemExit("faultserver: --root %s is not a directory" % args.root)
     temporary = None
     done = threading.Event()
     try:
-        state = State(args.root, args.log)
+        state = State(args.root, args.log, chaos_mode)
         servers = [Server(state, "http")]
         second = Server(state, "http") if args.second_port else None
         tls = ca_file = None

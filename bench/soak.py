@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""The chaos soak of `jobrun apply` (`make soak`; docs/soak.md says what it proves).
+
+  bench/soak.py PATH-TO-JOBRUN
+
+1. Generates SOAK_SLICES files (seeded; log-uniform from 1 KiB to 4 MiB) and one
+   manifest: a third of the slices declare size and sha256, a third size only, a third neither.
+2. Serves them with Tests/Support/faultserver.py in chaos mode: SOAK_CHAOS_PERCENT % of the
+   requests meet a fault drawn at random (reset, truncation, stall, 5xx, 429 with Retry-After,
+   a corrupted byte, a 206 of another version answering a resume, Range ignored, a 200 with
+   Content-Range). A corrupted byte is drawn only for slices with a digest: without one, no
+   client could tell it from the file.
+3. Runs `jobrun apply`, SIGKILLs it SOAK_KILLS times and restarts it; kill k comes a seeded
+   random delay after the mirror holds a seeded random share of the slices, the shares rising
+   run after run so that every run commits something. The run after the last kill goes to its end.
+4. Turns chaos off (the server's /_chaos route), applies once more and runs `jobrun verify`.
+5. Checks (soak_checks.py) and prints the figures; exits 1 when a check fails, 2 when the soak
+   itself could not run.
+
+Environment: SOAK_SLICES (10000), SOAK_SEED (1), SOAK_KILLS (10), SOAK_CHAOS_PERCENT (30),
+SOAK_DIR (/tmp/jobrun-soak; emptied first, only if it is a soak folder; after a pass only its
+logs/ are left, after a failure everything), SOAK_TIMEOUT (1200 s:
+the whole soak fails past it), JOBRUN_PYTHON (the server's interpreter, default this one).
+"""
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import soak_checks
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+FAULTSERVER = os.path.join(REPO, "Tests", "Support", "faultserver.py")
+MARKER = ".jobrun-soak"
+KINDS = ("sha256", "size", "none")  # what a slice declares: size and sha256, size only, neither
+SLICES_PER_RESOURCE = 250
+MIN_SIZE, MAX_SIZE = 1 << 10, 4 << 20
+POOL_SIZE = MAX_SIZE * 4
+# 429 is drawn a fifth as often as the others: each one pauses the whole host for its
+# Retry-After second, and at the weight of the others they would dominate the soak's time.
+# Another version answering a resume (etag) can only meet the few requests that resume, the
+# splice it tempts is the worst outcome, so among those it is drawn three times as often.
+CHAOS_FAULTS = "reset,truncate,stall,5xx,429:0.2,corrupt,etag:3,norange,partial200"
+MANIFEST_SETTINGS = """\
+  concurrency: {total: 16, per_host: 16}
+  retries: {attempts: 5, backoff: {initial: 100ms, max: 2s, multiplier: 2}}
+  timeouts: {connect: 2s, request: 2s, resource: 10m}
+"""
+
+
+class SoakError(Exception):
+    """The soak itself could not run (not a finding about jobrun)."""
+
+
+def environment_int(name, default, minimum=0):
+    text = os.environ.get(name, "")
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise SoakError("%s must be an integer, not %r" % (name, text))
+    if value < minimum:
+        raise SoakError("%s must be at least %d" % (name, minimum))
+    return value
+
+
+def prepare_folder(path):
+    """SOAK_DIR, emptied: only a folder this script made (it holds MARKER) or an empty one."""
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise SoakError("SOAK_DIR %s is not a folder" % path)
+        if os.listdir(path) and not os.path.exists(os.path.join(path, MARKER)):
+            raise SoakError("SOAK_DIR %s is not empty and was not made by the soak; not touching it" % path)
+        shutil.rmtree(path)
+    os.makedirs(os.path.join(path, "logs"))
+    open(os.path.join(path, MARKER), "w").close()
+
+
+def slice_size(generator):
+    """Log-uniform in [MIN_SIZE, MAX_SIZE]: the median is 64 KiB, the mean about half a MiB, and
+    one slice in six is at least 1 MiB (resumable)."""
+    return int(MIN_SIZE * (MAX_SIZE / MIN_SIZE) ** generator.random())
+
+
+def generate(folder, count, seed):
+    """The source files under folder/src and their records: key (resource/kind/name, which is
+    also the URL path and the mirror path), kind, size, sha256."""
+    generator = random.Random("%d:sizes" % seed)
+    pool = random.Random("%d:pool" % seed).randbytes(POOL_SIZE)
+    slices = []
+    for index in range(count):
+        resource = "r%03d" % (index // SLICES_PER_RESOURCE)
+        kind = KINDS[index % 3]
+        size = slice_size(generator)
+        offset = generator.randrange(POOL_SIZE - size)
+        # A header of its own makes every file unique, whatever part of the pool it shares.
+        header = hashlib.sha256(b"%d:%d" % (seed, index)).digest()[:min(32, size)]
+        body = memoryview(pool)[offset:offset + size - len(header)]
+        key = "%s/%s/%05d.bin" % (resource, kind, index)
+        path = os.path.join(folder, "src", key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(header)
+            handle.write(body)
+        digest = hashlib.sha256(header)
+        digest.update(body)
+        slices.append({"key": key, "kind": kind, "size": size, "sha256": digest.hexdigest()})
+    return slices
+
+
+def write_manifest(path, slices, base_url):
+    lines = ["# generated by bench/soak.py; do not edit\n", "version: 1\n", "defaults:\n",
+             "  output: ./mirror\n", MANIFEST_SETTINGS, "resources:\n"]
+    current = None
+    for record in slices:
+        resource, name = record["key"].split("/", 1)
+        if resource != current:
+            current = resource
+            lines += ["  - id: %s\n" % resource, "    base_url: %s/%s/\n" % (base_url, resource), "    slices:\n"]
+        lines.append("      - path: %s\n" % name)
+        if record["kind"] != "none":
+            lines.append("        size: %d\n" % record["size"])
+        if record["kind"] == "sha256":
+            lines.append("        sha256: %s\n" % record["sha256"])
+    with open(path, "w") as handle:
+        handle.writelines(lines)
+
+
+class Server:
+    """faultserver.py in chaos mode; it exits when its stdin (our pipe) closes."""
+
+    def __init__(self, folder, percent, seed, timeout):
+        python = os.environ.get("JOBRUN_PYTHON") or sys.executable
+        command = [
+            python, FAULTSERVER, "--root", os.path.join(folder, "src"),
+            "--log", os.path.join(folder, "logs", "requests.jsonl"), "--max-seconds", str(timeout + 120),
+            "--chaos-percent", str(percent), "--chaos-seed", str(seed), "--chaos-faults", CHAOS_FAULTS,
+            "--chaos-only", "corrupt=^/r[0-9]+/sha256/"]
+        self.stderr = open(os.path.join(folder, "logs", "server.stderr"), "w")
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        line = self.process.stdout.readline()
+        if not line:
+            raise SoakError("the fault server did not start; see %s" % self.stderr.name)
+        self.port = json.loads(line)["port"]
+        self.base_url = "http://127.0.0.1:%d" % self.port
+
+    def chaos(self, percent=None):
+        query = "" if percent is None else "?percent=%s" % percent
+        with urllib.request.urlopen(self.base_url + "/_chaos" + query, timeout=10) as response:
+            return json.load(response)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.stderr.close()
+
+
+def final_files(mirror):
+    """Keys of the final files in the mirror (partial and metadata files start with a dot)."""
+    found = set()
+    if not os.path.isdir(mirror):
+        return found
+    for resource in os.scandir(mirror):
+        if not resource.is_dir(follow_symlinks=False):
+            continue
+        for kind in os.scandir(resource.path):
+            if kind.is_dir(follow_symlinks=False):
+                found.update("%s/%s/%s" % (resource.name, kind.name, entry.name)
+                             for entry in os.scandir(kind.path) if not entry.name.startswith("."))
+    return found
+
+
+def kill_schedule(count, kills, seed):
+    """(final files to wait for, then seconds to wait) for each kill. Kill k falls in the k-th of
+    `kills` equal strata of the first 95% of the slices (never in the outer 15% of its stratum,
+    so each run commits at least ~3% of them), then waits up to 1.5 s more so that it lands at a
+    random point of a transfer or a commit rather than just after a file appeared."""
+    generator = random.Random("%d:kills" % seed)
+    schedule = []
+    for k in range(kills):
+        share = 0.95 * (k + 0.15 + 0.7 * generator.random()) / kills
+        schedule.append((max(1, int(share * count)), 1.5 * generator.random()))
+    return schedule
+
+
+class Soak:
+    def __init__(self, jobrun, folder, deadline):
+        self.jobrun = jobrun
+        self.folder = folder
+        self.mirror = os.path.join(folder, "mirror")
+        self.manifest = os.path.join(folder, "soak.yaml")
+        self.deadline = deadline
+        self.runs = []       # {"name", "seconds", "ended", "status", "last_line", "files"}
+        self.snapshots = []  # (monotonic time, frozenset of final files) before every restart
+        self.timed_out = False
+
+    def snapshot(self):
+        self.snapshots.append((time.monotonic(), frozenset(final_files(self.mirror))))
+
+    def start(self, name, arguments):
+        out = open(os.path.join(self.folder, "logs", name + ".out"), "w")
+        err = open(os.path.join(self.folder, "logs", name + ".err"), "w")
+        process = subprocess.Popen([self.jobrun] + arguments, cwd=self.folder, stdin=subprocess.DEVNULL,
+                                   stdout=out, stderr=err)
+        return process, out, err, time.monotonic()
+
+    def finish(self, name, started, ended, status, files):
+        last = ""
+        with open(os.path.join(self.folder, "logs", name + ".out")) as handle:
+            lines = handle.read().splitlines()
+            last = lines[-1] if lines else ""
+        record = {"name": name, "seconds": time.monotonic() - started, "ended": ended,
+                  "status": status, "last_line": last, "files": files}
+        self.runs.append(record)
+        return record
+
+    def run(self, name, arguments, kill_at=None):
+        """Runs jobrun; with kill_at = (files, delay), SIGKILLs it `delay` s after the mirror
+        holds `files` final files. Returns the run's record."""
+        process, out, err, started = self.start(name, arguments)
+        armed = None
+        try:
+            while process.poll() is None:
+                now = time.monotonic()
+                if now > self.deadline:
+                    self.timed_out = True
+                    process.kill()
+                    process.wait()
+                    return self.finish(name, started, "deadline", None, len(final_files(self.mirror)))
+                if kill_at is not None:
+                    if armed is None and len(final_files(self.mirror)) >= kill_at[0]:
+                        armed = now + kill_at[1]
+                    if armed is not None and now >= armed:
+                        process.send_signal(signal.SIGKILL)
+                        process.wait()
+                        return self.finish(name, started, "killed", None, len(final_files(self.mirror)))
+                time.sleep(0.05 if armed is not None else 0.2)
+            return self.finish(name, started, "exited", process.returncode, len(final_files(self.mirror)))
+        finally:
+            out.close()
+            err.close()
+
+    def chaos_runs(self, schedule):
+        """Applies until every kill of the schedule happened, then once to the end. A run that
+        ends by itself before its kill is followed by another for the same kill (bounded)."""
+        pending = list(schedule)
+        number = 0
+        self.snapshot()
+        while not self.timed_out:
+            number += 1
+            kill_at = pending[0] if pending else None
+            record = self.run("run-%02d" % number, ["apply", "soak.yaml"], kill_at)
+            if record["ended"] == "killed":
+                pending.pop(0)
+            elif not pending or record["ended"] == "deadline" or record["status"] not in (0, 1):
+                return
+            elif number > len(schedule) + 5:
+                return
+            self.snapshot()
+
+
+def main():
+    try:
+        if len(sys.argv) != 2:
+            raise SoakError("usage: bench/soak.py PATH-TO-JOBRUN")
+        jobrun = os.path.abspath(sys.argv[1])
+        if not os.access(jobrun, os.X_OK):
+            raise SoakError("%s is not an executable" % jobrun)
+        count = environment_int("SOAK_SLICES", 10000, minimum=3)
+        seed = environment_int("SOAK_SEED", 1)
+        kills = environment_int("SOAK_KILLS", 10)
+        percent = environment_int("SOAK_CHAOS_PERCENT", 30)
+        timeout = environment_int("SOAK_TIMEOUT", 1200, minimum=1)
+        folder = os.path.abspath(os.environ.get("SOAK_DIR") or "/tmp/jobrun-soak")
+        if percent > 100:
+            raise SoakError("SOAK_CHAOS_PERCENT must be from 0 to 100")
+    except SoakError as error:
+        print("soak: %s" % error, file=sys.stderr)
+        return 2
+
+    began = time.monotonic()
+    deadline = began + timeout
+    print("soak: %d slices, seed %d, %d kills, %d%% of requests faulted, in %s (fails past %d s)"
+          % (count, seed, kills, percent, folder, timeout), flush=True)
+    server = None
+    try:
+        prepare_folder(folder)
+        slices = generate(folder, count, seed)
+        generated = time.monotonic()
+        print("soak: generated %s in %.1f s" % (soak_checks.size_text(sum(s["size"] for s in slices)),
+                                                 generated - began), flush=True)
+        server = Server(folder, percent, seed, timeout)
+        write_manifest(os.path.join(folder, "soak.yaml"), slices, server.base_url)
+        soak = Soak(jobrun, folder, deadline)
+        soak.chaos_runs(kill_schedule(count, kills, seed))
+        applied = server.chaos(percent=0)
+        verify_status = None
+        if not soak.timed_out:
+            soak.snapshot()
+            soak.run("clean", ["apply", "soak.yaml"])
+        if not soak.timed_out:
+            verify = soak.run("verify", ["verify", "soak.yaml", "--quiet"])
+            verify_status = verify["status"]
+        server.stop()
+        server = None
+        ended = time.monotonic()
+        figures = soak_checks.Figures(
+            slices=slices, folder=folder, runs=soak.runs, snapshots=soak.snapshots, applied=applied["applied"],
+            verify_status=verify_status, seconds=ended - began, generate_seconds=generated - began,
+            timeout=timeout, timed_out=soak.timed_out, kills=kills)
+        passed = soak_checks.report(figures)
+        if passed:
+            # The logs stay; the gigabytes go. A failed soak keeps everything to look at.
+            for name in ("src", "mirror"):
+                shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+        return 0 if passed else 1
+    except (SoakError, OSError) as error:
+        print("soak: %s" % error, file=sys.stderr)
+        return 2
+    finally:
+        if server is not None:
+            server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""The checks and figures of the chaos soak (bench/soak.py): reads the mirror, the fault server's
+request log and the runs' records, prints the figures and one PASS/FAIL line per check."""
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import statistics
+from dataclasses import dataclass
+
+RESUME_THRESHOLD = 1 << 20
+
+
+@dataclass
+class Figures:
+    slices: list           # {"key", "kind", "size", "sha256"} per slice
+    folder: str
+    runs: list             # {"name", "seconds", "ended", "status", "last_line", "files"} per run
+    snapshots: list        # (monotonic time, frozenset of final files) taken before each restart
+    applied: dict          # faults the server applied, by kind (its /_chaos count)
+    verify_status: object  # int, or None when verify did not run
+    seconds: float
+    generate_seconds: float
+    timeout: int
+    timed_out: bool
+    kills: int
+
+
+def size_text(count):
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return ("%d %s" % (value, unit)) if unit == "B" else ("%.1f %s" % (value, unit))
+        value /= 1024
+
+
+def duration_text(seconds):
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return "%dm %02ds" % (minutes, rest) if minutes else "%.1f s" % seconds
+
+
+def read_requests(path):
+    """The content requests of the log: (key, time, status, has Range, chaos kind or None)."""
+    requests = []
+    with open(path) as handle:
+        for line in handle:
+            record = json.loads(line)
+            target = record["path"].partition("?")[0]
+            if target.startswith("/_"):
+                continue  # the server's own routes (/_chaos)
+            has_range = any(name.lower() == "range" for name, _ in record["headers"])
+            requests.append((target.lstrip("/"), record["time"], record["status"], has_range,
+                             record.get("chaos"), record["bytes_sent"]))
+    return requests
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while True:
+            block = handle.read(1 << 20)
+            if not block:
+                return digest.hexdigest()
+            digest.update(block)
+
+
+def compare_mirror(slices, mirror):
+    """Counts of final files missing, truncated (shorter), longer, and corrupt (same size, other
+    bytes), with up to five examples."""
+    def check(record):
+        path = os.path.join(mirror, record["key"])
+        try:
+            size = os.lstat(path).st_size
+        except FileNotFoundError:
+            return "missing"
+        if size < record["size"]:
+            return "truncated"
+        if size > record["size"]:
+            return "longer"
+        return "ok" if file_sha256(path) == record["sha256"] else "corrupt"
+
+    # hashlib releases the GIL on large buffers: threads use every core.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        verdicts = list(pool.map(check, slices))
+    counts = {}
+    examples = []
+    for record, verdict in zip(slices, verdicts):
+        counts[verdict] = counts.get(verdict, 0) + 1
+        if verdict != "ok" and len(examples) < 5:
+            examples.append("%s %s (%s)" % (verdict, record["key"], record["kind"]))
+    return counts, examples
+
+
+def leftovers(mirror):
+    count = 0
+    for _, _, names in os.walk(mirror):
+        count += sum(1 for name in names if name.startswith(".") and name.endswith((".jobrun-part", ".jobrun-meta")))
+    return count
+
+
+def refetches(requests, snapshots):
+    """Requests for a slice that arrived after a snapshot (taken between two runs) in which its
+    final file already existed."""
+    committed_at = {}
+    for moment, files in snapshots:
+        for key in files:
+            committed_at.setdefault(key, moment)
+    return [(key, moment) for key, moment, *_ in requests if key in committed_at and moment > committed_at[key]]
+
+
+def report(figures):
+    """Prints the figures and the checks; True when every check passed."""
+    slices = figures.slices
+    mirror = os.path.join(figures.folder, "mirror")
+    requests = read_requests(os.path.join(figures.folder, "logs", "requests.jsonl"))
+    sizes = sorted(record["size"] for record in slices)
+    by_kind = {kind: sum(1 for r in slices if r["kind"] == kind) for kind in ("sha256", "size", "none")}
+    faulted = [chaos for *_, chaos, _ in requests if chaos]
+    ranged = [(status, chaos) for _, _, status, has_range, chaos, _ in requests if has_range]
+    runs = figures.runs
+
+    print()
+    print("Slices      %d: %d with size and sha256, %d size only, %d neither" % (
+        len(slices), by_kind["sha256"], by_kind["size"], by_kind["none"]))
+    print("Bytes       %s (%d); %s to %s, median %s; %d slices of 1 MiB or more (resumable)" % (
+        size_text(sum(sizes)), sum(sizes), size_text(sizes[0]), size_text(sizes[-1]),
+        size_text(statistics.median(sizes)), sum(1 for size in sizes if size >= RESUME_THRESHOLD)))
+    print("Requests    %d, %s of body sent; %d faulted (%.1f%%)" % (
+        len(requests), size_text(sum(r[5] for r in requests)), len(faulted),
+        100.0 * len(faulted) / max(1, len(requests))))
+    print("Faults      " + ", ".join("%s %d" % (kind, figures.applied.get(kind, 0)) for kind in figures.applied))
+    print("Retries     %d requests beyond the first of their slice" % (len(requests) - len({r[0] for r in requests})))
+    print("Resumes     %d requests with Range: %d answered 206 as asked, %d 416 (the partial file was whole), %d faulted (%s)" % (
+        len(ranged), sum(1 for status, chaos in ranged if status == 206 and not chaos),
+        sum(1 for status, chaos in ranged if status == 416 and not chaos),
+        sum(1 for _, chaos in ranged if chaos),
+        ", ".join("%s %d" % (kind, n) for kind, n in sorted(_count(chaos for _, chaos in ranged if chaos).items()))))
+    killed = [run for run in runs if run["ended"] == "killed"]
+    print("Kills       %d (SIGKILL): %s" % (len(killed), ", ".join(
+        "%s at %.1f s with %d final files" % (run["name"], run["seconds"], run["files"]) for run in killed)))
+    print("Runs")
+    for run in runs:
+        how = {"killed": "killed", "deadline": "stopped at the deadline"}.get(run["ended"], "exit %s" % run["status"])
+        line = "  %-7s %-8s %7.1f s  %5d final files" % (run["name"], how, run["seconds"], run["files"])
+        if run["ended"] == "exited" and run["last_line"]:
+            line += "  " + run["last_line"]
+        print(line)
+    print("Time        %s in all (generating the files %s)" % (duration_text(figures.seconds), duration_text(figures.generate_seconds)))
+
+    counts, examples = compare_mirror(slices, mirror)
+    bad = len(slices) - counts.get("ok", 0)
+    refetched = refetches(requests, figures.snapshots)
+    chaos_runs = [run for run in runs if run["name"].startswith("run-")]
+    clean = next((run for run in runs if run["name"] == "clean"), None)
+    checks = [
+        ("every kill landed and the last run under chaos ended by itself (exit 0 or 1)",
+         len(killed) == figures.kills and bool(chaos_runs) and chaos_runs[-1]["ended"] == "exited"
+         and chaos_runs[-1]["status"] in (0, 1)
+         and all(run["ended"] == "killed" or run["status"] in (0, 1) for run in chaos_runs),
+         "%d of %d kills" % (len(killed), figures.kills)),
+        ("the clean apply completed (exit 0, 'Apply complete!')",
+         clean is not None and clean["status"] == 0 and clean["last_line"].startswith("Apply complete!"),
+         clean["last_line"] if clean else "did not run"),
+        ("jobrun verify exits 0", figures.verify_status == 0, "exit %s" % figures.verify_status),
+        ("every final file is byte-identical to its source (sha256)", bad == 0,
+         "%d of %d identical; %s" % (counts.get("ok", 0), len(slices), ", ".join(
+             "%d %s" % (counts.get(v, 0), v) for v in ("missing", "truncated", "longer", "corrupt")))
+         + ("; e.g. " + "; ".join(examples) if examples else "")),
+        ("no committed slice fetched again", not refetched,
+         "%d requests for slices already final at a restart%s" % (len(refetched), (
+             ": " + ", ".join(key for key, _ in refetched[:5])) if refetched else "")),
+        ("no partial or metadata file left", leftovers(mirror) == 0, "%d left" % leftovers(mirror)),
+        ("bounded in time", not figures.timed_out and figures.seconds <= figures.timeout,
+         "%s of at most %s" % (duration_text(figures.seconds), duration_text(figures.timeout))),
+    ]
+    print("Checks")
+    for name, passed, detail in checks:
+        print("  %s  %s: %s" % ("PASS" if passed else "FAIL", name, detail))
+    passed = all(passed for _, passed, _ in checks)
+    print("Soak: %s" % ("PASS" if passed else "FAIL"))
+    return passed
+
+
+def _count(items):
+    counts = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
