@@ -322,34 +322,6 @@ struct Coordinator {
 
     // MARK: Queue
 
-    /// Ready jobs of one origin, kept in plan (sequence) order; taking the first is O(1).
-    struct ReadyQueue {
-        private var items: [Int] = []
-        private var head = 0
-
-        var isEmpty: Bool { head == items.count }
-        var first: Int? { isEmpty ? nil : items[head] }
-
-        mutating func removeFirst() {
-            head += 1
-            // Drop the consumed prefix now and then, so the storage stays proportional to what waits.
-            if head >= 1024 && head * 2 >= items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-        }
-
-        /// Inserts `j` before the first waiting job with a larger sequence number.
-        mutating func insert(_ j: Int, sequence seq: Int, sequenceOf: (Int) -> Int) {
-            if let last = items.last, head < items.count, sequenceOf(last) > seq {
-                let at = items[head...].firstIndex { sequenceOf($0) > seq } ?? items.count
-                items.insert(j, at: at)
-            } else {
-                items.append(j)
-            }
-        }
-    }
-
     mutating func enqueue(_ j: Int) {
         let seq = jobs[j].sequence
         let jobs = self.jobs  // shares storage; lets the closure read while the queue is mutated
@@ -439,50 +411,5 @@ struct Coordinator {
             }
         }
         readyByOrigin = [:]
-    }
-}
-
-/// A slice's URL, identity and origin, worked out once per run. Slices under a `base_url` that
-/// ends with `/` (the usual case) share its parse: their identity is the base's plus the encoded
-/// path, since the encoded path holds no `?` or `#`.
-struct SliceAddress {
-    let url: String
-    let identity: String
-    let origin: String
-
-    /// What the slices of one resource share.
-    struct Base {
-        let url: String
-        let identityPrefix: String
-        let origin: String
-
-        init?(_ resource: Resource) {
-            guard let base = resource.baseURL, base.hasSuffix("/"), case .success(let parsed) = ParsedURL.parse(base),
-                parsed.query == nil, parsed.fragment == nil, parsed.path.hasSuffix("/")
-            else { return nil }
-            url = base
-            identityPrefix = parsed.identity
-            origin = parsed.origin
-        }
-    }
-
-    init(_ slice: Slice, of resource: Resource, base: Base?) {
-        if slice.url == nil, let base {
-            let path = ParsedURL.percentEncodePath(slice.path)
-            url = base.url + path
-            identity = base.identityPrefix + path
-            origin = base.origin
-            return
-        }
-        let url = resource.url(of: slice)
-        self.url = url
-        switch ParsedURL.parse(url) {
-        case .success(let parsed):
-            identity = parsed.identity
-            origin = parsed.origin
-        case .failure:
-            identity = url
-            origin = url
-        }
     }
 }
