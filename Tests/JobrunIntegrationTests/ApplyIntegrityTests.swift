@@ -136,4 +136,27 @@ import Testing
         let gap = log[1].time - log[0].endTime
         #expect(gap >= 0.7, "retried \(gap) s after Retry-After: \(value); the backoff is 800 ms")
     }
+
+    /// A body framed only by the connection's close cannot be told from one cut short: with a
+    /// declared size the cut is caught; with neither size nor digest the slice is committed as
+    /// what arrived and reported `unverified`, with the SHA-256 of what was fetched to pin.
+    @Test func aBodyWithoutADeclaredLengthIsProvenOnlyByTheManifest() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let content = "/gen/5000/framed.bin"
+        let path = FaultServer.path(content, faults: "no_length=1", "truncate_at=700", "n=1")
+        let other = FaultServer.path("/gen/5000/sized.bin", faults: "no_length=1", "truncate_at=700", "n=1")
+        try fixture.write(manifest: Self.manifest(slices: [
+            Self.slice("framed.bin", fixture.url(path)),
+            Self.slice("sized.bin", fixture.url(other), size: 5000),
+        ].joined(separator: "\n")))
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 0, "\(result)")
+        let framed = try report.slice("r", "framed.bin")
+        #expect(framed.integrity == "unverified" && framed.size == 700 && framed.attempts == 1, "\(framed)")
+        #expect(framed.computedDigests["sha256"] == (try fixture.sha256(ofFile: "mirror/r/framed.bin")), "\(framed)")
+        let sized = try report.slice("r", "sized.bin")
+        #expect(sized.integrity == "size_only" && sized.attempts == 2 && sized.size == 5000, "\(sized)")
+        #expect(try fixture.sha256(ofFile: "mirror/r/sized.bin") == (try fixture.digest("/gen/5000/sized.bin")))
+    }
 }
