@@ -19,7 +19,7 @@
 
 Environment: SOAK_SLICES (10000), SOAK_SEED (1), SOAK_KILLS (10), SOAK_CHAOS_PERCENT (30),
 SOAK_DIR (/tmp/jobrun-soak; emptied first, only if it is a soak folder; after a pass only its
-logs/ are left, after a failure everything), SOAK_TIMEOUT (1200 s:
+logs/ are left, after a failure everything), SOAK_TIMEOUT (600 s:
 the whole soak fails past it), JOBRUN_PYTHON (the server's interpreter, default this one).
 """
 
@@ -284,7 +284,7 @@ def main():
         seed = environment_int("SOAK_SEED", 1)
         kills = environment_int("SOAK_KILLS", 10)
         percent = environment_int("SOAK_CHAOS_PERCENT", 30)
-        timeout = environment_int("SOAK_TIMEOUT", 1200, minimum=1)
+        timeout = environment_int("SOAK_TIMEOUT", 600, minimum=1)
         folder = os.path.abspath(os.environ.get("SOAK_DIR") or "/tmp/jobrun-soak")
         if percent > 100:
             raise SoakError("SOAK_CHAOS_PERCENT must be from 0 to 100")

@@ -22,7 +22,8 @@ public enum HTTPDate {
                 // RFC 850: DD-Mon-YY HH:MM:SS GMT
                 let date = rest[0].split(separator: "-", omittingEmptySubsequences: false)
                 guard rest[2] == "GMT", date.count == 3, date[0].count == 2, date[2].count == 2, let yy = Int(date[2]) else { return nil }
-                // Two-digit years: the nearest century that is not more than 50 years ahead.
+                // Two-digit years pivot at 70 (as the C library and most HTTP stacks do): RFC 9110's
+                // "more than 50 years in the future" rule would need the current year here.
                 let year = yy < 70 ? 2000 + yy : 1900 + yy
                 return seconds(day: date[0], month: date[1], year: Substring(String(year)), time: rest[1])
             }
@@ -37,13 +38,21 @@ public enum HTTPDate {
     private static func seconds(day: Substring, month: Substring, year: Substring, time: Substring) -> Int64? {
         guard let m = months.firstIndex(of: month.lowercased()), month.count == 3,
             day.count <= 2, let d = Int(day), (1...31).contains(d),
-            year.allSatisfy(\.isASCIIDigit), let y = Int(year)
+            year.allSatisfy(\.isASCIIDigit), let y = Int(year), d <= daysIn(month: m + 1, year: y)
         else { return nil }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCIIDigit) }),
             let hh = Int(clock[0]), let mm = Int(clock[1]), let ss = Int(clock[2]), hh < 24, mm < 60, ss <= 60
         else { return nil }
         return daysFromCivil(year: y, month: m + 1, day: d) * 86_400 + Int64(hh * 3600 + mm * 60 + ss)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

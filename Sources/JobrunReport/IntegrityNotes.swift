@@ -11,10 +11,12 @@ public struct IntegrityNotes: Sendable {
 
     public init() {}
 
-    /// Notes `path` when `integrity` is not `.digest`; `sha256` is the file's, when known.
-    public mutating func note(_ path: String, _ integrity: SliceIntegrity, sha256: Digest? = nil) {
+    /// Notes `path` when `integrity` is not `.digest`; `sha256` is the file's, when known;
+    /// `lengthUndeclared`: its response declared no length (so nothing at all bounded it).
+    public mutating func note(_ path: String, _ integrity: SliceIntegrity, sha256: Digest? = nil, lengthUndeclared: Bool = false) {
         guard integrity != .digest else { return }
-        text += "\(integrity.word) (\(integrity.explanation)): \(path)"
+        let why = lengthUndeclared && integrity == .unverified ? "\(integrity.explanation), and the response declared no length" : integrity.explanation
+        text += "\(integrity.word) (\(why)): \(path)"
         if let sha256 { text += ", sha256 \(sha256.hex)" }
         text += "\n"
     }

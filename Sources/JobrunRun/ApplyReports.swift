@@ -57,6 +57,8 @@ public enum ApplyReports {
                 for d in o.digests { w.key(d.algorithm.rawValue); w.string(d.hex) }
                 w.endObject()
                 w.key("integrity"); w.string(s.integrity.rawValue)
+                // Whether the protocol marked the fetched body's end; null when nothing was fetched.
+                w.key("length_declared"); if o.status == .fetched || o.status == .resumed { w.bool(!o.hadUndeclaredLength) } else { w.null() }
                 w.key("computed_digests")
                 w.beginObject()
                 for d in o.computedDigests { w.key(d.algorithm.rawValue); w.string(d.hex) }
@@ -108,7 +110,7 @@ public enum ApplyReports {
                 switch o.status {
                 case .fetched, .resumed, .upToDate:
                     outcome = .passed
-                    notes.note(s.path, s.integrity, sha256: o.sha256)
+                    notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
                 case .failed:
                     let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
                     if f.kind == .checksumMismatch || f.kind == .sizeMismatch {

@@ -57,6 +57,9 @@ public struct SliceOutcome: Sendable {
     public var displayURL: String
     /// The HTTP version of the last response (`1.1`, `2`), when there was one.
     public var httpVersion: String?
+    /// The fetched body's end was marked only by the connection closing (no Content-Length, no
+    /// chunked coding): a connection cut short would have looked the same.
+    public var hadUndeclaredLength = false
 
     /// The final file is in place: fetched, resumed or up to date.
     public var hasPassed: Bool {

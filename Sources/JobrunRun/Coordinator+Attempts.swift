@@ -229,11 +229,17 @@ extension Coordinator {
         case .redirect(let location):
             switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: jobs[j].own.url, hops: jobs[j].hops, headers: jobs[j].headers) {
             case .follow(let url, let headers):
+                let hop = (try? ParsedURL.parse(url).get())?.origin ?? url
+                // The hop's origin is held to its breaker like any other request.
+                guard admitsHop(j, to: hop) else { return }
                 jobs[j].url = url
                 jobs[j].headers = headers
                 jobs[j].hops += 1
-                jobs[j].origin = (try? ParsedURL.parse(url).get())?.origin ?? url
+                jobs[j].origin = hop
+                let isProbe = breakers[hop]?.admission(now: ContinuousClock.now) == .probe
+                if isProbe { breakers[hop]?.probeStarted(job: j) }
                 startAttempt(j, isRedirectHop: true)
+                if isProbe { releaseProbe(of: j, origin: hop) }
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
@@ -252,11 +258,17 @@ extension Coordinator {
             }
             // A partial that cannot be continued is removed: a mismatched range or version, or
             // a response refused for what it is (its bytes were never the file's).
-            if [.rangeMismatch, .inconsistentResponse, .tooLarge, .sizeMismatch, .contentEncoding].contains(failure.kind) { discardPartial(writer) }
-            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping {
+            if [.rangeMismatch, .inconsistentResponse, .tooLarge, .sizeMismatch, .contentEncoding].contains(failure.kind) {
+                // What the partial file's metadata said of the file outlives it for this run.
+                if learned[j] == nil, let earlier = writer.learned { learned[j] = earlier }
+                discardPartial(writer)
+            }
+            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping,
+                breakers.isEmpty || breakers[jobs[j].own.origin]?.admission(now: ContinuousClock.now) ?? .any == .any {
                 // The resume cannot continue this partial file: the slice starts again from byte
-                // 0 at once, without Range (so this cannot repeat).
+                // 0 at once, without Range (so this cannot repeat), at its own URL and origin.
                 jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
+                jobs[j].origin = jobs[j].own.origin
                 startAttempt(j)
                 return
             }
@@ -320,14 +332,6 @@ extension Coordinator {
         }
     }
 
-    /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
-    /// file stays for a later resume); a second full disk stops the run from starting more.
-    mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
-        if failure.isDiskFull { diskFullCount += 1 }
-        fail(j, AttemptFailure(kind: failure.sliceErrorKind, message: failure.message, isTransient: false))
-        if diskFullCount >= 2 { stopForFullDisk() }
-    }
-
     static func failure(from transport: TransferResult.Failure) -> AttemptFailure {
         switch transport {
         case .resolve(let m): AttemptFailure(kind: .resolve, message: m, isTransient: true)
@@ -349,8 +353,8 @@ extension Coordinator {
         let resource = plan.entries[jobs[j].resource].resource
         let settings = resource.settings
         jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
-        // An origin given up on gets no retry either.
-        let originFailed = breakers[jobs[j].own.origin]?.isFailed ?? false
+        // An origin given up on gets no retry either (the slice's own, or the redirect's target).
+        let originFailed = !breakers.isEmpty && (breakers[jobs[j].own.origin]?.isFailed ?? false || breakers[jobs[j].origin]?.isFailed ?? false)
         guard failure.isTransient, jobs[j].attempts < settings.retries.attempts, !isStopping, !originFailed else {
             fail(j, failure)
             return
@@ -387,32 +391,5 @@ extension Coordinator {
         // of it is under way.
         if !pendingCommits.isEmpty, allSettled(resource: jobs[j].resource) { flushCommitsIfDue(force: true) }
         finishResourceIfDone(jobs[j].resource)
-    }
-
-    /// Repeated ENOSPC: nothing new starts; what has not started fails with the reason.
-    /// `dispatch()` calls this again for slices that become ready later (a retry, or the
-    /// dependents of a resource that completes after the disk filled up).
-    mutating func stopForFullDisk() {
-        guard !isStopping else { return }
-        func isPending(_ job: Job) -> Bool {
-            switch job.state {
-            case .ready, .delayed: true
-            default: false
-            }
-        }
-        // Failing slices can finish resources and so make their dependents ready: until none is.
-        while jobs.contains(where: isPending) {
-            for j in jobs.indices where isPending(jobs[j]) {
-                jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: displayURL(j))
-            }
-            readyByOrigin = [:]
-            for r in plan.entries.indices { finishResourceIfDone(r) }
-        }
-    }
-
-    func discardPartial(_ writer: SliceWriter) {
-        unlinkat(writer.directoryFD, writer.partName, 0)
-        unlinkat(writer.directoryFD, writer.metaName, 0)
     }
 }

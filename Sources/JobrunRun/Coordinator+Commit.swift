@@ -55,6 +55,14 @@ extension Coordinator {
                 size: writer.written, attempts: jobs[j].attempts, digests: reported.verified, computedDigests: reported.computed,
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
+            if !writer.hasDelimitedBody {
+                jobs[j].outcome?.hadUndeclaredLength = true
+                let slice = resource.slices[jobs[j].slice]
+                // Only a declared size or digest proves such a body whole: without either, say so.
+                if slice.integrity == .unverified {
+                    options.output("? \(resource.id)/\(slice.path): unverifiable: the response declared no length, so a connection cut short could not be told from the end (\(displayURL(j)))\n")
+                }
+            }
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

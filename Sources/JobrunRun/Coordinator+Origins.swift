@@ -12,6 +12,11 @@ extension Coordinator {
             failure = refused
         } else if let transport = result.failure, transport != .abortedBySink, transport != .cancelled {
             failure = Self.failure(from: transport)
+        } else if writer.verdict == nil {
+            // Ended on this side (a write failed) before the origin's answer was known: says
+            // nothing of its health; a probe that ended so is simply no longer under way.
+            breakers[jobs[j].origin]?.probeAbandoned(job: j)
+            return
         }
         if let f = failure, !f.countsAgainstOrigin { failure = nil }
         let origin = jobs[j].origin
@@ -34,7 +39,7 @@ extension Coordinator {
             options.output("= \(origin): answers again; requests resume\n")
         case .gaveUp:
             let count = failUnrequested(origin: origin, breaker: breaker)
-            options.output("! \(origin): failing: \(breaker.failuresInARow) attempts in a row failed, probes included (last: \(last)); \(count) of its slices were not requested\n")
+            options.output("! \(origin): failing: \(breaker.failuresInARow) attempts in a row failed, probes included (last: \(last)); \(count) of its slices fail without a further request\n")
         }
     }
 
@@ -71,6 +76,31 @@ extension Coordinator {
         return AttemptFailure(
             kind: .originFailing, message: "not requested: \(origin) failed \(breaker.failuresInARow) attempts in a row (last: \(last))",
             isTransient: false)
+    }
+
+    /// Whether job `j` may follow a redirect to `hop` now. When the hop's origin has been given
+    /// up on, the slice fails unrequested there; while it is being probed, the slice waits like
+    /// a retry (its next attempt starts again at its own URL).
+    mutating func admitsHop(_ j: Int, to hop: String) -> Bool {
+        guard !breakers.isEmpty, let breaker = breakers[hop] else { return true }
+        switch breaker.admission(now: ContinuousClock.now) {
+        case .any, .probe:
+            return true
+        case .failed:
+            fail(j, Self.unrequested(hop, breaker))
+            return false
+        case .notBefore(let next):
+            var wait = Self.unrequested(hop, breaker)
+            wait.isTransient = true
+            wait.retryAfter = max(.zero, next - ContinuousClock.now)
+            retryOrFail(j, wait)
+            return false
+        case .none:
+            var wait = Self.unrequested(hop, breaker)
+            wait.isTransient = true
+            retryOrFail(j, wait)
+            return false
+        }
     }
 
     /// A probe that could not start (its slice failed before a request) is no longer under way.

@@ -21,7 +21,7 @@ import Testing
         "", "soon", "-5", "120", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37", "Sun, 6 Nov 1994 08:49:37 GMT",
         "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
         "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov  6 08:49:37 94", "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT extra",
-        "Sun, 06 Nov 199x 08:49:37 GMT", "Sun, ٠٦ Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 199x 08:49:37 GMT", "Sun, ٠٦ Nov 1994 08:49:37 GMT", "Tue, 31 Feb 2026 00:00:00 GMT", "Thu, 29 Feb 2023 00:00:00 GMT",
     ])
     func anythingElseIsNotADate(text: String) {
         #expect(HTTPDate.parse(text) == nil, "\(text)")

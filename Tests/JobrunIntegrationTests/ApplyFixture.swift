@@ -157,6 +157,7 @@ struct ApplyJSON: Decodable {
         var attempts: Int
         var digests: [String: String]
         var integrity: String
+        var lengthDeclared: Bool?
         var computedDigests: [String: String]
         var seconds: Double
         var error: Failure?

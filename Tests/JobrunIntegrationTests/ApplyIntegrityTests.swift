@@ -154,9 +154,31 @@ import Testing
         #expect(result.status == 0, "\(result)")
         let framed = try report.slice("r", "framed.bin")
         #expect(framed.integrity == "unverified" && framed.size == 700 && framed.attempts == 1, "\(framed)")
+        #expect(framed.lengthDeclared == false, "\(framed)")
+        #expect(result.stderr.contains("? r/framed.bin: unverifiable: the response declared no length") || result.stdout.contains("? r/framed.bin: unverifiable"), "\(result)")
         #expect(framed.computedDigests["sha256"] == (try fixture.sha256(ofFile: "mirror/r/framed.bin")), "\(framed)")
         let sized = try report.slice("r", "sized.bin")
-        #expect(sized.integrity == "size_only" && sized.attempts == 2 && sized.size == 5000, "\(sized)")
+        #expect(sized.integrity == "size_only" && sized.attempts == 2 && sized.size == 5000 && sized.lengthDeclared == true, "\(sized)")
         #expect(try fixture.sha256(ofFile: "mirror/r/sized.bin") == (try fixture.digest("/gen/5000/sized.bin")))
+    }
+
+    /// What the partial file's metadata says of the file (its total under its validator) holds
+    /// for the whole next run, not only for the attempt that found the partial.
+    @Test func theTotalInAPartialsMetadataHoldsForTheWholeNextRun() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let content = "/gen/\(Self.size)/kept.bin"
+        let path = "/fault/truncate_at=\(Self.cut);n=1/fault/ignore_range=1;length=1000;from=2;n=2\(content)"
+        try fixture.write(manifest: Self.manifest(attempts: 1, slices: Self.slice("kept.bin", fixture.url(path))))
+        let first = try await fixture.apply()
+        #expect(first.status == 1 && fixture.directory.exists("mirror/r/.kept.bin.jobrun-meta"), "\(first)")
+        try fixture.write(manifest: Self.manifest(attempts: 3, slices: Self.slice("kept.bin", fixture.url(path))))
+        let (second, report) = try await fixture.applyJSON()
+        #expect(second.status == 0, "\(second)")
+        let log = try await fixture.requests(path, count: 4)
+        // Two short 200s under the partial's ETag, both refused; then the whole file.
+        #expect(log.map(\.status) == [200, 200, 200, 200] && log[1].header(named: "Range") != nil && log[2].header(named: "Range") == nil, "\(log)")
+        #expect(try report.slice("r", "kept.bin").size == Int64(Self.size))
+        #expect(try fixture.sha256(ofFile: "mirror/r/kept.bin") == (try fixture.digest(content)))
     }
 }

@@ -20,9 +20,7 @@ import Testing
               - id: down
                 slices:
             \(failingLines)
-              - id: up
-                slices:
-            \(healthyLines)
+            \(healthy.isEmpty ? "" : "  - id: up\n    slices:\n" + healthyLines)
 
             """
     }
@@ -98,5 +96,27 @@ import Testing
         let result = try await fixture.apply()
         #expect(result.status == 1, "\(result)")
         #expect(try fixture.server.requests().count == 40)
+    }
+
+    /// A redirect's target is held to its own breaker: an origin reached only through
+    /// redirects that fails everything is not hammered either.
+    @Test func aFailingRedirectTargetIsNotHammered() async throws {
+        let fixture = try ApplyFixture(secondPort: true)
+        defer { fixture.finish() }
+        let manifest = Self.manifest(fixture, hostFailures: 8, failing: { i in
+            let target = try? fixture.server.url("/fault/status=500/gen/10/t\(i)", on: .second)
+            let query = target?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return fixture.url("/redirect-to?url=\(query)&i=\(i)")
+        }, healthy: [])
+        try fixture.write(manifest: manifest)
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 1, "\(result)")
+        let log = try fixture.server.requests()
+        let target = log.filter { $0.port == fixture.server.secondPort }
+        // 8 to trip it, the hops already under way then, and 3 probes.
+        #expect(target.count <= 8 + 4 + 3, "\(target.count) requests to the failing redirect target")
+        let failed = try (0..<Self.slices).map { try report.slice("down", "f\($0).bin") }
+        #expect(failed.allSatisfy { $0.status == "failed" })
+        #expect(failed.filter { $0.error?.type == "OriginFailing" }.count >= Self.slices - target.count)
     }
 }

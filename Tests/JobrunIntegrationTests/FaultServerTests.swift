@@ -158,7 +158,8 @@ struct FaultServerTests {
         }
         #expect(Set(log.prefix(5).map(\.connectionID)).count == 1 && Set(log[5..<8].map(\.connectionID)).count == 1, "\(log)")
         let stalled = try #require(log.last)
-        #expect(stalled.clientDisconnected && stalled.endTime - stalled.time < 0.5, "\(stalled)")
+        // Below the client's 1 s --max-time: stamped at the last byte, not at the hang-up.
+        #expect(stalled.clientDisconnected && stalled.endTime - stalled.time < 0.9, "\(stalled)")
     }
 
     @Test func filesUnderTheRootAreServedAndNothingElse() async throws {

@@ -1,0 +1,39 @@
+import JobrunCore
+
+/// A full disk and the partial files of failed attempts.
+extension Coordinator {
+    /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
+    /// file stays for a later resume); a second full disk stops the run from starting more.
+    mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
+        if failure.isDiskFull { diskFullCount += 1 }
+        fail(j, AttemptFailure(kind: failure.sliceErrorKind, message: failure.message, isTransient: false))
+        if diskFullCount >= 2 { stopForFullDisk() }
+    }
+
+    /// Repeated ENOSPC: nothing new starts; what has not started fails with the reason.
+    /// `dispatch()` calls this again for slices that become ready later (a retry, or the
+    /// dependents of a resource that completes after the disk filled up).
+    mutating func stopForFullDisk() {
+        guard !isStopping else { return }
+        func isPending(_ job: Job) -> Bool {
+            switch job.state {
+            case .ready, .delayed: true
+            default: false
+            }
+        }
+        // Failing slices can finish resources and so make their dependents ready: until none is.
+        while jobs.contains(where: isPending) {
+            for j in jobs.indices where isPending(jobs[j]) {
+                jobs[j].state = .done
+                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: displayURL(j))
+            }
+            readyByOrigin = [:]
+            for r in plan.entries.indices { finishResourceIfDone(r) }
+        }
+    }
+
+    func discardPartial(_ writer: SliceWriter) {
+        unlinkat(writer.directoryFD, writer.partName, 0)
+        unlinkat(writer.directoryFD, writer.metaName, 0)
+    }
+}
