@@ -109,6 +109,9 @@ import Testing
         let record = try report.slice("r", "shrunk.bin")
         #expect(record.status == "fetched" && record.attempts == 3 && record.size == Int64(Self.size), "\(record)")
         #expect(try fixture.sha256(ofFile: "mirror/r/shrunk.bin") == (try fixture.digest(content)))
+        // The byte counts add up: the slice's own counts every attempt's body, the first cut
+        // attempt's included, and the summary is the sum over fetched and resumed slices.
+        #expect(record.bytesTransferred > Int64(Self.size) && report.summary.bytesTransferred == record.bytesTransferred, "\(report.summary) \(record)")
     }
 
     /// A garbage `Retry-After` is no instruction: the normal backoff applies, never an
