@@ -36,16 +36,18 @@ let package = Package(
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
         .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL", "CLinux"], swiftSettings: strict),
         .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify"], swiftSettings: strict),
-        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan"], swiftSettings: strict),
+        // What a run produced (slice outcomes, failures, the result): below both Run and Report.
+        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest"], swiftSettings: strict),
+        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunReport", "CLinux"],
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunReport", "CLinux"],
             swiftSettings: strict),
         .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunRun",
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -57,7 +59,8 @@ let package = Package(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
-        .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunTestSupport"],

@@ -5,6 +5,7 @@ import JobrunCore
 import JobrunManifest
 import JobrunPlan
 import JobrunReport
+import JobrunOutcome
 import JobrunRun
 
 

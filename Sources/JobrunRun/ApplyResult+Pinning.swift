@@ -3,6 +3,7 @@ import JobrunManifest
 import JobrunPlan
 public import JobrunReport
 import JobrunVerify
+public import JobrunOutcome
 
 /// `apply --record-sums`: the SHA-256 of every final file in place after the run.
 extension ApplyResult {

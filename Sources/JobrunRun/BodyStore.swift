@@ -2,6 +2,7 @@ import Dispatch
 import JobrunCore
 import JobrunFetch
 import Synchronization
+import JobrunOutcome
 
 /// A thread that finishes memory bodies (see ``SliceWriter``) for the coordinator: it hashes
 /// each one, compares the digests with the slice's, and writes a body that matches to its

@@ -3,6 +3,7 @@ import JobrunFetch
 import JobrunManifest
 import JobrunPlan
 import JobrunVerify
+import JobrunOutcome
 
 extension Coordinator {
     /// Slices of at least `largeSliceSize` bytes get a `largeReceiveBuffer`-byte libcurl receive

@@ -2,6 +2,7 @@ import JobrunCore
 import JobrunManifest
 import JobrunPlan
 import JobrunVerify
+import JobrunOutcome
 
 /// Durable commits without an fsync per file: verified partial files wait in a batch; a flush
 /// syncs the file system once (their data is on disk), then renames each into place. The

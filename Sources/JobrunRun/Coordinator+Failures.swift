@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunOutcome
 
 /// A full disk and the partial files of failed attempts.
 extension Coordinator {

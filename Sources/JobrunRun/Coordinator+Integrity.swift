@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunManifest
+import JobrunOutcome
 
 /// Slices that declare no digest: what was fetched for them is hashed anyway (SHA-256, on the
 /// bytes as they stream, like a declared digest), so a report can pin it, and the resource line

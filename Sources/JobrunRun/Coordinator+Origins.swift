@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunFetch
+import JobrunOutcome
 
 /// The per-origin circuit breakers (``OriginBreaker``): fed by every attempt's end, consulted by
 /// `dispatch()`. An origin with no failure since its last success has no breaker at all, so the

@@ -3,6 +3,7 @@ import JobrunFetch
 import JobrunManifest
 import JobrunPlan
 import JobrunVerify
+import JobrunOutcome
 
 /// The state of one `apply`, owned by the coordinator thread.
 struct Coordinator {

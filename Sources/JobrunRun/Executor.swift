@@ -5,6 +5,7 @@ public import JobrunPlan
 public import JobrunFetch
 import JobrunVerify
 import Synchronization
+public import JobrunOutcome
 
 /// Options of one `apply` run.
 public struct ApplyOptions: Sendable {

@@ -1,4 +1,5 @@
 import JobrunManifest
+import JobrunOutcome
 
 /// A circuit breaker for one origin: after `retries.host_failures` attempts in a row have failed
 /// there (across more than one slice, with no success in between), the origin gets no new work

@@ -2,6 +2,7 @@ import JobrunCore
 #if canImport(Glibc)
 internal import CLinux
 #endif
+import JobrunOutcome
 
 /// A failure writing below the output root.
 public struct WriteFailure: Error, Sendable, Hashable {

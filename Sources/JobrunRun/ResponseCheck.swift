@@ -1,6 +1,7 @@
 import JobrunCore
 import JobrunFetch
 import JobrunPlan
+import JobrunOutcome
 
 /// Whether the head of a 200 or 206 starts the body a slice needs: the whole file (200), or
 /// exactly the rest of the partial file's own version (206). Pure; the rules, each a refusal:

@@ -6,6 +6,7 @@ import Synchronization
 #if os(Linux)
 internal import CLinux
 #endif
+import JobrunOutcome
 
 /// Receives one attempt's response for one slice: checks the head, takes the body, and enforces
 /// the byte cap.

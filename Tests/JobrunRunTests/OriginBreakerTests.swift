@@ -1,4 +1,5 @@
 import JobrunManifest
+import JobrunOutcome
 import Testing
 @testable import JobrunRun
 

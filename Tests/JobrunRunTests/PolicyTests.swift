@@ -1,6 +1,7 @@
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
+import JobrunOutcome
 import Testing
 @testable import JobrunRun
 

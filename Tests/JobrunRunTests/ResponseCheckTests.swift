@@ -1,4 +1,5 @@
 import JobrunFetch
+import JobrunOutcome
 import Testing
 @testable import JobrunRun
 

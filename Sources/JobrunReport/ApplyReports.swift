@@ -1,6 +1,6 @@
 import JobrunCore
 import JobrunManifest
-public import JobrunReport
+public import JobrunOutcome
 
 /// `apply` results for programs (JSON) and for CI (JUnit).
 public enum ApplyReports {

@@ -1,7 +1,7 @@
 import JobrunCore
 import Testing
 @testable import JobrunManifest
-@testable import JobrunRun
+@testable import JobrunOutcome
 
 /// What a run's result says about itself: the counts of the summary line, success (exit 0) and
 /// whether a resource is complete — every status counted once.

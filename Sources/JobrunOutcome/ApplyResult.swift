@@ -18,7 +18,7 @@ public struct SliceOutcome: Sendable {
         case deferred
 
         /// Adds one slice of this status (and, when fetched or resumed, its `bytes`) to `counts`.
-        func count(into counts: inout ApplyResult.Counts, bytes: Int64) {
+        public func count(into counts: inout ApplyResult.Counts, bytes: Int64) {
             switch self {
             case .fetched:
                 counts.fetched += 1
@@ -97,6 +97,11 @@ public struct ApplyResult: Sendable {
         public var resource: Resource
         /// One outcome per slice, in the resource's slice order.
         public var outcomes: [SliceOutcome]
+
+        public init(resource: Resource, outcomes: [SliceOutcome]) {
+            self.resource = resource
+            self.outcomes = outcomes
+        }
         /// Every slice verified and committed durably.
         public var isComplete: Bool {
             // By index, here and below: iterating the outcomes would copy each one.
@@ -128,6 +133,12 @@ public struct ApplyResult: Sendable {
     /// Set when a signal stopped the run (SIGINT or SIGTERM).
     public var interruptedBy: Int32?
     public var elapsed: Duration
+
+    public init(entries: [Entry], interruptedBy: Int32?, elapsed: Duration) {
+        self.entries = entries
+        self.interruptedBy = interruptedBy
+        self.elapsed = elapsed
+    }
 
     public var counts: Counts {
         var c = Counts()
