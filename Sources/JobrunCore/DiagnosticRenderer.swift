@@ -17,7 +17,7 @@ public struct SourceFiles: Sendable {
     /// byte order mark is left out: columns do not count it.
     public func line(_ number: Int, of file: String) -> String? {
         guard let bytes = contents[file], number >= 1 else { return nil }
-        let byteOrderMarkLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let byteOrderMarkLength = FileReader.byteOrderMarkLength(bytes)
         var current = 1
         var start = byteOrderMarkLength
         var index = byteOrderMarkLength

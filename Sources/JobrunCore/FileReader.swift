@@ -64,3 +64,11 @@ private let systemRead = Glibc.read
 #elseif canImport(Darwin)
 private let systemRead = Darwin.read
 #endif
+
+extension FileReader {
+    /// 3 when `bytes` start with a UTF-8 byte order mark (which Windows tools write), else 0:
+    /// readers skip it, and columns do not count it.
+    public static func byteOrderMarkLength(_ bytes: some Collection<UInt8>) -> Int {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+}

@@ -21,7 +21,7 @@ public enum HTTPDate {
             if longDays.contains(day), rest.count == 3 {
                 // RFC 850: DD-Mon-YY HH:MM:SS GMT
                 let date = rest[0].split(separator: "-", omittingEmptySubsequences: false)
-                guard rest[2] == "GMT", date.count == 3, date[0].count == 2, date[2].count == 2, let yy = Int(date[2]) else { return nil }
+                guard rest[2] == "GMT", date.count == 3, date[0].count == 2, date[2].count == 2, let yy = Int64(decimalDigits: date[2]) else { return nil }
                 // Two-digit years pivot at 70 (as the C library and most HTTP stacks do): RFC 9110's
                 // "more than 50 years in the future" rule would need the current year here.
                 let year = yy < 70 ? 2000 + yy : 1900 + yy
@@ -37,14 +37,15 @@ public enum HTTPDate {
 
     private static func seconds(day: Substring, month: Substring, year: Substring, time: Substring) -> Int64? {
         guard let m = months.firstIndex(of: month.lowercased()), month.count == 3,
-            day.count <= 2, let d = Int(day), (1...31).contains(d),
-            year.allSatisfy(\.isASCIIDigit), let y = Int(year), d <= daysIn(month: m + 1, year: y)
+            day.utf8.count <= 2, let d = Int64(decimalDigits: day), (1...31).contains(d),
+            let y = Int64(decimalDigits: year), year.utf8.count <= 4, d <= daysIn(month: m + 1, year: Int(y))
         else { return nil }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCIIDigit) }),
-            let hh = Int(clock[0]), let mm = Int(clock[1]), let ss = Int(clock[2]), hh < 24, mm < 60, ss <= 60
+        guard clock.count == 3, clock.allSatisfy({ $0.utf8.count == 2 }),
+            let hh = Int64(decimalDigits: clock[0]), let mm = Int64(decimalDigits: clock[1]), let ss = Int64(decimalDigits: clock[2]),
+            hh < 24, mm < 60, ss <= 60
         else { return nil }
-        return daysFromCivil(year: y, month: m + 1, day: d) * 86_400 + Int64(hh * 3600 + mm * 60 + ss)
+        return daysFromCivil(year: Int(y), month: m + 1, day: Int(d)) * 86_400 + hh * 3600 + mm * 60 + ss
     }
 
     static func daysIn(month: Int, year: Int) -> Int {
@@ -65,8 +66,4 @@ public enum HTTPDate {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -24,7 +24,7 @@ extension ManifestDecoder {
         var slices: [Slice] = []
         var lineNumber = 0
         // A UTF-8 byte order mark (Windows tools write one) is skipped and not counted in columns, as in manifests.
-        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var start = FileReader.byteOrderMarkLength(bytes)
         while start < bytes.count {
             lineNumber += 1
             var end = start

@@ -17,9 +17,8 @@ enum RetryAfter {
     /// The wait `value` asks for, `now` being the wall clock in seconds since the epoch.
     static func delay(_ value: String, now: Int64) -> Duration? {
         let t = value.trimmingASCII()
-        if !t.isEmpty, t.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            guard t.utf8.count <= maximumDigits, let seconds = Int64(t) else { return nil }
-            return .seconds(seconds)
+        if let seconds = Int64(decimalDigits: t) {
+            return t.utf8.count <= maximumDigits ? .seconds(seconds) : nil
         }
         guard let date = HTTPDate.parse(t) else { return nil }
         return .seconds(max(0, date - now))

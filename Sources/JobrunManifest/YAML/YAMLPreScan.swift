@@ -54,7 +54,7 @@ struct YAMLPreScan {
                 message: "invalid UTF-8 (the file starts with a UTF-16 byte order mark); save the manifest as UTF-8")
             return
         }
-        if n >= 3, p[0] == 0xEF, p[1] == 0xBB, p[2] == 0xBF { byteOrderMarkLength = 3 }
+        byteOrderMarkLength = FileReader.byteOrderMarkLength(UnsafeBufferPointer(start: p, count: min(n, 3)))
 
         var i = byteOrderMarkLength
         var line: UInt32 = 1
