@@ -217,7 +217,7 @@ final class Transfer {
             failure = CurlResult.failure(code: Int32(code.rawValue), detail: detail, headersComplete: head != nil)
         }
         return TransferResult(
-            head: head, failure: failure, bodyBytes: bodyBytes, retryAfter: head?.value("retry-after"),
+            head: head, failure: failure, bodyBytes: bodyBytes,
             httpVersion: httpVersion, duration: ContinuousClock.now - started)
     }
 }

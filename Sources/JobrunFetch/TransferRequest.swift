@@ -150,14 +150,15 @@ public struct TransferResult: Sendable {
     public var failure: Failure?
     /// Body bytes received and accepted.
     public var bodyBytes: Int64
-    /// The final response's `Retry-After` as sent (libcurl reads garbage as "now").
-    public var retryAfter: String?
+    /// The final response's `Retry-After` as sent (libcurl reads garbage as "now"); looked up
+    /// only by the refusals that honour it.
+    public var retryAfter: String? { head?.value("retry-after") }
     /// `1.1`, `2`, … as negotiated.
     public var httpVersion: String?
     public var duration: Duration
 
     /// A transfer that ended before any response: cancelled, or refused before it started.
     static func failed(_ failure: Failure) -> TransferResult {
-        TransferResult(head: nil, failure: failure, bodyBytes: 0, retryAfter: nil, httpVersion: nil, duration: .zero)
+        TransferResult(head: nil, failure: failure, bodyBytes: 0, httpVersion: nil, duration: .zero)
     }
 }
