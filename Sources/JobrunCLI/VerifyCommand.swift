@@ -65,7 +65,8 @@ struct VerifyCommand: ParsableCommand {
         try sums?.check(manifest)
         let started = Date()
         let result = MirrorVerifier.verify(
-            manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256)
+            manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256,
+            timesChecks: junit != nil && !ReportClock.isReproducible)
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {
@@ -92,7 +93,10 @@ struct VerifyCommand: ParsableCommand {
 /// Time and host for reports. `SOURCE_DATE_EPOCH` (the reproducible-builds convention) fixes the
 /// timestamp and zeroes the measured times, so reports can be compared byte for byte.
 enum ReportClock {
-    static var isReproducible: Bool { ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) } != nil }
+    /// `SOURCE_DATE_EPOCH` in seconds, when set to a number.
+    static var fixedEpoch: Int64? { ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) } }
+
+    static var isReproducible: Bool { fixedEpoch != nil }
 
     /// `report` as written: without measured times when reproducible.
     static func finish(_ report: JUnitReport) -> JUnitReport {
@@ -100,9 +104,7 @@ enum ReportClock {
     }
 
     static func timestamp(_ now: Date) -> JUnitReport.Timestamp {
-        if let fixed = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let seconds = Int64(fixed) {
-            return JUnitReport.Timestamp(secondsSince1970: seconds)
-        }
+        if let seconds = fixedEpoch { return JUnitReport.Timestamp(secondsSince1970: seconds) }
         return JUnitReport.Timestamp(now)
     }
 

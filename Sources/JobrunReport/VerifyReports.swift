@@ -178,7 +178,7 @@ public enum VerifyReports {
                 case .ioError(let bad, let code, let message):
                     result = .error(type: "IOError", message: "cannot read '\(bad)': \(message)", text: "file: \(path)\nerrno: \(code)")
                 }
-                let seconds = Double(entry.seconds[cases.count])
+                let seconds = entry.seconds.isEmpty ? 0 : Double(entry.seconds[cases.count])
                 cases.append(.init(classname: r.id, name: s.path, time: .nanoseconds(Int64((seconds * 1e9).rounded())), result: result))
             }
             suites.append(.init(

@@ -7,7 +7,7 @@ public struct MirrorVerification: Sendable {
         public var resource: Resource
         /// One check per slice, in the resource's slice order.
         public var checks: [FileCheck]
-        /// The seconds each slice's check took, in the same order.
+        /// The seconds each slice's check took, in the same order; empty when not timed.
         public var seconds: [Float]
         public var counts: Counts
     }
@@ -94,22 +94,27 @@ public enum MirrorVerifier {
     ///   - requiresDigests: a slice that declares no digest fails (`--require-digests`).
     ///   - alsoComputing: an algorithm whose digest every passing file gets in its `.ok` check,
     ///     declared or not (`--record-sums` asks for SHA-256).
+    ///   - timesChecks: measure each file's check (a JUnit report's `time`); two clock reads a
+    ///     file, so only when a report will show them.
     public static func verify(
         _ manifest: Manifest, parallelism: Int? = nil, findExtraFiles: Bool = false, requiresDigests: Bool = false,
-        alsoComputing extra: DigestAlgorithm? = nil
+        alsoComputing extra: DigestAlgorithm? = nil, timesChecks: Bool = false
     ) -> MirrorVerification {
         let clock = ContinuousClock()
         let start = clock.now
         let order = manifest.dependencyOrder
-        let (checks, seconds) = FileChecker().checkAllTimed(
-            manifest.fileExpectations(in: order, alsoComputing: extra), parallelism: parallelism ?? FileChecker.defaultParallelism)
+        let expectations = manifest.fileExpectations(in: order, alsoComputing: extra)
+        let width = parallelism ?? FileChecker.defaultParallelism
+        let (checks, seconds) = timesChecks
+            ? FileChecker().checkAllTimed(expectations, parallelism: width)
+            : (FileChecker().checkAll(expectations, parallelism: width), [])
         var entries: [MirrorVerification.Entry] = []
         var total = MirrorVerification.Counts(requiresDigests: requiresDigests)
         var k = 0
         for index in order {
             let r = manifest.resources[index]
             let slice = Array(checks[k..<(k + r.slices.count)])
-            let times = Array(seconds[k..<(k + r.slices.count)])
+            let times = seconds.isEmpty ? [] : Array(seconds[k..<(k + r.slices.count)])
             k += r.slices.count
             var counts = MirrorVerification.Counts(requiresDigests: requiresDigests)
             for (s, c) in zip(r.slices, slice) { counts.add(c, integrity: s.integrity) }
