@@ -17,6 +17,14 @@ public struct SliceOutcome: Sendable {
         /// Held back by the network policy.
         case deferred
 
+        /// The final file is in place: fetched, resumed or up to date.
+        public var hasPassed: Bool {
+            switch self {
+            case .fetched, .resumed, .upToDate: true
+            case .failed, .skipped, .deferred: false
+            }
+        }
+
         /// Adds one slice of this status (and, when fetched or resumed, its `bytes`) to `counts`.
         public func count(into counts: inout ApplyResult.Counts, bytes: Int64) {
             switch self {
@@ -62,12 +70,7 @@ public struct SliceOutcome: Sendable {
     public var hadUndeclaredLength = false
 
     /// The final file is in place: fetched, resumed or up to date.
-    public var hasPassed: Bool {
-        switch status {
-        case .fetched, .resumed, .upToDate: true
-        case .failed, .skipped, .deferred: false
-        }
-    }
+    public var hasPassed: Bool { status.hasPassed }
 
     /// The SHA-256 of the final file, declared (and verified) or computed, when known.
     public var sha256: Digest? {
@@ -126,6 +129,14 @@ public struct ApplyResult: Sendable {
         /// Fetched, resumed and up-to-date slices that declare no digest.
         public var withoutDigests = IntegrityCounts()
         public init() {}
+
+        /// Adds one slice: its status (and, fetched or resumed, its `bytes`), and, when its file is
+        /// in place, its `integrity`. Takes the fields, not the outcome: counting must not copy
+        /// thousands of outcomes.
+        public mutating func add(_ status: SliceOutcome.Status, bytes: Int64, integrity: SliceIntegrity) {
+            status.count(into: &self, bytes: bytes)
+            if status.hasPassed { withoutDigests.add(integrity) }
+        }
     }
 
     /// Resources in plan order.
@@ -144,8 +155,7 @@ public struct ApplyResult: Sendable {
         var c = Counts()
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
-                entries[e].outcomes[i].status.count(into: &c, bytes: entries[e].outcomes[i].bytesTransferred)
-                if entries[e].outcomes[i].hasPassed { c.withoutDigests.add(entries[e].resource.slices[i].integrity) }
+                c.add(entries[e].outcomes[i].status, bytes: entries[e].outcomes[i].bytesTransferred, integrity: entries[e].resource.slices[i].integrity)
             }
         }
         return c

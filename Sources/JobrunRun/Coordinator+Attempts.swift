@@ -237,10 +237,7 @@ extension Coordinator {
                 jobs[j].headers = headers
                 jobs[j].hops += 1
                 jobs[j].origin = hop
-                let isProbe = breakers[hop]?.admission(now: ContinuousClock.now) == .probe
-                if isProbe { breakers[hop]?.probeStarted(job: j) }
-                startAttempt(j, isRedirectHop: true)
-                if isProbe { releaseProbe(of: j, origin: hop) }
+                startAdmitted(j, at: hop, isRedirectHop: true)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
@@ -264,13 +261,12 @@ extension Coordinator {
                 if learned[j] == nil, let earlier = writer.learned { learned[j] = earlier }
                 discardPartial(writer)
             }
-            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping,
-                breakers.isEmpty || breakers[jobs[j].own.origin]?.admission(now: ContinuousClock.now) ?? .any == .any {
+            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping, mayStart(at: jobs[j].own.origin, now: ContinuousClock.now) {
                 // The resume cannot continue this partial file: the slice starts again from byte
                 // 0 at once, without Range (so this cannot repeat), at its own URL and origin.
                 jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
                 jobs[j].origin = jobs[j].own.origin
-                startAttempt(j)
+                startAdmitted(j, at: jobs[j].origin)
                 return
             }
             if let value = result.retryAfter, let delay = RetryAfter.delay(value, now: options.wallClock()) {

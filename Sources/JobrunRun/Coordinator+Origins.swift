@@ -30,7 +30,7 @@ extension Coordinator {
         } else {
             breakers[origin] = breaker
         }
-        let last = breaker.lastFailure.map { "\($0.typeName): \($0.message)" } ?? "none"
+        let last = breaker.lastFailureText
         switch action {
         case .none:
             break
@@ -73,42 +73,52 @@ extension Coordinator {
     }
 
     static func unrequested(_ origin: String, _ breaker: OriginBreaker) -> AttemptFailure {
-        let last = breaker.lastFailure.map { "\($0.typeName): \($0.message)" } ?? "no answer"
-        return AttemptFailure(
-            kind: .originFailing, message: "not requested: \(origin) failed \(breaker.failuresInARow) attempts in a row (last: \(last))",
+        AttemptFailure(
+            kind: .originFailing, message: "not requested: \(origin) failed \(breaker.failuresInARow) attempts in a row (last: \(breaker.lastFailureText))",
             isTransient: false)
+    }
+
+    /// Whether `origin` may be sent a request now: no breaker, a closed one, or a probe due.
+    func mayStart(at origin: String, now: ContinuousClock.Instant) -> Bool {
+        guard !breakers.isEmpty, let breaker = breakers[origin] else { return true }
+        switch breaker.admission(now: now) {
+        case .any, .probe: return true
+        case .notBefore, .none, .failed: return false
+        }
+    }
+
+    /// Starts job `j`'s attempt at `origin`, which ``mayStart(at:now:)`` admitted: as that origin's
+    /// probe when its breaker is open, released again if the attempt failed before its request.
+    mutating func startAdmitted(_ j: Int, at origin: String, isRedirectHop: Bool = false) {
+        let isProbe = !breakers.isEmpty && breakers[origin]?.admission(now: ContinuousClock.now) == .probe
+        if isProbe { breakers[origin]?.probeStarted(job: j) }
+        startAttempt(j, isRedirectHop: isRedirectHop)
+        if isProbe, !isRunning(j) { breakers[origin]?.probeAbandoned(job: j) }
+    }
+
+    func isRunning(_ j: Int) -> Bool {
+        if case .running = jobs[j].state { return true }
+        return false
     }
 
     /// Whether job `j` may follow a redirect to `hop` now. When the hop's origin has been given
     /// up on, the slice fails unrequested there; while it is being probed, the slice waits like
-    /// a retry (its next attempt starts again at its own URL).
+    /// a retry (its next attempt starts again at its own URL), until the next probe is due.
     mutating func admitsHop(_ j: Int, to hop: String) -> Bool {
-        guard !breakers.isEmpty, let breaker = breakers[hop] else { return true }
-        switch breaker.admission(now: ContinuousClock.now) {
-        case .any, .probe:
-            return true
+        let now = ContinuousClock.now
+        guard !mayStart(at: hop, now: now), let breaker = breakers[hop] else { return true }
+        var failure = Self.unrequested(hop, breaker)
+        switch breaker.admission(now: now) {
         case .failed:
-            fail(j, Self.unrequested(hop, breaker))
-            return false
+            fail(j, failure)
         case .notBefore(let next):
-            var wait = Self.unrequested(hop, breaker)
-            wait.isTransient = true
-            wait.retryAfter = max(.zero, next - ContinuousClock.now)
-            retryOrFail(j, wait)
-            return false
-        case .none:
-            var wait = Self.unrequested(hop, breaker)
-            wait.isTransient = true
-            retryOrFail(j, wait)
-            return false
+            failure.isTransient = true
+            failure.retryAfter = max(.zero, next - now)
+            retryOrFail(j, failure)
+        default:
+            failure.isTransient = true
+            retryOrFail(j, failure)
         }
-    }
-
-    /// A probe that could not start (its slice failed before a request) is no longer under way.
-    mutating func releaseProbe(of j: Int, origin: String) {
-        guard case .running = jobs[j].state else {
-            breakers[origin]?.probeAbandoned(job: j)
-            return
-        }
+        return false
     }
 }

@@ -287,9 +287,13 @@ struct Coordinator {
         // (strings, digests) to count them doubled the time between the last rename and the
         // exit of such a run.
         var counts = ApplyResult.Counts()
-        for j in jobsOfResource[r] { jobs[j].outcome?.status.count(into: &counts, bytes: jobs[j].outcome?.bytesTransferred ?? 0) }
-        let total = jobsOfResource[r].count
         let resource = plan.entries[r].resource
+        for j in jobsOfResource[r] {
+            if let status = jobs[j].outcome?.status {
+                counts.add(status, bytes: jobs[j].outcome?.bytesTransferred ?? 0, integrity: resource.slices[jobs[j].slice].integrity)
+            }
+        }
+        let total = jobsOfResource[r].count
         if counts.failed == 0 && counts.skipped == 0 {
             // The renames reach the disk before the resource is reported complete.
             if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
@@ -318,7 +322,10 @@ struct Coordinator {
         if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
         let sigil = c.fetched + c.resumed > 0 ? "+" : "="
         let size = c.fetched + c.resumed > 0 ? " (\(ByteCount(c.fetchedBytes)))" : ""
-        return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\(integrityNote(resource: r))\n"
+        var note = ""
+        if c.withoutDigests.sizeOnly > 0 { note += ", \(c.withoutDigests.sizeOnly) size only" }
+        if c.withoutDigests.unverified > 0 { note += ", \(c.withoutDigests.unverified) unverified" }
+        return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\(note)\n"
     }
 
     // MARK: Queue
@@ -368,22 +375,14 @@ struct Coordinator {
             for (origin, queue) in readyByOrigin {
                 guard let head = queue.first else { continue }
                 if let until = cooldownUntil[origin], until > now { continue }
-                if !breakers.isEmpty, let breaker = breakers[origin] {
-                    switch breaker.admission(now: now) {
-                    case .any, .probe: break
-                    case .notBefore, .none, .failed: continue
-                    }
-                }
+                if !mayStart(at: origin, now: now) { continue }
                 let limits = plan.entries[jobs[head].resource].resource.settings.concurrency
                 if runningByOrigin[origin, default: 0] >= limits.perHost || running >= limits.total { continue }
                 if best == nil || jobs[head].sequence < jobs[best?.job ?? head].sequence { best = (origin, head) }
             }
             guard let pick = best else { return }
             readyByOrigin[pick.origin]?.removeFirst()
-            let isProbe = !breakers.isEmpty && breakers[pick.origin]?.admission(now: now) == .probe
-            if isProbe { breakers[pick.origin]?.probeStarted(job: pick.job) }
-            startAttempt(pick.job)
-            if isProbe { releaseProbe(of: pick.job, origin: pick.origin) }
+            startAdmitted(pick.job, at: pick.origin)
         }
     }
 

@@ -61,6 +61,11 @@ struct OriginBreaker {
 
     var isFailed: Bool { state == .failed }
 
+    /// The last failure as origin lines and unrequested slices quote it.
+    var lastFailureText: String {
+        lastFailure.map { "\($0.typeName): \($0.message)" } ?? "no answer"
+    }
+
     func admission(now: ContinuousClock.Instant) -> Admission {
         switch state {
         case .closed: return .any
