@@ -54,13 +54,14 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let fileName: String
     let displayPath: String
     let identity: String
-    let expectedSize: Int64?
-    let cap: Int64
-    let resumeOffset: Int64
-    /// The partial file's validator (sent as `If-Range`), when resuming.
-    let resumeValidator: Representation.Validator?
+    /// What a response must be to be taken: the declared size, the byte cap, the partial file
+    /// being resumed and what earlier responses said (``ResponseCheck``).
+    private let check: ResponseCheck
+    var expectedSize: Int64? { check.expectedSize }
+    var cap: Int64 { check.cap }
+    var resumeOffset: Int64 { check.resumeOffset }
     /// What earlier responses for this slice said about its file.
-    let learned: Representation?
+    var learned: Representation? { check.learned }
     let shouldKeepMetadata: Bool
     let algorithms: [DigestAlgorithm]
     /// Called on the engine thread with the bytes now in the partial file (file mode only).
@@ -112,12 +113,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         metaName = PartialDownload.metaName(for: fileName)
         self.displayPath = displayPath
         self.identity = identity
-        self.expectedSize = expectedSize
-        self.cap = cap
+        check = ResponseCheck(resumeOffset: resumeOffset, resumeValidator: resumeValidator, expectedSize: expectedSize, cap: cap, learned: learned)
         self.algorithms = algorithms
-        self.resumeOffset = resumeOffset
-        self.resumeValidator = resumeValidator
-        self.learned = learned
         self.shouldKeepMetadata = shouldKeepMetadata
         self.progress = progress
         self.buffers = buffers
@@ -151,7 +148,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         if let encoding = head.value("content-encoding"), encoding.lowercased() != "identity" {
             return refuse(AttemptFailure(kind: .contentEncoding, message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false))
         }
-        let check = ResponseCheck(resumeOffset: resumeOffset, resumeValidator: resumeValidator, expectedSize: expectedSize, cap: cap, learned: learned)
         let accepted: ResponseCheck.Accepted
         switch check.check(head) {
         case .success(let a): accepted = a
