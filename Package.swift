@@ -36,8 +36,9 @@ let package = Package(
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
         .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL", "CLinux"], swiftSettings: strict),
         .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify"], swiftSettings: strict),
-        // What a run produced (slice outcomes, failures, the result): below both Run and Report.
-        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest"], swiftSettings: strict),
+        // What a run produces (slice outcomes, failures, the result) and its events and observers:
+        // below both Run and Report.
+        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
         .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(

@@ -60,6 +60,10 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .customLong("record-sums"), help: RecordSums.help)
     var recordSums: String?
 
+    @Option(name: .customLong("progress-interval"), help: ArgumentHelp(
+        "How often a progress line goes to stderr while transfers run (default 30s).", valueName: "duration"))
+    var progressInterval: String?
+
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "How long to wait while another apply holds an output root (30s, 5m, 1h30m); without it, exit 75 at once.",
         valueName: "duration"))
@@ -71,8 +75,18 @@ struct ApplyCommand: ParsableCommand {
         return try? Duration.milliseconds(DurationParser.milliseconds(lockTimeout).get())
     }
 
+    /// `--progress-interval` as a duration (`nil` when it is not one).
+    var progressEvery: Duration? {
+        guard let progressInterval else { return .seconds(30) }
+        guard let ms = try? DurationParser.milliseconds(progressInterval).get(), ms > 0 else { return nil }
+        return .milliseconds(ms)
+    }
+
     func validate() throws {
         if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
+        if let progressInterval, progressEvery == nil {
+            throw ValidationError("--progress-interval: '\(progressInterval)' is not a duration (for example 10s, 1m)")
+        }
         if let lockTimeout, lockWait == nil {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
         }
@@ -83,6 +97,13 @@ struct ApplyCommand: ParsableCommand {
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
+        let runID = try RunIdentity.resolve()
+        let events = RunEvents()
+        let resultsToStderr = json  // stdout carries the JSON then
+        events.add(HumanLog(
+            results: { line in if resultsToStderr { StandardError.write(line) } else { StandardOutput.write(line) } },
+            notices: { line in StandardError.write(line) }))
+        events.add(PlainProgress(runID: runID, interval: progressEvery ?? .seconds(30)) { line in StandardError.write(line) })
         let manifest: Manifest
         let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
         if let saved {
@@ -97,9 +118,10 @@ struct ApplyCommand: ParsableCommand {
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
-        let lock = try lockOutputRoots(of: manifest)
+        let lock = try lockOutputRoots(of: manifest, events: events)
         defer { lock.release() }
         let plan = Planner.plan(for: manifest)
+        events.emit(.planned(plan.counts))
         if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
             throw ExitCode(ExitStatus.failure.rawValue)
@@ -110,18 +132,13 @@ struct ApplyCommand: ParsableCommand {
         var options = ApplyOptions()
         options.caFile = cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
-        let quietStdout = json
-        options.output = { line in
-            if quietStdout { StandardError.write(line) } else { StandardOutput.write(line) }
-        }
-        options.progress = { line in StandardError.write(line) }
         let started = Date()
         let executor = Executor(plan: plan, options: options)
-        let signals = SignalHandling.install { signal in executor.interrupt(signal: signal) }
+        let signals = SignalHandling.install { signal in executor.requestStop(.signal(signal)) }
         defer { signals.cancel() }
         var result: ApplyResult
         do {
-            result = try executor.run()
+            result = try executor.run(events: events)
         } catch {
             print("jobrun: error: \(error)", to: &stderr)
             throw ExitCode(ExitStatus.ioError.rawValue)
@@ -140,20 +157,12 @@ struct ApplyCommand: ParsableCommand {
             }
         }
         try sums?.write(result.checksumLists)
-        let skipped = result.counts.skipped
-        if skipped > 0 {
-            options.output("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was interrupted).\n")
-        }
-        if json {
-            StandardOutput.write(bytes: ApplyReports.json(result))
-            StandardError.write(result.summaryLine + "\n")
-        } else {
-            StandardOutput.write(result.summaryLine + "\n")
-        }
-        if let signal = result.interruptedBy {
-            throw ExitCode(signal == SIGTERM ? ExitStatus.terminated.rawValue : ExitStatus.interrupted.rawValue)
-        }
-        if !result.isSuccess { throw ExitCode(ExitStatus.failure.rawValue) }
+        if json { StandardOutput.write(bytes: ApplyReports.json(result)) }
+        let status = result.exitStatus
+        events.emit(.runEnded(RunEnd(
+            exitStatus: status.rawValue, stopReason: result.stopReason, counts: result.counts.named,
+            summaryLine: result.summaryLine, elapsed: result.elapsed)))
+        if status != .ok { throw ExitCode(status.rawValue) }
     }
 }
 
@@ -173,12 +182,12 @@ extension ApplyCommand {
     /// Locks every output root the manifests write to (``OutputLock``), waiting up to
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.
-    func lockOutputRoots(of manifest: Manifest) throws -> OutputLock {
+    func lockOutputRoots(of manifest: Manifest, events: RunEvents) throws -> OutputLock {
         let timeout = lockWait ?? .zero  // `validate()` refused anything else
         let roots = manifest.resources.map(\.outputRoot)
         do {
             let lock = try OutputLock.acquire(roots: roots, timeout: timeout) { root, holder in
-                StandardError.write("jobrun: waiting up to \(lockTimeout ?? "") for the output root '\(root)', locked by \(holder?.description ?? "another process")\n")
+                events.emit(.lockWaited(root: root, holder: holder?.description, timeout: timeout))
             }
             for warning in lock.warnings { StandardError.write("jobrun: warning: \(warning)\n") }
             return lock
@@ -209,7 +218,6 @@ enum SignalHandling {
             let count = SignalCounter()
             source.setEventHandler {
                 if count.increment() > 1 { _exit(sig == SIGTERM ? 143 : 130) }
-                StandardError.write("jobrun: stopping (signal \(sig)); partial files are kept; a second signal exits at once\n")
                 handler(sig)
             }
             source.resume()

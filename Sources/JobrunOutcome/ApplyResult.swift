@@ -68,6 +68,8 @@ public struct SliceOutcome: Sendable {
     /// The fetched body's end was marked only by the connection closing (no Content-Length, no
     /// chunked coding): a connection cut short would have looked the same.
     public var hadUndeclaredLength = false
+    /// Cut in flight, its partial file is kept for the next run to resume.
+    public var keptPartial = false
 
     /// The final file is in place: fetched, resumed or up to date.
     public var hasPassed: Bool { status.hasPassed }
@@ -137,17 +139,25 @@ public struct ApplyResult: Sendable {
             status.count(into: &self, bytes: bytes)
             if status.hasPassed { withoutDigests.add(integrity) }
         }
+
+        /// The counts named as in the JSON summary (`fetched`, `bytes_transferred`, …), in its order.
+        public var named: [(name: String, value: Int64)] {
+            [("fetched", Int64(fetched)), ("resumed", Int64(resumed)), ("bytes_transferred", fetchedBytes),
+             ("up_to_date", Int64(upToDate)), ("failed", Int64(failed)), ("skipped", Int64(skipped)),
+             ("deferred", Int64(deferred)), ("size_only", Int64(withoutDigests.sizeOnly)),
+             ("unverified", Int64(withoutDigests.unverified))]
+        }
     }
 
     /// Resources in plan order.
     public var entries: [Entry]
-    /// Set when a signal stopped the run (SIGINT or SIGTERM).
-    public var interruptedBy: Int32?
+    /// Set when the run stopped before its end (a signal, the deadline).
+    public var stopReason: StopReason?
     public var elapsed: Duration
 
-    public init(entries: [Entry], interruptedBy: Int32?, elapsed: Duration) {
+    public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries
-        self.interruptedBy = interruptedBy
+        self.stopReason = stopReason
         self.elapsed = elapsed
     }
 
@@ -168,12 +178,13 @@ public struct ApplyResult: Sendable {
         case complete
         /// The run went through and some slice failed (its dependents are skipped): exit status 1.
         case failed
-        /// A signal stopped the run before its end (SIGINT or SIGTERM): exit status 130 or 143.
-        case interrupted(signal: Int32)
+        /// The run stopped before its end: a signal (SIGINT or SIGTERM, exit status 130 or 143)
+        /// or the deadline (exit status 75).
+        case stopped(StopReason)
     }
 
     public var ending: Ending {
-        if let interruptedBy { return .interrupted(signal: interruptedBy) }
+        if let stopReason { return .stopped(stopReason) }
         return isSuccess ? .complete : .failed
     }
 
@@ -184,16 +195,52 @@ public struct ApplyResult: Sendable {
     /// before the period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`
     public var summaryLine: String {
         let c = counts
-        let word = switch ending {
-        case .complete: "complete"
-        case .failed: "failed"
-        case .interrupted: "interrupted"
+        let word: String
+        switch ending {
+        case .complete: word = "complete"
+        case .failed: word = "failed"
+        case .stopped(.signal): word = "interrupted"
+        case .stopped(.deadline): return deadlineLine(c)
         }
         return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(c.withoutDigests.summaryClause)."
     }
 
+    /// `Apply stopped at deadline: 40 fetched, 3 cancelled (resumable, 2 kept), 57 not started
+    /// (1.2 GiB). Run the same command again to continue.`: what was done, what a next run
+    /// continues and what it starts.
+    func deadlineLine(_ c: Counts) -> String {
+        var cancelled = 0
+        var kept = 0
+        var notStarted = 0
+        var notStartedBytes: Int64 = 0
+        var unsized = false
+        for e in entries.indices {
+            for i in entries[e].outcomes.indices where entries[e].outcomes[i].status == .skipped {
+                if entries[e].outcomes[i].failure?.kind == .interrupted {
+                    cancelled += 1
+                    if entries[e].outcomes[i].keptPartial { kept += 1 }
+                } else {
+                    notStarted += 1
+                    if let size = entries[e].resource.slices[i].size { notStartedBytes += size } else { unsized = true }
+                }
+            }
+        }
+        let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
+        let bytes = notStarted == 0 ? "" : " (\(unsized ? "at least " : "")\(ByteCount(notStartedBytes)))"
+        return "Apply stopped at deadline: \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(cancelled) cancelled (resumable, \(kept) kept), \(notStarted) not started\(bytes). Run the same command again to continue."
+    }
+
+    /// The exit status: 0 complete, 1 when a slice failed or was skipped, else the stop reason's
+    /// (a signal's 130 or 143 even then; the deadline's 75 only without failures).
+    public var exitStatus: ExitStatus {
+        if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
+        if counts.failed > 0 { return .failure }
+        if let stopReason { return stopReason.exitStatus }
+        return isSuccess ? .ok : .failure
+    }
+
     public var isSuccess: Bool {
-        guard interruptedBy == nil else { return false }
+        guard stopReason == nil else { return false }
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
                 let status = entries[e].outcomes[i].status

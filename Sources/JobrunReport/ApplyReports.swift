@@ -30,7 +30,8 @@ public enum ApplyReports {
         w.key("size_only"); w.int(Int64(c.withoutDigests.sizeOnly))
         w.key("unverified"); w.int(Int64(c.withoutDigests.unverified))
         w.key("success"); w.bool(result.isSuccess)
-        w.key("interrupted_by_signal"); if let s = result.interruptedBy { w.int(Int64(s)) } else { w.null() }
+        w.key("interrupted_by_signal"); if let s = result.stopReason?.signal { w.int(Int64(s)) } else { w.null() }
+        w.key("stop_reason"); if let r = result.stopReason { w.string(r.code) } else { w.null() }
         w.key("elapsed_seconds"); w.double(seconds(result.elapsed))
         w.endObject()
         w.key("resources")
@@ -132,15 +133,15 @@ public enum ApplyReports {
                 properties: JUnitReport.Property.describing(r),
                 testCases: cases, systemOut: notes.systemOut)
         })
-        if let signal = result.interruptedBy {
-            report.suites.append(incompleteRun(result, signal: signal, timestamp: timestamp, hostname: hostname))
+        if let reason = result.stopReason {
+            report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname))
         }
         return report
 
     }
 
     /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.
-    static func incompleteRun(_ result: ApplyResult, signal: Int32, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport.Suite {
+    static func incompleteRun(_ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport.Suite {
         var inFlight = 0
         var notStarted = 0
         for e in result.entries.indices {
@@ -148,7 +149,7 @@ public enum ApplyReports {
                 if result.entries[e].outcomes[i].failure?.kind == .interrupted { inFlight += 1 } else { notStarted += 1 }
             }
         }
-        let name = signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "signal \(signal)"
+        let name = reason.description
         let message = "the run was stopped by \(name) before it finished: \(inFlight) slices cut in flight, \(notStarted) not finished"
         let run = JUnitReport.TestCase(
             classname: "jobrun", name: "run", time: result.elapsed,

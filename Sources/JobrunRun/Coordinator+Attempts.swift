@@ -163,6 +163,9 @@ extension Coordinator {
                 switch event {
                 case .transferDone(let j, let token, let result):
                     guard case .running(let current, _, let writer) = jobs[j].state, current == token else { continue }
+                    progress.bytesInFlight -= jobs[j].inFlight
+                    progress.bytesReceived += result.bodyBytes
+                    jobs[j].inFlight = 0
                     running -= 1
                     runningByOrigin[jobs[j].origin, default: 1] -= 1
                     freedSlots = true
@@ -175,6 +178,10 @@ extension Coordinator {
                 case .bodyProgress(let j, let token, let written):
                     guard case .running(let current, _, let writer) = jobs[j].state, current == token else { continue }
                     writer.hash(upTo: written, scratch: digestPool.scratch)
+                    // Counted up to the slice's declared size: its share of the completion.
+                    let counted = min(written - writer.startOffset, plan.entries[jobs[j].resource].resource.slices[jobs[j].slice].size ?? 0)
+                    progress.bytesInFlight += counted - jobs[j].inFlight
+                    jobs[j].inFlight = counted
                 case .bodyStored(let j, let writer, let outcome):
                     guard case .storing(let current) = jobs[j].state, current === writer else { continue }
                     storing -= 1
@@ -210,14 +217,15 @@ extension Coordinator {
         if result.failure == .cancelled {
             // A body in memory is dropped: such slices are too small to resume anyway.
             let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
-            jobs[j].state = .done
             let reason = kept ? "interrupted in flight; the partial file is kept" : "interrupted in flight"
             // Not finished rather than failed (it counts as skipped), but cut while it ran: the
             // failure says so to reports.
-            jobs[j].outcome = SliceOutcome(
+            var outcome = SliceOutcome(
                 status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
                 failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
                 skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
+            outcome.keptPartial = kept
+            settle(j, outcome)
             return
         }
         noteOriginHealth(j, result: result, writer: writer)
@@ -371,19 +379,15 @@ extension Coordinator {
         jobs[j].origin = jobs[j].own.origin
         jobs[j].state = .delayed(until: now + delay)
         delayedJobs.insert(j)
+        let slice = resource.slices[jobs[j].slice]
+        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: displayURL(j)), failure: failure, attempt: jobs[j].attempts, delay: delay))
     }
 
-    /// `announce`: print the slice's `!` line (slices failed in bulk have one line for all).
+    /// `announce`: false for slices failed in bulk, whose reason one other event tells.
     mutating func fail(_ j: Int, _ failure: AttemptFailure, announce: Bool = true) {
-        jobs[j].state = .done
-        jobs[j].outcome = SliceOutcome(
+        settle(j, SliceOutcome(
             status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure,
-            duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
-        let resource = plan.entries[jobs[j].resource].resource
-        let slice = resource.slices[jobs[j].slice]
-        let attempts = jobs[j].attempts == 1 ? "1 attempt" : "\(jobs[j].attempts) attempts"
-        let prefix = failure.kind == .http ? "" : "\(failure.kind.rawValue): "
-        if announce { options.output("! \(resource.id)/\(slice.path): \(prefix)\(failure.message) (\(displayURL(j)), \(attempts))\n") }
+            duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
         if !pendingCommits.isEmpty, allSettled(resource: jobs[j].resource) { flushCommitsIfDue(force: true) }

@@ -49,21 +49,14 @@ extension Coordinator {
                 continue
             }
             if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
-            jobs[j].state = .done
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
-            jobs[j].outcome = SliceOutcome(
+            var outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
                 size: writer.written, attempts: jobs[j].attempts, digests: reported.verified, computedDigests: reported.computed,
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
-            if !writer.hasDelimitedBody {
-                jobs[j].outcome?.hadUndeclaredLength = true
-                let slice = resource.slices[jobs[j].slice]
-                // Only a declared size or digest proves such a body whole: without either, say so.
-                if slice.integrity == .unverified {
-                    options.output("? \(resource.id)/\(slice.path): unverifiable: the response declared no length, so a connection cut short could not be told from the end (\(displayURL(j)))\n")
-                }
-            }
+            outcome.hadUndeclaredLength = !writer.hasDelimitedBody
+            settle(j, outcome)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

@@ -16,17 +16,10 @@ extension Coordinator {
     /// dependents of a resource that completes after the disk filled up).
     mutating func stopForFullDisk() {
         guard !isStopping else { return }
-        func isPending(_ job: Job) -> Bool {
-            switch job.state {
-            case .ready, .delayed: true
-            default: false
-            }
-        }
         // Failing slices can finish resources and so make their dependents ready: until none is.
-        while jobs.contains(where: isPending) {
-            for j in jobs.indices where isPending(jobs[j]) {
-                jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .failed, attempts: jobs[j].attempts, failure: AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), displayURL: displayURL(j))
+        while jobs.indices.contains(where: isWaitingToStart) {
+            for j in jobs.indices where isWaitingToStart(j) {
+                fail(j, AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), announce: false)
             }
             readyByOrigin = [:]
             for r in plan.entries.indices { finishResourceIfDone(r) }

@@ -35,31 +35,36 @@ extension Coordinator {
         case .none:
             break
         case .tripped:
-            options.output("! \(origin): \(breaker.failuresInARow) attempts in a row failed (last: \(last)); no new requests but one probe at a time\n")
+            events.emit(.origin(origin, .tripped(failures: breaker.failuresInARow, last: last)))
         case .recovered:
-            options.output("= \(origin): answers again; requests resume\n")
+            events.emit(.origin(origin, .recovered))
         case .gaveUp:
-            let count = failUnrequested(origin: origin, breaker: breaker)
-            options.output("! \(origin): failing: \(breaker.failuresInARow) attempts in a row failed, probes included (last: \(last)); \(count) of its slices fail without a further request\n")
+            // Told before the slices it fails, which are not told one by one.
+            events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: last, slicesFailed: countUnrequested(origin: origin))))
+            failUnrequested(origin: origin, breaker: breaker)
         }
     }
 
     /// Fails every slice of `origin` waiting to start or to retry, without a request: the origin
-    /// has failed its probes. Returns how many.
-    mutating func failUnrequested(origin: String, breaker: OriginBreaker) -> Int {
+    /// has failed its probes.
+    mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         readyByOrigin[origin] = nil
-        var count = 0
-        for j in jobs.indices where jobs[j].own.origin == origin {
-            switch jobs[j].state {
-            case .ready, .delayed:
-                fail(j, failure, announce: false)
-                count += 1
-            default:
-                continue
-            }
+        for j in jobs.indices where jobs[j].own.origin == origin && isWaitingToStart(j) {
+            fail(j, failure, announce: false)
         }
-        return count
+    }
+
+    /// How many slices ``failUnrequested(origin:breaker:)`` fails.
+    func countUnrequested(origin: String) -> Int {
+        jobs.indices.count { jobs[$0].own.origin == origin && isWaitingToStart($0) }
+    }
+
+    func isWaitingToStart(_ j: Int) -> Bool {
+        switch jobs[j].state {
+        case .ready, .delayed: true
+        default: false
+        }
     }
 
     /// Fails the slices that became ready for `origin` after it was given up on.

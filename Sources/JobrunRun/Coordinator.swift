@@ -42,12 +42,20 @@ struct Coordinator {
         var state: JobState = .waiting
         var firstStart: ContinuousClock.Instant?
         var bytesTransferred: Int64 = 0
+        /// Bytes the running transfer has written so far, as last reported (``RunProgress``).
+        var inFlight: Int64 = 0
         var didResume = false
         var httpVersion: String?
         var outcome: SliceOutcome?
     }
 
     let executor: Executor
+    /// Where the run's events go (``RunObserver``s, on this thread).
+    let events: RunEvents
+    /// The run's counters, kept as slices start and end.
+    var progress = RunProgress()
+    /// Resources under way (for ``progress``), by plan entry.
+    var activeResources = Set<Int>()
     /// `engines[0]` runs every plain-HTTP transfer under 64 KiB or of unknown size, and every
     /// TLS transfer under 24 KiB; the others take turns over all engines
     /// (``takesTurns(size:overTLS:)``). Each engine keeps its own
@@ -94,6 +102,7 @@ struct Coordinator {
     var directories: [String: OutputDirectory] = [:]
     var diskFullCount = 0
     var isStopping = false
+    var stopReason: StopReason?
     var lastProgress = ContinuousClock.now
     let digestPool = DigestPool()
     let bodyBuffers = BodyBufferPool()
@@ -102,8 +111,9 @@ struct Coordinator {
         case waiting, active, complete, failed, skipped(String)
     }
 
-    init(executor: Executor, engines: [CurlEngine], store: BodyStore) {
+    init(executor: Executor, events: RunEvents, engines: [CurlEngine], store: BodyStore) {
         self.executor = executor
+        self.events = events
         self.engines = engines
         self.store = store
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
@@ -133,11 +143,14 @@ struct Coordinator {
                 case .upToDate:
                     job.state = .done
                     job.outcome = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests, displayURL: own.identity)
+                    progress.counts.add(.upToDate, bytes: 0, integrity: slice.integrity)
                 case .deferred:
                     job.state = .done
                     job.outcome = SliceOutcome(status: .deferred, displayURL: own.identity)
+                    progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
                 case .fetch, .refetch, .resume:
-                    break
+                    progress.slicesToTransfer += 1
+                    if let size = slice.size { progress.bytesToTransfer += size } else { progress.unsizedToTransfer += 1 }
                 }
                 indices.append(jobs.count)
                 jobs.append(job)
@@ -145,6 +158,7 @@ struct Coordinator {
             }
             jobsOfResource.append(indices)
         }
+        progress.slicesTotal = jobs.count
     }
 
     func display(_ url: String) -> String {
@@ -162,7 +176,7 @@ struct Coordinator {
     mutating func run() -> ApplyResult {
         activateRunnableResources()
         while true {
-            if let signal = executor.interruptedBy, !isStopping { stop(signal: signal) }
+            if let reason = executor.stopReason, !isStopping { stop(reason) }
             releaseDueRetries()
             if !isStopping { dispatch() }
             flushCommitsIfDue(force: isStopping)
@@ -181,7 +195,7 @@ struct Coordinator {
                 jobs[j].outcome.take() ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL(j))
             })
         }
-        return ApplyResult(entries: entries, interruptedBy: executor.interruptedBy, elapsed: ContinuousClock.now - started)
+        return ApplyResult(entries: entries, stopReason: stopReason, elapsed: ContinuousClock.now - started)
     }
 
     var isFinished: Bool {
@@ -208,7 +222,7 @@ struct Coordinator {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
-        if let interval = options.progressInterval, running > 0 { consider(lastProgress + interval) }
+        if let interval = events.progressInterval, running > 0 || !delayedJobs.isEmpty { consider(lastProgress + interval) }
         return deadline
     }
 
@@ -229,6 +243,10 @@ struct Coordinator {
                     changed = true
                 } else if deps.allSatisfy({ resourceState[$0.entry] == .complete }) {
                     resourceState[r] = .active
+                    if !allDone(resource: r) {
+                        activeResources.insert(r)
+                        events.emit(.resourceStarted(id: plan.entries[r].resource.id))
+                    }
                     for j in jobsOfResource[r] where !isDone(j) {
                         jobs[j].state = .ready
                         enqueue(j)
@@ -243,10 +261,9 @@ struct Coordinator {
     mutating func skip(resource r: Int, reason: String) {
         resourceState[r] = .skipped(reason)
         for j in jobsOfResource[r] where !isDone(j) {
-            jobs[j].state = .done
-            jobs[j].outcome = SliceOutcome(status: .skipped, skipReason: reason, displayURL: displayURL(j))
+            settle(j, SliceOutcome(status: .skipped, skipReason: reason, displayURL: displayURL(j)), bulk: true)
         }
-        options.output("- \(plan.entries[r].resource.id): skipped (\(reason))\n")
+        events.emit(.resourceSkipped(id: plan.entries[r].resource.id, reason: reason))
     }
 
     func isDone(_ j: Int) -> Bool {
@@ -294,38 +311,39 @@ struct Coordinator {
             }
         }
         let total = jobsOfResource[r].count
+        activeResources.remove(r)
         if counts.failed == 0 && counts.skipped == 0 {
             // The renames reach the disk before the resource is reported complete.
             if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
                 resourceState[r] = .failed
-                options.output("! \(resource.id): cannot sync the output folder: \(systemErrorText(error))\n")
+                events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .syncFailed(message: systemErrorText(error))))
             } else {
                 resourceState[r] = .complete
-                options.output(resourceLine(r, counts))
+                events.emit(.resourceCompleted(id: resource.id, counts: counts))
             }
         } else if counts.failed > 0 {
             resourceState[r] = .failed
-            options.output("! \(resource.id): \(counts.failed) of \(total) slices failed\n")
+            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .slicesFailed(count: counts.failed, total: total)))
         } else {
-            // Skipped slices of an active resource: the run was interrupted before they finished.
+            // Skipped slices of an active resource: the run was stopped before they finished.
             resourceState[r] = .failed
-            options.output("! \(resource.id): interrupted, \(counts.skipped) of \(total) slices not finished\n")
+            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .unfinished(count: counts.skipped, total: total)))
         }
         activateRunnableResources()
     }
 
-    func resourceLine(_ r: Int, _ c: ApplyResult.Counts) -> String {
-        var parts: [String] = []
-        if c.fetched > 0 { parts.append("\(c.fetched) fetched") }
-        if c.resumed > 0 { parts.append("\(c.resumed) resumed") }
-        if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
-        if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
-        let sigil = c.fetched + c.resumed > 0 ? "+" : "="
-        let size = c.fetched + c.resumed > 0 ? " (\(ByteCount(c.fetchedBytes)))" : ""
-        var note = ""
-        if c.withoutDigests.sizeOnly > 0 { note += ", \(c.withoutDigests.sizeOnly) size only" }
-        if c.withoutDigests.unverified > 0 { note += ", \(c.withoutDigests.unverified) unverified" }
-        return "\(sigil) \(plan.entries[r].resource.id): \(parts.joined(separator: ", "))\(size)\(note)\n"
+    /// Job `j` has ended with `outcome`: its state, the run's counters and an event. `bulk`: one
+    /// of many ended together for a reason another event tells.
+    mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false) {
+        jobs[j].state = .done
+        let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
+        progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
+        progress.slicesSettled += 1
+        progress.bytesSettled += slice.size ?? 0
+        events.emit(.sliceSettled(SettledSlice(
+            slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL),
+            outcome: outcome, integrity: slice.integrity, isBulk: bulk)))
+        jobs[j].outcome = outcome
     }
 
     // MARK: Queue
@@ -388,24 +406,40 @@ struct Coordinator {
 
     // MARK: Progress and stopping
 
+    /// Sends the counters to the observers that want them, when their interval has passed.
     mutating func reportProgressIfDue() {
-        guard let interval = options.progressInterval, ContinuousClock.now - lastProgress >= interval else { return }
+        guard let interval = events.progressInterval, ContinuousClock.now - lastProgress >= interval else { return }
         lastProgress = ContinuousClock.now
-        let done = jobs.filter { if case .done = $0.state { true } else { false } }.count
-        let bytes = jobs.reduce(Int64(0)) { $0 + $1.bytesTransferred }
-        let seconds = Double((ContinuousClock.now - started).components.seconds)
-        options.progress("jobrun: \(done)/\(jobs.count) slices done, \(running) running, \(ByteCount(bytes)) received in \(Int(seconds)) s\n")
+        events.emit(.progress(snapshot()))
     }
 
-    mutating func stop(signal: Int32) {
+    /// The counters now, with what is only known at this moment.
+    func snapshot() -> RunProgress {
+        var p = progress
+        p.running = running
+        p.retrying = delayedJobs.count { if case .delayed = jobs[$0].state { true } else { false } }
+        p.activeCount = activeResources.count
+        p.activeResources = activeResources.sorted().prefix(RunProgress.activeShown).map { plan.entries[$0].resource.id }
+        p.elapsed = ContinuousClock.now - started
+        return p
+    }
+
+    /// Stops the run: nothing new starts, transfers in flight are cancelled (their partial files
+    /// stay), and slices not started are skipped with the reason.
+    mutating func stop(_ reason: StopReason) {
         isStopping = true
+        stopReason = reason
+        events.emit(.stopRequested(reason))
+        let why = switch reason {
+        case .signal(let s): "not started: the run was interrupted by signal \(s)"
+        case .deadline: "not started: the run stopped at its deadline"
+        }
         for j in jobs.indices {
             switch jobs[j].state {
             case .running(_, let transfer, _):
                 engines[jobs[j].engine].cancel(transfer)
             case .ready, .delayed, .waiting:
-                jobs[j].state = .done
-                jobs[j].outcome = SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: "not started: the run was interrupted by signal \(signal)", displayURL: displayURL(j))
+                settle(j, SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: why, displayURL: displayURL(j)), bulk: true)
             case .storing, .committing, .done:
                 break
             }

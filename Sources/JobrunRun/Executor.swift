@@ -13,15 +13,10 @@ public struct ApplyOptions: Sendable {
     public var caFile: String?
     /// `file://` URLs were allowed when the manifests were read.
     public var allowsFileURLs = false
-    /// How often a progress line is written on long runs (`nil`: never).
-    public var progressInterval: Duration? = .seconds(5)
     /// The wall clock in seconds since the epoch (for `Retry-After` dates).
     public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
     /// Random numbers in `[0, 1)` for backoff jitter.
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
-    /// Where resource and failure lines go (stdout) and progress lines go (stderr).
-    public var output: @Sendable (String) -> Void = { _ in }
-    public var progress: @Sendable (String) -> Void = { _ in }
 
     public init() {}
 }
@@ -44,7 +39,7 @@ public final class Executor: Sendable {
         var events: [Event] = []
         var isSleeping = false
     }
-    private let interruption = Mutex<Int32?>(nil)
+    private let stopRequest = Mutex<StopReason?>(nil)
     /// The engine the coordinator drives while ``run()`` runs: it sleeps in that engine's poll,
     /// so waking it is a `curl_multi_wakeup`.
     private let drivenEngine = Mutex<CurlEngine?>(nil)
@@ -67,9 +62,9 @@ public final class Executor: Sendable {
     }
 
     /// Asks the run to stop: no new slices start, transfers are aborted, partial files are kept.
-    /// Safe from any thread (a signal source, say).
-    public func interrupt(signal: Int32) {
-        interruption.withLock { if $0 == nil { $0 = signal } }
+    /// Safe from any thread (a signal source, say); the first reason given is the run's.
+    public func requestStop(_ reason: StopReason) {
+        stopRequest.withLock { if $0 == nil { $0 = reason } }
         wake()
     }
 
@@ -99,7 +94,7 @@ public final class Executor: Sendable {
         }
     }
 
-    var interruptedBy: Int32? { interruption.withLock { $0 } }
+    var stopReason: StopReason? { stopRequest.withLock { $0 } }
 
     /// Starts loading and initializing libcurl, and OpenSSL's digests, on a thread of their own,
     /// so that this work (loading libcurl and its libraries, OpenSSL reading its configuration;
@@ -126,8 +121,8 @@ public final class Executor: Sendable {
         return preparation
     }
 
-    /// Runs to completion (or interruption) on the calling thread.
-    public func run() throws(EngineError) -> ApplyResult {
+    /// Runs to completion (or until stopped) on the calling thread, which is where `events` go.
+    public func run(events: RunEvents) throws(EngineError) -> ApplyResult {
         var engines: [CurlEngine] = []
         defer { for engine in engines { engine.shutdown() } }
         let driven = try CurlEngine.driven()
@@ -143,7 +138,7 @@ public final class Executor: Sendable {
             self.wakeIfSleeping()
         }
         defer { store.shutdown() }
-        var coordinator = Coordinator(executor: self, engines: engines, store: store)
+        var coordinator = Coordinator(executor: self, events: events, engines: engines, store: store)
         return coordinator.run()
     }
 

@@ -33,7 +33,7 @@ import Testing
                 Self.entry("a", [(.fetched, 100), (.resumed, 50), (.upToDate, 0), (.fetched, 1_000)]),
                 Self.entry("b", [(.failed, 7), (.skipped, 0), (.deferred, 0), (.upToDate, 0)]),
             ],
-            interruptedBy: nil, elapsed: .seconds(1))
+            stopReason: nil, elapsed: .seconds(1))
         var expected = ApplyResult.Counts()
         expected.fetched = 2
         expected.fetchedBytes = 1_150  // a failed slice's 7 bytes are not "fetched"
@@ -57,25 +57,25 @@ import Testing
                 Self.entry("a", [(.fetched, 1), (.resumed, 2), (.upToDate, 0), (.fetched, 4)], integrities: [.sizeOnly, .unverified, .unverified, .digest]),
                 Self.entry("b", [(.failed, 0), (.skipped, 0), (.deferred, 0), (.upToDate, 0)], integrities: [.unverified, .sizeOnly, .unverified, .sizeOnly]),
             ],
-            interruptedBy: nil, elapsed: .zero)
+            stopReason: nil, elapsed: .zero)
         #expect(result.counts.withoutDigests.sizeOnly == 2 && result.counts.withoutDigests.unverified == 2)
         #expect(result.summaryLine == "Apply failed! Slices: 2 fetched (7 B), 1 resumed, 2 up to date, 1 failed, 1 deferred; 4 without digests (2 size only, 2 unverified).")
         // Every slice with a digest: the line is what it always was.
-        let proven = ApplyResult(entries: [Self.entry("c", [(.fetched, 1)])], interruptedBy: nil, elapsed: .zero)
+        let proven = ApplyResult(entries: [Self.entry("c", [(.fetched, 1)])], stopReason: nil, elapsed: .zero)
         #expect(proven.summaryLine == "Apply complete! Slices: 1 fetched (1 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.")
     }
 
     @Test func successNeedsNoFailedOrSkippedSliceAndNoInterruption() {
         let clean = [Self.entry("a", [(.fetched, 1), (.upToDate, 0), (.resumed, 2)])]
-        #expect(ApplyResult(entries: clean, interruptedBy: nil, elapsed: .zero).isSuccess)
-        #expect(!ApplyResult(entries: clean, interruptedBy: 2, elapsed: .zero).isSuccess)
-        #expect(!ApplyResult(entries: clean + [Self.entry("b", [(.upToDate, 0), (.skipped, 0)])], interruptedBy: nil, elapsed: .zero).isSuccess)
-        #expect(!ApplyResult(entries: clean + [Self.entry("c", [(.failed, 0)])], interruptedBy: nil, elapsed: .zero).isSuccess)
+        #expect(ApplyResult(entries: clean, stopReason: nil, elapsed: .zero).isSuccess)
+        #expect(!ApplyResult(entries: clean, stopReason: .signal(2), elapsed: .zero).isSuccess)
+        #expect(!ApplyResult(entries: clean + [Self.entry("b", [(.upToDate, 0), (.skipped, 0)])], stopReason: nil, elapsed: .zero).isSuccess)
+        #expect(!ApplyResult(entries: clean + [Self.entry("c", [(.failed, 0)])], stopReason: nil, elapsed: .zero).isSuccess)
         // Deferred slices are held back by policy, not failures: the run succeeds, the resource is not complete.
-        let deferred = ApplyResult(entries: [Self.entry("d", [(.deferred, 0), (.fetched, 1)])], interruptedBy: nil, elapsed: .zero)
+        let deferred = ApplyResult(entries: [Self.entry("d", [(.deferred, 0), (.fetched, 1)])], stopReason: nil, elapsed: .zero)
         #expect(deferred.isSuccess)
         #expect(!deferred.entries[0].isComplete)
-        #expect(ApplyResult(entries: [], interruptedBy: nil, elapsed: .zero).isSuccess)
+        #expect(ApplyResult(entries: [], stopReason: nil, elapsed: .zero).isSuccess)
     }
 
     /// The last line's first word follows the exit status: `complete` exactly when the run
@@ -92,7 +92,7 @@ import Testing
         ([.failed, .skipped], 2, "interrupted"),
     ] as [([SliceOutcome.Status], Int32?, String)])
     func theLastLineSaysHowTheRunEnded(statuses: [SliceOutcome.Status], signal: Int32?, word: String) {
-        let result = ApplyResult(entries: [Self.entry("a", statuses.map { ($0, 0) })], interruptedBy: signal, elapsed: .zero)
+        let result = ApplyResult(entries: [Self.entry("a", statuses.map { ($0, 0) })], stopReason: signal.map(StopReason.signal), elapsed: .zero)
         var c = ApplyResult.Counts()
         for s in statuses { s.count(into: &c, bytes: 0) }
         let counts = "Slices: \(c.fetched) fetched (0 B), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred."
@@ -101,7 +101,7 @@ import Testing
         switch result.ending {
         case .complete: #expect(word == "complete")
         case .failed: #expect(word == "failed")
-        case .interrupted(let s): #expect(word == "interrupted" && s == signal)
+        case .stopped(let reason): #expect(word == "interrupted" && reason == .signal(signal ?? 0))
         }
     }
 }

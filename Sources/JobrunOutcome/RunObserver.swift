@@ -1,0 +1,39 @@
+/// A consumer of a run's events: the human log, the progress display, the event stream, a report.
+/// Called on the run's thread, in order; an observer must not block it (one that writes where a
+/// reader may stall hands its bytes to a thread of its own).
+public protocol RunObserver: AnyObject {
+    func observe(_ event: RunEvent)
+    /// How often this observer wants ``RunEvent/progress(_:)`` while transfers run (`nil`: never).
+    var progressInterval: Duration? { get }
+}
+
+extension RunObserver {
+    public var progressInterval: Duration? { nil }
+}
+
+/// A run's observers: every event goes to each of them, in the order they were added. Lives on
+/// the run's thread (the command's main thread), like the observers themselves.
+public final class RunEvents {
+    public private(set) var observers: [any RunObserver] = []
+    /// The shortest interval any observer wants progress at.
+    public private(set) var progressInterval: Duration?
+    /// `run_end` was sent: nothing follows it.
+    public private(set) var hasEnded = false
+
+    public init(_ observers: [any RunObserver] = []) {
+        for o in observers { add(o) }
+    }
+
+    public func add(_ observer: any RunObserver) {
+        observers.append(observer)
+        if let wanted = observer.progressInterval {
+            progressInterval = progressInterval.map { min($0, wanted) } ?? wanted
+        }
+    }
+
+    public func emit(_ event: RunEvent) {
+        guard !hasEnded else { return }
+        if case .runEnded = event { hasEnded = true }
+        for o in observers { o.observe(event) }
+    }
+}

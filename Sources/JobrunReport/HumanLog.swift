@@ -1,0 +1,129 @@
+public import JobrunOutcome
+import JobrunCore
+
+/// The lines a person reads while a run goes, rendered from its events: a line per resource
+/// (`+` fetched, `=` nothing to do, `-` skipped, `!` failed), a line per failed slice, the
+/// origins' breaker lines, and at the end the summary. Results go to `results` (stdout, or
+/// stderr when stdout carries JSON); notices about the run itself go to `notices` (stderr).
+public final class HumanLog: RunObserver {
+    public enum Detail: Sendable {
+        /// Problems and the summary only (`-q`).
+        case quiet
+        /// A line per resource and per problem.
+        case normal
+        /// And a line per slice that ended (`-v`).
+        case verbose
+    }
+
+    let results: (String) -> Void
+    let notices: (String) -> Void
+    let detail: Detail
+    private var stopReason: StopReason?
+
+    public init(detail: Detail = .normal, results: @escaping (String) -> Void, notices: @escaping (String) -> Void) {
+        self.detail = detail
+        self.results = results
+        self.notices = notices
+    }
+
+    public func observe(_ event: RunEvent) {
+        switch event {
+        case .lockWaited(let root, let holder, let timeout):
+            notices("jobrun: waiting up to \(DurationParser.format(milliseconds: timeout.wholeMilliseconds)) for the output root '\(root)', locked by \(holder ?? "another process")\n")
+        case .resourceSkipped(let id, let reason):
+            if detail != .quiet { results("- \(id): skipped (\(reason))\n") }
+        case .resourceCompleted(let id, let counts):
+            if detail != .quiet { results(Self.resourceLine(id, counts)) }
+        case .resourceFailed(let id, _, let cause):
+            results("! \(id): \(describe(cause))\n")
+        case .sliceSettled(let settled):
+            sliceLine(settled)
+        case .sliceRetrying(let slice, let failure, let attempt, let delay) where detail == .verbose:
+            results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(Self.seconds(delay))\n")
+        case .origin(let origin, let change):
+            originLine(origin, change)
+        case .stopRequested(let reason):
+            stopReason = reason
+            switch reason {
+            case .signal(let s):
+                notices("jobrun: stopping (signal \(s)); partial files are kept; a second signal exits at once\n")
+            case .deadline:
+                notices("jobrun: stopping at the deadline; transfers in flight are cancelled, their partial files kept\n")
+            }
+        case .runEnded(let end):
+            if let skipped = end.counts.first(where: { $0.name == "skipped" })?.value, skipped > 0 {
+                results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(stopReason == .deadline ? "stopped at the deadline" : "interrupted")).\n")
+            }
+            results(end.summaryLine + "\n")
+        case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress:
+            break
+        }
+    }
+
+    private func describe(_ cause: ResourceFailure) -> String {
+        switch cause {
+        case .slicesFailed(let count, let total): "\(count) of \(total) slices failed"
+        case .unfinished(let count, let total):
+            "\(stopReason == .deadline ? "stopped at the deadline" : "interrupted"), \(count) of \(total) slices not finished"
+        case .syncFailed(let message): "cannot sync the output folder: \(message)"
+        }
+    }
+
+    private func sliceLine(_ s: SettledSlice) {
+        let o = s.outcome
+        let name = "\(s.slice.resource)/\(s.slice.path)"
+        switch o.status {
+        case .failed where !s.isBulk:
+            let attempts = o.attempts == 1 ? "1 attempt" : "\(o.attempts) attempts"
+            results("! \(name): \(o.failure.map(Self.failureText) ?? "failed") (\(s.slice.url), \(attempts))\n")
+        case .fetched, .resumed:
+            // Only a declared size or digest proves such a body whole: without either, say so.
+            if o.hadUndeclaredLength && s.integrity == .unverified {
+                results("? \(name): unverifiable: the response declared no length, so a connection cut short could not be told from the end (\(s.slice.url))\n")
+            }
+            if detail == .verbose {
+                results("  \(name): \(o.status.rawValue) (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
+            }
+        case .skipped where detail == .verbose && !s.isBulk:
+            results("  \(name): skipped (\(o.skipReason ?? "not attempted"))\n")
+        default:
+            break
+        }
+    }
+
+    private func originLine(_ origin: String, _ change: OriginEvent) {
+        switch change {
+        case .tripped(let failures, let last):
+            results("! \(origin): \(failures) attempts in a row failed (last: \(last)); no new requests but one probe at a time\n")
+        case .recovered:
+            results("= \(origin): answers again; requests resume\n")
+        case .failing(let failures, let last, let count):
+            results("! \(origin): failing: \(failures) attempts in a row failed, probes included (last: \(last)); \(count) of its slices fail without a further request\n")
+        }
+    }
+
+    /// `Timeout: …`, or an HTTP failure's message alone (it starts with the status).
+    static func failureText(_ failure: AttemptFailure) -> String {
+        failure.kind == .http ? failure.message : "\(failure.kind.rawValue): \(failure.message)"
+    }
+
+    static func seconds(_ d: Duration) -> String {
+        let ms = d.wholeMilliseconds
+        return ms < 10_000 ? "\(Double(ms / 100) / 10) s" : "\(ms / 1000) s"
+    }
+
+    /// `+ id: 3 fetched, 1 up to date (12.0 KiB), 1 size only`, or `= id: 4 up to date`.
+    public static func resourceLine(_ id: String, _ c: ApplyResult.Counts) -> String {
+        var parts: [String] = []
+        if c.fetched > 0 { parts.append("\(c.fetched) fetched") }
+        if c.resumed > 0 { parts.append("\(c.resumed) resumed") }
+        if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
+        if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
+        let sigil = c.fetched + c.resumed > 0 ? "+" : "="
+        let size = c.fetched + c.resumed > 0 ? " (\(ByteCount(c.fetchedBytes)))" : ""
+        var note = ""
+        if c.withoutDigests.sizeOnly > 0 { note += ", \(c.withoutDigests.sizeOnly) size only" }
+        if c.withoutDigests.unverified > 0 { note += ", \(c.withoutDigests.unverified) unverified" }
+        return "\(sigil) \(id): \(parts.joined(separator: ", "))\(size)\(note)\n"
+    }
+}

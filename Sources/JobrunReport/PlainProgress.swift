@@ -1,0 +1,56 @@
+public import JobrunOutcome
+import JobrunCore
+
+/// `--progress plain`: one timestamped line per interval for logs that are read later (cron, CI):
+/// `2026-11-25T08:40:00.123Z jobrun 01JD…: 42% 12.3 MiB of 29.0 MiB, 1.2 MiB/s, ETA 14 s; 120 of
+/// 400 slices, 8 running, 3 retrying, 0 failed`.
+public final class PlainProgress: RunObserver {
+    public let progressInterval: Duration?
+    let runID: String
+    let write: (String) -> Void
+    let wallClock: () -> Int64
+    /// The previous line's time and bytes received: the rate is measured since then.
+    private var previous: (elapsed: Duration, bytes: Int64)?
+
+    /// - Parameter wallClock: milliseconds since the epoch.
+    public init(runID: String, interval: Duration, wallClock: @escaping () -> Int64 = RunID.milliseconds, write: @escaping (String) -> Void) {
+        self.runID = runID
+        progressInterval = interval
+        self.wallClock = wallClock
+        self.write = write
+    }
+
+    public func observe(_ event: RunEvent) {
+        guard case .progress(let p) = event else { return }
+        write(WallTime.rfc3339(milliseconds: wallClock()) + " jobrun " + runID + ": " + line(p) + "\n")
+    }
+
+    func line(_ p: RunProgress) -> String {
+        let since = previous ?? (.zero, 0)
+        previous = (p.elapsed, p.bytesReceived)
+        let seconds = Double((p.elapsed - since.elapsed).wholeMilliseconds) / 1000
+        let rate = seconds > 0 ? Double(p.bytesReceived - since.bytes) / seconds : 0
+        var text = "\(Int(p.fraction * 100))% "
+        if let remaining = p.bytesRemaining {
+            text += "\(ByteCount(p.bytesToTransfer - remaining)) of \(ByteCount(p.bytesToTransfer))"
+        } else {
+            text += "\(ByteCount(p.bytesReceived)) received"
+        }
+        text += ", \(ByteCount(Int64(rate)))/s"
+        if let eta = Self.eta(p, rate: rate) { text += ", ETA \(eta)" }
+        text += "; \(p.slicesSettled) of \(p.slicesToTransfer) slices, \(p.running) running, \(p.retrying) retrying, \(p.counts.failed) failed"
+        return text
+    }
+
+    /// `14 s`, `3 min 20 s`, `2 h 5 min`: the time left at `rate`, when every size is known.
+    static func eta(_ p: RunProgress, rate: Double) -> String? {
+        guard let remaining = p.bytesRemaining, rate > 0 else { return nil }
+        return Self.duration(seconds: Int64((Double(remaining) / rate).rounded(.up)))
+    }
+
+    public static func duration(seconds s: Int64) -> String {
+        if s < 60 { return "\(s) s" }
+        if s < 3_600 { return "\(s / 60) min \(s % 60) s" }
+        return "\(s / 3_600) h \(s % 3_600 / 60) min"
+    }
+}
