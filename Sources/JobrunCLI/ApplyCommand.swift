@@ -34,10 +34,18 @@ struct ApplyCommand: ParsableCommand {
             Before any request, the known sizes to fetch are checked against the
             free space of each output root's file system, less a margin (1%, at
             least 64 MiB, at most a tenth of it): exit 74 when they do not fit.
+            With --deadline, the run stops by that time: no slice starts that
+            cannot finish before it, transfers still running at the deadline
+            (less --deadline-margin) are cancelled with resumable partial files
+            kept, and the last line is 'Apply stopped at deadline: ...' with what
+            was fetched, cancelled and not started (exit 75); ready resources
+            take turns, a higher 'priority' first.
             Exit status 0 when every slice is verified, 1 when any failed.
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
+
+    @OptionGroup var deadlineOptions: DeadlineOptions
 
     @Flag(name: .long, help: "Apply a stale saved plan anyway, re-planning against the current manifests and mirror.")
     var refresh = false
@@ -132,6 +140,7 @@ struct ApplyCommand: ParsableCommand {
         var options = ApplyOptions()
         options.caFile = cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
+        options.deadline = deadlineOptions.cutoff()
         let started = Date()
         let executor = Executor(plan: plan, options: options)
         let signals = SignalHandling.install { signal in executor.requestStop(.signal(signal)) }

@@ -226,7 +226,8 @@ public struct ApplyResult: Sendable {
             }
         }
         let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
-        let bytes = notStarted == 0 ? "" : " (\(unsized ? "at least " : "")\(ByteCount(notStartedBytes)))"
+        // Their declared bytes, a lower bound when some declare no size.
+        let bytes = notStartedBytes == 0 ? "" : " (\(unsized ? "at least " : "")\(ByteCount(notStartedBytes)))"
         return "Apply stopped at deadline: \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(cancelled) cancelled (resumable, \(kept) kept), \(notStarted) not started\(bytes). Run the same command again to continue."
     }
 

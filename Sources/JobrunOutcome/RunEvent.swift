@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 public import JobrunManifest
 public import JobrunPlan
 

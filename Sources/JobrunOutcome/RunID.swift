@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 
 /// A run's identifier, in every event, report and progress line of the run so that one search
 /// finds its whole story: `JOBRUN_RUN_ID` when set (a CI job's id, say), otherwise a new ULID

@@ -121,8 +121,7 @@ extension Coordinator {
             executor.post(.transferDone(job: j, token: token, result: result))
         }
         jobs[j].state = .running(token: token, transfer: id, writer: writer)
-        running += 1
-        runningByOrigin[jobs[j].origin, default: 0] += 1
+        scheduler.started(at: jobs[j].origin)
     }
 
     /// A partial file this slice may continue: its size, its validator, and what its metadata
@@ -166,8 +165,8 @@ extension Coordinator {
                     progress.bytesInFlight -= jobs[j].inFlight
                     progress.bytesReceived += result.bodyBytes
                     jobs[j].inFlight = 0
-                    running -= 1
-                    runningByOrigin[jobs[j].origin, default: 1] -= 1
+                    scheduler.ended(at: jobs[j].origin)
+                    if !scheduler.gates.isEmpty { scheduler.observe(jobs[j].origin, bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
                     freedSlots = true
                     if diskFullCount == 0, writer.hasBodyToCheck(result) {
                         bodies.append((j, writer, result))
@@ -372,7 +371,7 @@ extension Coordinator {
         }
         if failure.coolsDownHost {
             let until = now + delay
-            cooldownUntil[jobs[j].origin] = max(cooldownUntil[jobs[j].origin] ?? until, until)
+            scheduler.coolDown(jobs[j].origin, until: until)
         }
         // After a redirect the origin is the last hop's; the next attempt starts again at the
         // slice's own URL, so it queues and counts against that host's limit.

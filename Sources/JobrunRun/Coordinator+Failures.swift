@@ -21,7 +21,7 @@ extension Coordinator {
             for j in jobs.indices where isWaitingToStart(j) {
                 fail(j, AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), announce: false)
             }
-            readyByOrigin = [:]
+            _ = scheduler.removeAll()
             for r in plan.entries.indices { finishResourceIfDone(r) }
         }
     }

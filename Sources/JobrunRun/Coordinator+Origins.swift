@@ -49,7 +49,7 @@ extension Coordinator {
     /// has failed its probes.
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
-        readyByOrigin[origin] = nil
+        _ = scheduler.removeAll(at: origin)
         for j in jobs.indices where jobs[j].own.origin == origin && isWaitingToStart(j) {
             fail(j, failure, announce: false)
         }
@@ -70,11 +70,7 @@ extension Coordinator {
     /// Fails the slices that became ready for `origin` after it was given up on.
     mutating func failQueued(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
-        while let j = readyByOrigin[origin]?.first {
-            readyByOrigin[origin]?.removeFirst()
-            fail(j, failure, announce: false)
-        }
-        readyByOrigin[origin] = nil
+        for j in scheduler.removeAll(at: origin) { fail(j, failure, announce: false) }
     }
 
     static func unrequested(_ origin: String, _ breaker: OriginBreaker) -> AttemptFailure {
@@ -85,6 +81,10 @@ extension Coordinator {
 
     /// Whether `origin` may be sent a request now: no breaker, a closed one, or a probe due.
     func mayStart(at origin: String, now: ContinuousClock.Instant) -> Bool {
+        Self.mayStart(at: origin, breakers: breakers, now: now)
+    }
+
+    static func mayStart(at origin: String, breakers: [String: OriginBreaker], now: ContinuousClock.Instant) -> Bool {
         guard !breakers.isEmpty, let breaker = breakers[origin] else { return true }
         switch breaker.admission(now: now) {
         case .any, .probe: return true

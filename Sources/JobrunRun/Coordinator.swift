@@ -73,13 +73,15 @@ struct Coordinator {
     let started = ContinuousClock.now
 
     var jobs: [Job] = []
+    /// Each job's declared size, kept only when a gate asks (a deadline is set).
+    var expectedSizes: [Int64?] = []
     /// Jobs of each resource (indices into `jobs`), by plan entry.
     var jobsOfResource: [[Int]] = []
     var resourceState: [ResourceState]
     /// Each plan entry's dependencies, by id and plan entry, looked up once.
     let dependencies: [[(id: String, entry: Int)]]
-    /// Ready jobs per origin, in plan order.
-    var readyByOrigin: [String: ReadyQueue] = [:]
+    /// Which ready slice starts next (limits, cooldowns, priorities, turns, gates).
+    var scheduler = Scheduler()
     /// Jobs that entered `.delayed` (a retry waits); entries whose job has left that state are
     /// dropped by `releaseDueRetries()`. Keeps the per-event work independent of the job count.
     var delayedJobs: Set<Int> = []
@@ -88,14 +90,13 @@ struct Coordinator {
     /// left, `.committing` only becomes `.done`), so scans resume where the last one stopped.
     var doneCursor: [Int]
     var settledCursor: [Int]
-    var runningByOrigin: [String: Int] = [:]
-    var cooldownUntil: [String: ContinuousClock.Instant] = [:]
     /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
     /// attempt's response must agree with it.
     var learned: [Int: Representation] = [:]
     /// Origins with failed attempts since their last success (``OriginBreaker``).
     var breakers: [String: OriginBreaker] = [:]
-    var running = 0
+    /// Transfers under way.
+    var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
     var pendingCommits: [Int] = []
     var oldestPendingCommit: ContinuousClock.Instant?
@@ -126,6 +127,10 @@ struct Coordinator {
         dependencies = executor.plan.entries.map { entry in
             entry.resource.dependsOn.compactMap { d in entryByID[d.id].map { (d.id, $0) } }
         }
+        for (r, entry) in executor.plan.entries.enumerated() {
+            scheduler.describe(resource: r, as: Scheduler.Lane(priority: entry.resource.settings.priority, limits: entry.resource.settings.concurrency))
+        }
+        if let cutoff = executor.options.deadline { scheduler.gates.append(DeadlineGate(cutoff: cutoff)) }
         buildJobs()
     }
 
@@ -154,6 +159,7 @@ struct Coordinator {
                 }
                 indices.append(jobs.count)
                 jobs.append(job)
+                if options.deadline != nil { expectedSizes.append(slice.size) }
                 sequence += 1
             }
             jobsOfResource.append(indices)
@@ -177,6 +183,7 @@ struct Coordinator {
         activateRunnableResources()
         while true {
             if let reason = executor.stopReason, !isStopping { stop(reason) }
+            if let cutoff = options.deadline, !isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
             releaseDueRetries()
             if !isStopping { dispatch() }
             flushCommitsIfDue(force: isStopping)
@@ -188,6 +195,12 @@ struct Coordinator {
             handleEvents()
         }
         flushCommitsIfDue(force: true)
+        if let reason = stopReason {
+            // Resources that never became ready (their dependencies were cut short) are not
+            // dependency failures: they were not started.
+            let why = Self.notStartedReason(reason)
+            for j in jobs.indices where !isDone(j) { settle(j, SliceOutcome(status: .skipped, skipReason: why, displayURL: displayURL(j)), bulk: true) }
+        }
         for index in plan.entries.indices { finishResourceIfDone(index) }
         // The outcomes move into the result (the coordinator ends here): no copy of each.
         let entries = plan.entries.enumerated().map { r, entry in
@@ -204,7 +217,7 @@ struct Coordinator {
         for j in jobs.indices {
             switch jobs[j].state {
             case .done: continue
-            case .waiting where isStopping: continue
+            case .waiting where stopReason != nil: continue
             default: return false
             }
         }
@@ -217,8 +230,10 @@ struct Coordinator {
         for j in delayedJobs {
             if case .delayed(let until) = jobs[j].state { consider(until) }
         }
-        for (origin, until) in cooldownUntil where !(readyByOrigin[origin]?.isEmpty ?? true) { consider(until) }
-        for (origin, breaker) in breakers where !(readyByOrigin[origin]?.isEmpty ?? true) {
+        let now = ContinuousClock.now
+        if let end = scheduler.nextCooldownEnd(after: now) { consider(end) }
+        if let cutoff = options.deadline, !isStopping { consider(cutoff) }
+        for (origin, breaker) in breakers where scheduler.hasWaiting(at: origin) {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
@@ -231,8 +246,9 @@ struct Coordinator {
     /// Starts every waiting resource whose dependencies are complete; skips those whose
     /// dependencies failed.
     mutating func activateRunnableResources() {
-        // A stopped run starts nothing, and its unfinished resources are not dependency failures.
-        guard !isStopping else { return }
+        // A stopped run starts nothing, and its unfinished resources are not dependency failures;
+        // nor does one that has reached its deadline and only finishes what is under way.
+        guard stopReason == nil else { return }
         var changed = true
         while changed {
             changed = false
@@ -349,10 +365,8 @@ struct Coordinator {
     // MARK: Queue
 
     mutating func enqueue(_ j: Int) {
-        let seq = jobs[j].sequence
         let jobs = self.jobs  // shares storage; lets the closure read while the queue is mutated
-        // Mutated in place: no copy of the queue per insertion.
-        readyByOrigin[jobs[j].origin, default: ReadyQueue()].insert(j, sequence: seq) { jobs[$0].sequence }
+        scheduler.enqueue(j, sequence: jobs[j].sequence, resource: jobs[j].resource, origin: jobs[j].origin) { jobs[$0].sequence }
     }
 
     mutating func releaseDueRetries() {
@@ -385,22 +399,39 @@ struct Coordinator {
         guard storing <= Self.maxStoring && storingBytes <= Self.maxBacklogBytes else { return }
         let now = ContinuousClock.now
         // Slices that became ready for an origin given up on fail without a request.
-        for (origin, breaker) in breakers where breaker.isFailed && readyByOrigin[origin] != nil {
+        for (origin, breaker) in breakers where breaker.isFailed && scheduler.hasWaiting(at: origin) {
             failQueued(origin: origin, breaker: breaker)
         }
-        while true {
-            var best: (origin: String, job: Int)?
-            for (origin, queue) in readyByOrigin {
-                guard let head = queue.first else { continue }
-                if let until = cooldownUntil[origin], until > now { continue }
-                if !mayStart(at: origin, now: now) { continue }
-                let limits = plan.entries[jobs[head].resource].resource.settings.concurrency
-                if runningByOrigin[origin, default: 0] >= limits.perHost || running >= limits.total { continue }
-                if best == nil || jobs[head].sequence < jobs[best?.job ?? head].sequence { best = (origin, head) }
+        while let action = nextAction(now: now) {
+            switch action {
+            case .start(let j, let origin):
+                startAdmitted(j, at: origin)
+            case .park(let j, let until):
+                jobs[j].state = .delayed(until: until)
+                delayedJobs.insert(j)
+            case .notStarted(let j, let reason):
+                // Only the deadline holds slices back for the rest of the run: the run ends when
+                // what is under way has.
+                stopReason = stopReason ?? .deadline
+                settle(j, SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: reason, displayURL: displayURL(j)), bulk: true)
             }
-            guard let pick = best else { return }
-            readyByOrigin[pick.origin]?.removeFirst()
-            startAdmitted(pick.job, at: pick.origin)
+        }
+    }
+
+    /// The scheduler's next action. Its questions read copies made here, released before the
+    /// action changes the jobs or the breakers (no copy-on-write of either).
+    mutating func nextAction(now: ContinuousClock.Instant) -> Scheduler.Action? {
+        let breakers = self.breakers
+        let sizes = expectedSizes
+        return scheduler.next(
+            now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) },
+            expectedBytes: { sizes.isEmpty ? nil : sizes[$0] })
+    }
+
+    static func notStartedReason(_ reason: StopReason) -> String {
+        switch reason {
+        case .signal(let s): "not started: the run was interrupted by signal \(s)"
+        case .deadline: "not started: the run stopped at its deadline"
         }
     }
 
@@ -430,10 +461,7 @@ struct Coordinator {
         isStopping = true
         stopReason = reason
         events.emit(.stopRequested(reason))
-        let why = switch reason {
-        case .signal(let s): "not started: the run was interrupted by signal \(s)"
-        case .deadline: "not started: the run stopped at its deadline"
-        }
+        let why = Self.notStartedReason(reason)
         for j in jobs.indices {
             switch jobs[j].state {
             case .running(_, let transfer, _):
@@ -444,6 +472,6 @@ struct Coordinator {
                 break
             }
         }
-        readyByOrigin = [:]
+        _ = scheduler.removeAll()
     }
 }

@@ -13,6 +13,9 @@ public struct ApplyOptions: Sendable {
     public var caFile: String?
     /// `file://` URLs were allowed when the manifests were read.
     public var allowsFileURLs = false
+    /// When the run stops at its deadline (`--deadline` less `--deadline-margin`): transfers in
+    /// flight are cancelled, and before it no slice starts that would not finish in time.
+    public var deadline: ContinuousClock.Instant?
     /// The wall clock in seconds since the epoch (for `Retry-After` dates).
     public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
     /// Random numbers in `[0, 1)` for backoff jitter.

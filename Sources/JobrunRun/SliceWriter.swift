@@ -64,6 +64,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     var learned: Representation? { check.learned }
     let shouldKeepMetadata: Bool
     let algorithms: [DigestAlgorithm]
+    /// When the attempt began (its transfer's duration is the rate a gate estimates with).
+    let startedAt = ContinuousClock.now
     /// Called on the engine thread with the bytes now in the partial file (file mode only).
     private let progress: (@Sendable (Int64) -> Void)?
     /// Where memory bodies come from and go back to.

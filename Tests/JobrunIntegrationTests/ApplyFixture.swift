@@ -137,6 +137,7 @@ struct ApplyJSON: Decodable {
         var unverified: Int
         var success: Bool
         var interruptedBySignal: Int?
+        var stopReason: String?
         var elapsedSeconds: Double
     }
 

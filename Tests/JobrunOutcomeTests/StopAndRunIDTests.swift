@@ -32,12 +32,15 @@ import Testing
         #expect(withFailure.summaryLine.hasPrefix("Apply stopped at deadline: 1 fetched (20 B), 1 failed, 2 cancelled"))
     }
 
-    /// Undeclared sizes make the bytes not started a lower bound.
+    /// Undeclared sizes make the bytes not started a lower bound, or leave them out.
     @Test func unsizedSlicesNotStartedAreALowerBound() {
-        var entry = ApplyResultTests.entry("a", [(.skipped, 0)], integrities: [.unverified])
+        var entry = ApplyResultTests.entry("a", [(.skipped, 0), (.skipped, 0)], integrities: [.unverified, .sizeOnly])
         entry.outcomes[0].skipReason = "not started"
-        let result = ApplyResult(entries: [entry], stopReason: .deadline, elapsed: .zero)
-        #expect(result.summaryLine.contains("1 not started (at least 0 B)."))
+        entry.outcomes[1].skipReason = "not started"
+        #expect(ApplyResult(entries: [entry], stopReason: .deadline, elapsed: .zero).summaryLine.contains("2 not started (at least 10 B)."))
+        entry.resource.slices.removeLast()
+        entry.outcomes.removeLast()
+        #expect(ApplyResult(entries: [entry], stopReason: .deadline, elapsed: .zero).summaryLine.contains("1 not started. Run"))
     }
 
     /// A signal's status wins over failures, as before there was a deadline.

@@ -58,5 +58,7 @@ public struct ResourceSettings: Hashable, Sendable {
     public var maxSize = ByteCount(4 << 30)
     /// Extra trust anchors (PEM) for TLS, e.g. a private CA; verification itself is always on.
     public var caFile: String?
+    /// Ready slices of higher-priority resources start first; equal priorities take turns.
+    public var priority = 0
     public init() {}
 }

@@ -1,0 +1,76 @@
+/// The ready jobs of one origin, by resource: each resource's jobs in plan order (a
+/// ``Coordinator/ReadyQueue``), resources grouped by priority (highest first) and taking turns
+/// within a priority. Taking the head is O(1); so is queuing a job behind its resource's others.
+struct OriginQueue {
+    /// A resource's turn: its waiting jobs.
+    private var byResource: [Int: Coordinator.ReadyQueue] = [:]
+    /// Priorities with waiting resources, highest first, each with its resources in turn order.
+    private var classes: [(priority: Int, turns: Turns)] = []
+    /// The scheduler's turn counter when this origin last started a job.
+    var lastTurn: UInt64 = 0
+
+    var isEmpty: Bool { classes.isEmpty }
+
+    /// The job that starts next here, its resource and priority.
+    var head: (job: Int, resource: Int, priority: Int)? {
+        guard let top = classes.first, let resource = top.turns.first, let job = byResource[resource]?.first else { return nil }
+        return (job, resource, top.priority)
+    }
+
+    mutating func insert(_ job: Int, sequence: Int, resource: Int, priority: Int, sequenceOf: (Int) -> Int) {
+        if byResource[resource]?.isEmpty ?? true {
+            // The resource joins the back of its priority's turns.
+            if let c = classes.firstIndex(where: { $0.priority <= priority }), classes[c].priority == priority {
+                classes[c].turns.append(resource)
+            } else {
+                let at = classes.firstIndex { $0.priority < priority } ?? classes.count
+                var turns = Turns()
+                turns.append(resource)
+                classes.insert((priority, turns), at: at)
+            }
+        }
+        byResource[resource, default: Coordinator.ReadyQueue()].insert(job, sequence: sequence, sequenceOf: sequenceOf)
+    }
+
+    /// Removes the head job; its resource goes to the back of its turns if it has more.
+    mutating func removeHead() {
+        guard !classes.isEmpty, let resource = classes[0].turns.first else { return }
+        classes[0].turns.removeFirst()
+        byResource[resource]?.removeFirst()
+        if byResource[resource]?.isEmpty ?? true {
+            byResource[resource] = nil
+        } else {
+            classes[0].turns.append(resource)
+        }
+        if classes[0].turns.isEmpty { classes.removeFirst() }
+    }
+
+    /// Takes every job, resource after resource.
+    mutating func drain() -> [Int] {
+        var jobs: [Int] = []
+        while let h = head {
+            jobs.append(h.job)
+            removeHead()
+        }
+        return jobs
+    }
+
+    /// Resources in turn order: a FIFO whose removals from the front are O(1).
+    struct Turns {
+        private var items: [Int] = []
+        private var start = 0
+
+        var first: Int? { start < items.count ? items[start] : nil }
+        var isEmpty: Bool { start == items.count }
+
+        mutating func append(_ r: Int) { items.append(r) }
+
+        mutating func removeFirst() {
+            start += 1
+            if start >= 64 && start * 2 >= items.count {
+                items.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+}

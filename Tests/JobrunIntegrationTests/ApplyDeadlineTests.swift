@@ -1,0 +1,164 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+/// `--deadline`: at the cutoff (deadline less margin) transfers in flight are cancelled with
+/// their partial files kept; before it, a slice that would not finish in time does not start;
+/// the run says so, exits 75, and the same command finishes the work later.
+@Suite struct ApplyDeadlineTests {
+    static let big = 2 << 20
+
+    /// A slow slice is cut at the cutoff and kept; its dependent is not started; the small ones
+    /// are in place. The rerun resumes the partial and refetches nothing committed.
+    @Test func theCutoffCancelsWhatIsInFlightAndTheRerunFinishes() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let slow = "/gen/\(Self.big)/slow.bin"
+        try fixture.write(manifest: """
+            version: 1
+            resources:
+              - id: first
+                slices:
+                  - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
+                  - {path: slow.bin, url: "\(fixture.url(FaultServer.path(slow, faults: "drip=262144", "n=1")))", size: \(Self.big), sha256: \(try fixture.digest(slow))}
+              - id: then
+                depends_on: [first]
+                slices:
+                  - {path: later.bin, url: "\(fixture.url("/gen/10/later.bin"))"}
+
+            """)
+        let started = ContinuousClock.now
+        let (result, report) = try await fixture.applyJSON(["--deadline", "3s", "--deadline-margin", "1s", "--junit", "junit.xml"])
+        let took = ContinuousClock.now - started
+        #expect(result.status == 75, "\(result)")
+        #expect(took < .seconds(8), "the run went on long after its deadline: \(took)")
+        #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cancelled (resumable, 1 kept), 1 not started. Run the same command again to continue.\n"), "\(result)")
+        #expect(report.summary.stopReason == "deadline" && !report.summary.success, "\(report.summary)")
+        let slices = Dictionary(uniqueKeysWithValues: report.resources.flatMap { r in r.slices.map { ("\(r.id)/\($0.path)", $0) } })
+        #expect(slices["first/a.bin"]?.status == "fetched")
+        #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "interrupted in flight; the partial file is kept")
+        #expect(slices["then/later.bin"]?.status == "skipped" && slices["then/later.bin"]?.skipReason == "not started: the run stopped at its deadline")
+        let kept = fixture.size(of: "mirror/first/.slow.bin.jobrun-part") ?? 0
+        #expect(kept > 0 && kept < Self.big, "partial: \(kept)")
+        let junit = try JUnitFile.parse(try #require(fixture.directory.contents(of: "junit.xml")))
+        #expect(junit.cases["jobrun/run"]?.kind == "error", "a run stopped at its deadline is not green")
+        #expect(junit.cases["jobrun/run"]?.message?.hasPrefix("the run was stopped by the deadline before it finished") == true, "\(junit.cases)")
+
+        let again = try await fixture.apply()
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stdout.contains("+ first: 1 resumed, 1 up to date ("), "\(again)")
+        #expect(again.stdout.contains("Apply complete! Slices: 1 fetched ("), "\(again)")
+        #expect(try fixture.server.requests(path: "/gen/10/a.bin").count == 1, "a committed slice was fetched again")
+        let resumes = try fixture.server.requests(path: FaultServer.path(slow, faults: "drip=262144", "n=1"))
+        #expect(resumes.count == 2 && resumes[1].header(named: "Range") == "bytes=\(kept)-", "\(resumes)")
+        try await fixture.expectVerified()
+    }
+
+    /// Once an origin's rate is known, a slice that would not finish before the cutoff is not
+    /// requested at all; a small one still is.
+    @Test func aSliceThatCannotFinishInTimeIsNotStarted() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let measured = "/gen/\(256 << 10)/measured.bin"
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              concurrency: {per_host: 1}
+            resources:
+              - id: r
+                slices:
+                  - {path: measured.bin, url: "\(fixture.url(FaultServer.path(measured, faults: "drip=262144")))", size: \(256 << 10)}
+                  - {path: huge.bin, url: "\(fixture.url("/gen/8388608/huge.bin"))", size: 8388608}
+                  - {path: small.bin, url: "\(fixture.url("/gen/10/small.bin"))", size: 10}
+
+            """)
+        let (result, report) = try await fixture.applyJSON(["--deadline", "12s", "--deadline-margin", "1s"])
+        #expect(result.status == 75, "\(result)")
+        let slices = Dictionary(uniqueKeysWithValues: report.resources[0].slices.map { ($0.path, $0) })
+        #expect(slices["measured.bin"]?.status == "fetched" && slices["small.bin"]?.status == "fetched", "\(result)")
+        #expect(slices["huge.bin"]?.status == "skipped", "\(result)")
+        #expect(slices["huge.bin"]?.skipReason?.hasPrefix("not started: it needs about ") == true, "\(String(describing: slices["huge.bin"]?.skipReason))")
+        #expect(try fixture.server.requests(path: "/gen/8388608/huge.bin").isEmpty, "the slice that could not finish was requested")
+        #expect(result.stderr.contains("Apply stopped at deadline: 2 fetched"), "\(result)")
+    }
+
+    /// A deadline already past starts nothing: everything is "not started", exit 75.
+    @Test func aDeadlineInThePastStartsNothing() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: """
+            version: 1
+            resources:
+              - id: r
+                slices:
+                  - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
+
+            """)
+        let result = try await fixture.apply(["--deadline", "2000-01-01T00:00:00Z"])
+        #expect(result.status == 75, "\(result)")
+        #expect(result.stdout.hasSuffix("Apply stopped at deadline: 0 fetched (0 B), 0 cancelled (resumable, 0 kept), 1 not started (10 B). Run the same command again to continue.\n"), "\(result)")
+        #expect(try fixture.server.requests(path: "/gen/10/a.bin").isEmpty)
+    }
+
+    @Test(arguments: [
+        (["--deadline", "soon"], [String: String](), "--deadline: 'soon': not a duration"),
+        (["--deadline", "auto"], [:], "'auto' needs CI_JOB_STARTED_AT and CI_JOB_TIMEOUT"),
+        ([], ["JOBRUN_DEADLINE": "yesterday"], "--deadline: 'yesterday'"),
+        (["--deadline", "1m", "--deadline-margin", "x"], [:], "--deadline-margin: 'x' is not a duration"),
+    ])
+    func badDeadlinesAreUsageErrors(arguments: [String], environment: [String: String], message: String) async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: "version: 1\nresources:\n  - id: r\n    slices:\n      - {path: a, url: \"\(fixture.url("/gen/1/a"))\"}\n")
+        let result = try await fixture.apply(arguments, environment: environment)
+        #expect(result.status == 64 && result.stderr.contains(message), "\(result)")
+        #expect(try fixture.server.requests().isEmpty)
+    }
+}
+
+/// Independent resources share the queue: the second starts within the first dispatches, not
+/// after every slice of the first; a higher `priority` goes first.
+@Suite struct ApplyFairnessTests {
+    static func manifest(_ fixture: ApplyFixture, priorityOfB: Int = 0) -> String {
+        let long = (0..<20).map { "      - {path: a\($0).bin, url: \"\(fixture.url("/gen/10/a\($0).bin"))\", size: 10}" }.joined(separator: "\n")
+        let short = (0..<2).map { "      - {path: b\($0).bin, url: \"\(fixture.url("/gen/10/b\($0).bin"))\", size: 10}" }.joined(separator: "\n")
+        return """
+            version: 1
+            defaults:
+              concurrency: {total: 1, per_host: 1}
+            resources:
+              - id: long
+                slices:
+            \(long)
+              - id: short
+                priority: \(priorityOfB)
+                slices:
+            \(short)
+
+            """
+    }
+
+    static func order(_ fixture: ApplyFixture) throws -> [String] {
+        try fixture.server.requests().sorted { $0.time < $1.time }.map { String($0.pathWithoutQuery.split(separator: "/").last ?? "") }
+    }
+
+    @Test func theSecondResourceIsNotStarvedBehindTheFirst() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture))
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        let order = try Self.order(fixture)
+        #expect(order.count == 22)
+        #expect(Array(order.prefix(4)) == ["a0.bin", "b0.bin", "a1.bin", "b1.bin"], "\(order)")
+    }
+
+    @Test func aHigherPriorityGoesFirst() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture, priorityOfB: 10))
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        #expect(Array(try Self.order(fixture).prefix(3)) == ["b0.bin", "b1.bin", "a0.bin"])
+    }
+}

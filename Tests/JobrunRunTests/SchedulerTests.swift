@@ -1,0 +1,186 @@
+import JobrunManifest
+import Testing
+@testable import JobrunRun
+
+/// The scheduler as a state machine: jobs in, actions out, at made-up instants.
+@Suite struct SchedulerTests {
+    static let t0 = ContinuousClock.now
+    static func at(_ seconds: Double) -> ContinuousClock.Instant { t0 + .milliseconds(Int64(seconds * 1000)) }
+
+    static func lane(total: Int = 16, perHost: Int = 4, priority: Int = 0) -> Scheduler.Lane {
+        var limits = ConcurrencyLimits()
+        limits.total = total
+        limits.perHost = perHost
+        return Scheduler.Lane(priority: priority, limits: limits)
+    }
+
+    /// Jobs numbered in plan order: job j has sequence j.
+    static func enqueue(_ s: inout Scheduler, _ jobs: [Int], resource: Int, origin: String = "http://a") {
+        for j in jobs { s.enqueue(j, sequence: j, resource: resource, origin: origin) { $0 } }
+    }
+
+    /// Starts whatever may start at `now`, as the coordinator does (counting each start), and
+    /// returns the actions in order.
+    static func drain(_ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]) -> [Scheduler.Action] {
+        var actions: [Scheduler.Action] = []
+        while let a = s.next(now: now, mayStart: mayStart, expectedBytes: { sizes[$0] }) {
+            if case .start(_, let origin) = a { s.started(at: origin) }
+            actions.append(a)
+        }
+        return actions
+    }
+
+    static func started(_ actions: [Scheduler.Action]) -> [Int] {
+        actions.compactMap { if case .start(let j, _) = $0 { j } else { nil } }
+    }
+
+    @Test func perHostAndTotalLimitsHold() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 5, perHost: 3))
+        Self.enqueue(&s, Array(0..<10), resource: 0, origin: "http://a")
+        Self.enqueue(&s, Array(10..<20), resource: 0, origin: "http://b")
+        let first = Self.started(Self.drain(&s))
+        #expect(first.count == 5 && s.running == 5)
+        #expect(first.filter { $0 < 10 }.count <= 3 && first.filter { $0 >= 10 }.count <= 3)
+        // A slot freed at an origin lets that origin start one more.
+        s.ended(at: "http://a")
+        let next = Self.started(Self.drain(&s))
+        #expect(next.count == 1 && s.running == 5)
+        #expect(s.waiting == 20 - 6)
+    }
+
+    /// Within a resource, plan order; a retried job goes back in its place.
+    @Test func planOrderWithinAResource() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
+        Self.enqueue(&s, [5, 2, 9], resource: 0)
+        var order: [Int] = []
+        for _ in 0..<3 {
+            order += Self.started(Self.drain(&s))
+            s.ended(at: "http://a")
+        }
+        #expect(order == [2, 5, 9])
+    }
+
+    /// The test: a second independent resource starts within the first few dispatches,
+    /// not after the first resource's thousand slices; equal priorities take turns.
+    @Test func resourcesOfEqualPriorityTakeTurns() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
+        s.describe(resource: 1, as: Self.lane(total: 1, perHost: 1))
+        Self.enqueue(&s, Array(0..<1000), resource: 0)
+        Self.enqueue(&s, Array(1000..<1003), resource: 1)
+        var order: [Int] = []
+        for _ in 0..<8 {
+            order += Self.started(Self.drain(&s))
+            s.ended(at: "http://a")
+        }
+        #expect(order == [0, 1000, 1, 1001, 2, 1002, 3, 4])
+    }
+
+    @Test func higherPriorityFirstThenTurns() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1, priority: 0))
+        s.describe(resource: 1, as: Self.lane(total: 1, perHost: 1, priority: 5))
+        s.describe(resource: 2, as: Self.lane(total: 1, perHost: 1, priority: -1))
+        Self.enqueue(&s, [0, 1], resource: 0)
+        Self.enqueue(&s, [10, 11], resource: 1, origin: "http://b")
+        Self.enqueue(&s, [20], resource: 2)
+        var order: [Int] = []
+        for _ in 0..<5 {
+            let started = Self.started(Self.drain(&s))
+            order += started
+            for j in started { s.ended(at: j >= 10 && j < 20 ? "http://b" : "http://a") }
+        }
+        #expect(order == [10, 11, 0, 1, 20])
+    }
+
+    /// Origins take turns too, when the total limit is what binds.
+    @Test func originsTakeTurns() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
+        s.describe(resource: 1, as: Self.lane(total: 1, perHost: 1))
+        Self.enqueue(&s, [0, 1, 2], resource: 0, origin: "http://a")
+        Self.enqueue(&s, [10, 11, 12], resource: 1, origin: "http://b")
+        var order: [Int] = []
+        for _ in 0..<6 {
+            let started = Self.started(Self.drain(&s))
+            order += started
+            for j in started { s.ended(at: j < 10 ? "http://a" : "http://b") }
+        }
+        #expect(Set(order) == [0, 1, 2, 10, 11, 12])
+        for k in stride(from: 0, to: 6, by: 2) { #expect((order[k] < 10) != (order[k + 1] < 10), "\(order)") }
+    }
+
+    @Test func aCoolingOriginOrOneItsBreakerHoldsStartsNothing() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane())
+        Self.enqueue(&s, [0, 1], resource: 0, origin: "http://a")
+        Self.enqueue(&s, [2], resource: 0, origin: "http://b")
+        s.coolDown("http://a", until: Self.at(10))
+        #expect(Self.started(Self.drain(&s, mayStart: { $0 != "http://b" })).isEmpty)
+        #expect(s.nextCooldownEnd(after: Self.at(1)) == Self.at(10))
+        #expect(Self.started(Self.drain(&s, now: Self.at(10), mayStart: { $0 != "http://b" })) == [0, 1])
+        #expect(s.nextCooldownEnd(after: Self.at(1)) == nil)  // nothing waits there any more
+        #expect(Self.started(Self.drain(&s, now: Self.at(10))) == [2])
+    }
+
+    @Test func removingAnOriginsJobs() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane())
+        s.describe(resource: 1, as: Self.lane())
+        Self.enqueue(&s, [0, 1], resource: 0, origin: "http://a")
+        Self.enqueue(&s, [5], resource: 1, origin: "http://a")
+        Self.enqueue(&s, [7], resource: 1, origin: "http://b")
+        #expect(Set(s.removeAll(at: "http://a")) == [0, 1, 5])
+        #expect(!s.hasWaiting(at: "http://a") && s.hasWaiting(at: "http://b") && s.waiting == 1)
+        #expect(s.removeAll() == [7] && s.waiting == 0)
+        #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }) == nil)
+    }
+
+    struct FakeGate: DispatchGate {
+        var decisions: [Int: GateDecision]
+        func decide(_ candidate: Candidate, now: ContinuousClock.Instant) -> GateDecision { decisions[candidate.job] ?? .admit }
+    }
+
+    /// A gate's answer becomes the action; a held job takes no slot.
+    @Test func gatesHoldJobsBack() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 2, perHost: 2))
+        s.gates = [FakeGate(decisions: [0: .deferred("no time"), 1: .later(Self.at(5))])]
+        Self.enqueue(&s, [0, 1, 2, 3, 4], resource: 0)
+        let actions = Self.drain(&s)
+        #expect(actions == [.notStarted(job: 0, reason: "no time"), .park(job: 1, until: Self.at(5)), .start(job: 2, origin: "http://a"), .start(job: 3, origin: "http://a")])
+        #expect(s.running == 2 && s.waiting == 1)
+    }
+
+    /// The deadline gate with a fake clock: without a measured rate or a size a slice starts
+    /// while time is left; with both, only when it would finish (with the margin) in time.
+    @Test func theDeadlineGate() {
+        let gate = DeadlineGate(cutoff: Self.at(60))
+        var rate = Throughput()
+        rate.add(bytes: 1 << 20, duration: .seconds(1))  // 1 MiB/s
+        rate.add(bytes: 1_000, duration: .seconds(10))  // too small to say anything
+        #expect(rate.bytesPerSecond == Double(1 << 20) && rate.samples == 1)
+        func decide(_ bytes: Int64?, _ throughput: Throughput?, at t: Double) -> GateDecision {
+            gate.decide(Candidate(job: 0, resource: 0, origin: "http://a", expectedBytes: bytes, throughput: throughput), now: Self.at(t))
+        }
+        #expect(decide(nil, rate, at: 59) == .admit)
+        #expect(decide(100 << 20, nil, at: 59) == .admit)
+        #expect(decide(30 << 20, rate, at: 0) == .admit)  // 30 s × 1.25 + 1 s < 60 s
+        #expect(decide(30 << 20, rate, at: 30) != .admit)  // 38.5 s > 30 s
+        if case .deferred(let why) = decide(30 << 20, rate, at: 30) {
+            #expect(why == "not started: it needs about 39 s at 1.0 MiB/s (http://a), and 30 s are left before the deadline")
+        }
+        #expect(decide(nil, nil, at: 60) == .deferred("not started: the deadline has come"))
+    }
+
+    @Test func throughputIsSmoothed() {
+        var t = Throughput()
+        t.add(bytes: 1 << 20, duration: .seconds(1))
+        t.add(bytes: 3 << 20, duration: .seconds(1))
+        #expect(t.bytesPerSecond == Double(2 << 20))  // the second sample weighs a half
+        for _ in 0..<50 { t.add(bytes: 4 << 20, duration: .seconds(1)) }
+        #expect(abs((t.bytesPerSecond ?? 0) - Double(4 << 20)) < 1024)  // recent ones win
+    }
+}
