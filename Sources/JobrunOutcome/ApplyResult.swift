@@ -205,30 +205,43 @@ public struct ApplyResult: Sendable {
         return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(c.withoutDigests.summaryClause)."
     }
 
-    /// `Apply stopped at deadline: 40 fetched, 3 cancelled (resumable, 2 kept), 57 not started
-    /// (1.2 GiB). Run the same command again to continue.`: what was done, what a next run
-    /// continues and what it starts.
-    func deadlineLine(_ c: Counts) -> String {
-        var cancelled = 0
-        var kept = 0
-        var notStarted = 0
-        var notStartedBytes: Int64 = 0
-        var unsized = false
+    /// What a stopped run left for the next one.
+    public struct Remaining: Sendable, Hashable {
+        /// Slices cut in flight, and of those the ones whose partial file is kept to resume.
+        public var cancelled = 0
+        public var kept = 0
+        /// Slices never started, and their declared bytes (a lower bound when `unsized` > 0).
+        public var notStarted = 0
+        public var notStartedBytes: Int64 = 0
+        public var unsized = 0
+    }
+
+    /// The slices this run did not finish, by what the next run does with them.
+    public var remaining: Remaining {
+        var r = Remaining()
         for e in entries.indices {
             for i in entries[e].outcomes.indices where entries[e].outcomes[i].status == .skipped {
                 if entries[e].outcomes[i].failure?.kind == .interrupted {
-                    cancelled += 1
-                    if entries[e].outcomes[i].keptPartial { kept += 1 }
+                    r.cancelled += 1
+                    if entries[e].outcomes[i].keptPartial { r.kept += 1 }
                 } else {
-                    notStarted += 1
-                    if let size = entries[e].resource.slices[i].size { notStartedBytes += size } else { unsized = true }
+                    r.notStarted += 1
+                    if let size = entries[e].resource.slices[i].size { r.notStartedBytes += size } else { r.unsized += 1 }
                 }
             }
         }
+        return r
+    }
+
+    /// `Apply stopped at deadline: 40 fetched (1.2 GiB), 3 cancelled (resumable, 2 kept), 57 not
+    /// started (3.4 GiB). Run the same command again to continue.`: what was done, what a next run
+    /// continues and what it starts.
+    func deadlineLine(_ c: Counts) -> String {
+        let r = remaining
         let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
         // Their declared bytes, a lower bound when some declare no size.
-        let bytes = notStartedBytes == 0 ? "" : " (\(unsized ? "at least " : "")\(ByteCount(notStartedBytes)))"
-        return "Apply stopped at deadline: \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(cancelled) cancelled (resumable, \(kept) kept), \(notStarted) not started\(bytes). Run the same command again to continue."
+        let bytes = r.notStartedBytes == 0 ? "" : " (\(r.unsized > 0 ? "at least " : "")\(ByteCount(r.notStartedBytes)))"
+        return "Apply stopped at deadline: \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes). Run the same command again to continue."
     }
 
     /// The exit status: 0 complete, 1 when a slice failed or was skipped, else the stop reason's

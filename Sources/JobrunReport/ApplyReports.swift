@@ -32,6 +32,18 @@ public enum ApplyReports {
         w.key("success"); w.bool(result.isSuccess)
         w.key("interrupted_by_signal"); if let s = result.stopReason?.signal { w.int(Int64(s)) } else { w.null() }
         w.key("stop_reason"); if let r = result.stopReason { w.string(r.code) } else { w.null() }
+        if result.stopReason != nil {
+            // What the same command continues (cancelled, kept) and starts (not started).
+            let r = result.remaining
+            w.key("remaining")
+            w.beginObject()
+            w.key("cancelled"); w.int(Int64(r.cancelled))
+            w.key("partials_kept"); w.int(Int64(r.kept))
+            w.key("not_started"); w.int(Int64(r.notStarted))
+            w.key("not_started_bytes"); w.int(r.notStartedBytes)
+            w.key("not_started_unsized"); w.int(Int64(r.unsized))
+            w.endObject()
+        }
         w.key("elapsed_seconds"); w.double(seconds(result.elapsed))
         w.endObject()
         w.key("resources")

@@ -34,6 +34,7 @@ import Testing
         #expect(took < .seconds(8), "the run went on long after its deadline: \(took)")
         #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cancelled (resumable, 1 kept), 1 not started. Run the same command again to continue.\n"), "\(result)")
         #expect(report.summary.stopReason == "deadline" && !report.summary.success, "\(report.summary)")
+        #expect(report.summary.remaining == .init(cancelled: 1, partialsKept: 1, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
         let slices = Dictionary(uniqueKeysWithValues: report.resources.flatMap { r in r.slices.map { ("\(r.id)/\($0.path)", $0) } })
         #expect(slices["first/a.bin"]?.status == "fetched")
         #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "interrupted in flight; the partial file is kept")

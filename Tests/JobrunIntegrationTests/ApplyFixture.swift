@@ -138,7 +138,16 @@ struct ApplyJSON: Decodable {
         var success: Bool
         var interruptedBySignal: Int?
         var stopReason: String?
+        var remaining: Remaining?
         var elapsedSeconds: Double
+
+        struct Remaining: Decodable, Equatable {
+            var cancelled: Int
+            var partialsKept: Int
+            var notStarted: Int
+            var notStartedBytes: Int64
+            var notStartedUnsized: Int
+        }
     }
 
     struct Resource: Decodable {
