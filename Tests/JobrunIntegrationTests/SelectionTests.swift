@@ -103,6 +103,16 @@ import Testing
         try await fixture.expectNothingRequested()
     }
 
+    /// terraform's contract: with `--detailed-exitcode`, any error is 1.
+    @Test func anUnknownIdUnderDetailedExitcodeIsAnError() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture))
+        let result = try await fixture.run(["plan", "site.yaml", "--detailed-exitcode", "--resource", "nope"])
+        #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr == "jobrun: error: --resource: no resource 'nope' in the manifests; nothing was done\n", "\(result)")
+    }
+
     @Test func graphDrawsTheSelection() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
