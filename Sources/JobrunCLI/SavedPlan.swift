@@ -78,6 +78,16 @@ struct SavedPlan {
             print("jobrun: error: '\(path)' was saved in an unknown plan format", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
+        // An edited limit of 0 would start nothing and never end.
+        let concurrency = ConcurrencyOverride(total: document.options?.concurrency, perHost: document.options?.perHost)
+        if let total = concurrency.total, !ConcurrencyLimits.totalRange.contains(total) {
+            print("jobrun: error: '\(path)' records a concurrency of \(total), outside 1 to 1024; run 'jobrun plan' again", to: &stderr)
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+        }
+        if let perHost = concurrency.perHost, !ConcurrencyLimits.perHostRange.contains(perHost) {
+            print("jobrun: error: '\(path)' records a per_host of \(perHost), outside 1 to 256; run 'jobrun plan' again", to: &stderr)
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+        }
         let manifests = document.manifests ?? []
         var fingerprints: [String: String] = [:]
         for m in manifests + (document.sliceLists ?? []) {
@@ -96,8 +106,7 @@ struct SavedPlan {
             jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
             fingerprints: fingerprints, outputOverride: document.options?.output,
             allowFileURLs: document.options?.allowFileURLs ?? false,
-            concurrency: ConcurrencyOverride(total: document.options?.concurrency, perHost: document.options?.perHost),
-            selection: document.selection.map { $0.requested ?? [] }, actions: actions)
+            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, actions: actions)
     }
 
     /// Why the plan no longer describes what applying would do, or `nil` when it still does.

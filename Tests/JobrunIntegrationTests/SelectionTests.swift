@@ -200,6 +200,41 @@ import Testing
         #expect(stale.status == 1, "\(stale)")
         #expect(stale.stderr.hasSuffix("jobrun: error: the saved plan is stale: the mirror changed since the plan was made; run 'jobrun plan' again, or apply with --refresh\n"), "\(stale)")
     }
+
+    /// A resource the plan selected that the manifests no longer declare: nothing can be
+    /// refreshed into that selection, so the plan is stale even with `--refresh`.
+    @Test func aSavedSelectionOfAResourceNoLongerDeclaredIsStale() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let manifest = Self.manifest(fixture)
+        try fixture.write(manifest: manifest)
+        #expect(try await fixture.run(["plan", "site.yaml", "--resource", "media", "--out", "plan.json"]).status == 0)
+        try fixture.write(manifest: manifest.replacingOccurrences(of: "id: media", with: "id: film"))
+        for extra in [[], ["--refresh"]] {
+            let stale = try await fixture.run(["apply", "plan.json"] + extra)
+            #expect(stale.status == 1, "\(stale)")
+            #expect(stale.stderr == """
+                jobrun: error: the saved plan is stale: it was made for resource 'media', which the manifests no longer declare; run 'jobrun plan' again
+
+                """, "\(stale)")
+        }
+        #expect(!fixture.directory.exists("mirror"))
+        try await fixture.expectNothingRequested()
+    }
+
+    /// A saved plan edited to an impossible limit is refused, not run with a limit of 0.
+    @Test func aSavedPlanWithALimitOutOfRangeIsRefused() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture))
+        #expect(try await fixture.run(["plan", "site.yaml", "--per-host", "2", "--out", "plan.json"]).status == 0)
+        let saved = try #require(fixture.directory.contents(of: "plan.json"))
+        try fixture.directory.write(file: "plan.json", contents: saved.replacingOccurrences(of: "\"per_host\": 2", with: "\"per_host\": 0"))
+        let refused = try await fixture.run(["apply", "plan.json"])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr == "jobrun: error: 'plan.json' records a per_host of 0, outside 1 to 256; run 'jobrun plan' again\n", "\(refused)")
+        try await fixture.expectNothingRequested()
+    }
 }
 
 extension ApplyFixture {
