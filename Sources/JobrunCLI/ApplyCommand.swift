@@ -40,12 +40,18 @@ struct ApplyCommand: ParsableCommand {
             kept, and the last line is 'Apply stopped at deadline: ...' with what
             was fetched, cancelled and not started (exit 75); ready resources
             take turns, a higher 'priority' first.
+            With --resource, only those resources and the ones they depend on;
+            a saved plan applies the resources it was made for.
             Exit status 0 when every slice is verified, 1 when any failed.
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
 
     @OptionGroup var deadlineOptions: DeadlineOptions
+
+    @OptionGroup var resourceOptions: ResourceOptions
+
+    @OptionGroup var concurrencyOptions: ConcurrencyOptions
 
     @Flag(name: .long, help: "Apply a stale saved plan anyway, re-planning against the current manifests and mirror.")
     var refresh = false
@@ -115,13 +121,15 @@ struct ApplyCommand: ParsableCommand {
         let manifest: Manifest
         let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
         if let saved {
+            try resourceOptions.refuse(beside: saved)
             var options = manifestOptions
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
-            manifest = try options.load(fingerprinting: true, requiringDigests: requireDigests)
+            manifest = try saved.select(from: options.load(
+                fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency)))
         } else {
-            manifest = try manifestOptions.load(requiringDigests: requireDigests)
+            manifest = try resourceOptions.select(from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override))
         }
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)

@@ -19,10 +19,15 @@ struct ManifestOptions: ParsableArguments {
     /// `fingerprinting`, each file's SHA-256 is kept for saved plans (`ManifestFile.fingerprint`);
     /// only `plan` and a saved plan's staleness check read it. With `requiringDigests`
     /// (`--require-digests`), every slice that declares no digest is an error at its place.
+    /// `concurrency` replaces every resource's transfer limits (`--concurrency`, `--per-host`).
     /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
-    func load(fingerprinting: Bool = false, requiringDigests: Bool = false) throws -> Manifest {
+    func load(fingerprinting: Bool = false, requiringDigests: Bool = false, concurrency: ConcurrencyOverride = ConcurrencyOverride()) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.requiresDigests = requiringDigests
+        options.concurrency = concurrency
+        if let total = concurrency.total, let perHost = concurrency.perHost, perHost > total {
+            StandardError.write("jobrun: warning: --per-host \(perHost) is larger than --concurrency \(total); at most \(total) \(total == 1 ? "transfer runs" : "transfers run") at once\n")
+        }
         options.allowFileURLs = allowFileURLs
         options.outputOverride = output
         if fingerprinting {

@@ -13,6 +13,10 @@ struct SavedPlan {
     var fingerprints: [String: String]
     var outputOverride: String?
     var allowFileURLs: Bool
+    /// `--concurrency` and `--per-host` the plan was made with.
+    var concurrency: ConcurrencyOverride
+    /// The ids `plan --resource` was given, `nil` when the plan covers every resource.
+    var selection: [String]?
     /// `resource id` → `slice path` → action.
     var actions: [String: [String: String]]
 
@@ -26,7 +30,14 @@ struct SavedPlan {
         struct Options: Decodable {
             var output: String?
             var allowFileURLs: Bool?
-            enum CodingKeys: String, CodingKey { case output, allowFileURLs = "allow_file_urls" }
+            var concurrency: Int?
+            var perHost: Int?
+            enum CodingKeys: String, CodingKey {
+                case output, allowFileURLs = "allow_file_urls", concurrency, perHost = "per_host"
+            }
+        }
+        struct Selection: Decodable {
+            var requested: [String]?
         }
         struct Entry: Decodable {
             struct SliceAction: Decodable {
@@ -42,10 +53,11 @@ struct SavedPlan {
         var manifests: [ManifestFile]?
         var sliceLists: [ManifestFile]?
         var options: Options?
+        var selection: Selection?
         var resources: [Entry]?
         enum CodingKeys: String, CodingKey {
             case kind, formatVersion = "format_version", jobrunVersion = "jobrun_version", manifests
-            case sliceLists = "slice_lists", options, resources
+            case sliceLists = "slice_lists", options, selection, resources
         }
     }
 
@@ -66,6 +78,16 @@ struct SavedPlan {
             print("jobrun: error: '\(path)' was saved in an unknown plan format", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
+        // An edited limit of 0 would start nothing and never end.
+        let concurrency = ConcurrencyOverride(total: document.options?.concurrency, perHost: document.options?.perHost)
+        if let total = concurrency.total, !ConcurrencyLimits.totalRange.contains(total) {
+            print("jobrun: error: '\(path)' records a concurrency of \(total), outside 1 to 1024; run 'jobrun plan' again", to: &stderr)
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+        }
+        if let perHost = concurrency.perHost, !ConcurrencyLimits.perHostRange.contains(perHost) {
+            print("jobrun: error: '\(path)' records a per_host of \(perHost), outside 1 to 256; run 'jobrun plan' again", to: &stderr)
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+        }
         let manifests = document.manifests ?? []
         var fingerprints: [String: String] = [:]
         for m in manifests + (document.sliceLists ?? []) {
@@ -83,7 +105,8 @@ struct SavedPlan {
         return SavedPlan(
             jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
             fingerprints: fingerprints, outputOverride: document.options?.output,
-            allowFileURLs: document.options?.allowFileURLs ?? false, actions: actions)
+            allowFileURLs: document.options?.allowFileURLs ?? false,
+            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, actions: actions)
     }
 
     /// Why the plan no longer describes what applying would do, or `nil` when it still does.
@@ -104,5 +127,23 @@ struct SavedPlan {
         }
         if current != actions { return "the mirror changed since the plan was made" }
         return nil
+    }
+
+    /// `manifest` narrowed to the resources the plan was made for (`plan --resource`), said on
+    /// stderr as ``ResourceOptions`` says it.
+    /// - Throws: `ExitCode` 1 when an id it selected names no resource now: the manifests
+    ///   changed since, and the plan is stale whatever `--refresh` says.
+    func select(from manifest: Manifest) throws -> Manifest {
+        guard let selection else { return manifest }
+        switch manifest.selecting(ids: selection) {
+        case .success(let narrowed):
+            ResourceOptions.announce(narrowed)
+            return narrowed
+        case .failure(let unknown):
+            for entry in unknown.ids {
+                StandardError.write("jobrun: error: the saved plan is stale: it was made for resource '\(entry.id)', which the manifests no longer declare; run 'jobrun plan' again\n")
+            }
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
     }
 }

@@ -23,11 +23,16 @@ struct VerifyCommand: ParsableCommand {
             Files that passed without a digest count as ok, and the summary
             adds a clause before its period:
               ...; 6 without digests (2 size only, 4 unverified).
-            With --require-digests they fail instead.
+            With --require-digests they fail instead. With --resource, only
+            those resources and the ones they depend on are checked, and --extra
+            looks in their folders only (a file another resource names is not
+            extra there).
             Exit status 0 when every slice is ok, 1 otherwise.
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
+
+    @OptionGroup var resourceOptions: ResourceOptions
 
     @Flag(name: .shortAndLong, help: "Print only the slices that are not ok, and the summary.")
     var quiet = false
@@ -60,7 +65,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let manifest = try manifestOptions.load()
+        let manifest = try resourceOptions.select(from: manifestOptions.load())
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()

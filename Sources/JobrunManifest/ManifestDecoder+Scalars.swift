@@ -65,6 +65,11 @@ extension ManifestDecoder {
         return value
     }
 
+    /// ``integer(_:_:in:)`` for limits kept as `Int`.
+    mutating func integer(_ node: YAMLNode, _ field: String, in range: ClosedRange<Int>) -> Int? {
+        integer(node, field, in: Int64(range.lowerBound)...Int64(range.upperBound)).map { Int($0) }
+    }
+
     /// Decimal digits with an optional sign; `nil` for anything else or on overflow.
     static func parseInteger(_ text: String) -> Int64? {
         var utf8 = Substring(text).utf8[...]

@@ -55,6 +55,7 @@ struct ManifestDecoder {
         }
 
         var settings = ResourceSettings()
+        settings.concurrency = settings.concurrency.overridden(by: options.concurrency)
         var output = "mirror"
         if let d = doc.value(forKey: "defaults", in: root), !doc.isNull(d), requireMapping(d, "'defaults'") {
             checkKeys(d, allowed: Self.defaultsKeys, in: "'defaults'")
@@ -154,11 +155,13 @@ struct ManifestDecoder {
     mutating func readConcurrency(_ node: YAMLNode, into c: inout ConcurrencyLimits) {
         guard requireMapping(node, "'concurrency'") else { return }
         checkKeys(node, allowed: ["total", "per_host"], in: "'concurrency'")
-        if let n = doc.value(forKey: "total", in: node), let v = integer(n, "total", in: 1...1024) { c.total = Int(v) }
-        if let n = doc.value(forKey: "per_host", in: node), let v = integer(n, "per_host", in: 1...256) { c.perHost = Int(v) }
-        if c.perHost > c.total, let n = doc.value(forKey: "per_host", in: node) {
+        if let n = doc.value(forKey: "total", in: node), let v = integer(n, "total", in: ConcurrencyLimits.totalRange) { c.total = v }
+        if let n = doc.value(forKey: "per_host", in: node), let v = integer(n, "per_host", in: ConcurrencyLimits.perHostRange) { c.perHost = v }
+        // Limits given on the command line replace these; the warning would be about values not used.
+        if options.concurrency.isEmpty, c.perHost > c.total, let n = doc.value(forKey: "per_host", in: node) {
             diagnostics.warning("'per_host' (\(c.perHost)) is larger than 'total' (\(c.total)); at most \(c.total) transfers run at once", at: location(n))
         }
+        c = c.overridden(by: options.concurrency)
     }
 
     mutating func readRetries(_ node: YAMLNode, into r: inout RetryPolicy) {

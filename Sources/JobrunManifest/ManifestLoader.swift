@@ -17,6 +17,8 @@ public enum ManifestLoader {
         var files: FileSource = .fileSystem
         /// Makes every slice that declares no digest an error (`--require-digests`).
         public var requiresDigests = false
+        /// Replaces every resource's transfer limits (`--concurrency`, `--per-host`).
+        public var concurrency = ConcurrencyOverride()
 
         public init() {}
     }

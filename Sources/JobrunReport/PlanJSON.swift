@@ -1,5 +1,5 @@
 import JobrunCore
-import JobrunManifest
+public import JobrunManifest
 public import JobrunPlan
 
 /// The plan as a versioned JSON document (`jobrun plan --json`, and the saved plan of `--out`).
@@ -15,9 +15,12 @@ public enum PlanJSON {
     public struct SavedPlanOptions: Sendable {
         public var outputOverride: String?
         public var allowFileURLs: Bool
-        public init(outputOverride: String?, allowFileURLs: Bool) {
+        /// `--concurrency` and `--per-host`, which `apply` uses unless given its own.
+        public var concurrency: ConcurrencyOverride
+        public init(outputOverride: String?, allowFileURLs: Bool, concurrency: ConcurrencyOverride = ConcurrencyOverride()) {
             self.outputOverride = outputOverride
             self.allowFileURLs = allowFileURLs
+            self.concurrency = concurrency
         }
     }
 
@@ -31,6 +34,8 @@ public enum PlanJSON {
             w.beginObject()
             w.key("output"); if let o = savedPlan.outputOverride { w.string(o) } else { w.null() }
             w.key("allow_file_urls"); w.bool(savedPlan.allowFileURLs)
+            w.key("concurrency"); if let n = savedPlan.concurrency.total { w.int(Int64(n)) } else { w.null() }
+            w.key("per_host"); if let n = savedPlan.concurrency.perHost { w.int(Int64(n)) } else { w.null() }
             w.endObject()
         }
         w.key("jobrun_version"); w.string(JobrunVersion.current)
@@ -38,6 +43,8 @@ public enum PlanJSON {
         writeFiles(plan.manifest.files, into: &w)
         w.key("slice_lists")
         writeFiles(plan.manifest.sliceLists, into: &w)
+        w.key("selection")
+        writeSelection(of: plan, into: &w)
         w.key("summary")
         writeCounts(plan.counts, resources: plan.entries.count, into: &w)
         w.key("space")
@@ -63,6 +70,27 @@ public enum PlanJSON {
             w.endObject()
         }
         w.endArray()
+    }
+
+    /// `null` for every resource; with `--resource`, the ids asked for (sorted, so the order
+    /// they were given in does not change the document), the resources planned and how many
+    /// the manifests declare.
+    static func writeSelection(of plan: Plan, into w: inout JSONWriter) {
+        guard let selection = plan.manifest.selection else {
+            w.null()
+            return
+        }
+        w.beginObject()
+        w.key("requested")
+        w.beginArray()
+        for id in selection.requested.sorted() { w.string(id) }
+        w.endArray()
+        w.key("selected")
+        w.beginArray()
+        for entry in plan.entries { w.string(entry.resource.id) }
+        w.endArray()
+        w.key("declared"); w.int(Int64(plan.manifest.declaredResources.count))
+        w.endObject()
     }
 
     static func writeCounts(_ c: PlanCounts, resources: Int?, into w: inout JSONWriter) {

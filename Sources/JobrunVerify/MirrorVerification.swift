@@ -129,14 +129,14 @@ public enum MirrorVerifier {
         return MirrorVerification(entries: entries, counts: total, extraFiles: extra, scanErrors: scanErrors, elapsed: clock.now - start)
     }
 
-    /// Lists files under each output root's resource folders that no slice names.
+    /// Lists files under each output root's resource folders that no slice names. Only the
+    /// selected resources' folders are walked, but a file any declared resource names is
+    /// expected: a resource left out by `--resource` may share a root or a folder.
     static func extraFiles(_ manifest: Manifest) -> ([String], [FileIOError]) {
         var byRoot: [String: (dirs: Set<String>, expected: Set<String>)] = [:]
-        for r in manifest.resources {
-            var entry = byRoot[r.outputRoot] ?? ([], [])
-            entry.dirs.insert(r.dest)
-            for s in r.slices { entry.expected.insert(r.relativePath(of: s)) }
-            byRoot[r.outputRoot] = entry
+        for r in manifest.resources { byRoot[r.outputRoot, default: ([], [])].dirs.insert(r.dest) }
+        for r in manifest.declaredResources where byRoot[r.outputRoot] != nil {
+            for s in r.slices { byRoot[r.outputRoot]?.expected.insert(r.relativePath(of: s)) }
         }
         var found: [String] = []
         var errors: [FileIOError] = []

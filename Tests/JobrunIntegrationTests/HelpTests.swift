@@ -22,10 +22,11 @@ import Testing
 
     /// The flags the documentation promises exist under those exact names.
     @Test(arguments: [
-        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs"]),
-        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs"]),
+        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host"]),
+        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--resource"]),
         ("validate", ["--output", "--allow-file-urls"]),
-        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit"]),
+        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host"]),
+        ("graph", ["--output", "--allow-file-urls", "--resource"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-help")

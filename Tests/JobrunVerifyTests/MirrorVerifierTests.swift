@@ -56,4 +56,38 @@ struct MirrorVerifierTests {
         #expect(checks[2] == .ok(size: 3, digests: [FileCheckerTests.abcSHA256]))
         #expect(checks[3] == .sizeMismatch(expected: 9, actual: 3) && checks[4] == .missing)
     }
+
+    /// With `--resource`, only the selected resources' folders are walked for extra files, and a
+    /// file a resource left out names is not extra, though it lies in a selected folder.
+    @Test func extraFilesOfASelectionKnowTheResourcesLeftOut() throws {
+        let yaml = """
+            version: 1
+            defaults: {output: ./mirror}
+            resources:
+              - {id: whole, dest: "", base_url: "https://h/", slices: [{path: top.txt}]}
+              - {id: part, dest: part, base_url: "https://h/", slices: [{path: in.txt}]}
+              - {id: apart, dest: apart, base_url: "https://h/", slices: [{path: a.txt}]}
+
+            """
+        let extra: [String: [String]] = try withTemporaryDirectory { root in
+            try writeFile(root, "m.yaml", Array(yaml.utf8))
+            for name in ["top.txt", "part/in.txt", "part/stray.txt", "apart/a.txt", "apart/stray.txt", "stray.txt"] {
+                try writeFile(root, "mirror/\(name)", FileCheckerTests.abc)
+            }
+            let loaded = ManifestLoader.load(paths: [root + "/m.yaml"])
+            let manifest = try #require(loaded.manifest, "\(loaded.diagnostics)")
+            var found: [String: [String]] = [:]
+            for ids in [[], ["whole"], ["part"], ["apart"]] {
+                let selected = try manifest.selecting(ids: ids).get()
+                let files = MirrorVerifier.verify(selected, parallelism: 1, findExtraFiles: true).extraFiles ?? []
+                found[ids.first ?? "all"] = files.map { $0.components(separatedBy: "/mirror/").last ?? $0 }
+            }
+            return found
+        }
+        #expect(extra["all"] == ["apart/stray.txt", "part/stray.txt", "stray.txt"])
+        // The root is walked: part/in.txt and apart/a.txt are named by resources left out.
+        #expect(extra["whole"] == ["apart/stray.txt", "part/stray.txt", "stray.txt"])
+        #expect(extra["part"] == ["part/stray.txt"])
+        #expect(extra["apart"] == ["apart/stray.txt"])
+    }
 }

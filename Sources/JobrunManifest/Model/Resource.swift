@@ -107,6 +107,8 @@ public struct Manifest: Sendable {
     public var sliceLists: [ManifestFile] = []
     /// Resources in load order (files in the order given, then document order).
     public var resources: [Resource]
+    /// What `--resource` selected, `nil` when every resource is (see ``selecting(ids:)``).
+    public var selection: ResourceSelection?
 
     public var sliceCount: Int { resources.reduce(0) { $0 + $1.slices.count } }
 }
