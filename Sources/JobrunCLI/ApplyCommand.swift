@@ -111,6 +111,8 @@ struct ApplyCommand: ParsableCommand {
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
+        // The deadline counts from here: the lock wait and the planning are part of the run.
+        let cutoff = deadlineOptions.cutoff()
         let runID = try RunIdentity.resolve()
         let events = RunEvents()
         let resultsToStderr = json  // stdout carries the JSON then
@@ -134,7 +136,7 @@ struct ApplyCommand: ParsableCommand {
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
-        let lock = try lockOutputRoots(of: manifest, events: events)
+        let lock = try lockOutputRoots(of: manifest, events: events, cutoff: cutoff)
         defer { lock.release() }
         let plan = Planner.plan(for: manifest)
         events.emit(.planned(plan.counts))
@@ -148,7 +150,7 @@ struct ApplyCommand: ParsableCommand {
         var options = ApplyOptions()
         options.caFile = cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
-        options.deadline = deadlineOptions.cutoff()
+        options.deadline = cutoff
         let started = Date()
         let executor = Executor(plan: plan, options: options)
         let signals = SignalHandling.install { signal in executor.requestStop(.signal(signal)) }
@@ -199,8 +201,10 @@ extension ApplyCommand {
     /// Locks every output root the manifests write to (``OutputLock``), waiting up to
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.
-    func lockOutputRoots(of manifest: Manifest, events: RunEvents) throws -> OutputLock {
-        let timeout = lockWait ?? .zero  // `validate()` refused anything else
+    func lockOutputRoots(of manifest: Manifest, events: RunEvents, cutoff: ContinuousClock.Instant?) throws -> OutputLock {
+        var timeout = lockWait ?? .zero  // `validate()` refused anything else
+        // Never past the deadline's cutoff.
+        if let cutoff { timeout = max(.zero, min(timeout, cutoff - ContinuousClock.now)) }
         let roots = manifest.resources.map(\.outputRoot)
         do {
             let lock = try OutputLock.acquire(roots: roots, timeout: timeout) { root, holder in

@@ -226,7 +226,7 @@ public struct ApplyResult: Sendable {
                     if entries[e].outcomes[i].keptPartial { r.kept += 1 }
                 } else {
                     r.notStarted += 1
-                    if let size = entries[e].resource.slices[i].size { r.notStartedBytes += size } else { r.unsized += 1 }
+                    if let size = entries[e].resource.slices[i].size { r.notStartedBytes = r.notStartedBytes.saturatingAdding(size) } else { r.unsized += 1 }
                 }
             }
         }

@@ -1,5 +1,4 @@
 import JobrunCore
-public import JobrunManifest
 public import JobrunPlan
 
 /// What happened during a run, in the order it happened. Every output of a run — the human log,
@@ -30,92 +29,4 @@ public enum RunEvent: Sendable {
     case stopRequested(StopReason)
     /// The command ends; always the last event.
     case runEnded(RunEnd)
-}
-
-/// Which slice an event is about, as it may be shown (no query, no secret).
-public struct SliceRef: Sendable, Hashable {
-    public var resource: String
-    public var path: String
-    /// The URL last used, without query and fragment.
-    public var url: String
-
-    public init(resource: String, path: String, url: String) {
-        self.resource = resource
-        self.path = path
-        self.url = url
-    }
-}
-
-/// A slice at its end, with its outcome.
-public struct SettledSlice: Sendable {
-    public var slice: SliceRef
-    public var outcome: SliceOutcome
-    public var integrity: SliceIntegrity
-    /// One of many slices that ended together for one reason, told once by another event (an
-    /// origin given up on, a full disk, a stopped run).
-    public var isBulk: Bool
-
-    public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool) {
-        self.slice = slice
-        self.outcome = outcome
-        self.integrity = integrity
-        self.isBulk = isBulk
-    }
-}
-
-/// Why a resource did not complete.
-public enum ResourceFailure: Sendable, Hashable {
-    /// `count` of `total` slices failed.
-    case slicesFailed(count: Int, total: Int)
-    /// The run stopped before `count` of its `total` slices finished.
-    case unfinished(count: Int, total: Int)
-    /// Its slices are in place but the output folder could not be made durable.
-    case syncFailed(message: String)
-}
-
-/// An origin's circuit breaker (``OriginBreaker`` in the run module) changing state.
-public enum OriginEvent: Sendable, Hashable {
-    /// `failures` attempts in a row failed: one probe at a time from now on.
-    case tripped(failures: Int, last: String)
-    /// A request succeeded again: requests resume.
-    case recovered
-    /// Its probes failed too: `slicesFailed` waiting slices fail without a request.
-    case failing(failures: Int, last: String, slicesFailed: Int)
-}
-
-/// The first event's facts.
-public struct RunStart: Sendable, Hashable {
-    /// `plan`, `apply`, `verify`.
-    public var command: String
-    public var runID: String
-    /// The command line with secrets replaced (``ArgumentRedaction``).
-    public var arguments: [String]
-    /// The SHA-256 of the manifests' bytes, in the order they were read.
-    public var manifestsDigest: String?
-
-    public init(command: String, runID: String, arguments: [String], manifestsDigest: String?) {
-        self.command = command
-        self.runID = runID
-        self.arguments = arguments
-        self.manifestsDigest = manifestsDigest
-    }
-}
-
-/// The last event's facts.
-public struct RunEnd: Sendable {
-    public var exitStatus: Int32
-    public var stopReason: StopReason?
-    /// The command's counts, named as in its JSON summary (`fetched`, `failed`, …).
-    public var counts: [(name: String, value: Int64)]
-    /// The command's last human line (`Apply complete! …`).
-    public var summaryLine: String
-    public var elapsed: Duration
-
-    public init(exitStatus: Int32, stopReason: StopReason?, counts: [(name: String, value: Int64)], summaryLine: String, elapsed: Duration) {
-        self.exitStatus = exitStatus
-        self.stopReason = stopReason
-        self.counts = counts
-        self.summaryLine = summaryLine
-        self.elapsed = elapsed
-    }
 }

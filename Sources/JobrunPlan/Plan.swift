@@ -19,10 +19,13 @@ public enum SliceAction: String, Sendable, Hashable, CaseIterable, Codable {
 public struct SliceDecision: Sendable, Hashable {
     public var action: SliceAction
     public var reason: String?
+    /// For `resume`: the bytes the partial file already holds (the transfer fetches the rest).
+    public var resumeOffset: Int64 = 0
 
-    public init(action: SliceAction, reason: String? = nil) {
+    public init(action: SliceAction, reason: String? = nil, resumeOffset: Int64 = 0) {
         self.action = action
         self.reason = reason
+        self.resumeOffset = resumeOffset
     }
 }
 
@@ -62,8 +65,7 @@ public struct PlanCounts: Sendable, Hashable {
     /// `a + b`, or `Int64.max` past it: declared sizes go up to 1 PiB each, so a manifest can
     /// declare more bytes than an `Int64` holds, and a plan must say "too much", not trap.
     static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        return overflow ? .max : sum
+        a.saturatingAdding(b)
     }
 
     static func += (lhs: inout PlanCounts, rhs: PlanCounts) {

@@ -49,7 +49,7 @@ public enum Planner {
                     let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
                     partial.continues(identity: r.identity(of: s), expectedSize: s.size)
                 {
-                    decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded")
+                    decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded", resumeOffset: partial.size)
                     bytes = s.size.map { $0 - partial.size }
                 }
                 switch checks[k] {

@@ -154,13 +154,8 @@ public enum ApplyReports {
 
     /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.
     static func incompleteRun(_ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport.Suite {
-        var inFlight = 0
-        var notStarted = 0
-        for e in result.entries.indices {
-            for i in result.entries[e].outcomes.indices where result.entries[e].outcomes[i].status == .skipped {
-                if result.entries[e].outcomes[i].failure?.kind == .interrupted { inFlight += 1 } else { notStarted += 1 }
-            }
-        }
+        let remaining = result.remaining
+        let (inFlight, notStarted) = (remaining.cancelled, remaining.notStarted)
         let name = reason.description
         let message = "the run was stopped by \(name) before it finished: \(inFlight) slices cut in flight, \(notStarted) not finished"
         let run = JUnitReport.TestCase(

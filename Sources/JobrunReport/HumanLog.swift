@@ -51,6 +51,7 @@ public final class HumanLog: RunObserver {
                 notices("jobrun: stopping at the deadline; transfers in flight are cancelled, their partial files kept\n")
             }
         case .runEnded(let end):
+            stopReason = end.stopReason ?? stopReason
             if let skipped = end.counts.first(where: { $0.name == "skipped" })?.value, skipped > 0 {
                 results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(stopReason == .deadline ? "stopped at the deadline" : "interrupted")).\n")
             }
@@ -63,8 +64,8 @@ public final class HumanLog: RunObserver {
     private func describe(_ cause: ResourceFailure) -> String {
         switch cause {
         case .slicesFailed(let count, let total): "\(count) of \(total) slices failed"
-        case .unfinished(let count, let total):
-            "\(stopReason == .deadline ? "stopped at the deadline" : "interrupted"), \(count) of \(total) slices not finished"
+        case .unfinished(let count, let total, let reason):
+            "\((reason ?? stopReason) == .deadline ? "stopped at the deadline" : "interrupted"), \(count) of \(total) slices not finished"
         case .syncFailed(let message): "cannot sync the output folder: \(message)"
         }
     }

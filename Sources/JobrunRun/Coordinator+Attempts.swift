@@ -166,7 +166,8 @@ extension Coordinator {
                     progress.bytesReceived += result.bodyBytes
                     jobs[j].inFlight = 0
                     scheduler.ended(at: jobs[j].origin)
-                    if !scheduler.gates.isEmpty { scheduler.observe(jobs[j].origin, bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
+                    // Under the slice's own origin, where the gate looks (a redirect's target serves it).
+                    if !scheduler.gates.isEmpty { scheduler.observe(jobs[j].own.origin, bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
                     freedSlots = true
                     if diskFullCount == 0, writer.hasBodyToCheck(result) {
                         bodies.append((j, writer, result))

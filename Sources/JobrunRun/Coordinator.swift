@@ -109,7 +109,9 @@ struct Coordinator {
     let bodyBuffers = BodyBufferPool()
 
     enum ResourceState: Equatable {
-        case waiting, active, complete, failed, skipped(String)
+        /// `unfinished`: the run stopped before all its slices ended (none failed); its
+        /// dependents are not started rather than skipped as dependency failures.
+        case waiting, active, complete, failed, unfinished, skipped(String)
     }
 
     init(executor: Executor, events: RunEvents, engines: [CurlEngine], store: BodyStore) {
@@ -155,11 +157,11 @@ struct Coordinator {
                     progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
                 case .fetch, .refetch, .resume:
                     progress.slicesToTransfer += 1
-                    if let size = slice.size { progress.bytesToTransfer += size } else { progress.unsizedToTransfer += 1 }
+                    if let size = slice.size { progress.bytesToTransfer = progress.bytesToTransfer.saturatingAdding(size) } else { progress.unsizedToTransfer += 1 }
                 }
                 indices.append(jobs.count)
                 jobs.append(job)
-                if options.deadline != nil { expectedSizes.append(slice.size) }
+                if options.deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
                 sequence += 1
             }
             jobsOfResource.append(indices)
@@ -182,7 +184,15 @@ struct Coordinator {
     mutating func run() -> ApplyResult {
         activateRunnableResources()
         while true {
-            if let reason = executor.stopReason, !isStopping { stop(reason) }
+            if let reason = executor.stopReason {
+                if !isStopping {
+                    stop(reason)
+                } else if stopReason == .deadline, reason != .deadline {
+                    // A signal during the deadline's stop is what the run ends with (130, 143).
+                    stopReason = reason
+                    events.emit(.stopRequested(reason))
+                }
+            }
             if let cutoff = options.deadline, !isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
             releaseDueRetries()
             if !isStopping { dispatch() }
@@ -246,9 +256,8 @@ struct Coordinator {
     /// Starts every waiting resource whose dependencies are complete; skips those whose
     /// dependencies failed.
     mutating func activateRunnableResources() {
-        // A stopped run starts nothing, and its unfinished resources are not dependency failures;
-        // nor does one that has reached its deadline and only finishes what is under way.
-        guard stopReason == nil else { return }
+        // A stopped run starts nothing, and its unfinished resources are not dependency failures.
+        guard !isStopping else { return }
         var changed = true
         while changed {
             changed = false
@@ -257,6 +266,9 @@ struct Coordinator {
                 if let failed = deps.first(where: { resourceState[$0.entry] == .failed || { if case .skipped = $0 { true } else { false } }(resourceState[$0.entry]) }) {
                     skip(resource: r, reason: "depends on '\(failed.id)', which did not complete")
                     changed = true
+                } else if deps.contains(where: { resourceState[$0.entry] == .unfinished }) {
+                    // Left waiting: not started at the end of the run (its dependency was cut short).
+                    continue
                 } else if deps.allSatisfy({ resourceState[$0.entry] == .complete }) {
                     resourceState[r] = .active
                     if !allDone(resource: r) {
@@ -342,8 +354,8 @@ struct Coordinator {
             events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .slicesFailed(count: counts.failed, total: total)))
         } else {
             // Skipped slices of an active resource: the run was stopped before they finished.
-            resourceState[r] = .failed
-            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .unfinished(count: counts.skipped, total: total)))
+            resourceState[r] = .unfinished
+            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .unfinished(count: counts.skipped, total: total, reason: stopReason)))
         }
         activateRunnableResources()
     }
@@ -355,7 +367,7 @@ struct Coordinator {
         let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
         progress.slicesSettled += 1
-        progress.bytesSettled += slice.size ?? 0
+        progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
         events.emit(.sliceSettled(SettledSlice(
             slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL),
             outcome: outcome, integrity: slice.integrity, isBulk: bulk)))
@@ -386,8 +398,8 @@ struct Coordinator {
         }
     }
 
-    /// Starts slices while the limits allow: the earliest ready slice (plan order) of any host
-    /// that is below its limit and not cooling down.
+    /// Starts slices while the scheduler allows (limits, cooldowns, breakers, turns, priorities,
+    /// gates), and carries out what its gates decide for the others.
     mutating func dispatch() {
         // Repeated ENOSPC: slices that became ready since fail instead of starting.
         if diskFullCount >= 2 {
@@ -409,11 +421,12 @@ struct Coordinator {
             case .park(let j, let until):
                 jobs[j].state = .delayed(until: until)
                 delayedJobs.insert(j)
-            case .notStarted(let j, let reason):
-                // Only the deadline holds slices back for the rest of the run: the run ends when
-                // what is under way has.
-                stopReason = stopReason ?? .deadline
+            case .notStarted(let j, let reason, let stop):
+                // A gate that holds slices back for the rest of the run (the deadline) ends it
+                // early: it finishes what is under way and what still fits.
+                if let stop { stopReason = stopReason ?? stop }
                 settle(j, SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: reason, displayURL: displayURL(j)), bulk: true)
+                finishResourceIfDone(jobs[j].resource)
             }
         }
     }

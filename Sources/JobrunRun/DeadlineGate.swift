@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunOutcome
 
 /// The run's deadline as a gate: a slice does not start when it would not finish before the
 /// cutoff (the deadline less its margin) at the rate its origin has shown, with room to spare;
@@ -14,10 +15,11 @@ struct DeadlineGate: DispatchGate {
 
     func decide(_ c: Candidate, now: ContinuousClock.Instant) -> GateDecision {
         let left = Double((cutoff - now).wholeMilliseconds) / 1000
-        guard left > 0 else { return .deferred("not started: the deadline has come") }
+        guard left > 0 else { return .deferred("not started: the deadline has come", .deadline) }
         guard let bytes = c.expectedBytes, let rate = c.throughput?.bytesPerSecond, rate > 0 else { return .admit }
         let needed = Double(bytes) / rate * Self.safetyFactor + Self.safetySeconds
         guard needed > left else { return .admit }
-        return .deferred("not started: it needs about \(Int(needed.rounded(.up))) s at \(ByteCount(Int64(rate)))/s (\(c.origin)), and \(Int(left)) s are left before the deadline")
+        return .deferred(
+            "not started: it needs about \(Int(needed.rounded(.up))) s at \(ByteCount(Int64(rate)))/s (\(c.origin)), and \(Int(left)) s are left before the deadline", .deadline)
     }
 }

@@ -1,9 +1,9 @@
 /// The ready jobs of one origin, by resource: each resource's jobs in plan order (a
-/// ``Coordinator/ReadyQueue``), resources grouped by priority (highest first) and taking turns
+/// ``ReadyQueue``), resources grouped by priority (highest first) and taking turns
 /// within a priority. Taking the head is O(1); so is queuing a job behind its resource's others.
 struct OriginQueue {
     /// A resource's turn: its waiting jobs.
-    private var byResource: [Int: Coordinator.ReadyQueue] = [:]
+    private var byResource: [Int: ReadyQueue] = [:]
     /// Priorities with waiting resources, highest first, each with its resources in turn order.
     private var classes: [(priority: Int, turns: Turns)] = []
     /// The scheduler's turn counter when this origin last started a job.
@@ -29,7 +29,7 @@ struct OriginQueue {
                 classes.insert((priority, turns), at: at)
             }
         }
-        byResource[resource, default: Coordinator.ReadyQueue()].insert(job, sequence: sequence, sequenceOf: sequenceOf)
+        byResource[resource, default: ReadyQueue()].insert(job, sequence: sequence, sequenceOf: sequenceOf)
     }
 
     /// Removes the head job; its resource goes to the back of its turns if it has more.

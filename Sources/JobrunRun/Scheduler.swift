@@ -1,4 +1,5 @@
 import JobrunManifest
+import JobrunOutcome
 
 /// Which ready slice starts next: a pure state machine, fed what happens (a slice became ready,
 /// a transfer started or ended, an origin cools down) and asked for the next action at an
@@ -17,8 +18,9 @@ struct Scheduler {
     enum Action: Equatable {
         /// Start job `job`'s attempt at `origin`.
         case start(job: Int, origin: String)
-        /// A gate holds the job back for this run: it is not started, for `reason`.
-        case notStarted(job: Int, reason: String)
+        /// A gate holds the job back for this run: it is not started, for `reason`; `stop`, when
+        /// the gate's reason ends the run early (the deadline).
+        case notStarted(job: Int, reason: String, stop: StopReason?)
         /// A gate holds the job until `until`: it waits like a retry, then is ready again.
         case park(job: Int, until: Instant)
     }
@@ -98,25 +100,23 @@ struct Scheduler {
         !(origins[origin]?.isEmpty ?? true)
     }
 
-    /// Origins with jobs waiting.
-    var waitingOrigins: some Sequence<String> { origins.lazy.filter { !$0.value.isEmpty }.map(\.key) }
-
     // MARK: Output
 
     /// The next thing to do now, or nil when nothing may start. `mayStart` answers for an
     /// origin's breaker, `expectedBytes` for a job's declared size (asked only by gates). The
     /// caller reports a `.start` it carried out with ``started(at:)``.
     mutating func next(now: Instant, mayStart: (String) -> Bool, expectedBytes: (Int) -> Int64?) -> Action? {
-        var best: (origin: String, priority: Int, turn: UInt64)?
+        var best: (origin: String, priority: Int, turn: UInt64, job: Int)?
         for (origin, queue) in origins {
             guard let head = queue.head else { continue }
-            // Higher priority first; at equal priority the origin served longest ago.
-            if let b = best, head.priority < b.priority || (head.priority == b.priority && queue.lastTurn >= b.turn) { continue }
+            // Higher priority first; at equal priority the origin served longest ago, then the
+            // one whose next job comes first in the plan (jobs are numbered in plan order).
+            if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
             if let until = cooldownUntil[origin], until > now { continue }
             let limits = lanes[head.resource]?.limits ?? ConcurrencyLimits()
             if runningByOrigin[origin, default: 0] >= limits.perHost || running >= limits.total { continue }
             if !mayStart(origin) { continue }
-            best = (origin, head.priority, queue.lastTurn)
+            best = (origin, head.priority, queue.lastTurn, head.job)
         }
         guard let pick = best, let head = origins[pick.origin]?.head else { return nil }
         origins[pick.origin]?.removeHead()
@@ -129,8 +129,8 @@ struct Scheduler {
             return .start(job: head.job, origin: pick.origin)
         case .later(let until):
             return .park(job: head.job, until: until)
-        case .deferred(let reason):
-            return .notStarted(job: head.job, reason: reason)
+        case .deferred(let reason, let stop):
+            return .notStarted(job: head.job, reason: reason, stop: stop)
         }
     }
 
@@ -149,24 +149,5 @@ struct Scheduler {
             earliest = earliest.map { min($0, until) } ?? until
         }
         return earliest
-    }
-}
-
-/// A job a gate is asked about.
-struct Candidate {
-    var job: Int
-    var resource: Int
-    var origin: String
-    /// Bytes the slice is expected to transfer, when its size is declared (set by the caller of
-    /// the gate that needs it).
-    var expectedBytes: Int64?
-    var throughput: Throughput?
-
-    init(job: Int, resource: Int, origin: String, expectedBytes: Int64? = nil, throughput: Throughput?) {
-        self.job = job
-        self.resource = resource
-        self.origin = origin
-        self.expectedBytes = expectedBytes
-        self.throughput = throughput
     }
 }

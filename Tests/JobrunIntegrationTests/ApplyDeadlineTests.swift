@@ -83,6 +83,53 @@ import Testing
         #expect(result.stderr.contains("Apply stopped at deadline: 2 fetched"), "\(result)")
     }
 
+    /// A slice held back by the deadline does not stop the rest: a resource whose dependency
+    /// completes later still starts, and the lines say the deadline (not a signal) stopped `r`.
+    @Test func aHeldBackSliceLeavesTheRestOfTheRunGoing() async throws {
+        let fixture = try ApplyFixture(secondPort: true)
+        defer { fixture.finish() }
+        let second = try #require(fixture.server.secondBaseURL)
+        let measured = "/gen/\(256 << 10)/measured.bin"
+        let slowX = "/gen/\(256 << 10)/x.bin"
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              concurrency: {per_host: 1}
+            resources:
+              - id: r
+                slices:
+                  - {path: measured.bin, url: "\(fixture.url(FaultServer.path(measured, faults: "drip=262144")))", size: \(256 << 10)}
+                  - {path: huge.bin, url: "\(fixture.url("/gen/8388608/huge.bin"))", size: 8388608}
+              - id: x
+                slices:
+                  - {path: x.bin, url: "\(second)\(FaultServer.path(slowX, faults: "drip=131072"))", size: \(256 << 10)}
+              - id: y
+                depends_on: [x]
+                slices:
+                  - {path: y.bin, url: "\(fixture.url("/gen/10/y.bin"))", size: 10}
+
+            """)
+        let result = try await fixture.apply(["--deadline", "12s", "--deadline-margin", "1s"])
+        #expect(result.status == 75, "\(result)")
+        #expect(result.stdout.contains("! r: stopped at the deadline, 1 of 2 slices not finished\n"), "\(result)")
+        #expect(result.stdout.contains("+ y: 1 fetched (10 B), 1 size only\n"), "\(result)")
+        #expect(result.stdout.contains("(a dependency failed, or the run was stopped at the deadline)"), "\(result)")
+        #expect(!result.stdout.contains("interrupted"), "\(result)")
+        #expect(try fixture.server.requests(path: "/gen/8388608/huge.bin").isEmpty)
+    }
+
+    /// Declared sizes whose sum overflows 64 bits are counted, not a crash.
+    @Test func hugeDeclaredSizesDoNotOverflow() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let pebibyte: Int64 = 1 << 50
+        let slices = (0..<9_000).map { "      - {path: s\($0), size: \(pebibyte)}" }.joined(separator: "\n")
+        try fixture.write(manifest: "version: 1\nresources:\n  - id: r\n    base_url: \(fixture.url("/gen/1/"))\n    slices:\n\(slices)\n")
+        let result = try await fixture.apply(["--no-space-check", "--deadline", "2000-01-01T00:00:00Z"])
+        #expect(result.status == 75, "\(result.stderr)")
+        #expect(result.stdout.contains("9000 not started ("), "\(result.stdout.suffix(300))")
+    }
+
     /// A deadline already past starts nothing: everything is "not started", exit 75.
     @Test func aDeadlineInThePastStartsNothing() async throws {
         let fixture = try ApplyFixture()

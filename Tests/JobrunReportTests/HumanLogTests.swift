@@ -90,7 +90,7 @@ import Testing
     func theEnd(reason: StopReason?, words: String) {
         let (log, lines) = Self.log()
         if let reason { log.observe(.stopRequested(reason)) }
-        log.observe(.resourceFailed(id: "r", counts: ApplyResult.Counts(), cause: .unfinished(count: 2, total: 5)))
+        log.observe(.resourceFailed(id: "r", counts: ApplyResult.Counts(), cause: .unfinished(count: 2, total: 5, reason: reason)))
         log.observe(.runEnded(RunEnd(exitStatus: 1, stopReason: reason, counts: [("fetched", 1), ("skipped", 2)], summaryLine: "Apply x! Slices: …", elapsed: .zero)))
         #expect(lines.results == [
             "! r: \(words), 2 of 5 slices not finished\n",

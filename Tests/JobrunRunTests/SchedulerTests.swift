@@ -1,4 +1,5 @@
 import JobrunManifest
+import JobrunOutcome
 import Testing
 @testable import JobrunRun
 
@@ -112,6 +113,19 @@ import Testing
         for k in stride(from: 0, to: 6, by: 2) { #expect((order[k] < 10) != (order[k + 1] < 10), "\(order)") }
     }
 
+    /// Origins that tie (same priority, never served) start in plan order, whatever order a
+    /// dictionary keeps them in.
+    @Test func tiesGoToPlanOrder() {
+        for _ in 0..<20 {
+            var s = Scheduler()
+            s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
+            for (k, origin) in (0..<8).map({ "http://o\($0)" }).enumerated().reversed() {
+                Self.enqueue(&s, [k * 10], resource: 0, origin: origin)
+            }
+            #expect(Self.started(Self.drain(&s)) == [0])
+        }
+    }
+
     @Test func aCoolingOriginOrOneItsBreakerHoldsStartsNothing() {
         var s = Scheduler()
         s.describe(resource: 0, as: Self.lane())
@@ -147,11 +161,13 @@ import Testing
     @Test func gatesHoldJobsBack() {
         var s = Scheduler()
         s.describe(resource: 0, as: Self.lane(total: 2, perHost: 2))
-        s.gates = [FakeGate(decisions: [0: .deferred("no time"), 1: .later(Self.at(5))])]
+        s.gates = [FakeGate(decisions: [0: .deferred("no time", .deadline), 1: .later(Self.at(5)), 4: .deferred("metered", nil)])]
         Self.enqueue(&s, [0, 1, 2, 3, 4], resource: 0)
         let actions = Self.drain(&s)
-        #expect(actions == [.notStarted(job: 0, reason: "no time"), .park(job: 1, until: Self.at(5)), .start(job: 2, origin: "http://a"), .start(job: 3, origin: "http://a")])
+        #expect(actions == [.notStarted(job: 0, reason: "no time", stop: .deadline), .park(job: 1, until: Self.at(5)), .start(job: 2, origin: "http://a"), .start(job: 3, origin: "http://a")])
         #expect(s.running == 2 && s.waiting == 1)
+        s.ended(at: "http://a")
+        #expect(Self.drain(&s) == [.notStarted(job: 4, reason: "metered", stop: nil)])
     }
 
     /// The deadline gate with a fake clock: without a measured rate or a size a slice starts
@@ -169,10 +185,11 @@ import Testing
         #expect(decide(100 << 20, nil, at: 59) == .admit)
         #expect(decide(30 << 20, rate, at: 0) == .admit)  // 30 s × 1.25 + 1 s < 60 s
         #expect(decide(30 << 20, rate, at: 30) != .admit)  // 38.5 s > 30 s
-        if case .deferred(let why) = decide(30 << 20, rate, at: 30) {
+        if case .deferred(let why, let stop) = decide(30 << 20, rate, at: 30) {
+            #expect(stop == .deadline)
             #expect(why == "not started: it needs about 39 s at 1.0 MiB/s (http://a), and 30 s are left before the deadline")
         }
-        #expect(decide(nil, nil, at: 60) == .deferred("not started: the deadline has come"))
+        #expect(decide(nil, nil, at: 60) == .deferred("not started: the deadline has come", .deadline))
     }
 
     @Test func throughputIsSmoothed() {

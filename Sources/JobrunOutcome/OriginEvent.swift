@@ -1,0 +1,9 @@
+/// An origin's circuit breaker (``OriginBreaker`` in the run module) changing state.
+public enum OriginEvent: Sendable, Hashable {
+    /// `failures` attempts in a row failed: one probe at a time from now on.
+    case tripped(failures: Int, last: String)
+    /// A request succeeded again: requests resume.
+    case recovered
+    /// Its probes failed too: `slicesFailed` waiting slices fail without a request.
+    case failing(failures: Int, last: String, slicesFailed: Int)
+}

@@ -1,0 +1,18 @@
+/// A job a gate is asked about.
+struct Candidate {
+    var job: Int
+    var resource: Int
+    var origin: String
+    /// Bytes the slice is expected to transfer, when its size is declared (set by the caller of
+    /// the gate that needs it).
+    var expectedBytes: Int64?
+    var throughput: Throughput?
+
+    init(job: Int, resource: Int, origin: String, expectedBytes: Int64? = nil, throughput: Throughput?) {
+        self.job = job
+        self.resource = resource
+        self.origin = origin
+        self.expectedBytes = expectedBytes
+        self.throughput = throughput
+    }
+}

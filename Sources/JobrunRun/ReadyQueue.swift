@@ -1,0 +1,27 @@
+/// Ready jobs of one resource at one origin, kept in plan (sequence) order; taking the first is O(1).
+struct ReadyQueue {
+    private var items: [Int] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var first: Int? { isEmpty ? nil : items[head] }
+
+    mutating func removeFirst() {
+        head += 1
+        // Drop the consumed prefix now and then, so the storage stays proportional to what waits.
+        if head >= 1024 && head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Inserts `j` before the first waiting job with a larger sequence number.
+    mutating func insert(_ j: Int, sequence seq: Int, sequenceOf: (Int) -> Int) {
+        if let last = items.last, head < items.count, sequenceOf(last) > seq {
+            let at = items[head...].firstIndex { sequenceOf($0) > seq } ?? items.count
+            items.insert(j, at: at)
+        } else {
+            items.append(j)
+        }
+    }
+}
