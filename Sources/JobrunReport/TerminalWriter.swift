@@ -11,7 +11,8 @@ import JobrunCore
 /// them, so the run's thread never waits for a terminal that stalls (^S, a slow remote link).
 /// That thread redraws at most once per ``minimumGap`` (lines that come in the meantime are
 /// written together, with one redraw), and asks the terminal's size before every draw, so a
-/// resize is followed at the next redraw. Calls come from one thread (the run's).
+/// resize is followed at the next redraw. `print`, `show` and `close` come from one thread
+/// (the run's); `suspend` and `resume` from any.
 public final class TerminalWriter: Sendable {
     /// The display's lines for a terminal of a given size, rendered when they are drawn.
     public typealias Frame = @Sendable (TerminalSize) -> [String]
@@ -19,11 +20,18 @@ public final class TerminalWriter: Sendable {
     /// At most ten redraws a second: enough to look live, little for a slow terminal.
     public static let minimumGap: Duration = .milliseconds(100)
 
+    /// Transitions: `direct` → `live` (first frame); `live` ⇄ `suspended`; `live` or
+    /// `suspended` → `closing` → `closed`; `direct` → `closed`.
     private enum Phase {
         /// No display yet: lines are written at once.
         case direct
-        /// The display's thread writes everything.
+        /// The display's thread writes lines and draws frames.
         case live
+        /// The display's thread has removed the display (the process is being stopped) and
+        /// writes lines only.
+        case suspended
+        /// The display's thread writes what is left, removes the display and ends.
+        case closing
         /// The display is gone for good: lines are written at once, frames ignored.
         case closed
     }
@@ -33,12 +41,15 @@ public final class TerminalWriter: Sendable {
         var lines: [LiveRegion.Output] = []
         var frame: Frame?
         var hasNewFrame = false
-        var isClosing = false
+        /// ``suspend()`` calls, and the last of them the display's thread has carried out.
+        var suspensions = 0
+        var suspensionsDone = 0
     }
 
     private final class Shared: Sendable {
         let state = Mutex(State())
         let wake = DispatchSemaphore(value: 0)
+        let suspended = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
     }
 
@@ -61,9 +72,13 @@ public final class TerminalWriter: Sendable {
     /// there is one.
     public func print(_ text: String, to fd: Int32) {
         let isQueued = shared.state.withLock { s in
-            guard s.phase == .live else { return false }
-            s.lines.append(LiveRegion.Output(fd: fd, text))
-            return true
+            switch s.phase {
+            case .direct, .closed:
+                return false
+            case .live, .suspended, .closing:
+                s.lines.append(LiveRegion.Output(fd: fd, text))
+                return true
+            }
         }
         if isQueued {
             shared.wake.signal()
@@ -79,12 +94,16 @@ public final class TerminalWriter: Sendable {
     @discardableResult
     public func show(_ frame: @escaping Frame) -> Int32? {
         let mustStart = shared.state.withLock { s in
-            guard s.phase != .closed else { return false }
-            let isFirst = s.phase == .direct
-            s.phase = .live
-            s.frame = frame
-            s.hasNewFrame = true
-            return isFirst
+            switch s.phase {
+            case .closing, .closed:
+                return false
+            case .direct, .live, .suspended:
+                let isFirst = s.phase == .direct
+                if isFirst { s.phase = .live }
+                s.frame = frame
+                s.hasNewFrame = true
+                return isFirst
+            }
         }
         if mustStart {
             let shared = self.shared
@@ -98,18 +117,52 @@ public final class TerminalWriter: Sendable {
         return nil
     }
 
+    /// Removes the display and shows the cursor, for a process about to be stopped (^Z): the
+    /// shell gets its terminal back as it was. Returns once done, or after a second when the
+    /// terminal does not take the bytes. Lines are still printed; frames wait for ``resume()``.
+    public func suspend() {
+        let number: Int? = shared.state.withLock { s in
+            guard s.phase == .live else { return nil }
+            s.phase = .suspended
+            s.suspensions += 1
+            return s.suspensions
+        }
+        guard let number else { return }
+        shared.wake.signal()
+        let deadline = DispatchTime.now() + .seconds(1)
+        while shared.state.withLock({ $0.suspensionsDone < number }) {
+            guard shared.suspended.wait(timeout: deadline) == .success else { return }
+        }
+    }
+
+    /// Draws the display again after ``suspend()`` (the process was continued).
+    public func resume() {
+        let isResumed = shared.state.withLock { s in
+            guard s.phase == .suspended else { return false }
+            s.phase = .live
+            s.hasNewFrame = true
+            return true
+        }
+        if isResumed { shared.wake.signal() }
+    }
+
     /// Writes every line handed over, removes the display and shows the cursor again; returns
     /// when that is done. Later lines are written at once.
     public func close() {
-        let wasLive = shared.state.withLock { s in
-            defer { s.phase = .closed }
-            guard s.phase == .live else { return false }
-            s.isClosing = true
-            return true
+        let hasThread = shared.state.withLock { s in
+            switch s.phase {
+            case .direct, .closed:
+                s.phase = .closed
+                return false
+            case .live, .suspended, .closing:
+                s.phase = .closing
+                return true
+            }
         }
-        guard wasLive else { return }
+        guard hasThread else { return }
         shared.wake.signal()
         shared.finished.wait()
+        shared.state.withLock { $0.phase = .closed }
     }
 
     /// Clears a display that may be on screen and shows the cursor, for a process about to exit
@@ -121,39 +174,45 @@ public final class TerminalWriter: Sendable {
         write([LiveRegion.Output(fd: fd, LiveRegion.clearBelow + LiveRegion.showCursor)])
     }
 
-    /// The display's thread: waits for lines or a frame, lets at least ``minimumGap`` pass since
-    /// the previous draw (unless closing), then writes what came and the display, rendered for
-    /// the terminal's size now.
+    /// The display's thread: waits for lines, a frame or a change of phase, lets at least
+    /// ``minimumGap`` pass since the previous draw (unless the display is to go), then writes
+    /// what came and the display, rendered for the terminal's size now.
     private static func drawLoop(_ shared: Shared, fd: Int32) {
         var region = LiveRegion(fd: fd)
         var lastDraw: ContinuousClock.Instant?
         while true {
             shared.wake.wait()
-            while let last = lastDraw, !shared.state.withLock({ $0.isClosing }) {
+            while let last = lastDraw, shared.state.withLock({ $0.phase == .live }) {
                 let wait = last + minimumGap - .now
                 guard wait > .zero else { break }
-                // Woken early by more lines, or by `close()`: they wait for the same redraw.
+                // Woken early by more lines, or a change of phase: they wait for the same redraw.
                 _ = shared.wake.wait(timeout: .now() + .nanoseconds(Int(wait.wholeMilliseconds + 1) * 1_000_000))
             }
-            let (lines, frame, hasNewFrame, isClosing) = shared.state.withLock { s in
+            let (lines, frame, hasNewFrame, phase, suspensions) = shared.state.withLock { s in
                 defer {
                     s.lines = []
                     s.hasNewFrame = false
                 }
-                return (s.lines, s.frame, s.hasNewFrame, s.isClosing)
+                return (s.lines, s.frame, s.hasNewFrame, s.phase, s.suspensions)
             }
-            guard !lines.isEmpty || hasNewFrame || isClosing else { continue }
+            // While suspended or closing, every turn removes the display (once) and says so.
+            if phase == .live && lines.isEmpty && !hasNewFrame { continue }
             let size = TerminalSize.of(fd) ?? .fallback
-            var display = isClosing ? [] : frame?(size) ?? []
             // The cursor returns to the display's first line: all of it must be on screen.
-            display = Array(display.prefix(max(1, size.rows - 1)))
+            let display = phase == .live ? Array((frame?(size) ?? []).prefix(max(1, size.rows - 1))) : []
             let output = region.update(printing: lines, display: display)
             drawnOn.store(region.state == .drawn ? fd : -1, ordering: .relaxed)
             write(output)
             lastDraw = .now
-            if isClosing {
+            switch phase {
+            case .suspended:
+                shared.state.withLock { $0.suspensionsDone = suspensions }
+                shared.suspended.signal()
+            case .closing:
                 shared.finished.signal()
                 return
+            case .direct, .live, .closed:
+                break
             }
         }
     }

@@ -104,6 +104,29 @@ import Testing
         #expect(try session.format("#{cursor_flag}") == "1", "the cursor is still hidden")
     }
 
+    /// ^Z during the display: it goes and the cursor is shown while the process is stopped;
+    /// continued, the display comes back, and the run ends as it would have.
+    @Test func aSuspendGivesTheTerminalBack() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: ApplyProgressTests.manifest(fixture, seconds: 2))
+        let session = try Self.start(fixture)
+        defer { session.stop() }
+        _ = try await Self.watch(session, [
+            ("the display", TmuxSession.Step { Self.hasDisplay($0) && $0.contains("under way: alpha, beta") }),
+            ("the display gone after ^Z", TmuxSession.Step(action: { try $0.send(keys: "C-z") }) { !Self.hasDisplay($0) }),
+        ])
+        #expect(try session.format("#{cursor_flag}") == "1", "the cursor is hidden while the process is stopped")
+        // The pane's shell leads the process group the terminal stopped.
+        let group = try #require(Int32(session.format("#{pane_pid}")))
+        _ = try await Self.watch(session, [
+            ("the display back after SIGCONT", TmuxSession.Step(action: { _ in kill(-group, SIGCONT) }) { Self.hasDisplay($0) }),
+            ("the end of the run", TmuxSession.Step(timeout: .seconds(60)) { $0.contains("[exit ") }),
+        ])
+        Harness.expectGolden(try Self.transcript(session), "progress/tty-final.txt")
+        #expect(try session.format("#{cursor_flag}") == "1", "the cursor is still hidden")
+    }
+
     /// `NO_COLOR`: the same display without a single color or attribute.
     @Test func noColor() async throws {
         let fixture = try ApplyFixture()

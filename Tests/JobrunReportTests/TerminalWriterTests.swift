@@ -84,6 +84,28 @@ import Testing
         #expect(elapsed >= TerminalWriter.minimumGap * 4, "5 frames drawn in \(elapsed)")
     }
 
+    /// ^Z: `suspend` returns once the display is gone and the cursor shown; lines still print;
+    /// `resume` draws it again.
+    @Test func suspendAndResume() async throws {
+        let pipe = try Pipe()
+        let writer = TerminalWriter(fd: pipe.write)
+        writer.show { _ in ["live"] }
+        try #require(await Poll.until(timeout: .seconds(10)) { pipe.drain().contains("live") })
+        writer.suspend()
+        #expect(pipe.drain().hasSuffix(LiveRegion.clearBelow + LiveRegion.showCursor))
+        writer.show { _ in ["while stopped"] }
+        writer.print("a line\n", to: pipe.write)
+        #expect(await Poll.until(timeout: .seconds(10)) { pipe.drain().hasSuffix("a line\n") })
+        #expect(Self.screen(pipe.received).transcript == ["a line"] && Self.screen(pipe.received).isCursorVisible)
+        writer.resume()
+        #expect(await Poll.until(timeout: .seconds(10)) { Self.screen(pipe.drain()).transcript == ["a line", "while stopped"] })
+        #expect(!Self.screen(pipe.received).isCursorVisible)
+        writer.close()
+        writer.suspend()
+        writer.resume()
+        #expect(Self.screen(pipe.drain()).transcript == ["a line"] && Self.screen(pipe.received).isCursorVisible)
+    }
+
     /// What a second signal calls before `_exit`: the display cleared, the cursor shown.
     @Test func restoringBeforeAnExit() async throws {
         let pipe = try Pipe()
