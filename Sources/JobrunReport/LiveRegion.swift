@@ -8,20 +8,20 @@
 /// when a terminal that rewraps lines on resize (tmux, VTE, kitty) split its lines, since the
 /// cursor moves with the line it is on. The display's lines must be narrower than the terminal
 /// (``TerminalLine``), so that none wraps when drawn.
-public struct LiveRegion: Sendable {
+struct LiveRegion: Sendable {
     /// Text for one descriptor: the lines printed above the display go to stdout or stderr.
-    public struct Output: Sendable, Hashable {
-        public var fd: Int32
-        public var text: String
+    struct Output: Sendable, Hashable {
+        var fd: Int32
+        var text: String
 
-        public init(fd: Int32, _ text: String) {
+        init(fd: Int32, _ text: String) {
             self.fd = fd
             self.text = text
         }
     }
 
     /// Whether a display is on screen.
-    public enum State: Sendable, Hashable {
+    enum State: Sendable, Hashable {
         /// No display; the cursor is as it was found (visible).
         case off
         /// A display is drawn and the cursor is hidden at its top left corner.
@@ -38,17 +38,17 @@ public struct LiveRegion: Sendable {
     static let clearBelow = "\r\u{1B}[K\u{1B}7\u{1B}[B\u{1B}[J\u{1B}8"
 
     /// The descriptor of the terminal the display is drawn on.
-    public let fd: Int32
-    public private(set) var state = State.off
+    let fd: Int32
+    private(set) var state = State.off
 
-    public init(fd: Int32) {
+    init(fd: Int32) {
         self.fd = fd
     }
 
     /// What to write, in order, to print `lines` (whole lines, each ending with a newline) above
     /// the display and draw `display` below them; an empty `display` removes it and shows the
     /// cursor again.
-    public mutating func update(printing lines: [Output], display: [String]) -> [Output] {
+    mutating func update(printing lines: [Output], display: [String]) -> [Output] {
         var out: [Output] = []
         func emit(_ fd: Int32, _ text: String) {
             guard !text.isEmpty else { return }
@@ -75,7 +75,7 @@ public struct LiveRegion: Sendable {
     }
 
     /// What to write to remove the display and show the cursor again.
-    public mutating func remove() -> [Output] {
+    mutating func remove() -> [Output] {
         update(printing: [], display: [])
     }
 }

@@ -4,20 +4,20 @@ import JobrunCore
 /// watches do not jump with every sample (transfers report their bytes in steps, and end one at
 /// a time). An exponentially weighted moving average whose weight depends on the time between
 /// samples, so samples at an irregular pace weigh what their time span is worth.
-public struct RateMeter: Sendable {
+struct RateMeter: Sendable {
     /// After this long, a change of pace is about two thirds reflected.
-    public static let timeConstant: Double = 3
+    static let timeConstant: Double = 3
 
     private var last: (elapsed: Duration, bytes: Int64)?
     /// Bytes per second.
-    public private(set) var rate: Double = 0
+    private(set) var rate: Double = 0
 
-    public init() {}
+    init() {}
 
     /// Takes the bytes counted `elapsed` after the start (from zero at zero); returns the rate.
     /// A sample that does not move forward in time is ignored.
     @discardableResult
-    public mutating func add(bytes: Int64, at elapsed: Duration) -> Double {
+    mutating func add(bytes: Int64, at elapsed: Duration) -> Double {
         let previous = last ?? (.zero, 0)
         let seconds = Double((elapsed - previous.elapsed).wholeMilliseconds) / 1000
         guard seconds > 0 else { return rate }

@@ -1,38 +1,38 @@
 /// One line of a live display: pieces of text, some in a color, cut to the terminal's width
 /// before it is colored so that escape sequences never count as columns.
-public struct TerminalLine: Sendable, Hashable {
-    public enum Color: Int, Sendable, Hashable {
+struct TerminalLine: Sendable, Hashable {
+    enum Color: Int, Sendable, Hashable {
         case red = 31
         case green = 32
         case yellow = 33
     }
 
-    public struct Span: Sendable, Hashable {
-        public var text: String
-        public var color: Color?
+    struct Span: Sendable, Hashable {
+        var text: String
+        var color: Color?
     }
 
-    public private(set) var spans: [Span] = []
+    private(set) var spans: [Span] = []
 
-    public init(_ text: String = "") {
+    init(_ text: String = "") {
         if !text.isEmpty { spans.append(Span(text: text, color: nil)) }
     }
 
-    public mutating func append(_ text: String, _ color: Color? = nil) {
+    mutating func append(_ text: String, _ color: Color? = nil) {
         spans.append(Span(text: text, color: color))
     }
 
     /// Columns the line takes. The display shows resource ids (ASCII by the manifest's rules),
     /// sizes and counts: one column per character.
-    public var width: Int { spans.reduce(0) { $0 + $1.text.unicodeScalars.count } }
+    var width: Int { spans.reduce(0) { $0 + $1.text.unicodeScalars.count } }
 
     /// The plain text, without color.
-    public var text: String { spans.map(\.text).joined() }
+    var text: String { spans.map(\.text).joined() }
 
     /// The line for a terminal `columns` wide: at most `columns - 1` characters (a line filling
     /// the last column makes some terminals wrap at the next character, others not), colored
     /// with SGR sequences when `color` is on, each reset right after its text.
-    public func rendered(columns: Int, color: Bool) -> String {
+    func rendered(columns: Int, color: Bool) -> String {
         var room = max(0, columns - 1)
         var out = ""
         for span in spans where room > 0 {

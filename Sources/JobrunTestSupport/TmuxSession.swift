@@ -70,6 +70,15 @@ public final class TmuxSession: Sendable {
         try run(["send-keys", "-t", "test"] + keys)
     }
 
+    /// Sends `signal` to the command's process group, as the terminal does for ^C or ^Z (the
+    /// pane's first process leads it); SIGCONT is how a stopped command goes on.
+    public func signalProcessGroup(_ signal: Int32) throws {
+        let leader = try format("#{pane_pid}")
+        guard let pid = Int32(leader), pid > 0, kill(-pid, signal) == 0 else {
+            throw ProcessLaunchError(executable: "kill -\(signal) -\(leader)", message: "the pane's process group cannot be signalled")
+        }
+    }
+
     /// A tmux format about the pane: `#{cursor_flag}` is 1 while the cursor is visible.
     public func format(_ format: String) throws -> String {
         try run(["display-message", "-p", "-t", "test", format]).trimmingCharacters(in: .newlines)

@@ -1,5 +1,6 @@
 import Foundation
 import JobrunTestSupport
+import Synchronization
 import Testing
 
 /// The live display in a real terminal (tmux, 100×30, `TERM=xterm-256color`), as a person at it
@@ -109,20 +110,25 @@ import Testing
     @Test func aSuspendGivesTheTerminalBack() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: ApplyProgressTests.manifest(fixture, seconds: 2))
+        // Long enough that work remains once continued: while jobrun is stopped the server
+        // keeps sending, into the socket buffers.
+        try fixture.write(manifest: ApplyProgressTests.manifest(fixture, seconds: 4))
         let session = try Self.start(fixture)
         defer { session.stop() }
+        // Read while stopped, in the same turn as the ^Z and the SIGCONT: a test task may wait
+        // long for its thread, and the process must not stay stopped until the work is done.
+        let cursorWhileStopped = Mutex<String?>(nil)
         _ = try await Self.watch(session, [
             ("the display", TmuxSession.Step { Self.hasDisplay($0) && $0.contains("under way: alpha, beta") }),
             ("the display gone after ^Z", TmuxSession.Step(action: { try $0.send(keys: "C-z") }) { !Self.hasDisplay($0) }),
-        ])
-        #expect(try session.format("#{cursor_flag}") == "1", "the cursor is hidden while the process is stopped")
-        // The pane's shell leads the process group the terminal stopped.
-        let group = try #require(Int32(session.format("#{pane_pid}")))
-        _ = try await Self.watch(session, [
-            ("the display back after SIGCONT", TmuxSession.Step(action: { _ in kill(-group, SIGCONT) }) { Self.hasDisplay($0) }),
+            ("the display back after SIGCONT", TmuxSession.Step(action: { session in
+                let flag = try session.format("#{cursor_flag}")
+                cursorWhileStopped.withLock { $0 = flag }
+                try session.signalProcessGroup(SIGCONT)
+            }) { Self.hasDisplay($0) }),
             ("the end of the run", TmuxSession.Step(timeout: .seconds(60)) { $0.contains("[exit ") }),
         ])
+        #expect(cursorWhileStopped.withLock { $0 } == "1", "the cursor is hidden while the process is stopped")
         Harness.expectGolden(try Self.transcript(session), "progress/tty-final.txt")
         #expect(try session.format("#{cursor_flag}") == "1", "the cursor is still hidden")
     }
