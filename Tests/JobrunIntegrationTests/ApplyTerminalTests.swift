@@ -7,7 +7,8 @@ import Testing
 /// sees it: drawn while transfers run, lines printed above it, gone at the end with nothing of it
 /// left on screen or in the scrollback, and the cursor shown again; the same after a resize, a
 /// signal, or with `NO_COLOR`.
-@Suite(.needsTmux) struct ApplyTerminalTests {
+/// Serialized, as ``ApplyProgressTests`` are.
+@Suite(.needsTmux, .serialized) struct ApplyTerminalTests {
     static let columns = 100
 
     /// A session running `jobrun apply` in the fixture's folder, then saying how it exited
