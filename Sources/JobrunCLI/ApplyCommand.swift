@@ -75,8 +75,10 @@ struct ApplyCommand: ParsableCommand {
     var recordSums: String?
 
     @Option(name: .customLong("progress-interval"), help: ArgumentHelp(
-        "How often a progress line goes to stderr while transfers run (default 30s).", valueName: "duration"))
+        "How often --progress plain writes a line while transfers run (default 30s).", valueName: "duration"))
     var progressInterval: String?
+
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "How long to wait while another apply holds an output root (30s, 5m, 1h30m); without it, exit 75 at once.",
@@ -115,11 +117,8 @@ struct ApplyCommand: ParsableCommand {
         let cutoff = deadlineOptions.cutoff()
         let runID = try RunIdentity.resolve()
         let events = RunEvents()
-        let resultsToStderr = json  // stdout carries the JSON then
-        events.add(HumanLog(
-            results: { line in if resultsToStderr { StandardError.write(line) } else { StandardOutput.write(line) } },
-            notices: { line in StandardError.write(line) }))
-        events.add(PlainProgress(runID: runID, interval: progressEvery ?? .seconds(30)) { line in StandardError.write(line) })
+        // stdout carries the JSON with --json.
+        let display = try progressOptions.install(on: events, runID: runID, interval: progressEvery ?? .seconds(30), resultsToStderr: json)
         let manifest: Manifest
         let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
         if let saved {
@@ -157,6 +156,7 @@ struct ApplyCommand: ParsableCommand {
         defer { signals.cancel() }
         var result: ApplyResult
         do {
+            defer { display.end() }
             result = try executor.run(events: events)
         } catch {
             print("jobrun: error: \(error)", to: &stderr)
@@ -238,7 +238,10 @@ enum SignalHandling {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             let count = SignalCounter()
             source.setEventHandler {
-                if count.increment() > 1 { _exit(sig == SIGTERM ? 143 : 130) }
+                if count.increment() > 1 {
+                    TerminalWriter.restoreBeforeExit()
+                    _exit(sig == SIGTERM ? 143 : 130)
+                }
                 handler(sig)
             }
             source.resume()

@@ -41,6 +41,10 @@ public struct RunProgress: Sendable, Hashable {
         return min(1, Double(slicesSettled) / Double(slicesToTransfer))
     }
 
+    /// Every body byte received so far, those of transfers still running included (as far as they
+    /// have reported them): what a rate is measured by between two moments.
+    public var bytesArrived: Int64 { bytesReceived + bytesInFlight }
+
     /// Bytes still to transfer, when every size is declared.
     public var bytesRemaining: Int64? {
         guard unsizedToTransfer == 0 else { return nil }

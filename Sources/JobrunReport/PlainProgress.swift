@@ -9,7 +9,7 @@ public final class PlainProgress: RunObserver {
     let runID: String
     let write: (String) -> Void
     let wallClock: () -> Int64
-    /// The previous line's time and bytes received: the rate is measured since then.
+    /// The previous line's time and bytes arrived: the rate is measured since then.
     private var previous: (elapsed: Duration, bytes: Int64)?
 
     /// - Parameter wallClock: milliseconds since the epoch.
@@ -27,14 +27,14 @@ public final class PlainProgress: RunObserver {
 
     func line(_ p: RunProgress) -> String {
         let since = previous ?? (.zero, 0)
-        previous = (p.elapsed, p.bytesReceived)
+        previous = (p.elapsed, p.bytesArrived)
         let seconds = Double((p.elapsed - since.elapsed).wholeMilliseconds) / 1000
-        let rate = seconds > 0 ? Double(p.bytesReceived - since.bytes) / seconds : 0
+        let rate = seconds > 0 ? Double(p.bytesArrived - since.bytes) / seconds : 0
         var text = "\(Int(p.fraction * 100))% "
         if let remaining = p.bytesRemaining {
             text += "\(ByteCount(p.bytesToTransfer - remaining)) of \(ByteCount(p.bytesToTransfer))"
         } else {
-            text += "\(ByteCount(p.bytesReceived)) received"
+            text += "\(ByteCount(p.bytesArrived)) received"
         }
         text += ", \(ByteCount(Int64(rate)))/s"
         if let eta = Self.eta(p, rate: rate) { text += ", ETA \(eta)" }

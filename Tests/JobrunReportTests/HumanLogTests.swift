@@ -109,12 +109,12 @@ import Testing
         p.slicesSettled = 2
         p.bytesSettled = 2 << 20
         p.bytesInFlight = 1 << 20
-        p.bytesReceived = 3 << 20
+        p.bytesReceived = 2 << 20
         p.running = 4
         p.retrying = 1
         p.elapsed = .seconds(3)
         progress.observe(.progress(p))
-        p.bytesReceived = 5 << 20
+        p.bytesReceived = 4 << 20
         p.bytesSettled = 4 << 20
         p.elapsed = .seconds(5)
         progress.observe(.progress(p))
