@@ -48,6 +48,8 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Write a versioned JSON summary, one record per slice, to stdout.")
     var json = false
 
+    @OptionGroup var eventOptions: EventOptions
+
     @Flag(name: .customLong("no-space-check"), help: "Start even when the known sizes to fetch exceed the free space (less a margin).")
     var noSpaceCheck = false
 
@@ -90,16 +92,21 @@ struct ApplyCommand: ParsableCommand {
         if let lockTimeout, lockWait == nil {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
         }
+        try eventOptions.refuseSharingStdout(withJSON: json)
     }
 
     func run() throws {
+        try CommandRun.run("apply", events: eventOptions, progressInterval: progressEvery ?? .seconds(30)) { run in try apply(run) }
+    }
+
+    func apply(_ run: CommandRun) throws {
         let preparation = Executor.startPreparingLibraries()
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
-        let runID = try RunIdentity.resolve()
-        let events = RunEvents()
-        let resultsToStderr = json  // stdout carries the JSON then
+        let runID = run.runID
+        let events = run.events
+        let resultsToStderr = json || eventOptions.isOnStdout  // stdout carries the JSON or the events then
         events.add(HumanLog(
             results: { line in if resultsToStderr { StandardError.write(line) } else { StandardOutput.write(line) } },
             notices: { line in StandardError.write(line) }))
@@ -111,14 +118,15 @@ struct ApplyCommand: ParsableCommand {
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
-            manifest = try options.load(fingerprinting: true, requiringDigests: requireDigests)
+            manifest = try options.load(fingerprinting: true, requiringDigests: requireDigests, digest: run.manifestsDigest)
         } else {
-            manifest = try manifestOptions.load(requiringDigests: requireDigests)
+            manifest = try manifestOptions.load(requiringDigests: requireDigests, digest: run.manifestsDigest)
         }
+        run.start()
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
-        let lock = try lockOutputRoots(of: manifest, events: events)
+        let lock = try lockOutputRoots(of: manifest, events: events, runID: runID)
         defer { lock.release() }
         let plan = Planner.plan(for: manifest)
         events.emit(.planned(plan.counts))
@@ -150,18 +158,17 @@ struct ApplyCommand: ParsableCommand {
         if let junit {
             OutputFiles.prepareParent(of: junit)
             do {
-                try ReportClock.finish(ApplyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)).write(to: junit)
+                try ReportClock.finish(ApplyReports.junit(
+                    result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: runID)).write(to: junit)
             } catch {
                 print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
         try sums?.write(result.checksumLists)
-        if json { StandardOutput.write(bytes: ApplyReports.json(result)) }
+        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID)) }
         let status = result.exitStatus
-        events.emit(.runEnded(RunEnd(
-            exitStatus: status.rawValue, stopReason: result.stopReason, counts: result.counts.named,
-            summaryLine: result.summaryLine, elapsed: result.elapsed)))
+        run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 }
@@ -182,11 +189,11 @@ extension ApplyCommand {
     /// Locks every output root the manifests write to (``OutputLock``), waiting up to
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.
-    func lockOutputRoots(of manifest: Manifest, events: RunEvents) throws -> OutputLock {
+    func lockOutputRoots(of manifest: Manifest, events: RunEvents, runID: String) throws -> OutputLock {
         let timeout = lockWait ?? .zero  // `validate()` refused anything else
         let roots = manifest.resources.map(\.outputRoot)
         do {
-            let lock = try OutputLock.acquire(roots: roots, timeout: timeout) { root, holder in
+            let lock = try OutputLock.acquire(roots: roots, timeout: timeout, runID: runID) { root, holder in
                 events.emit(.lockWaited(root: root, holder: holder?.description, timeout: timeout))
             }
             for warning in lock.warnings { StandardError.write("jobrun: warning: \(warning)\n") }

@@ -19,12 +19,14 @@ struct ManifestOptions: ParsableArguments {
     /// `fingerprinting`, each file's SHA-256 is kept for saved plans (`ManifestFile.fingerprint`);
     /// only `plan` and a saved plan's staleness check read it. With `requiringDigests`
     /// (`--require-digests`), every slice that declares no digest is an error at its place.
+    /// `digest` is fed every manifest's bytes as they are read, even when they turn out invalid.
     /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
-    func load(fingerprinting: Bool = false, requiringDigests: Bool = false) throws -> Manifest {
+    func load(fingerprinting: Bool = false, requiringDigests: Bool = false, digest: ManifestsDigest? = nil) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.requiresDigests = requiringDigests
         options.allowFileURLs = allowFileURLs
         options.outputOverride = output
+        if let digest { options.manifestRead = { digest.add($0) } }
         if fingerprinting {
             options.fingerprint = { bytes in (try? Digest.compute(.sha256, of: bytes))?.hex ?? "" }
         }

@@ -22,10 +22,10 @@ import Testing
 
     /// The flags the documentation promises exist under those exact names.
     @Test(arguments: [
-        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs"]),
-        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs"]),
+        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--events"]),
+        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--events"]),
         ("validate", ["--output", "--allow-file-urls"]),
-        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit"]),
+        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--events"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-help")
