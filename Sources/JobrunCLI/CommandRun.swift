@@ -14,10 +14,10 @@ import JobrunReport
 /// (``summarize(counts:summaryLine:stopReason:)``). The stream's file is complete when ``run(_:events:progressInterval:_:)``
 /// returns.
 ///
-/// The only ways out without `run_end`: an unusable `JOBRUN_RUN_ID` or an events file that
-/// cannot be opened (exit 64 or 74, before the stream exists), a second SIGINT or SIGTERM
-/// during a transfer (it exits at once), a signal while reading manifests or planning (not
-/// handled then), and SIGKILL.
+/// A SIGINT or SIGTERM that ends the process at once (any outside apply's transfers, a second
+/// one during them) writes `run_end` first (``SignalHandling``). The only ways out without
+/// `run_end`: an unusable `JOBRUN_RUN_ID` or an events file that cannot be opened (exit 64 or
+/// 74, before the stream exists), and SIGKILL.
 final class CommandRun {
     let command: String
     let runID: String
@@ -55,7 +55,14 @@ final class CommandRun {
         let writer = try Self.openStream(path)
         self.writer = writer
         manifestsDigest = ManifestsDigest()
-        events.add(EventStream(runID: runID, progressInterval: progressInterval, output: writer))
+        let stream = EventStream(runID: runID, progressInterval: progressInterval, output: writer)
+        events.add(stream)
+        let started = self.started
+        SignalHandling.exitAfterLastWords { signal in
+            stream.observe(.runEnded(RunEnd(
+                exitStatus: StopReason.signal(signal).exitStatus.rawValue, stopReason: .signal(signal), counts: [],
+                summaryLine: nil, elapsed: ContinuousClock.now - started)))
+        }
     }
 
     /// The writer for `--events PATH` (`-`: stdout). A reader that goes away is a write error

@@ -92,16 +92,18 @@ public final class BackgroundWriter: Sendable {
     }
 
     /// Writes what is pending, stops the thread and waits for it (and closes the descriptor when
-    /// it owns it). Later calls, and later writes, do nothing.
+    /// it owns it). Any thread may call it, any number of times: each call returns once
+    /// everything is written. Later writes do nothing.
     public func finish() {
         let isFirst = shared.state.withLock { state in
             defer { state.isFinishing = true }
             return !state.isFinishing
         }
-        guard isFirst else { return }
-        shared.hasWork.signal()
+        if isFirst { shared.hasWork.signal() }
+        // Passed on, so that every caller gets through.
         shared.finished.wait()
-        if closesDescriptor { close(descriptor) }
+        shared.finished.signal()
+        if isFirst && closesDescriptor { close(descriptor) }
     }
 
     /// The `errno` of the first failed write, if any.

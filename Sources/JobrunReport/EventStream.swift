@@ -1,5 +1,6 @@
 public import JobrunOutcome
 import JobrunCore
+import Synchronization
 
 /// `--events FILE|-`: every event of a run as one line of JSON (NDJSON) in a frozen envelope,
 ///
@@ -14,7 +15,10 @@ import JobrunCore
 /// On the run's thread like every observer, it only encodes: the bytes go to an ``EventOutput``
 /// (a ``BackgroundWriter``), which `run_end` finishes, so the stream is complete when the
 /// command exits. Progress comes at most every `progressInterval`, whatever other observers ask.
-public final class EventStream: RunObserver {
+///
+/// Sendable because a signal that ends the process at once sends its `run_end` from the signal
+/// handler's thread: the sequence and the output are used only under ``state``'s lock.
+public final class EventStream: RunObserver, @unchecked Sendable {
     /// The envelope's `v`.
     public static let version: Int64 = 1
 
@@ -22,11 +26,19 @@ public final class EventStream: RunObserver {
     let runID: String
     let output: any EventOutput
     let wallClock: () -> Int64
+
+    private struct State {
+        /// The last event's `seq`.
+        var sequence: Int64 = 0
+        /// The run's elapsed time at the last `progress` event written.
+        var lastProgress: Duration?
+        var hasEnded = false
+    }
+
+    private let state = Mutex(State())
+
     /// The last event's `seq`.
-    public private(set) var sequence: Int64 = 0
-    /// The run's elapsed time at the last `progress` event written.
-    private var lastProgress: Duration?
-    private var hasEnded = false
+    public var sequence: Int64 { state.withLock { $0.sequence } }
 
     /// - Parameters:
     ///   - progressInterval: how often a `progress` event is written while transfers run (`nil`:
@@ -39,28 +51,33 @@ public final class EventStream: RunObserver {
         self.output = output
     }
 
+    /// Writes `event`, from any thread: the first `run_end` is the last event, and finishes the
+    /// output (everything written when this returns).
     public func observe(_ event: RunEvent) {
-        guard !hasEnded else { return }
-        if case .progress(let p) = event, !isDue(p) { return }
-        output.write(line(for: event))
-        if case .runEnded = event {
-            hasEnded = true
-            output.finish()
+        let isEnd = if case .runEnded = event { true } else { false }
+        let wasWritten = state.withLock { state in
+            guard !state.hasEnded else { return false }
+            if case .progress(let p) = event, !isDue(p, &state) { return false }
+            state.sequence += 1
+            // Under the lock, so that lines reach the output in `seq` order.
+            output.write(line(for: event, sequence: state.sequence))
+            if isEnd { state.hasEnded = true }
+            return true
         }
+        if wasWritten && isEnd { output.finish() }
     }
 
     /// Another observer may want progress more often than this stream: it keeps to its own
     /// interval, less a tenth of slack for the moment the run measured it at.
-    private func isDue(_ p: RunProgress) -> Bool {
+    private func isDue(_ p: RunProgress, _ state: inout State) -> Bool {
         guard let interval = progressInterval else { return false }
-        if let last = lastProgress, p.elapsed - last < interval * 9 / 10 { return false }
-        lastProgress = p.elapsed
+        if let last = state.lastProgress, p.elapsed - last < interval * 9 / 10 { return false }
+        state.lastProgress = p.elapsed
         return true
     }
 
     /// The envelope around `event`'s data, and a newline.
-    func line(for event: RunEvent) -> [UInt8] {
-        sequence += 1
+    func line(for event: RunEvent, sequence: Int64) -> [UInt8] {
         var w = JSONWriter(pretty: false, reservingCapacity: 512)
         w.beginObject()
         w.key("v"); w.int(Self.version)

@@ -153,6 +153,29 @@ import Testing
         #expect(end.string("summary")?.hasPrefix("Apply interrupted!") == true, "\(end.line)")
     }
 
+    /// A signal before the transfers (here while waiting for a locked root), which cannot stop
+    /// part-way, ends the process at once: after run_end.
+    @Test func aSignalBeforeTheTransfersStillEndsTheStream() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let holder = try await ApplyLockTests.startHoldingApply(fixture)
+        defer { holder.kill() }
+        let waiter = try fixture.startApply(["--lock-timeout", "2m", "--events", "waiter.ndjson"])
+        defer { waiter.kill() }
+        let waiting = await Poll.until(timeout: .seconds(20)) {
+            EventLog(fixture.directory.contents(of: "waiter.ndjson") ?? "").types.contains("lock_wait")
+        }
+        try #require(waiting, "no lock_wait: \(waiter.stderr)")
+        waiter.signal(SIGINT)
+        let result = try #require(await waiter.wait(timeout: .seconds(20)), "jobrun did not stop")
+        #expect(result.status == 130 && result.signal == nil, "\(result)")
+        let log = try EventLog.read("waiter.ndjson", in: fixture.directory)
+        log.expectWellFormed()
+        #expect(log.types == ["run_start", "lock_wait", "run_end"], "\(log.text)")
+        #expect(log.end?.int("exit_status") == 130 && log.end?.string("stop_reason") == "signal" && log.end?.int("signal") == Int(SIGINT))
+        #expect(holder.isRunning, "the holder was hit too")
+    }
+
     /// plan and verify: run_start with the digest of the manifests in the order read, plan's
     /// counts, run_end with the command's exit status and summary; `-` leaves the text to stderr.
     @Test func planAndVerify() async throws {
