@@ -29,6 +29,10 @@ struct ApplyCommand: ParsableCommand {
             What was fetched for them is hashed anyway: --json reports its
             SHA-256 ('computed_digests'), and --record-sums FILE pins every
             file in place for later runs (use the list as 'slices_from').
+            --events FILE (or - for stdout) writes every event of the run as
+            it happens, one JSON object a line, from run_start to run_end
+            (docs/events.md); the run id (JOBRUN_RUN_ID, or a new ULID) is in
+            every event, the JSON, the JUnit properties and progress lines.
             One apply at a time per output root: while another holds it, apply
             exits 75 before planning or fetching anything (--lock-timeout waits).
             Before any request, the known sizes to fetch are checked against the
