@@ -304,8 +304,9 @@ import Testing
         #expect(staleLog.end?.int("exit_status") == 1 && staleLog.end?.isNull("summary") == true, "\(staleLog.text)")
     }
 
-    /// An events file that cannot be opened stops the command before it does anything (74); one
-    /// that cannot be written is said once and leaves the outcome alone.
+    /// An events file that cannot be opened, or an unusable run id, stops the command before it
+    /// does anything (74, 64); a file that cannot be written is said once and leaves the outcome
+    /// alone.
     @Test func eventsFileProblems() async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-events")
         defer { directory.remove() }
@@ -314,6 +315,11 @@ import Testing
         let unopenable = try await Harness.run(["plan", "site.yaml", "--events", "taken"], in: directory.path)
         #expect(unopenable.status == 74 && unopenable.stdout.isEmpty, "\(unopenable)")
         #expect(unopenable.stderr.hasPrefix("jobrun: error: cannot open the events file 'taken': "), "\(unopenable)")
+
+        // The run id is needed before the stream can start: an unusable one stops everything.
+        let badID = try await Harness.run(["plan", "site.yaml", "--events", "bad.ndjson"], in: directory.path, environment: ["JOBRUN_RUN_ID": "a b"])
+        #expect(badID.status == 64 && badID.stdout.isEmpty && !directory.exists("bad.ndjson"), "\(badID)")
+        #expect(badID.stderr == "jobrun: error: JOBRUN_RUN_ID: the run id may only hold letters, digits and . _ : -\n", "\(badID)")
 
         let full = try await Harness.run(["plan", "site.yaml", "--events", "/dev/full"], in: directory.path)
         #expect(full.status == 0, "\(full)")
