@@ -5,8 +5,9 @@ import Testing
 /// `--events FILE|-` on apply, plan and verify: NDJSON in the frozen envelope, `seq` without
 /// gaps, `run_start` first and `run_end` last on every way out (failures, a signal, manifest
 /// errors, a locked root, no space, a stale saved plan), the run id everywhere, no secret, and
-/// every event valid against docs/events.schema.json.
-@Suite struct EventStreamTests {
+/// every event valid against docs/events.schema.json. One test at a time: several hold stalled
+/// transfers, and the rest of the suite runs beside them.
+@Suite(.serialized) struct EventStreamTests {
     static let token = "tok-\(UUID().uuidString)"
     static let signature = "sig-\(UUID().uuidString)"
 
