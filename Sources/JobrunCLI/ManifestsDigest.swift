@@ -11,15 +11,13 @@ final class ManifestsDigest: Sendable {
         var files = 0
     }
 
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
-    init() {
-        state = Mutex(State(digester: try? Digester(algorithm: .sha256)))
-    }
-
-    /// Appends one manifest's bytes (the loader's `manifestRead`).
+    /// Appends one manifest's bytes (the loader's `manifestRead`). The digester is made on the
+    /// first call, so that OpenSSL starts while apply prepares its libraries, not before.
     func add(_ bytes: [UInt8]) {
         state.withLock { state in
+            if state.files == 0 { state.digester = try? Digester(algorithm: .sha256) }
             state.digester?.update(bytes)
             state.files += 1
         }
