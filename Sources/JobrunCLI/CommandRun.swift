@@ -110,6 +110,8 @@ final class CommandRun {
     }
 
     private func end(exitStatus: Int32) {
+        // Ending anyway: a signal now must not replace this end with its own.
+        if writer != nil { SignalHandling.forgetLastWords() }
         start()
         events.emit(.runEnded(RunEnd(
             exitStatus: exitStatus, stopReason: summary?.stopReason, counts: summary?.counts ?? [],

@@ -52,6 +52,11 @@ enum SignalHandling {
         watch()
     }
 
+    /// The command is ending on its own (writing its `run_end`): signals are ignored from now on.
+    static func forgetLastWords() {
+        route.withLock { $0.lastWords = nil }
+    }
+
     /// Ignores both signals' default action and takes them on a queue of its own, once.
     private static func watch() {
         let isNew = route.withLock { route in
