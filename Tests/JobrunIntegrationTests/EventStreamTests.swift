@@ -121,8 +121,9 @@ import Testing
         #expect(try fixture.server.requests(path: "/gen/64/one.bin").count == 1)
     }
 
-    /// A signal stops the run: the stream says so (stop_requested, the slice cut in flight) and
-    /// still ends with run_end and the signal's exit status.
+    /// Progress comes every --progress-interval while transfers run; a signal stops the run:
+    /// the stream says so (stop_requested, the slice cut in flight) and still ends with run_end
+    /// and the signal's exit status.
     @Test func aSignalStopIsTold() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
@@ -135,15 +136,23 @@ import Testing
                   - {path: slow.bin, url: "\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)")))", size: \(size)}
 
             """)
-        let apply = try fixture.startApply(["--events", "events.ndjson"])
+        let apply = try fixture.startApply(["--events", "events.ndjson", "--progress-interval", "100ms"])
         defer { apply.kill() }
-        let midway = await Poll.until(timeout: .seconds(20)) { fixture.size(of: "mirror/first/.slow.bin.jobrun-part") == 1 << 20 }
-        try #require(midway, "the transfer never got half-way: \(apply.stderr)")
+        let midway = await Poll.until(timeout: .seconds(20)) {
+            fixture.size(of: "mirror/first/.slow.bin.jobrun-part") == 1 << 20
+                && EventLog(fixture.directory.contents(of: "events.ndjson") ?? "").types.contains("progress")
+        }
+        try #require(midway, "the transfer never got half-way, or no progress event came: \(apply.stderr)")
         apply.signal(SIGTERM)
         let result = try #require(await apply.wait(timeout: .seconds(20)), "jobrun did not stop")
         #expect(result.status == 143, "\(result)")
         let log = try EventLog.read("events.ndjson", in: fixture.directory)
         log.expectWellFormed()
+        let progress = log.all("progress")
+        #expect(!progress.isEmpty && progress.allSatisfy {
+            $0.int("bytes_to_transfer") == size && $0.int("slices_to_transfer") == 1 && $0.int("running") == 1
+                && ($0["active_resources"] as? [String]) == ["first"]
+        }, "\(log.text)")
         let stop = try log.first("stop_requested")
         #expect(stop.string("reason") == "signal" && stop.int("signal") == Int(SIGTERM))
         let cut = try log.first("slice_skipped")
