@@ -11,8 +11,8 @@ import JobrunReport
 /// `run_start` first (``start()``, once the manifests are read, for their digest; or just before
 /// the end when the command failed before that), and `run_end` last, with the exit status the
 /// command ends with, whether it returned or threw, and its summary when it got that far
-/// (``summarize(counts:summaryLine:stopReason:)``). The stream's file is complete when ``run(_:events:progressInterval:_:)``
-/// returns.
+/// (``summarize(counts:summaryLine:stopReason:)``). The stream's file is complete when
+/// ``run(_:events:progressInterval:_:)`` returns.
 ///
 /// A SIGINT or SIGTERM that ends the process at once (any outside apply's transfers, a second
 /// one during them) writes `run_end` first (``SignalHandling``). The only ways out without
