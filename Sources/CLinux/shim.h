@@ -1,6 +1,6 @@
 // Linux system calls (and one flag) that glibc declares only under _GNU_SOURCE, which Swift's
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
-// commit, pthread_setname_np for thread names, the O_PATH flag for symlink-proof lookups), and openat2, which
+// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id, the O_PATH flag for symlink-proof lookups), and openat2, which
 // glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
 // nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
@@ -21,6 +21,11 @@ extern int syncfs(int fd);
 
 /// pthread_setname_np(3): names a thread (at most 15 bytes) for ps, top, perf and debuggers.
 extern int pthread_setname_np(pthread_t thread, const char *name);
+
+/// memfd_create(2): an anonymous file whose name shows in /proc/PID/fd; the output lock names
+/// its holder's run id this way (MFD_CLOEXEC is 1).
+extern int memfd_create(const char *name, unsigned int flags);
+#define JOBRUN_MFD_CLOEXEC 1u
 
 /// O_PATH: a descriptor for lookups only (needs search permission on the parents, not read
 /// permission on the folder). fcntl.h names it only under _GNU_SOURCE; __O_PATH is always there.

@@ -29,6 +29,10 @@ struct ApplyCommand: ParsableCommand {
             What was fetched for them is hashed anyway: --json reports its
             SHA-256 ('computed_digests'), and --record-sums FILE pins every
             file in place for later runs (use the list as 'slices_from').
+            --events FILE (or - for stdout) writes every event of the run as
+            it happens, one JSON object a line, from run_start to run_end
+            (docs/events.md); the run id (JOBRUN_RUN_ID, or a new ULID) is in
+            every event, the JSON, the JUnit properties and progress lines.
             One apply at a time per output root: while another holds it, apply
             exits 75 before planning or fetching anything (--lock-timeout waits).
             Before any request, the known sizes to fetch are checked against the
@@ -61,6 +65,8 @@ struct ApplyCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Write a versioned JSON summary, one record per slice, to stdout.")
     var json = false
+
+    @OptionGroup var eventOptions: EventOptions
 
     @Flag(name: .customLong("no-space-check"), help: "Start even when the known sizes to fetch exceed the free space (less a margin).")
     var noSpaceCheck = false
@@ -106,19 +112,25 @@ struct ApplyCommand: ParsableCommand {
         if let lockTimeout, lockWait == nil {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
         }
+        try eventOptions.refuseSharingStdout(withJSON: json)
     }
 
     func run() throws {
+        try CommandRun.run("apply", events: eventOptions, progressInterval: progressEvery ?? .seconds(30)) { run in try apply(run) }
+    }
+
+    func apply(_ run: CommandRun) throws {
         let preparation = Executor.startPreparingLibraries()
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
         // The deadline counts from here: the lock wait and the planning are part of the run.
         let cutoff = deadlineOptions.cutoff()
-        let runID = try RunIdentity.resolve()
-        let events = RunEvents()
-        // stdout carries the JSON with --json.
-        let display = try progressOptions.install(on: events, runID: runID, interval: progressEvery ?? .seconds(30), resultsToStderr: json)
+        let runID = run.runID
+        let events = run.events
+        // stdout carries the JSON or the events then.
+        let display = try progressOptions.install(
+            on: events, runID: runID, interval: progressEvery ?? .seconds(30), resultsToStderr: json || eventOptions.isOnStdout)
         let manifest: Manifest
         let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
         if let saved {
@@ -128,14 +140,15 @@ struct ApplyCommand: ParsableCommand {
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
             manifest = try saved.select(from: options.load(
-                fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency)))
+                fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency), digest: run.manifestsDigest))
         } else {
-            manifest = try resourceOptions.select(from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override))
+            manifest = try resourceOptions.select(from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest))
         }
+        run.start()
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
-        let lock = try lockOutputRoots(of: manifest, events: events, cutoff: cutoff)
+        let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
         defer { lock.release() }
         let plan = Planner.plan(for: manifest)
         events.emit(.planned(plan.counts))
@@ -169,18 +182,17 @@ struct ApplyCommand: ParsableCommand {
         if let junit {
             OutputFiles.prepareParent(of: junit)
             do {
-                try ReportClock.finish(ApplyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname)).write(to: junit)
+                try ReportClock.finish(ApplyReports.junit(
+                    result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: runID)).write(to: junit)
             } catch {
                 print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
         try sums?.write(result.checksumLists)
-        if json { StandardOutput.write(bytes: ApplyReports.json(result)) }
+        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID)) }
         let status = result.exitStatus
-        events.emit(.runEnded(RunEnd(
-            exitStatus: status.rawValue, stopReason: result.stopReason, counts: result.counts.named,
-            summaryLine: result.summaryLine, elapsed: result.elapsed)))
+        run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 }
@@ -201,13 +213,13 @@ extension ApplyCommand {
     /// Locks every output root the manifests write to (``OutputLock``), waiting up to
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.
-    func lockOutputRoots(of manifest: Manifest, events: RunEvents, cutoff: ContinuousClock.Instant?) throws -> OutputLock {
+    func lockOutputRoots(of manifest: Manifest, events: RunEvents, runID: String, cutoff: ContinuousClock.Instant?) throws -> OutputLock {
         var timeout = lockWait ?? .zero  // `validate()` refused anything else
         // Never past the deadline's cutoff.
         if let cutoff { timeout = max(.zero, min(timeout, cutoff - ContinuousClock.now)) }
         let roots = manifest.resources.map(\.outputRoot)
         do {
-            let lock = try OutputLock.acquire(roots: roots, timeout: timeout) { root, holder in
+            let lock = try OutputLock.acquire(roots: roots, timeout: timeout, runID: runID) { root, holder in
                 events.emit(.lockWaited(root: root, holder: holder?.description, timeout: timeout))
             }
             for warning in lock.warnings { StandardError.write("jobrun: warning: \(warning)\n") }
@@ -216,47 +228,6 @@ extension ApplyCommand {
             let hint = timeout == .zero ? " (--lock-timeout DURATION waits for it)" : ""
             StandardError.write("jobrun: error: \(error.message); nothing was planned or fetched\(hint)\n")
             throw ExitCode(ExitStatus.locked.rawValue)
-        }
-    }
-}
-
-/// SIGINT and SIGTERM stop a run cleanly (partials kept, reports written, exit 130/143); a second
-/// signal exits at once.
-enum SignalHandling {
-    /// Dispatch sources are thread-safe; they are only cancelled, once, at the end of the run.
-    final class Sources: @unchecked Sendable {
-        let sources: [any DispatchSourceSignal]
-        init(_ s: [any DispatchSourceSignal]) { sources = s }
-        func cancel() { for s in sources { s.cancel() } }
-    }
-
-    static func install(_ handler: @escaping @Sendable (Int32) -> Void) -> Sources {
-        let queue = DispatchQueue(label: "jobrun-signals")
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            let count = SignalCounter()
-            source.setEventHandler {
-                if count.increment() > 1 {
-                    TerminalWriter.restoreBeforeExit()
-                    _exit(sig == SIGTERM ? 143 : 130)
-                }
-                handler(sig)
-            }
-            source.resume()
-            sources.append(source)
-        }
-        return Sources(sources)
-    }
-}
-
-final class SignalCounter: Sendable {
-    private let count = Mutex(0)
-    func increment() -> Int {
-        count.withLock { value in
-            value += 1
-            return value
         }
     }
 }

@@ -19,9 +19,10 @@ struct ManifestOptions: ParsableArguments {
     /// `fingerprinting`, each file's SHA-256 is kept for saved plans (`ManifestFile.fingerprint`);
     /// only `plan` and a saved plan's staleness check read it. With `requiringDigests`
     /// (`--require-digests`), every slice that declares no digest is an error at its place.
-    /// `concurrency` replaces every resource's transfer limits (`--concurrency`, `--per-host`).
+    /// `concurrency` replaces every resource's transfer limits (`--concurrency`, `--per-host`);
+    /// `digest` is fed every manifest's bytes as they are read, even when they turn out invalid.
     /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
-    func load(fingerprinting: Bool = false, requiringDigests: Bool = false, concurrency: ConcurrencyOverride = ConcurrencyOverride()) throws -> Manifest {
+    func load(fingerprinting: Bool = false, requiringDigests: Bool = false, concurrency: ConcurrencyOverride = ConcurrencyOverride(), digest: ManifestsDigest? = nil) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.requiresDigests = requiringDigests
         options.concurrency = concurrency
@@ -30,6 +31,7 @@ struct ManifestOptions: ParsableArguments {
         }
         options.allowFileURLs = allowFileURLs
         options.outputOverride = output
+        if let digest { options.manifestRead = { digest.add($0) } }
         if fingerprinting {
             options.fingerprint = { bytes in (try? Digest.compute(.sha256, of: bytes))?.hex ?? "" }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JobrunCore
 import JobrunManifest
+import JobrunOutcome
 import JobrunPlan
 import JobrunReport
 
@@ -50,6 +51,8 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Save the plan (with the manifests' digests and jobrun's version) for 'apply'.", valueName: "file"))
     var out: String?
 
+    @OptionGroup var eventOptions: EventOptions
+
     @Option(name: .long, help: ArgumentHelp("Threads used to hash present files (default: all cores).", valueName: "n"))
     var jobs: Int?
 
@@ -58,18 +61,25 @@ struct PlanCommand: ParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        try eventOptions.refuseSharingStdout(withJSON: json)
     }
 
     func run() throws {
+        try CommandRun.run("plan", events: eventOptions) { run in try plan(run) }
+    }
+
+    func plan(_ run: CommandRun) throws {
         let manifest: Manifest
         do {
             manifest = try resourceOptions.select(
-                from: manifestOptions.load(fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override))
+                from: manifestOptions.load(fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest))
         } catch let exit as ExitCode {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
         }
+        run.start()
         let plan = Planner.plan(for: manifest, parallelism: jobs)
+        run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)
         var stderr = StandardError()
         for warning in plan.warnings {
@@ -92,13 +102,16 @@ struct PlanCommand: ParsableCommand {
             }
         }
         if json {
-            StandardOutput.write(bytes: PlanJSON.render(plan, pretty: true))
+            StandardOutput.write(bytes: PlanJSON.render(plan, pretty: true, runID: run.runID))
         } else {
-            StandardOutput.write(plan.renderText(verbose: verbose))
+            // With `--events -`, stdout carries the events.
+            let text = plan.renderText(verbose: verbose)
+            if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
             if let out {
                 print("Saved the plan to \(out).", to: &stderr)
             }
         }
+        run.summarize(counts: plan.counts.named(resources: plan.entries.count), summaryLine: plan.summaryLine)
         if detailedExitcode && plan.counts.hasChanges { throw ExitCode(ExitStatus.changesPresent.rawValue) }
     }
 }

@@ -58,14 +58,22 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .customLong("record-sums"), help: RecordSums.help)
     var recordSums: String?
 
+    @OptionGroup var eventOptions: EventOptions
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if failOnExtra && !extra { throw ValidationError("--fail-on-extra needs --extra") }
         if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
+        try eventOptions.refuseSharingStdout(withJSON: json)
     }
 
     func run() throws {
-        let manifest = try resourceOptions.select(from: manifestOptions.load())
+        try CommandRun.run("verify", events: eventOptions) { run in try verify(run) }
+    }
+
+    func verify(_ run: CommandRun) throws {
+        let manifest = try resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest))
+        run.start()
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()
@@ -75,7 +83,8 @@ struct VerifyCommand: ParsableCommand {
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {
-            let report = ReportClock.finish(VerifyReports.junit(result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname))
+            let report = ReportClock.finish(VerifyReports.junit(
+                result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: run.runID))
             OutputFiles.prepareParent(of: junit)
             do {
                 try report.write(to: junit)
@@ -86,10 +95,13 @@ struct VerifyCommand: ParsableCommand {
         }
         try sums?.write(VerifyReports.checksumLists(result))
         if json {
-            StandardOutput.write(bytes: VerifyReports.json(result))
+            StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID))
         } else {
-            StandardOutput.write(VerifyReports.text(result, problemsOnly: quiet))
+            // With `--events -`, stdout carries the events.
+            let text = VerifyReports.text(result, problemsOnly: quiet)
+            if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
         }
+        run.summarize(counts: result.namedCounts, summaryLine: VerifyReports.summaryLine(result))
         let failed = !result.counts.isAllOK || !result.scanErrors.isEmpty || (failOnExtra && !(result.extraFiles ?? []).isEmpty)
         if failed { throw ExitCode(ExitStatus.failure.rawValue) }
     }

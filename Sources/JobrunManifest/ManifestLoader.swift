@@ -13,6 +13,9 @@ public enum ManifestLoader {
         public var currentDirectory: String = FileManager.default.currentDirectoryPath
         /// Computes a file's fingerprint for saved plans (the plan stage passes a SHA-256 hasher).
         public var fingerprint: (@Sendable ([UInt8]) -> String)?
+        /// Called with each manifest file's bytes as it is read, in that order (`slices_from`
+        /// lists are not manifests): the event stream's digest of the manifests.
+        public var manifestRead: (@Sendable ([UInt8]) -> Void)?
         /// Where manifests, `slices_from` lists and `ca_file` are looked up.
         var files: FileSource = .fileSystem
         /// Makes every slice that declares no digest an error (`--require-digests`).
@@ -98,6 +101,7 @@ public enum ManifestLoader {
                 continue
             }
             sources.add(file, bytes: bytes)
+            options.manifestRead?(bytes)
             loaded.append(ManifestFile(path: file, byteCount: bytes.count, fingerprint: options.fingerprint?(bytes)))
             let (document, yamlDiagnostics) = YAMLParser.parse(file: file, bytes: bytes)
             collector.append(contentsOf: yamlDiagnostics)

@@ -11,13 +11,15 @@ public enum ApplyReports {
 
     /// `jobrun apply --json`: one record per slice (identity, destination, status, bytes, attempts,
     /// digests, integrity, computed digests, timings, error). Versioned by `format_version`;
-    /// secrets never appear (URLs are shown without their query).
-    public static func json(_ result: ApplyResult) -> [UInt8] {
+    /// secrets never appear (URLs are shown without their query). `run_id` is the run's id
+    /// (``RunID``), when given.
+    public static func json(_ result: ApplyResult, runID: String? = nil) -> [UInt8] {
         let c = result.counts
         var w = JSONWriter(pretty: true)
         w.beginObject()
         w.key("format_version"); w.int(1)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
+        if let runID { w.key("run_id"); w.string(runID) }
         w.key("summary")
         w.beginObject()
         w.key("fetched"); w.int(Int64(c.fetched))
@@ -109,8 +111,8 @@ public enum ApplyReports {
     /// suite, `jobrun`, whose single test case is an `<error type="Interrupted">`: a consumer that
     /// reads only the XML (Jenkins, GitLab) shows the incomplete run as failed even when no slice
     /// was in flight. Slices that passed without a digest are listed in the suite's `<system-out>`
-    /// (``IntegrityNotes``).
-    public static func junit(_ result: ApplyResult, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport {
+    /// (``IntegrityNotes``). Every suite's properties name the run (`run_id`), when given.
+    public static func junit(_ result: ApplyResult, timestamp: JUnitReport.Timestamp, hostname: String, runID: String? = nil) -> JUnitReport {
         var report = JUnitReport(suites: result.entries.map { entry in
             let r = entry.resource
             var notes = IntegrityNotes()
@@ -142,18 +144,18 @@ public enum ApplyReports {
             }
             return JUnitReport.Suite(
                 name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
-                properties: JUnitReport.Property.describing(r),
+                properties: JUnitReport.Property.describing(r, runID: runID),
                 testCases: cases, systemOut: notes.systemOut)
         })
         if let reason = result.stopReason {
-            report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname))
+            report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname, runID: runID))
         }
         return report
 
     }
 
     /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.
-    static func incompleteRun(_ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport.Suite {
+    static func incompleteRun(_ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String, runID: String?) -> JUnitReport.Suite {
         let remaining = result.remaining
         let (inFlight, notStarted) = (remaining.cancelled, remaining.notStarted)
         let name = reason.description
@@ -163,7 +165,8 @@ public enum ApplyReports {
             result: .error(type: SliceErrorKind.interrupted.rawValue, message: message, text: message + "\nthe mirror is incomplete; run apply again to finish it"))
         return JUnitReport.Suite(
             name: "jobrun", package: "jobrun.apply", timestamp: timestamp, hostname: hostname, time: result.elapsed,
-            properties: [.init(name: "stop_reason", value: name), .init(name: "jobrun_version", value: JobrunVersion.current)],
+            properties: [.init(name: "stop_reason", value: name), .init(name: "jobrun_version", value: JobrunVersion.current)]
+                + (runID.map { [.init(name: "run_id", value: $0)] } ?? []),
             testCases: [run])
     }
 }

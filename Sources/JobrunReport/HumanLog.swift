@@ -55,7 +55,7 @@ public final class HumanLog: RunObserver {
             if let skipped = end.counts.first(where: { $0.name == "skipped" })?.value, skipped > 0 {
                 results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(stopReason == .deadline ? "stopped at the deadline" : "interrupted")).\n")
             }
-            results(end.summaryLine + "\n")
+            if let line = end.summaryLine { results(line + "\n") }
         case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress:
             break
         }

@@ -24,7 +24,8 @@ public enum PlanJSON {
         }
     }
 
-    public static func render(_ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil) -> [UInt8] {
+    /// `runID`: the run's id (``RunID``) as `run_id`, for `plan --json` (a saved plan has none).
+    public static func render(_ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil, runID: String? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: pretty, reservingCapacity: 256 * max(1, plan.counts.slices))
         w.beginObject()
         w.key("format_version"); w.int(formatVersion)
@@ -39,6 +40,7 @@ public enum PlanJSON {
             w.endObject()
         }
         w.key("jobrun_version"); w.string(JobrunVersion.current)
+        if let runID { w.key("run_id"); w.string(runID) }
         w.key("manifests")
         writeFiles(plan.manifest.files, into: &w)
         w.key("slice_lists")

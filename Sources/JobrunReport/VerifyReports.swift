@@ -63,12 +63,14 @@ public enum VerifyReports {
         }
     }
 
-    /// `jobrun verify --json`: versioned, deterministic.
-    public static func json(_ v: MirrorVerification) -> [UInt8] {
+    /// `jobrun verify --json`: versioned, deterministic (`run_id`, when given, is the one field
+    /// that differs between runs unless `JOBRUN_RUN_ID` fixes it).
+    public static func json(_ v: MirrorVerification, runID: String? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: true, reservingCapacity: 200 * max(1, v.counts.slices))
         w.beginObject()
         w.key("format_version"); w.int(1)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
+        if let runID { w.key("run_id"); w.string(runID) }
         w.key("summary")
         w.beginObject()
         w.key("slices"); w.int(Int64(v.counts.slices))
@@ -146,8 +148,9 @@ public enum VerifyReports {
     /// One `<testsuite>` per resource, one `<testcase>` per slice (classname = resource id, name =
     /// slice path); `<failure type="ChecksumMismatch|SizeMismatch|Missing">` (and `NoDigest` with
     /// `--require-digests`), `<error>` for I/O. Slices that passed without a digest are listed in
-    /// the suite's `<system-out>` (``IntegrityNotes``).
-    public static func junit(_ v: MirrorVerification, timestamp: JUnitReport.Timestamp, hostname: String) -> JUnitReport {
+    /// the suite's `<system-out>` (``IntegrityNotes``). Every suite's properties name the run
+    /// (`run_id`), when given.
+    public static func junit(_ v: MirrorVerification, timestamp: JUnitReport.Timestamp, hostname: String, runID: String? = nil) -> JUnitReport {
         var suites: [JUnitReport.Suite] = []
         for entry in v.entries {
             let r = entry.resource
@@ -183,7 +186,7 @@ public enum VerifyReports {
             }
             suites.append(.init(
                 name: r.id, package: "jobrun.verify", timestamp: timestamp, hostname: hostname, time: nil,
-                properties: JUnitReport.Property.describing(r),
+                properties: JUnitReport.Property.describing(r, runID: runID),
                 testCases: cases, systemOut: notes.systemOut))
         }
         return JUnitReport(suites: suites)
@@ -199,14 +202,14 @@ public enum VerifyReports {
 
 extension JUnitReport.Property {
     /// A resource's `<properties>` in the reports of `verify` and `apply`: where it was declared,
-    /// where it is written, and by which jobrun.
-    public static func describing(_ r: Resource) -> [JUnitReport.Property] {
+    /// where it is written, by which jobrun, and in which run (`run_id`, when given).
+    public static func describing(_ r: Resource, runID: String? = nil) -> [JUnitReport.Property] {
         [
             .init(name: "manifest", value: r.location.description),
             .init(name: "output", value: r.outputRoot),
             .init(name: "dest", value: r.dest),
             .init(name: "jobrun_version", value: JobrunVersion.current),
-        ]
+        ] + (runID.map { [.init(name: "run_id", value: $0)] } ?? [])
     }
 }
 

@@ -1,4 +1,7 @@
 import JobrunCore
+#if canImport(Glibc)
+internal import CLinux
+#endif
 
 /// One `apply` at a time per output root: an exclusive `flock` on each root folder, held for the
 /// whole run.
@@ -21,6 +24,11 @@ import JobrunCore
 ///
 /// A file system without `flock` on folders (NFS emulates it with byte-range locks, which need
 /// a descriptor open for writing) gets a warning, and the run goes on unlocked.
+///
+/// The holder is named from `/proc` (``LockHolder``), with its run id: while it holds locks, a
+/// run keeps an anonymous file (`memfd_create`) named `jobrun-run:RUN_ID` open, which
+/// `/proc/PID/fd` shows to a waiting run of the same user. It lives as long as the process and
+/// touches no file system, so the mirror stays as it was.
 public final class OutputLock {
     /// Why a root could not be locked.
     public struct Contention: Error, Sendable, Hashable {
@@ -40,7 +48,8 @@ public final class OutputLock {
         }
     }
 
-    /// The descriptors whose locks this run holds (closed by ``release()``, or at exit).
+    /// The descriptors whose locks this run holds (closed by ``release()``, or at exit), and the
+    /// one that names the run (``LockHolder/runIDPrefix``).
     private var descriptors: [Int32]
     /// Roots left unlocked because their file system has no `flock` for folders, as warnings.
     public let warnings: [String]
@@ -58,14 +67,26 @@ public final class OutputLock {
         descriptors = []
     }
 
+    /// An anonymous file named after `runID` (no descriptor where the system has none).
+    static func nameHolder(runID: String?) -> Int32? {
+        #if canImport(Glibc)
+        guard let runID else { return nil }
+        let fd = memfd_create(LockHolder.runIDPrefix + runID, JOBRUN_MFD_CLOEXEC)
+        return fd >= 0 ? fd : nil
+        #else
+        return nil
+        #endif
+    }
+
     /// Locks every root in `roots`, creating missing ones as `apply` would.
     ///
     /// A root that cannot be created or opened is skipped: no run can write there, and the
     /// slices below it report why. With a `timeout` above zero a held root is retried every
-    /// ``retryInterval`` until the deadline, and `waiting` is told once per root.
+    /// ``retryInterval`` until the deadline, and `waiting` is told once per root. `runID` names
+    /// this run to others that find the roots locked.
     /// - Throws: ``Contention`` for the first root still held; locks already taken are released.
     public static func acquire(
-        roots: [String], timeout: Duration = .zero, waiting: (String, LockHolder?) -> Void = { _, _ in }
+        roots: [String], timeout: Duration = .zero, runID: String? = nil, waiting: (String, LockHolder?) -> Void = { _, _ in }
     ) throws(Contention) -> OutputLock {
         struct Opened {
             var root: String
@@ -125,6 +146,7 @@ public final class OutputLock {
                 usleep(UInt32(max(1, pause.wholeMilliseconds) * 1000))
             }
         }
+        if !held.isEmpty, let name = nameHolder(runID: runID) { held.append(name) }
         return OutputLock(descriptors: held, warnings: warnings)
     }
 
@@ -139,9 +161,12 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     public var command: String?
     /// How long the process has run, when known.
     public var runningFor: Duration?
+    /// The run id of the jobrun holding it, when it names one (``OutputLock``).
+    public var runID: String?
 
+    /// `pid 7 (jobrun, run 01JD…, running for 3h 2m)`.
     public var description: String {
-        let details = [command, runningFor.map { "running for \(Self.format($0))" }].compactMap { $0 }
+        let details = [command, runID.map { "run \($0)" }, runningFor.map { "running for \(Self.format($0))" }].compactMap { $0 }
         return details.isEmpty ? "pid \(pid)" : "pid \(pid) (\(details.joined(separator: ", ")))"
     }
 
@@ -167,7 +192,37 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
             if !printable.isEmpty { holder.command = String(decoding: printable, as: UTF8.self) }
         }
         holder.runningFor = runningTime(ofPID: pid)
+        holder.runID = runID(ofPID: pid)
         return holder
+    }
+
+    /// The name of the anonymous file by which a jobrun holding output roots names its run.
+    static let runIDPrefix = "jobrun-run:"
+
+    /// The run id process `pid` names (``OutputLock``): the `/memfd:jobrun-run:ID (deleted)`
+    /// link among its descriptors. Unreadable (another user's process) or absent: `nil`.
+    static func runID(ofPID pid: Int32) -> String? {
+        let folder = "/proc/\(pid)/fd"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        for name in names {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name),
+                let id = runID(inLink: target)
+            else { continue }
+            return id
+        }
+        return nil
+    }
+
+    /// `ID` of a descriptor's link `/memfd:jobrun-run:ID (deleted)`; only the characters a run id
+    /// may hold are taken, since the name is another process's.
+    static func runID(inLink target: String) -> String? {
+        let prefix = "/memfd:" + runIDPrefix
+        guard target.hasPrefix(prefix) else { return nil }
+        var id = target.dropFirst(prefix.count)
+        if id.hasSuffix(" (deleted)") { id = id.dropLast(" (deleted)".count) }
+        let isAllowed = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || ".-_:".contains(c)) }
+        guard !id.isEmpty, id.count <= 128, id.allSatisfy(isAllowed) else { return nil }
+        return String(id)
     }
 
     /// `/proc/locks` names a file `MAJOR:MINOR:INODE`, the device numbers in hex of at least two

@@ -17,7 +17,7 @@ import Darwin
     /// A manifest whose one slice stalls half-way the first time it is requested (for 60 s; the
     /// request timeout is longer), and an apply of it, running, that has written that first half:
     /// it holds the lock on `mirror`.
-    static func startHoldingApply(_ fixture: ApplyFixture) async throws -> BackgroundProcess {
+    static func startHoldingApply(_ fixture: ApplyFixture, _ extra: [String] = []) async throws -> BackgroundProcess {
         let path = FaultServer.path("/gen/\(size)/held.bin", faults: "stall_at=\(cut)", "n=1")
         try fixture.write(manifest: """
             version: 1
@@ -29,7 +29,7 @@ import Darwin
                   - {path: held.bin, url: "\(fixture.url(path))", size: \(size), sha256: \(try fixture.digest("/gen/\(size)/held.bin"))}
 
             """)
-        let apply = try fixture.startApply()
+        let apply = try fixture.startApply(extra)
         let midway = await Poll.until(timeout: .seconds(20)) { fixture.size(of: "mirror/r/.held.bin.jobrun-part") == cut }
         try #require(midway, "the first apply never got half-way: \(apply.stderr)")
         return apply

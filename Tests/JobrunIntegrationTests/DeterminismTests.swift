@@ -63,7 +63,8 @@ import Testing
     /// Everything jobrun renders for the manifests given as `manifests`, concatenated with headers.
     static func outputs(in directory: TemporaryDirectory, manifests: [String], extra: [String] = []) async throws -> String {
         let common = manifests + ["--output", "mirror"] + extra
-        let environment = ["SOURCE_DATE_EPOCH": "0", "JOBRUN_HOSTNAME": "test"]
+        // The run id is the one thing that differs between runs by design.
+        let environment = ["SOURCE_DATE_EPOCH": "0", "JOBRUN_HOSTNAME": "test", "JOBRUN_RUN_ID": "determinism"]
         var all = ""
         for arguments in [["plan", "-v"], ["plan", "--json"], ["verify", "--extra"], ["verify", "--json", "--extra"], ["graph"]] {
             let result = try await Harness.run(arguments + common, in: directory.path, environment: environment)

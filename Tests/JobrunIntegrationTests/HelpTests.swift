@@ -22,10 +22,10 @@ import Testing
 
     /// The flags the documentation promises exist under those exact names.
     @Test(arguments: [
-        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host"]),
-        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--resource"]),
+        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host", "--events"]),
+        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--resource", "--events"]),
         ("validate", ["--output", "--allow-file-urls"]),
-        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host"]),
+        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host", "--events", "--deadline", "--deadline-margin", "--progress", "--progress-interval", "--quiet", "--verbose"]),
         ("graph", ["--output", "--allow-file-urls", "--resource"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {

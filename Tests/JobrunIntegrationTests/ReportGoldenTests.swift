@@ -6,8 +6,10 @@ import Testing
 /// compared byte for byte with `Golden/report/…` (jobrun's version masked as `@VERSION@`).
 @Suite struct ReportGoldenTests {
     static let manifests = ["manifests", "--output", "mirror"]
-    /// A fixed clock and host name make the JUnit report byte-stable.
-    static let reproducible = ["SOURCE_DATE_EPOCH": "0", "JOBRUN_HOSTNAME": "test"]
+    /// The run id in JSON and JUnit, fixed by `JOBRUN_RUN_ID`.
+    static let runID = ["JOBRUN_RUN_ID": "golden-run"]
+    /// A fixed clock, host name and run id make the JUnit report byte-stable.
+    static let reproducible = ["SOURCE_DATE_EPOCH": "0", "JOBRUN_HOSTNAME": "test"].merging(runID) { $1 }
 
     static func withFixture<T>(_ body: (TemporaryDirectory) async throws -> T) async throws -> T {
         let directory = try MirrorFixture.make()
@@ -39,7 +41,7 @@ import Testing
     @Test func planJSON() async throws {
         let version = try await Harness.version()
         try await Self.withFixture { directory in
-            let result = try await Harness.run(["plan", "--json"] + Self.manifests, in: directory.path)
+            let result = try await Harness.run(["plan", "--json"] + Self.manifests, in: directory.path, environment: Self.runID)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains(#""jobrun_version": "\#(version)""#))
             Harness.expectGolden(Harness.maskingFreeSpace(Harness.maskingVersion(result.stdout, version)), "report/plan.json")
@@ -80,7 +82,7 @@ import Testing
     @Test func verifyJSON() async throws {
         let version = try await Harness.version()
         try await Self.withFixture { directory in
-            let result = try await Harness.run(["verify", "--json", "--extra"] + Self.manifests, in: directory.path)
+            let result = try await Harness.run(["verify", "--json", "--extra"] + Self.manifests, in: directory.path, environment: Self.runID)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.isEmpty, "\(result.stderr)")
             Harness.expectGolden(Harness.maskingVersion(result.stdout, version), "report/verify.json")

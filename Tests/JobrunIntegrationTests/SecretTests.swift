@@ -84,6 +84,8 @@ import Testing
             ["validate"], ["graph"], ["plan"], ["plan", "-v"], ["plan", "--json"], ["plan", "--out", "saved/plan.json"],
             ["plan", "-v", "--out", "saved/plan-verbose.json", "--detailed-exitcode"],
             ["verify"], ["verify", "--json", "--extra"], ["verify", "--junit", "saved/junit.xml", "--extra"],
+            ["plan", "--events", "saved/plan-events.ndjson"], ["plan", "--json", "--events", "saved/plan-json-events.ndjson"],
+            ["plan", "--events", "-"], ["verify", "--events", "saved/verify-events.ndjson", "--extra"], ["verify", "--events", "-"],
         ]
         for arguments in runs {
             let result = try await Harness.run(
@@ -102,6 +104,7 @@ import Testing
             }
         }
         #expect(directory.exists("saved/plan.json") && directory.exists("saved/junit.xml"))
+        #expect(directory.exists("saved/plan-events.ndjson") && directory.exists("saved/verify-events.ndjson"))
         Self.expectNoSecretInFiles(under: directory)
         let saved = directory.contents(of: "saved/plan.json") ?? ""
         #expect(saved.contains(#""Authorization": "<redacted>""#), "\(saved)")
@@ -113,7 +116,7 @@ import Testing
         defer { directory.remove() }
         try #require(text != Self.manifest)
         try directory.write(file: "manifests/site.yaml", contents: text)
-        for command in [["validate"], ["plan", "--json"], ["verify", "--junit", "junit.xml"]] {
+        for command in [["validate"], ["plan", "--json"], ["verify", "--junit", "junit.xml"], ["apply", "--events", "events.ndjson"]] {
             let result = try await Harness.run(
                 command + ["manifests", "--output", "mirror"], in: directory.path,
                 environment: Self.environment.merging(["JOBRUN_TEST_CR_SECRET": Self.token + "\r\nX-Evil: 1"]) { $1 })
@@ -127,6 +130,10 @@ import Testing
                 #expect(!result.stderr.contains(secret), "\(label) stderr contains '\(secret)':\n\(result.stderr)")
             }
         }
+        // The stream of the failed apply: run_start and run_end, and no secret.
+        let events = try #require(directory.contents(of: "events.ndjson"), "no events file")
+        #expect(events.contains(#""type":"run_end""#) && events.contains(#""exit_status":65"#), "\(events)")
+        Self.expectNoSecret(in: events, "\(label) events")
         #expect(!directory.exists("mirror") && !directory.exists("junit.xml"))
     }
 

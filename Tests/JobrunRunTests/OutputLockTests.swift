@@ -34,6 +34,37 @@ import Testing
         again.release()
     }
 
+    /// The holder names its run: a second run's contention says the first one's run id, while
+    /// it holds the root and not after.
+    @Test func theHolderNamesItsRun() throws {
+        let dir = try TemporaryDirectory(prefix: "lock")
+        defer { dir.remove() }
+        let root = dir.path("mirror")
+        #expect(LockHolder.runID(ofPID: getpid()) == nil)
+        let first = try OutputLock.acquire(roots: [root], runID: "01JDRUN:a.b-c_d")
+        do {
+            _ = try OutputLock.acquire(roots: [root], runID: "other")
+            Issue.record("the held root was locked twice")
+        } catch {
+            #if os(Linux)
+            #expect(error.holder?.runID == "01JDRUN:a.b-c_d", "\(String(describing: error.holder))")
+            #expect(error.message.contains(", run 01JDRUN:a.b-c_d, running for "), "\(error.message)")
+            #endif
+        }
+        first.release()
+        #expect(LockHolder.runID(ofPID: getpid()) == nil)
+    }
+
+    @Test func theRunIDIsReadOnlyFromItsOwnLink() {
+        #expect(LockHolder.runID(inLink: "/memfd:jobrun-run:01JD8 (deleted)") == "01JD8")
+        #expect(LockHolder.runID(inLink: "/memfd:jobrun-run:ci-42") == "ci-42")
+        #expect(LockHolder.runID(inLink: "/memfd:other (deleted)") == nil)
+        #expect(LockHolder.runID(inLink: "/tmp/jobrun-run:x") == nil)
+        #expect(LockHolder.runID(inLink: "/memfd:jobrun-run: (deleted)") == nil)
+        #expect(LockHolder.runID(inLink: "/memfd:jobrun-run:a b (deleted)") == nil)
+        #expect(LockHolder.runID(inLink: "/memfd:jobrun-run:\u{1B}[31m (deleted)") == nil)
+    }
+
     /// Two names of one folder (a relative spelling, a symbolic link) are locked once, not
     /// twice: the second `flock` would conflict with the first.
     @Test func oneFolderUnderSeveralNamesIsLockedOnce() throws {
@@ -182,5 +213,6 @@ import Testing
         #expect(LockHolder(pid: 7, command: nil, runningFor: .seconds(65)).description == "pid 7 (running for 1m 5s)")
         #expect(LockHolder(pid: 7, command: "cron", runningFor: nil).description == "pid 7 (cron)")
         #expect(LockHolder(pid: 7).description == "pid 7")
+        #expect(LockHolder(pid: 7, command: "jobrun", runningFor: .seconds(41), runID: "ci-42").description == "pid 7 (jobrun, run ci-42, running for 41s)")
     }
 }

@@ -1,0 +1,122 @@
+import ArgumentParser
+import JobrunCore
+import JobrunOutcome
+import JobrunReport
+
+/// One run of `plan`, `apply` or `verify` as its observers see it: its id (``RunID``), its
+/// events (``RunEvents``) and, with `--events`, the event stream (``EventStream``) on a writer
+/// thread (``BackgroundWriter``).
+///
+/// It owns both ends of the stream, so that every way out of a command is told the same way:
+/// `run_start` first (``start()``, once the manifests are read, for their digest; or just before
+/// the end when the command failed before that), and `run_end` last, with the exit status the
+/// command ends with, whether it returned or threw, and its summary when it got that far
+/// (``summarize(counts:summaryLine:stopReason:)``). The stream's file is complete when
+/// ``run(_:events:progressInterval:_:)`` returns.
+///
+/// A SIGINT or SIGTERM that ends the process at once (any outside apply's transfers, a second
+/// one during them) writes `run_end` first (``SignalHandling``). The only ways out without
+/// `run_end`: an unusable `JOBRUN_RUN_ID` or an events file that cannot be opened (exit 64 or
+/// 74, before the stream exists), and SIGKILL.
+final class CommandRun {
+    let command: String
+    let runID: String
+    let events = RunEvents()
+    /// Fed with the manifests as they are read; only with `--events` (hashing costs time).
+    let manifestsDigest: ManifestsDigest?
+    private let writer: BackgroundWriter?
+    private let started = ContinuousClock.now
+    private var hasStarted = false
+    private var summary: (counts: [(name: String, value: Int64)], line: String, stopReason: StopReason?)?
+
+    /// Runs `body` as `command` (`plan`, `apply`, `verify`), between `run_start` and `run_end`.
+    /// - Parameter progressInterval: how often the stream gets a `progress` event.
+    /// - Throws: what `body` throws, after `run_end`; `ExitCode` 64 for an unusable
+    ///   `JOBRUN_RUN_ID`, 74 when the events file cannot be opened.
+    static func run(_ command: String, events options: EventOptions, progressInterval: Duration? = nil, _ body: (CommandRun) throws -> Void) throws {
+        let run = try CommandRun(command: command, events: options, progressInterval: progressInterval)
+        do {
+            try body(run)
+        } catch {
+            run.end(exitStatus: Jobrun.exitCode(for: error).rawValue)
+            throw error
+        }
+        run.end(exitStatus: ExitStatus.ok.rawValue)
+    }
+
+    private init(command: String, events options: EventOptions, progressInterval: Duration?) throws {
+        self.command = command
+        runID = try RunIdentity.resolve()
+        guard let path = options.events else {
+            writer = nil
+            manifestsDigest = nil
+            return
+        }
+        let writer = try Self.openStream(path)
+        self.writer = writer
+        manifestsDigest = ManifestsDigest()
+        let stream = EventStream(runID: runID, progressInterval: progressInterval, output: writer)
+        events.add(stream)
+        let started = self.started
+        SignalHandling.exitAfterLastWords { signal in
+            stream.observe(.runEnded(RunEnd(
+                exitStatus: StopReason.signal(signal).exitStatus.rawValue, stopReason: .signal(signal), counts: [],
+                summaryLine: nil, elapsed: ContinuousClock.now - started)))
+        }
+    }
+
+    /// The writer for `--events PATH` (`-`: stdout). A reader that goes away is a write error
+    /// (SIGPIPE ignored), told once on stderr; the run goes on and its exit status is its own.
+    /// - Throws: `ExitCode` 74 when the file cannot be opened.
+    private static func openStream(_ path: String) throws -> BackgroundWriter {
+        let isStdout = path == "-"
+        let fd: Int32
+        if isStdout {
+            fd = STDOUT_FILENO
+        } else {
+            OutputFiles.prepareParent(of: path)
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                StandardError.write("jobrun: error: cannot open the events file '\(path)': \(systemErrorText(errno))\n")
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let name = isStdout ? "stdout" : "'\(path)'"
+        do {
+            return try BackgroundWriter(descriptor: fd, closesDescriptor: !isStdout) { code in
+                StandardError.write("jobrun: warning: cannot write the events to \(name): \(systemErrorText(code)); the run goes on without them\n")
+            }
+        } catch {
+            if !isStdout { close(fd) }
+            StandardError.write("jobrun: error: cannot write the events to \(name): \(error)\n")
+            throw ExitCode(ExitStatus.ioError.rawValue)
+        }
+    }
+
+    /// Sends `run_start` (the first time only): the command, its redacted arguments and the
+    /// digest of the manifests read so far.
+    func start() {
+        guard !hasStarted else { return }
+        hasStarted = true
+        events.emit(.runStarted(RunStart(
+            command: command, runID: runID, arguments: ArgumentRedaction.redact(CommandLine.arguments),
+            manifestsDigest: manifestsDigest?.hex)))
+    }
+
+    /// The command's counts (named as in its JSON summary) and last line, for `run_end`.
+    func summarize(counts: [(name: String, value: Int64)], summaryLine: String, stopReason: StopReason? = nil) {
+        summary = (counts, summaryLine, stopReason)
+    }
+
+    private func end(exitStatus: Int32) {
+        // Ending anyway: a signal now must not replace this end with its own.
+        if writer != nil { SignalHandling.forgetLastWords() }
+        start()
+        events.emit(.runEnded(RunEnd(
+            exitStatus: exitStatus, stopReason: summary?.stopReason, counts: summary?.counts ?? [],
+            summaryLine: summary?.line, elapsed: ContinuousClock.now - started)))
+        // The stream finishes its writer at run_end; this covers a stream that was not sent it.
+        writer?.finish()
+    }
+}
