@@ -71,10 +71,21 @@ struct ApplyCommand: ParsableCommand {
         return try? Duration.milliseconds(DurationParser.milliseconds(lockTimeout).get())
     }
 
+    @Option(name: .customLong("limit-rate"), help: ArgumentHelp(
+        "Cap the whole run's download rate, all transfers together (500K, 1M, 2.5MiB/s: bytes per second; K, M, G are powers of 1024).",
+        valueName: "rate"))
+    var limitRate: String?
+
+    /// `--limit-rate` as a rate; `nil` without the option (`validate()` refuses anything else).
+    var rateLimit: ByteRate? { limitRate.flatMap { try? ByteRate.parse($0).get() } }
+
     func validate() throws {
         if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
         if let lockTimeout, lockWait == nil {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
+        }
+        if let limitRate, case .failure(let error) = ByteRate.parse(limitRate) {
+            throw ValidationError("--limit-rate: '\(limitRate)' is not a rate: \(error) (bytes per second, for example 500K, 1M, 2.5MiB/s; K, M, G are powers of 1024)")
         }
     }
 
@@ -110,6 +121,7 @@ struct ApplyCommand: ParsableCommand {
         var options = ApplyOptions()
         options.caFile = cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
+        options.rateLimit = rateLimit
         let quietStdout = json
         options.output = { line in
             if quietStdout { StandardError.write(line) } else { StandardOutput.write(line) }

@@ -1,5 +1,5 @@
 import Dispatch
-import JobrunCore
+public import JobrunCore
 import JobrunManifest
 public import JobrunPlan
 public import JobrunFetch
@@ -13,6 +13,9 @@ public struct ApplyOptions: Sendable {
     public var caFile: String?
     /// `file://` URLs were allowed when the manifests were read.
     public var allowsFileURLs = false
+    /// The most the whole run may receive per second, over all its transfers (`--limit-rate`;
+    /// `nil`: no limit).
+    public var rateLimit: ByteRate?
     /// How often a progress line is written on long runs (`nil`: never).
     public var progressInterval: Duration? = .seconds(5)
     /// The wall clock in seconds since the epoch (for `Retry-After` dates).
@@ -130,12 +133,14 @@ public final class Executor: Sendable {
     public func run() throws(EngineError) -> ApplyResult {
         var engines: [CurlEngine] = []
         defer { for engine in engines { engine.shutdown() } }
-        let driven = try CurlEngine.driven()
+        // One budget for every engine: the limit is the run's, not a transfer's or an engine's.
+        let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
+        let driven = try CurlEngine.driven(sharing: budget)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }
         defer { drivenEngine.withLock { $0 = nil } }
         for _ in 1..<Self.engineCount {
-            engines.append(try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
+            engines.append(try CurlEngine(sharing: budget, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let store = try BodyStore { [weak self] batch in
             guard let self else { return }
