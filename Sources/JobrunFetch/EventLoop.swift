@@ -65,6 +65,8 @@ final class EventLoop: @unchecked Sendable {
             case .start(let id, let request, let sink, let completion):
                 if isShuttingDown {
                     completion(.failed(.cancelled))
+                } else if let pacer {
+                    start(id.value, pacer.paced(request), sink, completion)
                 } else {
                     start(id.value, request, sink, completion)
                 }
@@ -98,8 +100,6 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func start(_ id: UInt64, _ request: TransferRequest, _ sink: any TransferSink, _ completion: @escaping @Sendable (TransferResult) -> Void) {
-        var request = request
-        if let pacer { request.receiveBufferSize = pacer.receiveBufferSize(for: request.receiveBufferSize) }
         let profile = HandleProfile(request)
         let easy: UnsafeMutableRawPointer
         if let reused = idleHandles[profile]?.popLast() {

@@ -25,11 +25,14 @@ final class Pacer {
         return false
     }
 
-    /// The receive buffer a paced transfer gets: no larger than the budget's burst (but never
-    /// below libcurl's default), so that a piece borrows at most one burst.
-    func receiveBufferSize(for requested: Int?) -> Int? {
-        guard let requested else { return nil }
-        return min(requested, max(16 << 10, Int(clamping: budget.capacity)))
+    /// `request` as a paced transfer makes it: its receive buffer no larger than the budget's
+    /// burst (libcurl's default, 16 KiB, is never larger), so that a piece borrows at most one
+    /// burst.
+    func paced(_ request: TransferRequest) -> TransferRequest {
+        guard let size = request.receiveBufferSize, size > budget.capacity else { return request }
+        var paced = request
+        paced.receiveBufferSize = max(16 << 10, Int(clamping: budget.capacity))
+        return paced
     }
 
     /// Resumes paused transfers, oldest first, while the budget has bytes. `curl_easy_pause`

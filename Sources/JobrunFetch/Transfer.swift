@@ -56,7 +56,11 @@ final class Transfer {
         self.completion = completion
         // libcurl refuses a pause from a file:// write callback (it fails the transfer); a local
         // file is not a download anyway.
-        self.pacer = request.url.prefix(5).lowercased() == "file:" ? nil : pacer
+        if let pacer, request.url.prefix(5).lowercased() != "file:" {
+            self.pacer = pacer
+        } else {
+            self.pacer = nil
+        }
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 

@@ -68,6 +68,18 @@ import Testing
         #expect(abs(measured / Double(rate) - 1) <= 0.1, "\(Int(measured)) B/s for a limit of \(rate) B/s (\(elapsed))")
     }
 
+    /// Under a limit a receive buffer is no larger than the burst (a piece borrows at most one
+    /// burst), and never below libcurl's default; an unset one stays libcurl's default.
+    @Test func aPacedTransfersReceiveBufferIsCutToTheBurst() {
+        var request = TransferRequest(url: "http://127.0.0.1:1/a")
+        request.receiveBufferSize = 512 << 10
+        let buffer = { (rate: Int64, request: TransferRequest) in Pacer(budget: SharedRateBudget(bytesPerSecond: rate)).paced(request).receiveBufferSize }
+        #expect(buffer(1 << 20, request) == (1 << 20) / 10)
+        #expect(buffer(8 << 10, request) == 16 << 10)
+        #expect(buffer(100 << 20, request) == 512 << 10)
+        #expect(buffer(8 << 10, TransferRequest(url: "http://127.0.0.1:1/a")) == nil)
+    }
+
     /// The piece libcurl delivers again when a paused transfer is resumed goes through the same
     /// sink: when the sink refuses it, the transfer ends as aborted by the sink, as it would
     /// have had the piece come first time.
