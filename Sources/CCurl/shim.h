@@ -11,6 +11,7 @@ typedef __typeof__(curl_version_info) *jobrun_curl_version_info_fn;
 typedef __typeof__(curl_easy_init) *jobrun_curl_easy_init_fn;
 typedef __typeof__(curl_easy_cleanup) *jobrun_curl_easy_cleanup_fn;
 typedef __typeof__(curl_easy_strerror) *jobrun_curl_easy_strerror_fn;
+typedef __typeof__(curl_easy_pause) *jobrun_curl_easy_pause_fn;
 typedef __typeof__(curl_multi_init) *jobrun_curl_multi_init_fn;
 typedef __typeof__(curl_multi_cleanup) *jobrun_curl_multi_cleanup_fn;
 typedef __typeof__(curl_multi_add_handle) *jobrun_curl_multi_add_handle_fn;

@@ -104,6 +104,14 @@ struct ApplyCommand: ParsableCommand {
         return .milliseconds(ms)
     }
 
+    @Option(name: .customLong("limit-rate"), help: ArgumentHelp(
+        "Cap the whole run's download rate, all transfers together (500K, 1M, 2.5MiB/s: bytes per second; K, M, G are powers of 1024).",
+        valueName: "rate"))
+    var limitRate: String?
+
+    /// `--limit-rate` as a rate; `nil` without the option (`validate()` refuses anything else).
+    var rateLimit: ByteRate? { limitRate.flatMap { try? ByteRate.parse($0).get() } }
+
     func validate() throws {
         if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
         if let progressInterval, progressEvery == nil {
@@ -113,6 +121,9 @@ struct ApplyCommand: ParsableCommand {
             throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
         }
         try eventOptions.refuseSharingStdout(withJSON: json)
+        if let limitRate, case .failure(let error) = ByteRate.parse(limitRate) {
+            throw ValidationError("--limit-rate: '\(limitRate)' is not a rate: \(error) (bytes per second, for example 500K, 1M, 2.5MiB/s; K, M, G are powers of 1024)")
+        }
     }
 
     func run() throws {
@@ -163,6 +174,7 @@ struct ApplyCommand: ParsableCommand {
         options.caFile = cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
         options.deadline = cutoff
+        options.rateLimit = rateLimit
         let started = Date()
         let executor = Executor(plan: plan, options: options)
         let signals = SignalHandling.install { signal in executor.requestStop(.signal(signal)) }

@@ -15,6 +15,7 @@ final class CurlAPI: @unchecked Sendable {
     let easyInit: jobrun_curl_easy_init_fn
     let easyCleanup: jobrun_curl_easy_cleanup_fn
     let easyStrerror: jobrun_curl_easy_strerror_fn
+    let easyPause: jobrun_curl_easy_pause_fn
     let multiInit: jobrun_curl_multi_init_fn
     let multiCleanup: jobrun_curl_multi_cleanup_fn
     let multiAddHandle: jobrun_curl_multi_add_handle_fn
@@ -103,6 +104,7 @@ final class CurlAPI: @unchecked Sendable {
         easyInit = try function("curl_easy_init", as: jobrun_curl_easy_init_fn.self)
         easyCleanup = try function("curl_easy_cleanup", as: jobrun_curl_easy_cleanup_fn.self)
         easyStrerror = try function("curl_easy_strerror", as: jobrun_curl_easy_strerror_fn.self)
+        easyPause = try function("curl_easy_pause", as: jobrun_curl_easy_pause_fn.self)
         multiInit = try function("curl_multi_init", as: jobrun_curl_multi_init_fn.self)
         multiCleanup = try function("curl_multi_cleanup", as: jobrun_curl_multi_cleanup_fn.self)
         multiAddHandle = try function("curl_multi_add_handle", as: jobrun_curl_multi_add_handle_fn.self)

@@ -73,9 +73,10 @@ public final class CurlEngine: Sendable {
     /// An engine without a thread: its owner calls ``turn(timeoutMilliseconds:mayPoll:didPoll:)``,
     /// always from one thread, and completions run there, inside that call. Any thread may start
     /// and cancel transfers and call ``wake()``; ``shutdown()`` belongs to the owner's thread.
-    public static func driven() throws(EngineError) -> CurlEngine {
+    /// - Parameter budget: a rate limit its transfers share with every engine given the same one.
+    public static func driven(sharing budget: SharedRateBudget? = nil) throws(EngineError) -> CurlEngine {
         let multi = try MultiHandle.make()
-        return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi))
+        return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi, budget: budget))
     }
 
     /// One turn of a driven engine: the queued commands, the transfers' progress, then — when
@@ -108,12 +109,14 @@ public final class CurlEngine: Sendable {
     /// Ends a driven engine's wait in ``turn``, or makes its next one return at once (any thread).
     public func wake() { multi.wakeup() }
 
-    /// - Parameter afterCallbacks: runs on the engine thread after each turn of its loop that
-    ///   ran sinks or completions, before it sleeps. A caller that collects what completions
-    ///   report can wake its own consumer once per turn here instead of once per transfer.
-    public convenience init(afterCallbacks: @escaping @Sendable () -> Void = {}) throws(EngineError) {
+    /// - Parameters:
+    ///   - budget: a rate limit its transfers share with every engine given the same one.
+    ///   - afterCallbacks: runs on the engine thread after each turn of its loop that ran sinks
+    ///     or completions, before it sleeps. A caller that collects what completions report can
+    ///     wake its own consumer once per turn here instead of once per transfer.
+    public convenience init(sharing budget: SharedRateBudget? = nil, afterCallbacks: @escaping @Sendable () -> Void = {}) throws(EngineError) {
         self.init(multi: try MultiHandle.make(), drivenLoop: nil)
-        let loop = EventLoop(multi: multi)
+        let loop = EventLoop(multi: multi, budget: budget)
         let shared = self.shared
         let failure = DetachedThread.start(name: "jobrun-curl") {
             loop.run(takeCommands: shared.takeCommands, mayPoll: shared.mayPoll, didPoll: shared.didPoll, afterCallbacks: afterCallbacks)

@@ -12,8 +12,13 @@ final class EventLoop: @unchecked Sendable {
     /// Easy handles kept for reuse, by the options they were made with; libcurl keeps
     /// connections in the multi handle's cache.
     private var idleHandles: [HandleProfile: [UnsafeMutableRawPointer]] = [:]
+    /// The run's rate budget, when it has one.
+    private let pacer: Pacer?
 
-    init(multi: MultiHandle) { self.multi = multi }
+    init(multi: MultiHandle, budget: SharedRateBudget?) {
+        self.multi = multi
+        pacer = budget.map(Pacer.init(budget:))
+    }
 
     private var isShuttingDown = false
 
@@ -32,7 +37,7 @@ final class EventLoop: @unchecked Sendable {
             afterCallbacks()
             // Transfers already finished may have queued new commands; do not sleep on them.
             guard mayPoll() else { continue }
-            _ = api.multiPoll(multi.pointer, nil, 0, 1000, nil)
+            _ = api.multiPoll(multi.pointer, nil, 0, pacer?.pollTimeout(1000) ?? 1000, nil)
             didPoll()
         }
         cleanup()
@@ -44,7 +49,7 @@ final class EventLoop: @unchecked Sendable {
     func turn(takeCommands: () -> [EngineCommand], timeoutMilliseconds: Int32, mayPoll: () -> Bool, didPoll: () -> Void) -> Bool {
         var alive = step(takeCommands())
         if alive && mayPoll() {
-            _ = api.multiPoll(multi.pointer, nil, 0, timeoutMilliseconds, nil)
+            _ = api.multiPoll(multi.pointer, nil, 0, pacer?.pollTimeout(timeoutMilliseconds) ?? timeoutMilliseconds, nil)
             didPoll()
             alive = step(takeCommands())
         }
@@ -60,6 +65,8 @@ final class EventLoop: @unchecked Sendable {
             case .start(let id, let request, let sink, let completion):
                 if isShuttingDown {
                     completion(.failed(.cancelled))
+                } else if let pacer {
+                    start(id.value, pacer.paced(request), sink, completion)
                 } else {
                     start(id.value, request, sink, completion)
                 }
@@ -71,6 +78,9 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         if isShuttingDown && live.isEmpty { return false }
+        if let pacer {
+            for (t, code) in pacer.resumeDue(api: api) { finish(t, code: code, cancelled: false, isReusable: false) }
+        }
         var running: Int32 = 0
         _ = api.multiPerform(multi.pointer, &running)
         var left: Int32 = 0
@@ -105,7 +115,7 @@ final class EventLoop: @unchecked Sendable {
             completion(.failed(.other(code: -1, message: "curl_easy_init failed")))
             return
         }
-        let t = Transfer(id: id, easy: easy, api: api, request: request, sink: sink, completion: completion)
+        let t = Transfer(id: id, easy: easy, api: api, request: request, sink: sink, pacer: pacer, completion: completion)
         if let problem = t.configure() {
             // Options half set: this handle is not reused.
             api.easyCleanup(easy)
@@ -118,13 +128,21 @@ final class EventLoop: @unchecked Sendable {
         _ = api.multiAddHandle(multi.pointer, easy)
     }
 
-    private func finish(_ t: Transfer, code: CURLcode, cancelled: Bool) {
+    /// Ends a transfer. A handle whose transfer ended paused (cancelled, or its total timeout
+    /// passed while it waited for the budget), or whose resume failed, still holds libcurl's pause
+    /// state and kept piece: it is not reused.
+    private func finish(_ t: Transfer, code: CURLcode, cancelled: Bool, isReusable: Bool = true) {
         _ = api.multiRemoveHandle(multi.pointer, t.easy)
         live[t.id] = nil
         byHandle[t.easy] = nil
         let result = t.result(code: code, cancelled: cancelled)
         t.release()
-        idleHandles[HandleProfile(t.request), default: []].append(t.easy)
+        if isReusable && !t.isPausedByBudget {
+            idleHandles[HandleProfile(t.request), default: []].append(t.easy)
+        } else {
+            api.easyCleanup(t.easy)
+        }
+        pacer?.remove(t)
         t.completion(result)
     }
 }

@@ -24,6 +24,10 @@ final class Transfer {
     let request: TransferRequest
     let sink: any TransferSink
     let completion: @Sendable (TransferResult) -> Void
+    /// The run's rate budget, when there is one and this transfer is paced by it.
+    let pacer: Pacer?
+    /// The budget refused a piece: libcurl holds it until the pacer resumes the transfer.
+    var isPausedByBudget = false
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -40,13 +44,23 @@ final class Transfer {
     private var lastProgress = ContinuousClock.now
     private var lastReceived: Int64 = -1
 
-    init(id: UInt64, easy: UnsafeMutableRawPointer, api: CurlAPI, request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) {
+    init(
+        id: UInt64, easy: UnsafeMutableRawPointer, api: CurlAPI, request: TransferRequest, sink: any TransferSink, pacer: Pacer?,
+        completion: @escaping @Sendable (TransferResult) -> Void
+    ) {
         self.id = id
         self.easy = easy
         self.api = api
         self.request = request
         self.sink = sink
         self.completion = completion
+        // libcurl refuses a pause from a file:// write callback (it fails the transfer); a local
+        // file is not a download anyway.
+        if let pacer, request.url.prefix(5).lowercased() != "file:" {
+            self.pacer = pacer
+        } else {
+            self.pacer = nil
+        }
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 
@@ -79,7 +93,7 @@ final class Transfer {
         }), "header function")
         problems.check(jobrun_easy_setopt_write(api.easySetopt, easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
             guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
-            return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+            return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count))
         }), "write function")
         problems.check(jobrun_easy_setopt_xferinfo(api.easySetopt, easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
             guard let t = Transfer.from(userdata: userdata) else { return 1 }
@@ -149,34 +163,45 @@ final class Transfer {
         return true
     }
 
-    private func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// The write callback's answer: every byte taken (`bytes.count`), 0 to abort, or
+    /// `CURL_WRITEFUNC_PAUSE` when the rate budget holds the piece back.
+    private func body(_ bytes: UnsafeRawBufferPointer) -> Int {
         // file:// has no status line: the body is the file.
-        if head == nil, !deliverHead(ResponseHead(status: 200, headers: [], version: "")) { return false }
+        if head == nil, !deliverHead(ResponseHead(status: 200, headers: [], version: "")) { return 0 }
+        if let pacer, !pacer.admit(bytes.count, of: self) { return Int(CURL_WRITEFUNC_PAUSE) }
         lastProgress = ContinuousClock.now
         switch disposition {
         case .accept:
             guard sink.receive(body: bytes) else {
                 sinkAborted = true
-                return false
+                return 0
             }
             bodyBytes += Int64(bytes.count)
-            return true
+            return bytes.count
         case .discard(let limit):
             discarded += Int64(bytes.count)
             if discarded > limit {
                 sinkAborted = true
-                return false
+                return 0
             }
-            return true
+            return bytes.count
         case .reject:
             sinkAborted = true
-            return false
+            return 0
         }
     }
 
+    /// The pacer resumed this transfer: the time it spent paused was not idle.
+    func resumedByBudget() {
+        isPausedByBudget = false
+        lastProgress = ContinuousClock.now
+    }
+
     /// libcurl calls this at least once a second; it enforces the idle timeout precisely
-    /// (libcurl's low-speed check averages over several seconds).
+    /// (libcurl's low-speed check averages over several seconds). A transfer the rate budget
+    /// paused is waiting for jobrun, not for the server: that time never counts as idle.
     private func progress(received: Int64) -> Bool {
+        if isPausedByBudget { return true }
         let now = ContinuousClock.now
         if received != lastReceived {
             lastReceived = received

@@ -1,5 +1,5 @@
 import Dispatch
-import JobrunCore
+public import JobrunCore
 import JobrunManifest
 public import JobrunPlan
 public import JobrunFetch
@@ -16,6 +16,9 @@ public struct ApplyOptions: Sendable {
     /// When the run stops at its deadline (`--deadline` less `--deadline-margin`): transfers in
     /// flight are cancelled, and before it no slice starts that would not finish in time.
     public var deadline: ContinuousClock.Instant?
+    /// The most the whole run may receive per second, over all its transfers (`--limit-rate`;
+    /// `nil`: no limit).
+    public var rateLimit: ByteRate?
     /// The wall clock in seconds since the epoch (for `Retry-After` dates).
     public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
     /// Random numbers in `[0, 1)` for backoff jitter.
@@ -128,12 +131,14 @@ public final class Executor: Sendable {
     public func run(events: RunEvents) throws(EngineError) -> ApplyResult {
         var engines: [CurlEngine] = []
         defer { for engine in engines { engine.shutdown() } }
-        let driven = try CurlEngine.driven()
+        // One budget for every engine: the limit is the run's, not a transfer's or an engine's.
+        let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
+        let driven = try CurlEngine.driven(sharing: budget)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }
         defer { drivenEngine.withLock { $0 = nil } }
         for _ in 1..<Self.engineCount {
-            engines.append(try CurlEngine(afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
+            engines.append(try CurlEngine(sharing: budget, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let store = try BodyStore { [weak self] batch in
             guard let self else { return }

@@ -60,13 +60,19 @@ enum ProcessRunner {
             }
         }
         let exited = DispatchSemaphore(value: 0)
-        // nil when waitpid fails for good (ECHILD: something else in this process reaped it).
-        let waitStatus = Mutex<Int32?>(nil)
+        // nil when wait4 fails for good (ECHILD: something else in this process reaped it).
+        let waitStatus = Mutex<(status: Int32, cpu: Duration, exitTime: Double)?>(nil)
         Thread.detachNewThread {
             var status: Int32 = 0
-            var result = waitpid(pid, &status, 0)
-            while result < 0, errno == EINTR { result = waitpid(pid, &status, 0) }
-            if result == pid { waitStatus.withLock { $0 = status } }
+            var usage = rusage()
+            var result = wait4(pid, &status, 0, &usage)
+            while result < 0, errno == EINTR { result = wait4(pid, &status, 0, &usage) }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            if result == pid {
+                let cpu = Self.duration(usage.ru_utime) + Self.duration(usage.ru_stime)
+                waitStatus.withLock { $0 = (status, cpu, Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) }
+            }
             exited.signal()
         }
 
@@ -87,15 +93,22 @@ enum ProcessRunner {
 
         var (stdout, stderr) = output.texts()
         if !isDrained { stderr += "\n[ProcessRunner: output still open 5 s after exit; truncated]\n" }
-        guard let status = waitStatus.withLock({ $0 }) else {
+        guard let (status, cpu, exitTime) = waitStatus.withLock({ $0 }) else {
             stderr += "\n[ProcessRunner: the exit status was lost (reaped elsewhere)]\n"
             return RunResult(status: -1, stdout: stdout, stderr: stderr, hasTimedOut: hasTimedOut)
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
         let signal = status & 0x7F
-        return RunResult(
+        var result = RunResult(
             status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: stdout, stderr: stderr,
             signal: signal == 0 ? nil : signal, hasTimedOut: hasTimedOut)
+        result.cpuTime = cpu
+        result.exitTime = exitTime
+        return result
+    }
+
+    private static func duration(_ time: timeval) -> Duration {
+        .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec))
     }
 
     private static func drain(_ fd: Int32, _ consume: (Data) -> Void) {

@@ -25,7 +25,7 @@ import Testing
         ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host", "--events"]),
         ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--resource", "--events"]),
         ("validate", ["--output", "--allow-file-urls"]),
-        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host", "--events", "--deadline", "--deadline-margin", "--progress", "--progress-interval", "--quiet", "--verbose"]),
+        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host", "--events", "--deadline", "--deadline-margin", "--progress", "--progress-interval", "--quiet", "--verbose", "--limit-rate"]),
         ("graph", ["--output", "--allow-file-urls", "--resource"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {
