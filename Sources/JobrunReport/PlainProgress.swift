@@ -21,7 +21,8 @@ public final class PlainProgress: RunObserver {
     }
 
     public func observe(_ event: RunEvent) {
-        guard case .progress(let p) = event else { return }
+        // Another observer may want progress more often: a line only once per interval.
+        guard case .progress(let p) = event, let interval = progressInterval, p.elapsed - (previous?.elapsed ?? .zero) >= interval else { return }
         write(WallTime.rfc3339(milliseconds: wallClock()) + " jobrun " + runID + ": " + line(p) + "\n")
     }
 

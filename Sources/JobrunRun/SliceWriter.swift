@@ -24,8 +24,9 @@ import JobrunOutcome
 ///     hashing is too, and nothing is read back (docs/performance.md has what that saves).
 ///   - A resumed body (or one that outgrew its Content-Length in memory) must be hashed from
 ///     the partial file's first byte: every ``progressStep`` bytes the coordinator is told
-///     (``progress``) and hashes what is on disk by reading it back (``hash(upTo:)``), so the
-///     bytes already there are hashed on another thread than the one receiving the rest.
+///     (``progress``, as it is for every file body) and hashes what is on disk by reading it
+///     back (``hash(upTo:)``), so the bytes already there are hashed on another thread than the
+///     one receiving the rest.
 ///
 /// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
 /// coordinator thread, either after the transfer's completion or for bytes the engine thread
@@ -226,7 +227,9 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         }
         written += Int64(body.count)
         if written - writebackStarted >= Self.writebackStep { startWriteback() }
-        if written - reported >= Self.progressStep, inlineDigester == nil, let progress {
+        // Every file body says how far it got (the run's progress counts the bytes in flight);
+        // one read back from disk is also hashed then (``hash(upTo:)``).
+        if written - reported >= Self.progressStep, let progress {
             reported = written
             progress(written)
         }

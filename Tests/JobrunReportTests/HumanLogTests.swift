@@ -102,7 +102,7 @@ import Testing
 
     @Test func thePlainProgressLine() {
         var lines: [String] = []
-        let progress = PlainProgress(runID: "01RUN", interval: .seconds(30), wallClock: { 1_764_059_400_123 }) { lines.append($0) }
+        let progress = PlainProgress(runID: "01RUN", interval: .seconds(1), wallClock: { 1_764_059_400_123 }) { lines.append($0) }
         var p = RunProgress()
         p.slicesToTransfer = 10
         p.bytesToTransfer = 10 << 20
@@ -118,6 +118,8 @@ import Testing
         p.bytesSettled = 4 << 20
         p.elapsed = .seconds(5)
         progress.observe(.progress(p))
+        p.elapsed = .milliseconds(5_500)
+        progress.observe(.progress(p))  // within the interval of the last line: none
         p.unsizedToTransfer = 1
         p.elapsed = .seconds(6)
         progress.observe(.progress(p))
