@@ -27,11 +27,10 @@ import Testing
                   - {path: later.bin, url: "\(fixture.url("/gen/10/later.bin"))"}
 
             """)
-        let started = ContinuousClock.now
         let (result, report) = try await fixture.applyJSON(["--deadline", "3s", "--deadline-margin", "1s", "--junit", "junit.xml"])
-        let took = ContinuousClock.now - started
         #expect(result.status == 75, "\(result)")
-        #expect(took < .seconds(8), "the run went on long after its deadline: \(took)")
+        // The run's own clock (the test's may be held up by others): it ended at the cutoff.
+        #expect(report.summary.elapsedSeconds < 5, "the run went on long after its deadline: \(report.summary.elapsedSeconds) s")
         #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cancelled (resumable, 1 kept), 1 not started. Run the same command again to continue.\n"), "\(result)")
         #expect(report.summary.stopReason == "deadline" && !report.summary.success, "\(report.summary)")
         #expect(report.summary.remaining == .init(cancelled: 1, partialsKept: 1, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
