@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunReport", "CLinux"],
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "CLinux"],
             swiftSettings: strict),
         .target(
             name: "JobrunCLI",

@@ -201,7 +201,7 @@ struct ApplyCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
-        try sums?.write(result.checksumLists)
+        try sums?.write(ApplyReports.checksumLists(result))
         if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID)) }
         let status = result.exitStatus
         run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)

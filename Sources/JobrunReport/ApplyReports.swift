@@ -169,4 +169,16 @@ public enum ApplyReports {
                 + (runID.map { [.init(name: "run_id", value: $0)] } ?? []),
             testCases: [run])
     }
+
+    /// `apply --record-sums`: per resource (in plan order), the SHA-256 of every slice that
+    /// passed, slice by slice (after `ApplyResult.computeMissingSHA256`).
+    public static func checksumLists(_ result: ApplyResult) -> [(id: String, list: ChecksumList)] {
+        result.entries.map { entry in
+            var list = ChecksumList()
+            for (s, o) in zip(entry.resource.slices, entry.outcomes) where o.hasPassed {
+                if let sha256 = o.sha256 { list.lines.append(.init(path: s.path, digest: sha256)) }
+            }
+            return (entry.resource.id, list)
+        }
+    }
 }

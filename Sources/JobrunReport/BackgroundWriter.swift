@@ -1,6 +1,6 @@
 import Dispatch
 import Synchronization
-public import JobrunCore
+import JobrunCore
 
 /// Bytes for a descriptor, written by a thread of its own so that the thread that produces them
 /// (the run's coordinator) never waits for a slow reader: a pipe whose reader lags, a terminal,

@@ -1,7 +1,6 @@
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
-public import JobrunReport
 import JobrunVerify
 public import JobrunOutcome
 
@@ -38,17 +37,5 @@ extension ApplyResult {
             }
         }
         return problems
-    }
-
-    /// Per resource (in plan order), the SHA-256 of every slice that passed, slice by slice
-    /// (after ``computeMissingSHA256(parallelism:)``).
-    public var checksumLists: [(id: String, list: ChecksumList)] {
-        entries.map { entry in
-            var list = ChecksumList()
-            for (s, o) in zip(entry.resource.slices, entry.outcomes) where o.hasPassed {
-                if let sha256 = o.sha256 { list.lines.append(.init(path: s.path, digest: sha256)) }
-            }
-            return (entry.resource.id, list)
-        }
     }
 }
