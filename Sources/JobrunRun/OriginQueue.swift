@@ -8,6 +8,8 @@ struct OriginQueue {
     private var classes: [(priority: Int, turns: Turns)] = []
     /// The scheduler's turn counter when this origin last started a job.
     var lastTurn: UInt64 = 0
+    /// Its transfers under way.
+    var running = 0
 
     var isEmpty: Bool { classes.isEmpty }
 

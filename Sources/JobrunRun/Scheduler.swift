@@ -31,10 +31,12 @@ struct Scheduler {
         var limits: ConcurrencyLimits
     }
 
+    /// Per origin: its waiting jobs and its transfers under way (the entry stays while the
+    /// origin is known, so that one lookup answers both).
     private var origins: [String: OriginQueue] = [:]
-    private var lanes: [Int: Lane] = [:]
+    /// By resource (plan entry).
+    private var lanes: [Lane] = []
     private(set) var running = 0
-    private var runningByOrigin: [String: Int] = [:]
     private var cooldownUntil: [String: Instant] = [:]
     /// Observed transfer rates per origin, for the gates.
     private(set) var throughput: [String: Throughput] = [:]
@@ -49,12 +51,17 @@ struct Scheduler {
 
     /// Resource `resource`'s priority and limits, given once before its slices are queued.
     mutating func describe(resource: Int, as lane: Lane) {
+        if lanes.count <= resource { lanes += Array(repeating: Lane(priority: 0, limits: ConcurrencyLimits()), count: resource + 1 - lanes.count) }
         lanes[resource] = lane
+    }
+
+    func lane(_ resource: Int) -> Lane {
+        resource < lanes.count ? lanes[resource] : Lane(priority: 0, limits: ConcurrencyLimits())
     }
 
     /// Job `job` (plan position `sequence`, of `resource`) is ready to start at `origin`.
     mutating func enqueue(_ job: Int, sequence: Int, resource: Int, origin: String, sequenceOf: (Int) -> Int) {
-        let priority = lanes[resource]?.priority ?? 0
+        let priority = lane(resource).priority
         origins[origin, default: OriginQueue()].insert(job, sequence: sequence, resource: resource, priority: priority, sequenceOf: sequenceOf)
         waiting += 1
     }
@@ -62,13 +69,13 @@ struct Scheduler {
     /// A transfer started at `origin` (after a `.start`, a redirect hop, a restart): it holds a slot.
     mutating func started(at origin: String) {
         running += 1
-        runningByOrigin[origin, default: 0] += 1
+        origins[origin, default: OriginQueue()].running += 1
     }
 
     /// A transfer at `origin` ended: its slot is free.
     mutating func ended(at origin: String) {
         running -= 1
-        runningByOrigin[origin, default: 1] -= 1
+        origins[origin, default: OriginQueue()].running -= 1
     }
 
     /// `origin` asked to be left alone (429, 503) until `until`.
@@ -83,8 +90,7 @@ struct Scheduler {
 
     /// Takes every job waiting for `origin` (its breaker gave up), in plan order per resource.
     mutating func removeAll(at origin: String) -> [Int] {
-        guard var queue = origins.removeValue(forKey: origin) else { return [] }
-        let jobs = queue.drain()
+        guard let jobs = origins[origin]?.drain() else { return [] }
         waiting -= jobs.count
         return jobs
     }
@@ -106,27 +112,38 @@ struct Scheduler {
     /// origin's breaker, `expectedBytes` for a job's declared size (asked only by gates). The
     /// caller reports a `.start` it carried out with ``started(at:)``.
     mutating func next(now: Instant, mayStart: (String) -> Bool, expectedBytes: (Int) -> Int64?) -> Action? {
-        var best: (origin: String, priority: Int, turn: UInt64, job: Int)?
-        for (origin, queue) in origins {
+        // By index, so that the pick is changed in place without hashing its origin again.
+        var best: (index: Dictionary<String, OriginQueue>.Index, priority: Int, turn: UInt64, job: Int)?
+        var i = origins.startIndex
+        while i != origins.endIndex {
+            defer { origins.formIndex(after: &i) }
+            let queue = origins.values[i]
             guard let head = queue.head else { continue }
             // Higher priority first; at equal priority the origin served longest ago, then the
             // one whose next job comes first in the plan (jobs are numbered in plan order).
             if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
-            if let until = cooldownUntil[origin], until > now { continue }
-            let limits = lanes[head.resource]?.limits ?? ConcurrencyLimits()
-            if runningByOrigin[origin, default: 0] >= limits.perHost || running >= limits.total { continue }
+            let limits = lane(head.resource).limits
+            if queue.running >= limits.perHost || running >= limits.total { continue }
+            let origin = origins.keys[i]
+            if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
             if !mayStart(origin) { continue }
-            best = (origin, head.priority, queue.lastTurn, head.job)
+            best = (i, head.priority, queue.lastTurn, head.job)
         }
-        guard let pick = best, let head = origins[pick.origin]?.head else { return nil }
-        origins[pick.origin]?.removeHead()
+        guard let pick = best, let head = origins.values[pick.index].head else { return nil }
+        origins.values[pick.index].removeHead()
         waiting -= 1
-        let candidate = Candidate(job: head.job, resource: head.resource, origin: pick.origin, expectedBytes: expectedBytes(head.job), throughput: throughput[pick.origin])
+        let origin = origins.keys[pick.index]
+        guard !gates.isEmpty else {
+            turn += 1
+            origins.values[pick.index].lastTurn = turn
+            return .start(job: head.job, origin: origin)
+        }
+        let candidate = Candidate(job: head.job, resource: head.resource, origin: origin, expectedBytes: expectedBytes(head.job), throughput: throughput[origin])
         switch admission(candidate, now: now) {
         case .admit:
             turn += 1
-            origins[pick.origin]?.lastTurn = turn
-            return .start(job: head.job, origin: pick.origin)
+            origins.values[pick.index].lastTurn = turn
+            return .start(job: head.job, origin: origin)
         case .later(let until):
             return .park(job: head.job, until: until)
         case .deferred(let reason, let stop):
