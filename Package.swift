@@ -25,6 +25,10 @@ let package = Package(
         // no pkg-config (which would add -lcurl); curl.h is on the default include path
         // (Debian's multiarch folder; the macOS SDK).
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
+        // The mirror state's database (JobrunState): the system SQLite.
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -40,6 +44,8 @@ let package = Package(
         // below both Run and Report.
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
         .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome"], swiftSettings: strict),
+        // What a mirror remembers between runs: one SQLite database per output root.
+        .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
@@ -59,6 +65,7 @@ let package = Package(
         .testTarget(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "JobrunStateTests", dependencies: ["JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),

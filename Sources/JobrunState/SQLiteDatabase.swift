@@ -1,0 +1,106 @@
+internal import CSQLite
+import JobrunCore
+
+/// One SQLite connection, used from one thread at a time. Only what the state needs: statements
+/// with bound text and integers, rows read by column.
+final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+    let path: String
+
+    /// Opens (creating) `path`, waiting up to `busyMilliseconds` when another connection holds it.
+    init(path: String, busyMilliseconds: Int32 = 200) throws(StateError) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard rc == SQLITE_OK else {
+            let error = Self.error(rc, db, path: path, operation: "open")
+            sqlite3_close_v2(db)
+            handle = nil
+            throw error
+        }
+        sqlite3_busy_timeout(db, busyMilliseconds)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs statements that return no rows.
+    func execute(_ sql: String) throws(StateError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard rc == SQLITE_OK else {
+            throw Self.error(rc, handle, path: path, operation: "run '\(sql.prefix(40))…'")
+        }
+    }
+
+    /// A value bound to a statement's `?`.
+    enum Value: Equatable {
+        case integer(Int64)
+        case text(String)
+        case null
+    }
+
+    /// Runs one statement with `values` bound in order and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ values: [Value] = []) throws(StateError) -> [[Value]] {
+        var statement: OpaquePointer?
+        var rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK else { throw Self.error(rc, handle, path: path, operation: "prepare '\(sql.prefix(40))…'") }
+        defer { sqlite3_finalize(statement) }
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            switch value {
+            case .integer(let n): rc = sqlite3_bind_int64(statement, index, n)
+            case .text(let s): rc = sqlite3_bind_text(statement, index, s, -1, Self.transient)
+            case .null: rc = sqlite3_bind_null(statement, index)
+            }
+            guard rc == SQLITE_OK else { throw Self.error(rc, handle, path: path, operation: "bind") }
+        }
+        var rows: [[Value]] = []
+        while true {
+            rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return rows }
+            guard rc == SQLITE_ROW else { throw Self.error(rc, handle, path: path, operation: "run '\(sql.prefix(40))…'") }
+            var row: [Value] = []
+            for c in 0..<sqlite3_column_count(statement) {
+                switch sqlite3_column_type(statement, c) {
+                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, c)))
+                case SQLITE_NULL: row.append(.null)
+                default:
+                    if let text = sqlite3_column_text(statement, c) {
+                        row.append(.text(String(cString: text)))
+                    } else {
+                        row.append(.null)
+                    }
+                }
+            }
+            rows.append(row)
+        }
+    }
+
+    /// The one integer a query such as `PRAGMA user_version` returns.
+    func integer(_ sql: String) throws(StateError) -> Int64? {
+        if case .integer(let n)? = try query(sql).first?.first { return n }
+        return nil
+    }
+
+    /// The one text a query such as `PRAGMA journal_mode` returns.
+    func text(_ sql: String) throws(StateError) -> String? {
+        if case .text(let s)? = try query(sql).first?.first { return s }
+        return nil
+    }
+
+    /// SQLite copies bound text at once (SQLITE_TRANSIENT).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    static func error(_ rc: Int32, _ db: OpaquePointer?, path: String, operation: String) -> StateError {
+        let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        switch rc & 0xFF {
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt(path: path, detail: detail)
+        case SQLITE_BUSY, SQLITE_LOCKED: return .locked(path: path)
+        default: return .failed(path: path, operation: operation, detail: detail)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// The state database's schema, by version (`PRAGMA user_version`). A database made by this
+/// version opens in every later one (each migration is applied once, in order, in one
+/// transaction); one made by a later version is refused, never rewritten.
+enum StateSchema {
+    /// Migration `k` takes a database from version `k` to `k + 1`.
+    static let migrations: [String] = [
+        // 1: slices proven (the file's identity at that moment, for quick checks), runs, and
+        // room for the network policy's deferrals and the completion hooks' outbox.
+        """
+        CREATE TABLE slices (
+            path TEXT PRIMARY KEY,          -- relative to the output root
+            identity TEXT NOT NULL,         -- the slice's URL identity (no query)
+            resource TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            digests TEXT NOT NULL,          -- 'algorithm:hex' separated by spaces, as proven
+            device INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            ctime_ns INTEGER NOT NULL,
+            proven_at_ms INTEGER NOT NULL,
+            fetched INTEGER NOT NULL,       -- 1 when this proof followed a fetch, 0 for a hash
+            run_id TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX slices_by_resource ON slices(resource);
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            command TEXT NOT NULL,
+            started_at_ms INTEGER NOT NULL,
+            ended_at_ms INTEGER,
+            stop_reason TEXT,
+            exit_status INTEGER,
+            counts TEXT                     -- 'name=value' separated by spaces
+        );
+        CREATE TABLE deferrals (
+            resource TEXT PRIMARY KEY,
+            first_deferred_at_ms INTEGER NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE TABLE hook_outbox (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            event TEXT NOT NULL,            -- the event as one JSON line
+            created_at_ms INTEGER NOT NULL,
+            delivered_at_ms INTEGER
+        );
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings `db` to ``currentVersion``.
+    /// - Throws: ``StateError/newerSchema(path:found:supported:)`` for a database of a later
+    ///   version; whatever SQLite reports otherwise (a failed migration changes nothing).
+    static func migrate(_ db: SQLiteDatabase) throws(StateError) {
+        let found = Int(try db.integer("PRAGMA user_version") ?? 0)
+        guard found <= currentVersion else {
+            throw .newerSchema(path: db.path, found: found, supported: currentVersion)
+        }
+        guard found < currentVersion else { return }
+        try db.execute("BEGIN IMMEDIATE")
+        do throws(StateError) {
+            // Checked again inside the write lock: another process may have migrated meanwhile.
+            let now = Int(try db.integer("PRAGMA user_version") ?? 0)
+            for version in now..<currentVersion { try db.execute(migrations[version]) }
+            try db.execute("PRAGMA user_version = \(currentVersion)")
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
