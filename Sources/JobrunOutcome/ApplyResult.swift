@@ -248,9 +248,11 @@ public struct ApplyResult: Sendable {
     /// (a signal's 130 or 143 even then; the deadline's 75 only without failures).
     public var exitStatus: ExitStatus {
         if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
-        if counts.failed > 0 { return .failure }
+        // One pass over the outcomes: the failed and skipped counts say what `isSuccess` would.
+        let c = counts
+        if c.failed > 0 { return .failure }
         if let stopReason { return stopReason.exitStatus }
-        return isSuccess ? .ok : .failure
+        return c.skipped == 0 ? .ok : .failure
     }
 
     public var isSuccess: Bool {

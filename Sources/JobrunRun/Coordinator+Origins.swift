@@ -39,25 +39,19 @@ extension Coordinator {
         case .recovered:
             events.emit(.origin(origin, .recovered))
         case .gaveUp:
-            // Told before the slices it fails, which are not told one by one.
-            events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: last, slicesFailed: countUnrequested(origin: origin))))
             failUnrequested(origin: origin, breaker: breaker)
         }
     }
 
     /// Fails every slice of `origin` waiting to start or to retry, without a request: the origin
-    /// has failed its probes.
+    /// has failed its probes. The origin's event, with their count, comes first: they are not
+    /// told one by one.
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         _ = scheduler.removeAll(at: origin)
-        for j in jobs.indices where jobs[j].own.origin == origin && isWaitingToStart(j) {
-            fail(j, failure, announce: false)
-        }
-    }
-
-    /// How many slices ``failUnrequested(origin:breaker:)`` fails.
-    func countUnrequested(origin: String) -> Int {
-        jobs.indices.count { jobs[$0].own.origin == origin && isWaitingToStart($0) }
+        let unrequested = jobs.indices.filter { jobs[$0].own.origin == origin && isWaitingToStart($0) }
+        events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: breaker.lastFailureText, slicesFailed: unrequested.count)))
+        for j in unrequested { fail(j, failure, announce: false) }
     }
 
     func isWaitingToStart(_ j: Int) -> Bool {

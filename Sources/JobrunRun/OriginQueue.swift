@@ -5,13 +5,16 @@ struct OriginQueue {
     /// A resource's turn: its waiting jobs.
     private var byResource: [Int: ReadyQueue] = [:]
     /// Priorities with waiting resources, highest first, each with its resources in turn order.
-    private var classes: [(priority: Int, turns: Turns)] = []
+    private var classes: [(priority: Int, turns: ReadyQueue)] = []
     /// The scheduler's turn counter when this origin last started a job.
     var lastTurn: UInt64 = 0
     /// Its transfers under way.
     var running = 0
 
     var isEmpty: Bool { classes.isEmpty }
+
+    /// Jobs waiting here.
+    var count: Int { byResource.values.reduce(0) { $0 + $1.count } }
 
     /// The job that starts next here, its resource and priority.
     var head: (job: Int, resource: Int, priority: Int)? {
@@ -26,7 +29,7 @@ struct OriginQueue {
                 classes[c].turns.append(resource)
             } else {
                 let at = classes.firstIndex { $0.priority < priority } ?? classes.count
-                var turns = Turns()
+                var turns = ReadyQueue()
                 turns.append(resource)
                 classes.insert((priority, turns), at: at)
             }
@@ -55,24 +58,5 @@ struct OriginQueue {
             removeHead()
         }
         return jobs
-    }
-
-    /// Resources in turn order: a FIFO whose removals from the front are O(1).
-    struct Turns {
-        private var items: [Int] = []
-        private var start = 0
-
-        var first: Int? { start < items.count ? items[start] : nil }
-        var isEmpty: Bool { start == items.count }
-
-        mutating func append(_ r: Int) { items.append(r) }
-
-        mutating func removeFirst() {
-            start += 1
-            if start >= 64 && start * 2 >= items.count {
-                items.removeFirst(start)
-                start = 0
-            }
-        }
     }
 }

@@ -5,6 +5,10 @@ struct ReadyQueue {
 
     var isEmpty: Bool { head == items.count }
     var first: Int? { isEmpty ? nil : items[head] }
+    var count: Int { items.count - head }
+
+    /// Queues `j` last (for a FIFO with no order of its own to keep).
+    mutating func append(_ j: Int) { items.append(j) }
 
     mutating func removeFirst() {
         head += 1

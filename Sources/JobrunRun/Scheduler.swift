@@ -45,7 +45,7 @@ struct Scheduler {
     var gates: [any DispatchGate] = []
 
     /// Ready jobs waiting, all origins together.
-    private(set) var waiting = 0
+    var waiting: Int { origins.values.reduce(0) { $0 + $1.count } }
 
     // MARK: Input
 
@@ -63,7 +63,6 @@ struct Scheduler {
     mutating func enqueue(_ job: Int, sequence: Int, resource: Int, origin: String, sequenceOf: (Int) -> Int) {
         let priority = lane(resource).priority
         origins[origin, default: OriginQueue()].insert(job, sequence: sequence, resource: resource, priority: priority, sequenceOf: sequenceOf)
-        waiting += 1
     }
 
     /// A transfer started at `origin` (after a `.start`, a redirect hop, a restart): it holds a slot.
@@ -90,9 +89,7 @@ struct Scheduler {
 
     /// Takes every job waiting for `origin` (its breaker gave up), in plan order per resource.
     mutating func removeAll(at origin: String) -> [Int] {
-        guard let jobs = origins[origin]?.drain() else { return [] }
-        waiting -= jobs.count
-        return jobs
+        origins[origin]?.drain() ?? []
     }
 
     /// Takes every waiting job (the run stops).
@@ -131,7 +128,6 @@ struct Scheduler {
         }
         guard let pick = best, let head = origins.values[pick.index].head else { return nil }
         origins.values[pick.index].removeHead()
-        waiting -= 1
         let origin = origins.keys[pick.index]
         guard !gates.isEmpty else {
             turn += 1

@@ -54,12 +54,21 @@ import Testing
         try await fixture.expectVerified()
     }
 
+    /// Two slices of resource `r`: one dripped at 256 KiB/s for a second (the origin's rate is
+    /// then known), then 8 MiB that would need about 41 s at that rate.
+    static func measuredThenHuge(_ fixture: ApplyFixture) -> String {
+        let measured = FaultServer.path("/gen/\(256 << 10)/measured.bin", faults: "drip=262144")
+        return """
+                  - {path: measured.bin, url: "\(fixture.url(measured))", size: \(256 << 10)}
+                  - {path: huge.bin, url: "\(fixture.url("/gen/8388608/huge.bin"))", size: 8388608}
+            """
+    }
+
     /// Once an origin's rate is known, a slice that would not finish before the cutoff is not
     /// requested at all; a small one still is.
     @Test func aSliceThatCannotFinishInTimeIsNotStarted() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        let measured = "/gen/\(256 << 10)/measured.bin"
         try fixture.write(manifest: """
             version: 1
             defaults:
@@ -67,8 +76,7 @@ import Testing
             resources:
               - id: r
                 slices:
-                  - {path: measured.bin, url: "\(fixture.url(FaultServer.path(measured, faults: "drip=262144")))", size: \(256 << 10)}
-                  - {path: huge.bin, url: "\(fixture.url("/gen/8388608/huge.bin"))", size: 8388608}
+            \(Self.measuredThenHuge(fixture))
                   - {path: small.bin, url: "\(fixture.url("/gen/10/small.bin"))", size: 10}
 
             """)
@@ -88,7 +96,6 @@ import Testing
         let fixture = try ApplyFixture(secondPort: true)
         defer { fixture.finish() }
         let second = try #require(fixture.server.secondBaseURL)
-        let measured = "/gen/\(256 << 10)/measured.bin"
         let slowX = "/gen/\(256 << 10)/x.bin"
         try fixture.write(manifest: """
             version: 1
@@ -97,8 +104,7 @@ import Testing
             resources:
               - id: r
                 slices:
-                  - {path: measured.bin, url: "\(fixture.url(FaultServer.path(measured, faults: "drip=262144")))", size: \(256 << 10)}
-                  - {path: huge.bin, url: "\(fixture.url("/gen/8388608/huge.bin"))", size: 8388608}
+            \(Self.measuredThenHuge(fixture))
               - id: x
                 slices:
                   - {path: x.bin, url: "\(second)\(FaultServer.path(slowX, faults: "drip=131072"))", size: \(256 << 10)}
