@@ -38,8 +38,8 @@ let package = Package(
 
         .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
-        .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "COpenSSL", "CLinux"], swiftSettings: strict),
-        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify"], swiftSettings: strict),
+        .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
+        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunState"], swiftSettings: strict),
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
@@ -49,12 +49,12 @@ let package = Package(
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "CLinux"],
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "CLinux"],
             swiftSettings: strict),
         .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun",
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

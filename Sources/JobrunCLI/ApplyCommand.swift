@@ -7,6 +7,8 @@ import JobrunPlan
 import JobrunReport
 import JobrunOutcome
 import JobrunRun
+import JobrunState
+import JobrunVerify
 
 
 struct ApplyCommand: ParsableCommand {
@@ -56,6 +58,8 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var resourceOptions: ResourceOptions
 
     @OptionGroup var concurrencyOptions: ConcurrencyOptions
+
+    @OptionGroup var stateOptions: MirrorStateOptions
 
     @Flag(name: .long, help: "Apply a stale saved plan anyway, re-planning against the current manifests and mirror.")
     var refresh = false
@@ -161,7 +165,10 @@ struct ApplyCommand: ParsableCommand {
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
         defer { lock.release() }
-        let plan = Planner.plan(for: manifest)
+        let states = MirrorStateOptions.open(for: manifest, access: .create)
+        let plan = Planner.plan(for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
+        states.learn(plan.proofs, runID: runID)
+        events.add(StateRecorder(states: states, plan: plan, runID: runID, command: "apply"))
         events.emit(.planned(plan.counts))
         if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)

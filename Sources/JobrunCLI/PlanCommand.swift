@@ -4,6 +4,7 @@ import JobrunManifest
 import JobrunOutcome
 import JobrunPlan
 import JobrunReport
+import JobrunState
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,6 +39,8 @@ struct PlanCommand: ParsableCommand {
     @OptionGroup var resourceOptions: ResourceOptions
 
     @OptionGroup var concurrencyOptions: ConcurrencyOptions
+
+    @OptionGroup var stateOptions: MirrorStateOptions
 
     @Flag(name: .shortAndLong, help: "Also list every slice with its action.")
     var verbose = false
@@ -78,7 +81,9 @@ struct PlanCommand: ParsableCommand {
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
         }
         run.start()
-        let plan = Planner.plan(for: manifest, parallelism: jobs)
+        let states = MirrorStateOptions.open(for: manifest, access: .existing)
+        let plan = Planner.plan(for: manifest, parallelism: jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
+        states.learn(plan.proofs, runID: run.runID)
         run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)
         var stderr = StandardError()

@@ -3,6 +3,8 @@ import JobrunCore
 import JobrunManifest
 import JobrunReport
 import JobrunVerify
+import JobrunRun
+import JobrunState
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,6 +54,9 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Threads used to hash files (default: all cores).", valueName: "n"))
     var jobs: Int?
 
+    @Flag(name: .long, help: "Do not read files unchanged since the mirror state last proved them (by default every byte is read).")
+    var quick = false
+
     @Flag(name: .customLong("require-digests"), help: "Fail every slice that declares no digest (exit 1), even when its file passed.")
     var requireDigests = false
 
@@ -77,9 +82,12 @@ struct VerifyCommand: ParsableCommand {
         let sums = recordSums.map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()
+        let states = MirrorStateOptions.open(for: manifest, access: .existing)
+        run.events.add(StateRecorder(states: states, plan: nil, runID: run.runID, command: "verify"))
         let result = MirrorVerifier.verify(
             manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256,
-            timesChecks: junit != nil && !ReportClock.isReproducible)
+            timesChecks: junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: quick))
+        states.learn(result.proofs, runID: run.runID)
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {

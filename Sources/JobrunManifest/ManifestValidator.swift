@@ -118,8 +118,20 @@ enum ManifestValidator {
             let base = root + "/" + (r.dest.isEmpty ? "" : r.dest + "/")
             let shown = r.outputRoot == "." ? "" : r.outputRoot + "/"
             var lastFolder: Substring.UTF8View?
+            if MirrorStateFolder.contains(r.dest) {
+                diagnostics.error(
+                    "the destination '\(r.dest)' is inside '\(MirrorStateFolder.name)', the folder jobrun keeps for the mirror state",
+                    at: r.location)
+                continue
+            }
             for (si, s) in r.slices.enumerated() {
                 let packed = ri << 32 | si
+                if r.dest.isEmpty && MirrorStateFolder.contains(s.path) {
+                    diagnostics.error(
+                        "slice path '\(s.path)' is inside '\(MirrorStateFolder.name)', the folder jobrun keeps for the mirror state",
+                        at: s.location)
+                    continue
+                }
                 let full = base + s.path
                 if let first = files.updateValue(packed, forKey: full) {
                     files[full] = first

@@ -19,6 +19,9 @@ public enum RunEvent: Sendable {
     case resourceSkipped(id: String, reason: String)
     /// A slice the run worked on reached its end: fetched, resumed, failed or skipped.
     case sliceSettled(SettledSlice)
+    /// Every file renamed into `root` so far is on disk: its file system was synced. Not in the
+    /// event stream; what the mirror state records waits for it.
+    case synced(root: String)
     /// A slice's attempt failed and it will try again after `delay`.
     case sliceRetrying(SliceRef, failure: AttemptFailure, attempt: Int, delay: Duration)
     /// An origin's circuit breaker changed state (``OriginEvent``).

@@ -1,5 +1,6 @@
 import JobrunCore
 public import JobrunManifest
+public import JobrunVerify
 
 /// What a plan would do with one slice.
 public enum SliceAction: String, Sendable, Hashable, CaseIterable, Codable {
@@ -98,4 +99,6 @@ public struct Plan: Sendable {
     /// The bytes to fetch per file system of the output roots, next to its free space; empty when
     /// there is nothing to fetch.
     public var space: [SpaceNeed]
+    /// How present files were proven, and what to record of it (planned with a ``MirrorMemory``).
+    public var proofs = CheckProofs()
 }

@@ -1,6 +1,7 @@
 import JobrunCore
 public import JobrunManifest
 public import JobrunVerify
+public import JobrunState
 
 /// Builds a ``Plan``: orders resources, then classifies every slice against the files on disk.
 public enum Planner {
@@ -8,13 +9,19 @@ public enum Planner {
     /// - Parameters:
     ///   - parallelism: threads used to hash present files (default: every core).
     ///   - measure: the room on an output root's file system (tests pass fixed figures).
+    ///   - memory: what the output roots' mirror states recorded (``MirrorMemory``): files
+    ///     unchanged since their last proof are not read, and what this plan proves is
+    ///     collected in ``Plan/proofs`` to be recorded.
     public static func plan(
         for manifest: Manifest, parallelism: Int? = nil,
-        measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:)
+        measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:),
+        memory: MirrorMemory? = nil
     ) -> Plan {
         let order = manifest.dependencyOrder
-        let expectations = manifest.fileExpectations(in: order)
-        let checks = FileChecker().checkAll(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism)
+        var expectations = manifest.fileExpectations(in: order)
+        if let memory { memory.recall(into: &expectations) }
+        let results = FileChecker().check(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism, observed: memory != nil)
+        let checks = results.checks
         // Slices to transfer that have a partial download with matching metadata are resumed.
         // Only folders that exist can hold one: a resource whose folder is missing costs one stat.
         var candidates: [(root: String, relativePath: String)] = []
@@ -66,9 +73,13 @@ public enum Planner {
             total += counts
             entries.append(Plan.Entry(resource: r, decisions: decisions, counts: counts))
         }
-        return Plan(
+        var plan = Plan(
             manifest: manifest, entries: entries, counts: total, warnings: warnings,
             space: SpaceCheck.needs(of: entries, measure: measure))
+        if let memory {
+            plan.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
+        }
+        return plan
     }
 
     /// The action for one slice given what is on disk. A pure function:

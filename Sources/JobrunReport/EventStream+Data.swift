@@ -30,6 +30,7 @@ extension EventStream {
         case .progress: "progress"
         case .stopRequested: "stop_requested"
         case .runEnded: "run_end"
+        case .synced: "synced"  // never written (`observe` leaves it out)
         }
     }
 
@@ -49,7 +50,7 @@ extension EventStream {
             for argument in start.arguments { w.string(argument) }
             w.endArray()
             w.key("manifests_sha256"); optional(start.manifestsDigest, &w)
-        case .planned:
+        case .planned, .synced:
             break
         case .lockWaited(let root, let holder, let timeout):
             w.key("root"); w.string(root)

@@ -54,6 +54,7 @@ public final class EventStream: RunObserver, @unchecked Sendable {
     /// Writes `event`, from any thread: the first `run_end` is the last event, and finishes the
     /// output (everything written when this returns).
     public func observe(_ event: RunEvent) {
+        if case .synced = event { return }  // internal: not part of the stream
         let isEnd = if case .runEnded = event { true } else { false }
         let wasWritten = state.withLock { state in
             guard !state.hasEnded else { return false }

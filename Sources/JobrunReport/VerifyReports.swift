@@ -4,7 +4,9 @@ public import JobrunVerify
 
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {
-    /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors.`, with
+    /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors; 598 proven
+    /// by hashing.`, the last clause saying how the files that passed were proven
+    /// (``CheckProofs/summaryClause``), with
     /// `, 3 extra` when extra files were looked for (`--extra`), then, when files passed without
     /// a digest, ``IntegrityCounts/summaryClause`` before the period:
     /// `…, 0 errors; 6 without digests (2 size only, 4 unverified).` They are in `ok` unless
@@ -12,7 +14,7 @@ public enum VerifyReports {
     public static func summaryLine(_ v: MirrorVerification) -> String {
         let c = v.counts
         let extra = v.extraFiles.map { ", \($0.count) extra" } ?? ""
-        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)\(c.withoutDigests.summaryClause)."
+        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)\(c.withoutDigests.summaryClause)\(v.proofs.summaryClause)."
     }
 
     /// One line per slice (`=` ok, `~` size only, `?` unverified, `*` differs, `-` missing,
@@ -82,6 +84,8 @@ public enum VerifyReports {
         w.key("size_only"); w.int(Int64(v.counts.withoutDigests.sizeOnly))
         w.key("unverified"); w.int(Int64(v.counts.withoutDigests.unverified))
         w.key("digests_required"); w.bool(v.counts.requiresDigests)
+        w.key("proven_by_hashing"); w.int(Int64(v.proofs.hashed))
+        w.key("unchanged_since_proven"); w.int(Int64(v.proofs.recognized))
         w.key("all_ok"); w.bool(v.counts.isAllOK)
         w.endObject()
         w.key("resources")

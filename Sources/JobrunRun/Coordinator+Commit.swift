@@ -30,7 +30,7 @@ extension Coordinator {
         // 1. The batch's data reaches the disk: one syncfs per output root.
         var syncErrors: [String: Int32] = [:]
         for root in Set(batch.map { plan.entries[jobs[$0].resource].resource.outputRoot }) {
-            if let dir = directories[root], let error = dir.syncFileSystem() { syncErrors[root] = error }
+            if let error = syncRoot(root) { syncErrors[root] = error }
         }
         // 2. Each verified file takes its final name atomically.
         var touched = Set<Int>()
@@ -48,7 +48,11 @@ extension Coordinator {
                 fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
                 continue
             }
+            renamedSinceSync.insert(resource.outputRoot)
             if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
+            // What the mirror state records of the file once the rename is durable.
+            var status = stat()
+            let file = fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 ? FileIdentity(status) : nil
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
             var outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
@@ -56,7 +60,7 @@ extension Coordinator {
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
-            settle(j, outcome)
+            settle(j, outcome, file: file)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

@@ -101,6 +101,8 @@ struct Coordinator {
     var pendingCommits: [Int] = []
     var oldestPendingCommit: ContinuousClock.Instant?
     var directories: [String: OutputDirectory] = [:]
+    /// Output roots with files renamed into place since their last sync.
+    var renamedSinceSync = Set<String>()
     var diskFullCount = 0
     var isStopping = false
     var stopReason: StopReason?
@@ -212,6 +214,9 @@ struct Coordinator {
             for j in jobs.indices where !isDone(j) { settle(j, SliceOutcome(status: .skipped, skipReason: why, displayURL: displayURL(j)), bulk: true) }
         }
         for index in plan.entries.indices { finishResourceIfDone(index) }
+        // Renames of resources that did not complete reach the disk too, so that the mirror state
+        // may record them.
+        for root in renamedSinceSync.sorted() { _ = syncRoot(root) }
         // The outcomes move into the result (the coordinator ends here): no copy of each.
         let entries = plan.entries.enumerated().map { r, entry in
             ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { j in
@@ -342,7 +347,7 @@ struct Coordinator {
         activeResources.remove(r)
         if counts.failed == 0 && counts.skipped == 0 {
             // The renames reach the disk before the resource is reported complete.
-            if let dir = directories[resource.outputRoot], let error = dir.syncFileSystem() {
+            if let error = syncRoot(resource.outputRoot) {
                 resourceState[r] = .failed
                 events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .syncFailed(message: systemErrorText(error))))
             } else {
@@ -360,9 +365,21 @@ struct Coordinator {
         activateRunnableResources()
     }
 
+    /// Syncs the file system of `root` (``OutputDirectory/syncFileSystem()``); on success every
+    /// rename into it so far is durable, which ``RunEvent/synced(root:)`` tells.
+    /// - Returns: the error number of a failed sync.
+    mutating func syncRoot(_ root: String) -> Int32? {
+        guard let dir = directories[root] else { return nil }
+        if let error = dir.syncFileSystem() { return error }
+        renamedSinceSync.remove(root)
+        events.emit(.synced(root: root))
+        return nil
+    }
+
     /// Job `j` has ended with `outcome`: its state, the run's counters and an event. `bulk`: one
-    /// of many ended together for a reason another event tells.
-    mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false) {
+    /// of many ended together for a reason another event tells; `file`: the identity of the file
+    /// a fetch renamed into place.
+    mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil) {
         jobs[j].state = .done
         let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
@@ -370,7 +387,7 @@ struct Coordinator {
         progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
         events.emit(.sliceSettled(SettledSlice(
             slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL),
-            outcome: outcome, integrity: slice.integrity, isBulk: bulk)))
+            outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: jobs[j].slice, file: file)))
         jobs[j].outcome = outcome
     }
 

@@ -1,37 +1,35 @@
+public import JobrunCore
+
 /// A slice's file as it was when its bytes were last proven (hashed, or fetched and verified):
-/// its identity on disk (device, inode, size, times) is what a later quick check compares.
+/// what the store records, and what a later quick check compares the file with.
 public struct ProvenSlice: Sendable, Hashable {
     /// Relative to the output root.
     public var path: String
+    /// The slice's URL identity.
     public var identity: String
     public var resource: String
-    public var size: Int64
-    /// `algorithm:hex` of every digest it was proven against.
-    public var digests: [String]
-    public var device: UInt64
-    public var inode: UInt64
-    public var mtimeNanoseconds: Int64
-    public var ctimeNanoseconds: Int64
+    /// Every digest the bytes were proven against (none for a slice that declares none).
+    public var digests: [Digest]
+    /// The file's identity (its size included) when it was proven.
+    public var file: FileIdentity
+    /// When `file` was taken (wall clock, ns since the epoch; ``FileIdentity/isSettled(at:)``).
+    public var seenAtNanoseconds: Int64
     public var provenAtMilliseconds: Int64
-    /// Proven by a fetch (true) or by hashing what was on disk (false).
-    public var fetched: Bool
-    public var runID: String
+    /// Set when this proof followed a fetch; a later proof by hashing keeps it while the file
+    /// stays the same (device and inode).
+    public var fetchedAtMilliseconds: Int64?
 
     public init(
-        path: String, identity: String, resource: String, size: Int64, digests: [String], device: UInt64, inode: UInt64,
-        mtimeNanoseconds: Int64, ctimeNanoseconds: Int64, provenAtMilliseconds: Int64, fetched: Bool, runID: String
+        path: String, identity: String, resource: String, digests: [Digest], file: FileIdentity, seenAtNanoseconds: Int64,
+        provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?
     ) {
         self.path = path
         self.identity = identity
         self.resource = resource
-        self.size = size
         self.digests = digests
-        self.device = device
-        self.inode = inode
-        self.mtimeNanoseconds = mtimeNanoseconds
-        self.ctimeNanoseconds = ctimeNanoseconds
+        self.file = file
+        self.seenAtNanoseconds = seenAtNanoseconds
         self.provenAtMilliseconds = provenAtMilliseconds
-        self.fetched = fetched
-        self.runID = runID
+        self.fetchedAtMilliseconds = fetchedAtMilliseconds
     }
 }

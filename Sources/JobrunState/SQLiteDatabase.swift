@@ -4,14 +4,15 @@ import JobrunCore
 /// One SQLite connection, used from one thread at a time. Only what the state needs: statements
 /// with bound text and integers, rows read by column.
 final class SQLiteDatabase {
-    private var handle: OpaquePointer?
+    fileprivate var handle: OpaquePointer?
     let path: String
 
     /// Opens (creating) `path`, waiting up to `busyMilliseconds` when another connection holds it.
     init(path: String, busyMilliseconds: Int32 = 200) throws(StateError) {
         self.path = path
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        // NOFOLLOW: a symbolic link planted in the mirror must not redirect jobrun's writes.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         handle = db
         guard rc == SQLITE_OK else {
@@ -80,6 +81,62 @@ final class SQLiteDatabase {
         }
     }
 
+    /// A prepared statement, reused for many rows: bind, step, reset.
+    final class Statement {
+        private let handle: OpaquePointer?
+        private unowned let db: SQLiteDatabase
+        private let sql: String
+
+        init(_ sql: String, in db: SQLiteDatabase) throws(StateError) {
+            var statement: OpaquePointer?
+            let rc = sqlite3_prepare_v3(db.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+            guard rc == SQLITE_OK else {
+                sqlite3_finalize(statement)
+                throw SQLiteDatabase.error(rc, db.handle, path: db.path, operation: "prepare '\(sql.prefix(40))…'")
+            }
+            handle = statement
+            self.db = db
+            self.sql = sql
+        }
+
+        deinit { sqlite3_finalize(handle) }
+
+        func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+        func bind(_ index: Int32, _ value: Int64?) {
+            if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+        }
+        func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, SQLiteDatabase.transient) }
+
+        /// Runs the bound statement to its end (rows, if any, are not read) and resets it.
+        func run() throws(StateError) {
+            try forEachRow { _ in }
+        }
+
+        /// Steps through the rows, handing each to `body` (read it with the column accessors
+        /// meanwhile), then resets.
+        func forEachRow(_ body: (Statement) -> Void) throws(StateError) {
+            defer { sqlite3_reset(handle) }
+            while true {
+                let rc = sqlite3_step(handle)
+                if rc == SQLITE_DONE { return }
+                guard rc == SQLITE_ROW else {
+                    throw SQLiteDatabase.error(rc, db.handle, path: db.path, operation: "run '\(sql.prefix(40))…'")
+                }
+                body(self)
+            }
+        }
+
+        func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        func optionalInteger(_ column: Int32) -> Int64? {
+            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+        }
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
+    }
+
     /// The one integer a query such as `PRAGMA user_version` returns.
     func integer(_ sql: String) throws(StateError) -> Int64? {
         if case .integer(let n)? = try query(sql).first?.first { return n }
@@ -93,7 +150,7 @@ final class SQLiteDatabase {
     }
 
     /// SQLite copies bound text at once (SQLITE_TRANSIENT).
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    fileprivate static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     static func error(_ rc: Int32, _ db: OpaquePointer?, path: String, operation: String) -> StateError {
         let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))

@@ -13,13 +13,14 @@ enum StateSchema {
             resource TEXT NOT NULL,
             size INTEGER NOT NULL,
             digests TEXT NOT NULL,          -- 'algorithm:hex' separated by spaces, as proven
-            device INTEGER NOT NULL,
+            device INTEGER NOT NULL,        -- the file's identity when it was proven
             inode INTEGER NOT NULL,
             mtime_ns INTEGER NOT NULL,
             ctime_ns INTEGER NOT NULL,
-            proven_at_ms INTEGER NOT NULL,
-            fetched INTEGER NOT NULL,       -- 1 when this proof followed a fetch, 0 for a hash
-            run_id TEXT NOT NULL
+            seen_at_ns INTEGER NOT NULL,    -- when that identity was taken (wall clock)
+            proven_at_ms INTEGER NOT NULL,  -- when its bytes were last proven: hashed, or fetched and verified
+            fetched_at_ms INTEGER,          -- when it was last fetched, if jobrun fetched it
+            run_id TEXT NOT NULL            -- the run of the last proof
         ) WITHOUT ROWID;
         CREATE INDEX slices_by_resource ON slices(resource);
         CREATE TABLE runs (

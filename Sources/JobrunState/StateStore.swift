@@ -1,11 +1,11 @@
-import JobrunCore
+public import JobrunCore
 
 /// The state of one output root: a SQLite database in a folder jobrun owns there
 /// (`.jobrun/state.sqlite`, WAL mode), with a versioned schema (``StateSchema``). Used from one
 /// thread at a time.
 public final class StateStore {
     /// The folder below the output root that jobrun owns (plans and `verify --extra` leave it out).
-    public static let folderName = ".jobrun"
+    public static let folderName = MirrorStateFolder.name
     public static let fileName = "state.sqlite"
 
     let db: SQLiteDatabase
@@ -24,6 +24,11 @@ public final class StateStore {
         if mkdir(folder, 0o755) != 0, errno != EEXIST {
             throw .failed(path: folder, operation: "create the folder", detail: systemErrorText(errno))
         }
+        // A symbolic link in its place would take jobrun's writes out of the output root.
+        var status = stat()
+        guard lstat(folder, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else {
+            throw .failed(path: folder, operation: "use the folder", detail: "it is not a directory (a symbolic link is not followed)")
+        }
         db = try SQLiteDatabase(path: Self.path(forRoot: root))
         // WAL: readers (status, plan) never wait for a run that writes.
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
@@ -39,44 +44,102 @@ public final class StateStore {
 
     // MARK: Slices
 
-    /// Records `slices` as proven, replacing what was recorded for their paths, in one
-    /// transaction: all or none.
-    public func record(_ slices: [ProvenSlice]) throws(StateError) {
+    private var upsert: SQLiteDatabase.Statement?
+    private var deletion: SQLiteDatabase.Statement?
+
+    /// Records `slices` as proven by the run `runID`, replacing what was recorded for their paths,
+    /// in one transaction: all or none.
+    public func record(_ slices: [ProvenSlice], runID: String) throws(StateError) {
+        guard !slices.isEmpty else { return }
+        let statement: SQLiteDatabase.Statement
+        if let upsert { statement = upsert } else { statement = try makeUpsert() }
+        upsert = statement
         try transaction { () throws(StateError) in
             for s in slices {
-                try db.query(
-                    """
-                    INSERT OR REPLACE INTO slices (path, identity, resource, size, digests, device, inode, mtime_ns, ctime_ns,
-                        proven_at_ms, fetched, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [.text(s.path), .text(s.identity), .text(s.resource), .integer(s.size), .text(s.digests.joined(separator: " ")),
-                     .integer(Int64(bitPattern: s.device)), .integer(Int64(bitPattern: s.inode)), .integer(s.mtimeNanoseconds),
-                     .integer(s.ctimeNanoseconds), .integer(s.provenAtMilliseconds), .integer(s.fetched ? 1 : 0), .text(s.runID)])
+                statement.bind(1, s.path)
+                statement.bind(2, s.identity)
+                statement.bind(3, s.resource)
+                statement.bind(4, s.file.size)
+                statement.bind(5, s.digests.map(\.description).joined(separator: " "))
+                statement.bind(6, Int64(bitPattern: s.file.device))
+                statement.bind(7, Int64(bitPattern: s.file.inode))
+                statement.bind(8, s.file.mtimeNanoseconds)
+                statement.bind(9, s.file.ctimeNanoseconds)
+                statement.bind(10, s.seenAtNanoseconds)
+                statement.bind(11, s.provenAtMilliseconds)
+                statement.bind(12, s.fetchedAtMilliseconds)
+                statement.bind(13, runID)
+                try statement.run()
             }
         }
     }
 
-    /// What was recorded for `path`, if anything.
-    public func proven(path: String) throws(StateError) -> ProvenSlice? {
-        let rows = try db.query(
-            "SELECT path, identity, resource, size, digests, device, inode, mtime_ns, ctime_ns, proven_at_ms, fetched, run_id FROM slices WHERE path = ?",
-            [.text(path)])
-        guard let row = rows.first, row.count == 12,
-            case .text(let p) = row[0], case .text(let identity) = row[1], case .text(let resource) = row[2],
-            case .integer(let size) = row[3], case .text(let digests) = row[4], case .integer(let device) = row[5],
-            case .integer(let inode) = row[6], case .integer(let mtime) = row[7], case .integer(let ctime) = row[8],
-            case .integer(let proven) = row[9], case .integer(let fetched) = row[10], case .text(let runID) = row[11]
-        else { return nil }
-        return ProvenSlice(
-            path: p, identity: identity, resource: resource, size: size, digests: digests.split(separator: " ").map(String.init),
-            device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), mtimeNanoseconds: mtime, ctimeNanoseconds: ctime,
-            provenAtMilliseconds: proven, fetched: fetched != 0, runID: runID)
+    private func makeUpsert() throws(StateError) -> SQLiteDatabase.Statement {
+        try SQLiteDatabase.Statement(
+            """
+            INSERT INTO slices (path, identity, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns,
+                proven_at_ms, fetched_at_ms, run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            ON CONFLICT (path) DO UPDATE SET identity = ?2, resource = ?3, size = ?4, digests = ?5, device = ?6, inode = ?7,
+                mtime_ns = ?8, ctime_ns = ?9, seen_at_ns = ?10, proven_at_ms = ?11, run_id = ?13,
+                fetched_at_ms = CASE WHEN ?12 IS NOT NULL THEN ?12 WHEN device = ?6 AND inode = ?7 THEN fetched_at_ms END
+            """, in: db)
     }
 
-    /// Forgets what was recorded for `paths` (their files changed or went).
+    /// Every file recorded, by path relative to the output root.
+    public func provenFiles() throws(StateError) -> [String: ProvenFile] {
+        let statement = try SQLiteDatabase.Statement(
+            "SELECT path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms FROM slices", in: db)
+        var files: [String: ProvenFile] = [:]
+        try statement.forEachRow { row in
+            let file = FileIdentity(
+                device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
+                mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
+            files[row.text(0)] = ProvenFile(
+                file: file, digests: Self.digests(row.text(2)), seenAtNanoseconds: row.integer(7),
+                provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
+        }
+        return files
+    }
+
+    /// What was recorded for `path`, if anything.
+    public func proven(path: String) throws(StateError) -> ProvenSlice? {
+        let statement = try SQLiteDatabase.Statement(
+            """
+            SELECT path, identity, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
+                fetched_at_ms FROM slices WHERE path = ?1
+            """, in: db)
+        statement.bind(1, path)
+        var found: ProvenSlice?
+        try statement.forEachRow { row in
+            let file = FileIdentity(
+                device: UInt64(bitPattern: row.integer(5)), inode: UInt64(bitPattern: row.integer(6)), size: row.integer(3),
+                mtimeNanoseconds: row.integer(7), ctimeNanoseconds: row.integer(8))
+            found = ProvenSlice(
+                path: row.text(0), identity: row.text(1), resource: row.text(2), digests: Self.digests(row.text(4)), file: file,
+                seenAtNanoseconds: row.integer(9), provenAtMilliseconds: row.integer(10), fetchedAtMilliseconds: row.optionalInteger(11))
+        }
+        return found
+    }
+
+    /// Forgets what was recorded for `paths` (their files are about to change, or went).
     public func forget(paths: [String]) throws(StateError) {
+        guard !paths.isEmpty else { return }
+        let statement: SQLiteDatabase.Statement
+        if let deletion { statement = deletion } else { statement = try SQLiteDatabase.Statement("DELETE FROM slices WHERE path = ?1", in: db) }
+        deletion = statement
         try transaction { () throws(StateError) in
-            for p in paths { try db.query("DELETE FROM slices WHERE path = ?", [.text(p)]) }
+            for p in paths {
+                statement.bind(1, p)
+                try statement.run()
+            }
+        }
+    }
+
+    /// `algorithm:hex` words; one this version does not know is left out (it proves nothing here).
+    static func digests(_ text: String) -> [Digest] {
+        text.split(separator: " ").compactMap { word in
+            guard let colon = word.firstIndex(of: ":"), let algorithm = DigestAlgorithm(rawValue: String(word[..<colon])) else { return nil }
+            return Digest(algorithm: algorithm, hex: word[word.index(after: colon)...])
         }
     }
 

@@ -5,6 +5,9 @@ import Foundation
 ///     let before = DirectoryTree.entries(under: dir.path)
 ///     … run jobrun …
 ///     #expect(DirectoryTree.entries(under: dir.path) == before)
+///
+/// The mirror state's folder (`.jobrun/`) is left out: it is jobrun's, not the mirror's (tests of
+/// the state look at it directly).
 public enum DirectoryTree {
     /// Every entry below `root` as a path relative to it, sorted bytewise: folders end with `/`,
     /// symbolic links with `@` (never followed). Empty when `root` does not exist.
@@ -41,7 +44,7 @@ public enum DirectoryTree {
     private static func walk(_ root: String, relative: String, _ visit: (String, Kind) -> Void) {
         let directory = relative.isEmpty ? root : root + "/" + relative
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names {
+        for name in names where name != ".jobrun" {
             let child = relative.isEmpty ? name : relative + "/" + name
             let type = (try? FileManager.default.attributesOfItem(atPath: root + "/" + child))?[.type] as? FileAttributeType
             switch type {

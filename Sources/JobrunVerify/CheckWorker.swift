@@ -45,16 +45,17 @@ final class CheckWorker {
             answerAll(failure)
         case .descriptor(let directoryFD):
             defer { closeDescriptor(directoryFD) }
+            let observed = results.observations?.baseAddress
             if let times = results.times {
                 for file in files {
                     let started = ContinuousClock.now
-                    results[file] = check(expectations[file], in: directoryFD)
+                    results[file] = check(expectations[file], in: directoryFD, observation: observed.map { $0 + file })
                     let (s, atto) = (ContinuousClock.now - started).components
                     times[file] = Float(s) + Float(atto / 1_000_000_000) / 1e9
                 }
             } else {
                 for file in files {
-                    results[file] = check(expectations[file], in: directoryFD)
+                    results[file] = check(expectations[file], in: directoryFD, observation: observed.map { $0 + file })
                 }
             }
         }
@@ -66,12 +67,15 @@ final class CheckWorker {
     }
 
     /// Checks the file named by the last component of `expectation.relativePath` in the
-    /// already opened `directoryFD`.
-    func check(_ expectation: FileExpectation, in directoryFD: Int32) -> FileCheck {
+    /// already opened `directoryFD`; with `observation`, also says there how a passing file was
+    /// proven and what its identity was.
+    func check(_ expectation: FileExpectation, in directoryFD: Int32, observation: UnsafeMutablePointer<FileObservation>? = nil) -> FileCheck {
         let name = String(SlashPath.split(expectation.relativePath).name)
         if name.isEmpty || name == "." || name == ".." || expectation.relativePath.utf8.first == UInt8(ascii: "/") {
             return Self.invalidPath(expectation)
         }
+        // Read before the stat: an identity counts as seen no later than this.
+        let seenAt = observation == nil ? 0 : FileIdentity.now()
         // fstatat first: cheaper than open + fstat + close when only the size is checked,
         // and a device node is never opened (opening some has side effects).
         var status = stat()
@@ -86,7 +90,14 @@ final class CheckWorker {
         if let expected = expectation.size, expected != size {
             return .sizeMismatch(expected: expected, actual: size)
         }
-        if !expectation.isHashed { return .ok(size: size, digests: []) }
+        if !expectation.isHashed {
+            observation?.pointee = FileObservation(proof: .metadata, identity: FileIdentity(status), seenAt: seenAt)
+            return .ok(size: size, digests: [])
+        }
+        if let proven = expectation.proven, expectation.computes.isEmpty, FileIdentity(status) == proven {
+            observation?.pointee = FileObservation(proof: .recognized, identity: proven, seenAt: seenAt)
+            return .ok(size: size, digests: expectation.digests.sorted { $0.algorithm < $1.algorithm })
+        }
 
         let fd = retryingOnInterrupt { openat(directoryFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         if fd < 0 {
@@ -105,7 +116,14 @@ final class CheckWorker {
         if let expected = expectation.size, expected != openedSize {
             return .sizeMismatch(expected: expected, actual: openedSize)
         }
-        return hash(fd, size: openedSize, for: expectation)
+        let check = hash(fd, size: openedSize, for: expectation)
+        if let observation, check.isOK {
+            // The proof holds for the identity only if the file did not change while it was read.
+            let before = FileIdentity(status)
+            let unchanged = fstat(fd, &status) == 0 && FileIdentity(status) == before
+            observation.pointee = FileObservation(proof: .hashed, identity: unchanged ? before : nil, seenAt: seenAt)
+        }
+        return check
     }
 
     /// Hashes the open file and compares with the expected digests: the first mismatch in

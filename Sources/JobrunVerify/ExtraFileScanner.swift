@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunState
 
 /// What `ExtraFileScanner` found.
 public struct ExtraFileScan: Sendable, Hashable {
@@ -20,7 +21,7 @@ public struct ExtraFileScan: Sendable, Hashable {
 /// The walk never follows a symbolic link: a link (to a directory or not) is an entry, and is
 /// extra unless an expectation names its path. A directory is descended into, never reported
 /// itself, so an unexpected directory shows up as the files inside it (and an empty one not
-/// at all).
+/// at all). The mirror state's folder at the top of a root (`.jobrun/`) is left out.
 public struct ExtraFileScanner: Sendable {
     public init() {}
 
@@ -120,6 +121,8 @@ public struct ExtraFileScanner: Sendable {
                 if name == "." || name == ".." { continue }
                 let child = relativePath.isEmpty ? name : relativePath + "/" + name
                 if isDirectoryEntry(entry.pointee.d_type, name: name, in: fd) {
+                    // The root's mirror state is jobrun's own folder, not the mirror's.
+                    if relativePath.isEmpty && name == StateStore.folderName { continue }
                     subdirectories.append(name)
                 } else {
                     report(child)

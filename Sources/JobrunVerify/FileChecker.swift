@@ -43,17 +43,35 @@ public struct FileChecker: Sendable {
 
     /// `checkAll`, with the time each file's check took (for reports: a JUnit test case's `time`).
     public func checkAllTimed(_ expectations: [FileExpectation], parallelism: Int = FileChecker.defaultParallelism) -> (checks: [FileCheck], seconds: [Float]) {
-        let results = run(expectations, parallelism: parallelism, failures: DirectoryFailures(), timed: true)
+        let results = run(expectations, parallelism: parallelism, failures: DirectoryFailures(), timed: true, observed: false)
         return (results.array(), results.secondsArray())
+    }
+
+    /// What ``check(_:parallelism:timed:observed:)`` found, one entry per expectation in order.
+    public struct Results: Sendable {
+        public var checks: [FileCheck]
+        /// Seconds each check took; empty unless timed.
+        public var seconds: [Float]
+        /// How each file that passed was proven, and its identity then; empty unless observed.
+        public var observations: [FileObservation]
+    }
+
+    /// `checkAll`, optionally timing each check and observing how each passing file was proven
+    /// (``FileObservation``: what the mirror state records).
+    public func check(
+        _ expectations: [FileExpectation], parallelism: Int = FileChecker.defaultParallelism, timed: Bool = false, observed: Bool = false
+    ) -> Results {
+        let results = run(expectations, parallelism: parallelism, failures: DirectoryFailures(), timed: timed, observed: observed)
+        return Results(checks: results.array(), seconds: results.secondsArray(), observations: results.observationsArray())
     }
 
     /// `checkAll` remembering failed directories in `failures` (tests read how many walks failed).
     func checkAll(_ expectations: [FileExpectation], parallelism: Int, failures: DirectoryFailures) -> [FileCheck] {
-        run(expectations, parallelism: parallelism, failures: failures, timed: false).array()
+        run(expectations, parallelism: parallelism, failures: failures, timed: false, observed: false).array()
     }
 
-    private func run(_ expectations: [FileExpectation], parallelism: Int, failures: DirectoryFailures, timed: Bool) -> ResultSlots {
-        let results = ResultSlots(count: expectations.count, timed: timed)
+    private func run(_ expectations: [FileExpectation], parallelism: Int, failures: DirectoryFailures, timed: Bool, observed: Bool) -> ResultSlots {
+        let results = ResultSlots(count: expectations.count, timed: timed, observed: observed)
         guard !expectations.isEmpty else { return results }
         let batch = CheckBatch(expectations)
         let roots = batch.rootPaths.map { PathBeneath.openRoot($0, for: .lookup) }
@@ -213,8 +231,10 @@ final class ResultSlots: @unchecked Sendable {
     private let slots: UnsafeMutableBufferPointer<FileCheck>
     /// Seconds each check took, when timed (4 bytes a slice; nothing otherwise).
     let times: UnsafeMutableBufferPointer<Float>?
+    /// How each passing file was proven, when observed.
+    let observations: UnsafeMutableBufferPointer<FileObservation>?
 
-    init(count: Int, timed: Bool = false) {
+    init(count: Int, timed: Bool = false, observed: Bool = false) {
         slots = .allocate(capacity: count)
         slots.initialize(repeating: .missing)
         if timed {
@@ -224,15 +244,24 @@ final class ResultSlots: @unchecked Sendable {
         } else {
             times = nil
         }
+        if observed {
+            let o = UnsafeMutableBufferPointer<FileObservation>.allocate(capacity: count)
+            o.initialize(repeating: FileObservation())
+            observations = o
+        } else {
+            observations = nil
+        }
     }
 
     deinit {
         slots.deinitialize()
         slots.deallocate()
         times?.deallocate()
+        observations?.deallocate()
     }
 
     func secondsArray() -> [Float] { times.map { Array($0) } ?? [] }
+    func observationsArray() -> [FileObservation] { observations.map { Array($0) } ?? [] }
 
     subscript(index: Int) -> FileCheck {
         get { slots[index] }

@@ -14,13 +14,21 @@ public struct FileExpectation: Sendable, Hashable {
     /// Algorithms to compute besides those of ``digests``, in the same pass, checked against
     /// nothing (`--record-sums` pins a file that declares no SHA-256 this way).
     public var computes: [DigestAlgorithm]
+    /// The file's identity when its bytes were last proven to match ``size`` and ``digests``
+    /// (the mirror state's record): a file that still has it passes without being read. Only
+    /// taken when nothing is to be computed (``computes`` is empty).
+    public var proven: FileIdentity?
 
-    public init(root: String, relativePath: String, size: Int64? = nil, digests: [Digest] = [], computes: [DigestAlgorithm] = []) {
+    public init(
+        root: String, relativePath: String, size: Int64? = nil, digests: [Digest] = [], computes: [DigestAlgorithm] = [],
+        proven: FileIdentity? = nil
+    ) {
         self.root = root
         self.relativePath = relativePath
         self.size = size
         self.digests = digests
         self.computes = computes
+        self.proven = proven
     }
 
     /// Whether checking the file means reading it.
@@ -28,6 +36,33 @@ public struct FileExpectation: Sendable, Hashable {
 
     /// `root` and `relativePath` joined, as messages show the file.
     public var path: String { joinPath(root, relativePath) }
+}
+
+/// How a file that passed its check was found correct, and what it was then.
+public struct FileObservation: Sendable, Hashable {
+    public enum Proof: UInt8, Sendable, Hashable {
+        /// Its bytes were read and hashed.
+        case hashed
+        /// It still had the identity of its last proof (``FileExpectation/proven``): not read.
+        case recognized
+        /// Nothing needed reading: no digest is expected (only the size, or only presence).
+        case metadata
+    }
+
+    /// `nil` for a file that did not pass.
+    public var proof: Proof?
+    /// The file's identity as it was proven; `nil` when it changed while it was read (the
+    /// proof then holds for no identity), or when the file did not pass.
+    public var identity: FileIdentity?
+    /// When the identity was taken (wall clock, ns since the epoch; see
+    /// ``FileIdentity/isSettled(at:)``).
+    public var seenAt: Int64
+
+    public init(proof: Proof? = nil, identity: FileIdentity? = nil, seenAt: Int64 = 0) {
+        self.proof = proof
+        self.identity = identity
+        self.seenAt = seenAt
+    }
 }
 
 /// What a file beneath an output root turned out to be.

@@ -66,6 +66,8 @@ public struct MirrorVerification: Sendable {
     public var scanErrors: [FileIOError]
     /// Wall time spent checking.
     public var elapsed: Duration
+    /// How the files that passed were proven (checked with a ``MirrorMemory``), and what to record.
+    public var proofs = CheckProofs()
 }
 
 extension Manifest {
@@ -96,18 +98,22 @@ public enum MirrorVerifier {
     ///     declared or not (`--record-sums` asks for SHA-256).
     ///   - timesChecks: measure each file's check (a JUnit report's `time`); two clock reads a
     ///     file, so only when a report will show them.
+    ///   - memory: the mirror states' records: with ``MirrorMemory/recognizes``, files unchanged
+    ///     since their last proof are not read (`verify --quick`); either way what is proven is
+    ///     collected in ``MirrorVerification/proofs``.
     public static func verify(
         _ manifest: Manifest, parallelism: Int? = nil, findExtraFiles: Bool = false, requiresDigests: Bool = false,
-        alsoComputing extra: DigestAlgorithm? = nil, timesChecks: Bool = false
+        alsoComputing extra: DigestAlgorithm? = nil, timesChecks: Bool = false, memory: MirrorMemory? = nil
     ) -> MirrorVerification {
         let clock = ContinuousClock()
         let start = clock.now
         let order = manifest.dependencyOrder
-        let expectations = manifest.fileExpectations(in: order, alsoComputing: extra)
+        var expectations = manifest.fileExpectations(in: order, alsoComputing: extra)
+        if let memory { memory.recall(into: &expectations) }
         let width = parallelism ?? FileChecker.defaultParallelism
-        let (checks, seconds) = timesChecks
-            ? FileChecker().checkAllTimed(expectations, parallelism: width)
-            : (FileChecker().checkAll(expectations, parallelism: width), [])
+        let results = FileChecker().check(expectations, parallelism: width, timed: timesChecks, observed: memory != nil)
+        let checks = results.checks
+        let seconds = results.seconds
         var entries: [MirrorVerification.Entry] = []
         var total = MirrorVerification.Counts(requiresDigests: requiresDigests)
         var k = 0
@@ -126,7 +132,13 @@ public enum MirrorVerifier {
         if findExtraFiles {
             (extra, scanErrors) = extraFiles(manifest)
         }
-        return MirrorVerification(entries: entries, counts: total, extraFiles: extra, scanErrors: scanErrors, elapsed: clock.now - start)
+        var verification = MirrorVerification(entries: entries, counts: total, extraFiles: extra, scanErrors: scanErrors, elapsed: clock.now - start)
+        if let memory {
+            verification.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
+        } else {
+            verification.proofs.hashed = zip(expectations, checks).reduce(0) { $0 + ($1.0.isHashed && $1.1.isOK ? 1 : 0) }
+        }
+        return verification
     }
 
     /// Lists files under each output root's resource folders that no slice names. Only the

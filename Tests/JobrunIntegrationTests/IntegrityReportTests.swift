@@ -136,7 +136,7 @@ import Testing
             ? mirror/r/bare.bin: unverified (no digest or size declared)
             ? mirror/r/large.bin: unverified (no digest or size declared)
             = mirror/r/md5.bin
-            Verify: 5 ok, 0 mismatched, 0 missing, 0 errors; 3 without digests (1 size only, 2 unverified).
+            Verify: 5 ok, 0 mismatched, 0 missing, 0 errors; 3 without digests (1 size only, 2 unverified); 2 proven by hashing.
 
             """
         let text = try await fixture.run(["verify", "site.yaml", "--junit", "verify.xml"])

@@ -95,7 +95,7 @@ import Testing
             = mirror/r/proven.bin
             ~ mirror/r/sized.bin: size only (no digest declared), refused by --require-digests
             ? mirror/r/bare.bin: unverified (no digest or size declared), refused by --require-digests
-            Verify: 2 ok, 0 mismatched, 0 missing, 0 errors; 2 without digests (1 size only, 1 unverified).
+            Verify: 2 ok, 0 mismatched, 0 missing, 0 errors; 2 without digests (1 size only, 1 unverified); 2 proven by hashing.
 
             """, "\(text)")
         let xml = try #require(fixture.directory.contents(of: "verify.xml"))

@@ -53,10 +53,10 @@ import Testing
 
         // The selection verifies; the whole mirror does not (extras and media are missing).
         let selected = try await fixture.run(["verify", "site.yaml", "--resource", "lessons", "-q"])
-        #expect(selected.status == 0 && selected.stdout == "Verify: 3 ok, 0 mismatched, 0 missing, 0 errors.\n", "\(selected)")
+        #expect(selected.status == 0 && selected.stdout == "Verify: 3 ok, 0 mismatched, 0 missing, 0 errors; 3 proven by hashing.\n", "\(selected)")
         #expect(selected.stderr == Self.selectedLessons, "\(selected)")
         let whole = try await fixture.run(["verify", "site.yaml", "-q"])
-        #expect(whole.status == 1 && whole.stdout.hasSuffix("Verify: 3 ok, 0 mismatched, 2 missing, 0 errors.\n"), "\(whole)")
+        #expect(whole.status == 1 && whole.stdout.hasSuffix("Verify: 3 ok, 0 mismatched, 2 missing, 0 errors; 3 proven by hashing.\n"), "\(whole)")
 
         // With --json the document is all of stdout, and holds the selection only.
         let (media, report) = try await fixture.applyJSON(["--resource", "media"])
@@ -152,7 +152,7 @@ import Testing
             + mirror/lessons/stray.bin
             + mirror/media/stray.bin
             + mirror/stray.bin
-            Verify: 1 ok, 0 mismatched, 0 missing, 0 errors, 3 extra.
+            Verify: 1 ok, 0 mismatched, 0 missing, 0 errors, 3 extra; 1 proven by hashing.
 
             """, "\(site)")
 

@@ -1,5 +1,7 @@
 import Foundation
+import JobrunCore
 import JobrunTestSupport
+import Synchronization
 import Testing
 @testable import JobrunState
 
@@ -7,11 +9,14 @@ import Testing
 /// what it records survives reopening; a newer schema is refused and left as it was; a file that
 /// is not a database (or was cut short) is reported, never rewritten behind the user's back.
 @Suite struct StateStoreTests {
-    static func slice(_ path: String, inode: UInt64 = 7, run: String = "run-1") -> ProvenSlice {
+    static let sha = Digest(algorithm: .sha256, hex: String(repeating: "ab", count: 32))!
+    static let md5 = Digest(algorithm: .md5, hex: String(repeating: "cd", count: 16))!
+
+    static func slice(_ path: String, inode: UInt64 = 7, fetchedAt: Int64? = 1_764_060_000_100) -> ProvenSlice {
         ProvenSlice(
-            path: path, identity: "http://h/\(path)", resource: "r", size: 1_234, digests: ["sha256:ab12", "md5:cd34"],
-            device: UInt64.max - 1, inode: inode, mtimeNanoseconds: 1_764_060_000_123_456_789, ctimeNanoseconds: -5,
-            provenAtMilliseconds: 1_764_060_000_123, fetched: true, runID: run)
+            path: path, identity: "http://h/\(path)", resource: "r", digests: [sha, md5],
+            file: FileIdentity(device: UInt64.max - 1, inode: inode, size: 1_234, mtimeNanoseconds: 1_764_060_000_123_456_789, ctimeNanoseconds: -5),
+            seenAtNanoseconds: 1_764_060_000_200_000_000, provenAtMilliseconds: 1_764_060_000_123, fetchedAtMilliseconds: fetchedAt)
     }
 
     @Test func aNewStoreIsCreatedInItsFolderAtTheCurrentSchema() throws {
@@ -34,14 +39,14 @@ import Testing
         let root = try dir.makeDirectory("mirror")
         do {
             let store = try StateStore(root: root)
-            try store.record([Self.slice("a/1.ts"), Self.slice("a/2.ts", inode: 8)])
-            try store.record([Self.slice("a/1.ts", inode: 9, run: "run-2")])  // replaces
+            try store.record([Self.slice("a/1.ts"), Self.slice("a/2.ts", inode: 8)], runID: "run-1")
+            try store.record([Self.slice("a/1.ts", inode: 9)], runID: "run-2")  // replaces
             try store.recordRunStart(runID: "run-1", command: "apply", startedAtMilliseconds: 10)
             try store.recordRunEnd(runID: "run-1", endedAtMilliseconds: 20, stopReason: "deadline", exitStatus: 75, counts: [("fetched", 3)])
             try store.recordRunStart(runID: "run-2", command: "verify", startedAtMilliseconds: 30)
         }
         let store = try StateStore(root: root)
-        #expect(try store.proven(path: "a/1.ts") == Self.slice("a/1.ts", inode: 9, run: "run-2"))
+        #expect(try store.proven(path: "a/1.ts") == Self.slice("a/1.ts", inode: 9))
         #expect(try store.proven(path: "a/2.ts") == Self.slice("a/2.ts", inode: 8))
         #expect(try store.proven(path: "a/3.ts") == nil)
         try store.forget(paths: ["a/2.ts"])
@@ -83,7 +88,7 @@ import Testing
         } else {
             do {
                 let store = try StateStore(root: root)
-                try store.record((0..<2_000).map { Self.slice("s/\($0).ts") })
+                try store.record((0..<2_000).map { Self.slice("s/\($0).ts") }, runID: "run-1")
                 try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             }
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -121,4 +126,114 @@ import Testing
         let again = try StateStore(root: root)
         #expect(try again.db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 4)
     }
+
+    /// A later proof by hashing keeps the time of the fetch while the file is the same one, and
+    /// drops it for another file at that path.
+    @Test func aProofByHashingKeepsTheFetchTimeOfTheSameFile() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try StateStore(root: try dir.makeDirectory("mirror"))
+        try store.record([Self.slice("a"), Self.slice("b")], runID: "run-1")
+        var hashedA = Self.slice("a", fetchedAt: nil)
+        hashedA.provenAtMilliseconds += 5_000
+        var hashedB = Self.slice("b", inode: 99, fetchedAt: nil)
+        hashedB.provenAtMilliseconds += 5_000
+        try store.record([hashedA, hashedB], runID: "run-2")
+        #expect(try store.proven(path: "a")?.fetchedAtMilliseconds == Self.slice("a").fetchedAtMilliseconds)
+        #expect(try store.proven(path: "a")?.provenAtMilliseconds == hashedA.provenAtMilliseconds)
+        #expect(try store.proven(path: "b")?.fetchedAtMilliseconds == nil)
+        let files = try store.provenFiles()
+        #expect(files.count == 2)
+        #expect(files["a"]?.digests == [Self.sha, Self.md5])
+        #expect(files["b"]?.file.inode == 99)
+    }
+
+    /// The quick check's rule, case by case (``ProvenFile/identity(provingSize:digests:)``).
+    @Test func aRecordProvesOnlyWhatItHashedAndOnlyOnceSettled() {
+        let file = FileIdentity(device: 1, inode: 2, size: 10, mtimeNanoseconds: 5_000_000_123, ctimeNanoseconds: 5_000_000_123)
+        let settled = ProvenFile(file: file, digests: [Self.sha, Self.md5], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 0, fetchedAtMilliseconds: nil)
+        #expect(settled.identity(provingSize: 10, digests: [Self.sha]) == file)
+        #expect(settled.identity(provingSize: nil, digests: [Self.md5, Self.sha]) == file)
+        #expect(settled.identity(provingSize: 11, digests: [Self.sha]) == nil)  // another size
+        #expect(settled.identity(provingSize: 10, digests: []) == nil)  // nothing to prove
+        let sha512 = Digest(algorithm: .sha512, hex: String(repeating: "01", count: 64))!
+        #expect(settled.identity(provingSize: 10, digests: [Self.sha, sha512]) == nil)  // asks for more
+        let other = Digest(algorithm: .sha256, hex: String(repeating: "ef", count: 32))!
+        #expect(settled.identity(provingSize: 10, digests: [other]) == nil)  // another value
+        var racy = settled
+        racy.seenAtNanoseconds = file.settlesAt - 1
+        #expect(racy.identity(provingSize: 10, digests: [Self.sha]) == nil)
+        // A change time without nanoseconds: a file system that counts whole seconds.
+        let coarse = FileIdentity(device: 1, inode: 2, size: 10, mtimeNanoseconds: 0, ctimeNanoseconds: 7_000_000_000)
+        #expect(coarse.settlesAt == 9_000_000_000)
+        #expect(!coarse.isSettled(at: 8_999_999_999) && coarse.isSettled(at: 9_000_000_000))
+        #expect(file.settlesAt == file.ctimeNanoseconds + 50_000_000)
+    }
+
+    /// The states of several roots: each root has its own store; a damaged one is set aside and
+    /// started anew by `apply` (create), left alone by `plan` and `verify` (existing); a root
+    /// that did not exist gets its store when something is first recorded there.
+    @Test func storesOfSeveralRootsAndTheirFailures() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let one = try dir.makeDirectory("one")
+        let two = try dir.makeDirectory("two")
+        let later = dir.path("later")
+        let warnings = WarningLog()
+        do {
+            let states = MirrorStates(roots: [one, two, one, later], access: .create, warn: warnings.add)
+            #expect(states.roots.isEmpty)  // a store is created by the first record, not before
+            #expect(!dir.exists("one/.jobrun"))
+            states.record([Self.slice("x")], root: one, runID: "r1")
+            states.record([Self.slice("y")], root: two, runID: "r1")
+            try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
+            states.record([Self.slice("z")], root: later, runID: "r1")
+            #expect(states.roots == [one, two, later].sorted())
+        }
+        #expect(warnings.lines.isEmpty)
+        let known = MirrorStates(roots: [one, two, later], access: .existing, warn: warnings.add).provenFiles()
+        #expect(known[one].map { Array($0.keys) } == ["x"])
+        #expect(known[two].map { Array($0.keys) } == ["y"])
+        #expect(known[later].map { Array($0.keys) } == ["z"])
+
+        // Damaged: plan and verify say so and leave it; apply sets it aside and starts anew.
+        _ = try dir.write(file: "two/.jobrun/state.sqlite", contents: String(repeating: "not a database ", count: 300))
+        let existing = MirrorStates(roots: [one, two], access: .existing, warn: warnings.add)
+        #expect(existing.roots == [one])
+        #expect(warnings.lines.count == 1 && warnings.lines[0].contains("is damaged") && warnings.lines[0].contains("going on without it"))
+        #expect(!dir.exists("two/.jobrun/state.sqlite.damaged"))
+        let created = MirrorStates(roots: [one, two], access: .create, warn: warnings.add)
+        #expect(created.roots == [one, two].sorted())
+        #expect(warnings.lines.count == 2 && warnings.lines[1].contains("moved to"))
+        #expect(dir.exists("two/.jobrun/state.sqlite.damaged"))
+        #expect(created.provenFiles()[two]?.isEmpty == true)
+
+        // Deleted: plan and verify go on without one, apply creates it again when it records.
+        try FileManager.default.removeItem(atPath: one + "/.jobrun")
+        let withoutStore = MirrorStates(roots: [one], access: .existing, warn: warnings.add)
+        withoutStore.record([Self.slice("x")], root: one, runID: "r2")
+        #expect(withoutStore.roots.isEmpty && !dir.exists("one/.jobrun"))
+        let recreated = MirrorStates(roots: [one], access: .create, warn: warnings.add)
+        recreated.record([Self.slice("x")], root: one, runID: "r2")
+        #expect(recreated.roots == [one] && dir.exists("one/.jobrun/state.sqlite"))
+        #expect(warnings.lines.count == 2)
+    }
+
+    /// A symbolic link in the state folder's place is refused, never followed.
+    @Test func aLinkInPlaceOfTheFolderIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        let elsewhere = try dir.makeDirectory("elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: root + "/.jobrun", withDestinationPath: elsewhere)
+        #expect(throws: StateError.self) { _ = try StateStore(root: root) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    }
+}
+
+/// Warnings collected from any thread.
+final class WarningLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    var lines: [String] { storage.withLock { $0 } }
+    var add: @Sendable (String) -> Void { { [self] line in self.storage.withLock { $0.append(line) } } }
 }

@@ -1,0 +1,156 @@
+import Dispatch
+public import JobrunCore
+import JobrunManifest
+public import JobrunPlan
+public import JobrunOutcome
+public import JobrunState
+import Synchronization
+
+/// Records in the mirror states what a run proves: the run itself (start, end, stop reason,
+/// exit status, counts), and every file a fetch put in place, once its rename is durable
+/// (``RunEvent/synced(root:)``), so that a store never claims a file that a crash could take
+/// back. A ``RunObserver``; the database is written on a thread of its own, so the run never
+/// waits for it.
+public final class StateRecorder: RunObserver {
+    /// A committed file waiting for its root's sync.
+    struct Committed: Sendable {
+        var path: String
+        var relativePath: String
+        var slice: ProvenSlice
+    }
+
+    private let states: MirrorStates
+    private let runID: String
+    /// Plan entries by resource id.
+    private let entries: [String: Int]
+    private let plan: Plan?
+    /// Committed files by output root, until the root's next sync.
+    private var pending: [String: [Committed]] = [:]
+    private let worker: Worker?
+
+    /// Records the start of the run `runID` (`command`) now, and the rest as it happens; without
+    /// a plan (`verify`), only the run.
+    public init(states: MirrorStates, plan: Plan?, runID: String, command: String) {
+        self.states = states
+        self.runID = runID
+        self.plan = plan
+        var entries: [String: Int] = [:]
+        for (k, entry) in (plan?.entries ?? []).enumerated() { entries[entry.resource.id] = k }
+        self.entries = entries
+        states.recordRunStart(runID: runID, command: command, atMilliseconds: FileIdentity.now() / 1_000_000)
+        worker = states.roots.isEmpty ? nil : Worker(states: states, runID: runID)
+    }
+
+    public func observe(_ event: RunEvent) {
+        guard let worker else { return }
+        switch event {
+        case .sliceSettled(let settled):
+            guard let plan, let file = settled.file, settled.outcome.status == .fetched || settled.outcome.status == .resumed,
+                let k = entries[settled.slice.resource], plan.entries[k].resource.slices.indices.contains(settled.index)
+            else { return }
+            let resource = plan.entries[k].resource
+            let slice = resource.slices[settled.index]
+            let now = FileIdentity.now() / 1_000_000
+            let relative = resource.relativePath(of: slice)
+            pending[resource.outputRoot, default: []].append(Committed(
+                path: resource.filePath(of: slice), relativePath: relative,
+                slice: ProvenSlice(
+                    path: relative, identity: resource.identity(of: slice), resource: resource.id,
+                    digests: settled.outcome.digests + settled.outcome.computedDigests, file: file, seenAtNanoseconds: 0,
+                    provenAtMilliseconds: now, fetchedAtMilliseconds: now)))
+        case .synced(let root):
+            if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
+        case .runEnded(let end):
+            worker.enqueue(.end(end))
+            worker.finish()
+        default:
+            break
+        }
+    }
+
+    /// The thread that writes.
+    final class Worker: Sendable {
+        enum Job: Sendable {
+            case files(root: String, [Committed])
+            case end(RunEnd)
+        }
+
+        /// A file whose change time is this recent waits for it to settle before it is recorded
+        /// (``FileIdentity/isSettled(at:)``); one that would need longer is recorded as it is, and
+        /// read once more by the next check.
+        static let longestWait: Int64 = 100_000_000
+
+        private let jobs = Mutex<(queue: [Job], isFinished: Bool)>(([], false))
+        private let hasWork = DispatchSemaphore(value: 0)
+        private let done = DispatchSemaphore(value: 0)
+        private let states: MirrorStates
+        private let runID: String
+
+        init?(states: MirrorStates, runID: String) {
+            self.states = states
+            self.runID = runID
+            guard DetachedThread.start(name: "jobrun-state", { [self] in loop() }) == nil else { return nil }
+        }
+
+        func enqueue(_ job: Job) {
+            jobs.withLock { $0.queue.append(job) }
+            hasWork.signal()
+        }
+
+        /// Returns once every job is written.
+        func finish() {
+            jobs.withLock { $0.isFinished = true }
+            hasWork.signal()
+            done.wait()
+        }
+
+        private func loop() {
+            while true {
+                hasWork.wait()
+                let (taken, isFinished) = jobs.withLock { state in
+                    let taken = state.queue
+                    state.queue = []
+                    return (taken, state.isFinished)
+                }
+                for job in taken { write(job) }
+                if isFinished {
+                    done.signal()
+                    return
+                }
+            }
+        }
+
+        private func write(_ job: Job) {
+            switch job {
+            case .files(let root, let committed):
+                states.record(Self.proven(committed), root: root, runID: runID)
+            case .end(let end):
+                states.recordRunEnd(
+                    runID: runID, atMilliseconds: FileIdentity.now() / 1_000_000, stopReason: end.stopReason?.code,
+                    exitStatus: end.exitStatus, counts: end.counts)
+            }
+        }
+
+        /// Each committed file as it is now, if it is still the file the fetch renamed into place
+        /// (same identity as just after the rename).
+        static func proven(_ committed: [Committed]) -> [ProvenSlice] {
+            let settles = committed.map(\.slice.file.settlesAt).max() ?? 0
+            let wait = settles - FileIdentity.now()
+            if wait > 0 && wait <= longestWait {
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
+                var left = timespec()
+                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            }
+            var proven: [ProvenSlice] = []
+            proven.reserveCapacity(committed.count)
+            for var item in committed {
+                let seenAt = FileIdentity.now()
+                var status = stat()
+                guard fstatat(AT_FDCWD, item.path, &status, AT_SYMLINK_NOFOLLOW) == 0, FileIdentity(status) == item.slice.file else { continue }
+                item.slice.seenAtNanoseconds = seenAt
+                proven.append(item.slice)
+            }
+            return proven
+        }
+    }
+}

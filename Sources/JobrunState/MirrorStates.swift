@@ -1,0 +1,149 @@
+public import JobrunCore
+internal import Synchronization
+
+/// The mirror states of one command's output roots, each opened once. A store that cannot be used
+/// never blocks the mirror: it is reported once (``warn``), left alone from then on, and the
+/// command hashes that root's files as it would without a store.
+public final class MirrorStates: @unchecked Sendable {
+    /// How a command may use the stores.
+    public enum Access: Sendable {
+        /// `apply`, which holds the output roots' locks: a store is created where there is none,
+        /// and a damaged one is set aside (`state.sqlite.damaged`) and started anew.
+        case create
+        /// `plan`, `verify`: only a store that exists is used (and written to); a damaged one is
+        /// left as it is.
+        case existing
+    }
+
+    // @unchecked: `stores` and the rest below, and the stores themselves, are only touched
+    // while `lock` is held.
+    private let lock = Mutex(())
+    private var stores: [String: StateStore] = [:]
+    /// Roots whose store was opened, or found unusable: not tried again.
+    private var tried = Set<String>()
+    /// The run recorded in every store, for a store opened later (an output root the run created).
+    private var runStart: (runID: String, command: String, milliseconds: Int64)?
+    private let access: Access
+    private let warn: @Sendable (String) -> Void
+
+    /// Opens the store of each of `roots` (as the manifests name them; repeated roots are opened
+    /// once) that has one. With ``Access/create``, a root without one (or not there yet) gets it
+    /// when something is first recorded there. `warn` gets one line per store that cannot be
+    /// used, on whichever thread met it.
+    public init(roots: some Sequence<String>, access: Access, warn: @escaping @Sendable (String) -> Void) {
+        self.access = access
+        self.warn = warn
+        // A store that does not exist yet is created when something is first recorded (with
+        // ``Access/create``): a run that proves nothing leaves the root as it was.
+        for root in Set(roots) where FileStatus.kind(atPath: StateStore.path(forRoot: root)) != nil {
+            tried.insert(root)
+            if let store = Self.open(root: root, access: access, warn: warn) { stores[root] = store }
+        }
+    }
+
+    /// The roots whose store is in use.
+    public var roots: [String] { lock.withLock { _ in Array(stores.keys).sorted() } }
+
+    /// What each usable store recorded, by root (a store that fails to read is dropped, or
+    /// started anew with ``Access/create``).
+    public func provenFiles() -> [String: [String: ProvenFile]] {
+        var known: [String: [String: ProvenFile]] = [:]
+        for root in roots {
+            guard let files = use(root, { store throws(StateError) in try store.provenFiles() }) else { continue }
+            known[root] = files
+        }
+        return known
+    }
+
+    /// Records `slices` in `root`'s store, if it has one in use.
+    public func record(_ slices: [ProvenSlice], root: String, runID: String) {
+        guard !slices.isEmpty else { return }
+        _ = use(root) { store throws(StateError) in try store.record(slices, runID: runID) }
+    }
+
+    /// Forgets `paths` in `root`'s store, if it has one in use.
+    public func forget(_ paths: [String], root: String) {
+        guard !paths.isEmpty else { return }
+        _ = use(root) { store throws(StateError) in try store.forget(paths: paths) }
+    }
+
+    /// Records in every store in use that the run `runID` (`command`) started.
+    public func recordRunStart(runID: String, command: String, atMilliseconds started: Int64) {
+        lock.withLock { _ in runStart = (runID, command, started) }
+        for root in roots {
+            _ = use(root) { store throws(StateError) in try store.recordRunStart(runID: runID, command: command, startedAtMilliseconds: started) }
+        }
+    }
+
+    /// Records in every store in use how the run `runID` ended.
+    public func recordRunEnd(
+        runID: String, atMilliseconds ended: Int64, stopReason: String?, exitStatus: Int32, counts: [(name: String, value: Int64)]
+    ) {
+        for root in roots {
+            _ = use(root) { store throws(StateError) in
+                try store.recordRunEnd(runID: runID, endedAtMilliseconds: ended, stopReason: stopReason, exitStatus: exitStatus, counts: counts)
+            }
+        }
+    }
+
+    /// Runs `body` on `root`'s store; on a failure, reports it and stops using the store (or, for
+    /// a damaged one with ``Access/create``, sets it aside and starts anew).
+    private func use<T>(_ root: String, _ body: (StateStore) throws(StateError) -> T) -> T? {
+        lock.withLock { _ -> T? in
+            if stores[root] == nil, access == .create, !tried.contains(root), FileStatus.isDirectory(atPath: root) {
+                tried.insert(root)
+                stores[root] = Self.open(root: root, access: access, warn: warn)
+                if let store = stores[root], let run = runStart {
+                    try? store.recordRunStart(runID: run.runID, command: run.command, startedAtMilliseconds: run.milliseconds)
+                }
+            }
+            guard let store = stores[root] else { return nil }
+            do throws(StateError) {
+                return try body(store)
+            } catch {
+                stores[root] = nil
+                if case .corrupt = error, access == .create, let fresh = Self.startAnew(root: root, after: error, warn: warn) {
+                    stores[root] = fresh
+                } else {
+                    warn(Self.unusable(error))
+                }
+                return nil
+            }
+        }
+    }
+
+    private static func open(root: String, access: Access, warn: @Sendable (String) -> Void) -> StateStore? {
+        do {
+            return try StateStore(root: root)
+        } catch {
+            if case .corrupt = error, access == .create { return startAnew(root: root, after: error, warn: warn) }
+            warn(unusable(error))
+            return nil
+        }
+    }
+
+    /// Moves a damaged database aside (its write-ahead log and shared memory go: they belong to
+    /// it) and creates a new one.
+    private static func startAnew(root: String, after error: StateError, warn: @Sendable (String) -> Void) -> StateStore? {
+        let path = StateStore.path(forRoot: root)
+        let aside = path + ".damaged"
+        guard rename(path, aside) == 0 else {
+            warn(unusable(error))
+            return nil
+        }
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+        do {
+            let store = try StateStore(root: root)
+            warn("the mirror state \(error); it was moved to '\(aside)' and a new one started (files are hashed until they are proven again)")
+            return store
+        } catch {
+            warn(unusable(error))
+            return nil
+        }
+    }
+
+    private static func unusable(_ error: StateError) -> String {
+        "the mirror state \(error); going on without it (files are hashed, nothing is recorded)"
+    }
+}
