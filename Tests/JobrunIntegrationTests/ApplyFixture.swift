@@ -85,6 +85,16 @@ struct ApplyFixture {
             workingDirectory: directory.path)
     }
 
+    /// The requests jobrun sent (not a test's `/_digest` questions), once the server has logged
+    /// everything before a request of this call's own: a response's line is written when it has
+    /// ended, which can be after the client got its last byte.
+    func sentRequests() async throws -> [LoggedRequest] {
+        let sentinel = "/gen/1/sentinel-\(UUID().uuidString)"
+        _ = try HTTPGet.body(port: server.port, target: sentinel)
+        let log = try await server.waitForRequests { $0.contains { $0.pathWithoutQuery == sentinel } }
+        return log.filter { !$0.path.hasPrefix("/_digest/") && !$0.path.hasPrefix("/gen/1/sentinel-") }
+    }
+
     /// `jobrun verify <manifest>` exits 0: every file is there and matches.
     func expectVerified(manifest: String = "site.yaml", sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let result = try await run(["verify", manifest], sourceLocation: sourceLocation)
