@@ -85,14 +85,10 @@ struct ApplyFixture {
             workingDirectory: directory.path)
     }
 
-    /// The requests jobrun sent (not a test's `/_digest` questions), once the server has logged
-    /// everything before a request of this call's own: a response's line is written when it has
-    /// ended, which can be after the client got its last byte.
+    /// The requests jobrun sent (not a test's `/_digest` questions), all of them logged
+    /// (``FaultServer/settledRequests()``).
     func sentRequests() async throws -> [LoggedRequest] {
-        let sentinel = "/gen/1/sentinel-\(UUID().uuidString)"
-        _ = try HTTPGet.body(port: server.port, target: sentinel)
-        let log = try await server.waitForRequests { $0.contains { $0.pathWithoutQuery == sentinel } }
-        return log.filter { !$0.path.hasPrefix("/_digest/") && !$0.path.hasPrefix("/gen/1/sentinel-") }
+        try await server.settledRequests().filter { !$0.path.hasPrefix("/_digest/") }
     }
 
     /// `jobrun verify <manifest>` exits 0: every file is there and matches.
@@ -217,6 +213,18 @@ struct ApplyJSON: Decodable {
 
 /// A blocking HTTP/1.0 GET on 127.0.0.1, for the server's `/_digest` route (no client library
 /// needed, and no proxy in the way).
+extension FaultServer {
+    /// The log once every response that ended before this call is in it: a response's line is
+    /// written after its last byte, so a client that got everything and exited can be ahead of
+    /// it. A request of this call's own goes through the server and is waited for (these are left out).
+    func settledRequests() async throws -> [LoggedRequest] {
+        let sentinel = "/gen/1/sentinel-\(UUID().uuidString)"
+        _ = try HTTPGet.body(port: port, target: sentinel)
+        let log = try await waitForRequests { $0.contains { $0.pathWithoutQuery == sentinel } }
+        return log.filter { !$0.pathWithoutQuery.hasPrefix("/gen/1/sentinel-") }
+    }
+}
+
 enum HTTPGet {
     struct Failure: Error, CustomStringConvertible {
         var description: String
