@@ -211,8 +211,6 @@ struct ApplyJSON: Decodable {
     }
 }
 
-/// A blocking HTTP/1.0 GET on 127.0.0.1, for the server's `/_digest` route (no client library
-/// needed, and no proxy in the way).
 extension FaultServer {
     /// The log once every response that ended before this call is in it: a response's line is
     /// written after its last byte, so a client that got everything and exited can be ahead of
@@ -225,6 +223,8 @@ extension FaultServer {
     }
 }
 
+/// A blocking HTTP/1.0 GET on 127.0.0.1, for the server's `/_digest` route (no client library
+/// needed, and no proxy in the way).
 enum HTTPGet {
     struct Failure: Error, CustomStringConvertible {
         var description: String
