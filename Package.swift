@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunTestSupport"],
+            name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunState", "JobrunTestSupport"],
             resources: [.copy("Golden")], swiftSettings: strict),
         .testTarget(
             name: "JobrunReportTests", dependencies: ["JobrunReport", "JobrunTestSupport"],

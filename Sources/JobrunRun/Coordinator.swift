@@ -214,9 +214,12 @@ struct Coordinator {
             for j in jobs.indices where !isDone(j) { settle(j, SliceOutcome(status: .skipped, skipReason: why, displayURL: displayURL(j)), bulk: true) }
         }
         for index in plan.entries.indices { finishResourceIfDone(index) }
-        // Renames of resources that did not complete reach the disk too, so that the mirror state
-        // may record them.
-        for root in renamedSinceSync.sorted() { _ = syncRoot(root) }
+        // Renames of resources that failed reach the disk too, so that the mirror state may record
+        // them; not when stopping, when the sync would also flush what the cancelled transfers
+        // wrote, and take time the stop does not have (those files are hashed next time instead).
+        if stopReason == nil {
+            for root in renamedSinceSync.sorted() { _ = syncRoot(root) }
+        }
         // The outcomes move into the result (the coordinator ends here): no copy of each.
         let entries = plan.entries.enumerated().map { r, entry in
             ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { j in

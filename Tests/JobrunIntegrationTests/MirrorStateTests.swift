@@ -165,10 +165,31 @@ import Testing
     @Test func aKilledApplyLeavesNoRecordOfAFileThatIsNotOnDisk() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        // Two at a time, 300 ms each: some 9 s, while records land about once a second.
-        let names = (1...60).map { "s\($0).bin" }
-        try fixture.write(manifest: Self.manifest(fixture, names: names, route: "/fault/delay_ms=300")
-            .replacingOccurrences(of: "retries: {attempts: 1}", with: "retries: {attempts: 1}\n  concurrency: {total: 2, per_host: 2}"))
+        // Two at a time: ten quick slices (the first batch), then one that takes a minute the
+        // first time it is asked for, beside four that take 0.7 s (later batches, whose syncs make
+        // the earlier ones durable and recorded), then quick ones: the run is under way, waiting
+        // for the slow one, whenever it is killed, and the next run gets that one at once.
+        let names = (1...30).map { "s\($0).bin" }
+        func route(_ k: Int) -> String {
+            switch k {
+            case 10: "/fault/delay_ms=60000;n=1"
+            case 11..<15: "/fault/delay_ms=700;n=1"
+            default: ""
+            }
+        }
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              retries: {attempts: 1}
+              concurrency: {total: 2, per_host: 2}
+            resources:
+              - id: r
+                slices:
+            \(names.enumerated().map { k, name in
+                "      - {path: \(name), url: \"\(fixture.url("\(route(k))/gen/\(Self.size)/\(name)"))\", size: \(Self.size), sha256: \(Generated.sha256Hex(size: Self.size, name: name))}"
+            }.joined(separator: "\n"))
+
+            """)
         let apply = try fixture.startApply()
         defer { apply.kill() }
         let root = fixture.directory.path("mirror")

@@ -2,6 +2,7 @@ import Foundation
 import JobrunCore
 import JobrunManifest
 import JobrunTestSupport
+import JobrunState
 import JobrunVerify
 import Testing
 @testable import JobrunPlan
@@ -161,6 +162,63 @@ import Testing
         unsized.totalSize = nil
         #expect(!PartialDownload.Found(size: 101, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100), "longer than the slice")
         #expect(PartialDownload.Found(size: 100, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100))
+    }
+
+    /// With a mirror memory: a file with its recorded identity is not read (its bytes here would
+    /// not even match); the others are hashed and collected to record; a record whose file is
+    /// missing or different is stale, to forget before apply writes that path.
+    @Test func aPlanWithTheMirrorMemoryReadsOnlyWhatChanged() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let names = ["kept", "hashed", "changed", "gone"]
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - id: r
+                base_url: https://h/s/
+                slices:
+            \(names.map { "      - {path: \($0).bin, size: 5, sha256: \(Self.sha256Hex(String($0.prefix(5)).padding(toLength: 5, withPad: "-", startingAt: 0)))}" }.joined(separator: "\n"))
+            """)
+        _ = try dir.write(file: "mirror/r/hashed.bin", contents: "hashe")
+        // Bytes that do not match: only a file that is not read passes.
+        _ = try dir.write(file: "mirror/r/kept.bin", contents: "ZZZZZ")
+        _ = try dir.write(file: "mirror/r/changed.bin", contents: "XXXXX")
+        let manifest = try Self.manifestWithMirror(in: dir)
+        func identity(_ name: String) throws -> FileIdentity {
+            var status = stat()
+            try #require(lstat(dir.path("mirror/r/\(name).bin"), &status) == 0)
+            return FileIdentity(status)
+        }
+        let digests = manifest.resources[0].slices.map(\.digests)
+        var known: [String: ProvenFile] = [:]
+        let kept = try identity("kept")
+        known["r/kept.bin"] = ProvenFile(file: kept, digests: digests[0], seenAtNanoseconds: kept.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 2)
+        let changed = try identity("changed")
+        var before = changed
+        before.inode += 1
+        known["r/changed.bin"] = ProvenFile(file: before, digests: digests[2], seenAtNanoseconds: before.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: nil)
+        known["r/gone.bin"] = ProvenFile(file: kept, digests: digests[3], seenAtNanoseconds: kept.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: nil)
+        let root = dir.path("mirror")
+
+        let plan = Planner.plan(for: manifest, parallelism: 1, memory: MirrorMemory(known: [root: known]))
+        #expect(plan.entries[0].decisions.map(\.action) == [.upToDate, .upToDate, .refetch, .fetch])
+        #expect(plan.proofs.recognized == 1 && plan.proofs.hashed == 1)
+        #expect(plan.proofs.proven[root]?.map(\.path) == ["r/hashed.bin"])
+        let hashed = try #require(plan.proofs.proven[root]?.first)
+        #expect(hashed.file == (try identity("hashed")) && hashed.digests == digests[1] && hashed.fetchedAtMilliseconds == nil)
+        #expect(hashed.identity == "https://h/s/hashed.bin" && hashed.resource == "r")
+        #expect(plan.proofs.stale[root]?.sorted() == ["r/changed.bin", "r/gone.bin"])
+
+        // --rehash: every present file is read (kept's bytes are wrong), what passes collected.
+        let rehashed = Planner.plan(for: manifest, parallelism: 1, memory: MirrorMemory(known: [root: known], recognizes: false))
+        #expect(rehashed.entries[0].decisions.map(\.action) == [.refetch, .upToDate, .refetch, .fetch])
+        #expect(rehashed.proofs.recognized == 0 && rehashed.proofs.hashed == 1)
+        #expect(rehashed.proofs.proven[root]?.map(\.path) == ["r/hashed.bin"])
+        #expect(rehashed.proofs.stale[root]?.sorted() == ["r/changed.bin", "r/gone.bin", "r/kept.bin"])
+        // Without a memory: every file read, counted, nothing collected.
+        let plain = Planner.plan(for: manifest, parallelism: 1)
+        #expect(plain.entries[0].decisions.map(\.action) == [.refetch, .upToDate, .refetch, .fetch])
+        #expect(plain.proofs.hashed == 1 && plain.proofs.proven.isEmpty && plain.proofs.stale.isEmpty)
     }
 
     /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.
