@@ -173,7 +173,10 @@ struct ApplyCommand: ParsableCommand {
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let plan = Planner.plan(for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
         states.learn(plan.proofs, runID: runID)
-        events.add(StateRecorder(states: states, plan: plan, runID: runID, command: "apply"))
+        let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply")
+        events.add(recorder)
+        // Before the locks go (the defer above): the next run plans against these records.
+        defer { recorder.waitUntilWritten() }
         events.emit(.planned(plan.counts))
         if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)

@@ -42,6 +42,12 @@ public final class StateRecorder: RunObserver {
         worker = Worker(states: states, runID: runID)
     }
 
+    /// Returns once everything recorded so far is written (`apply` calls it before it lets go
+    /// of the output roots' locks, so that the next run plans against it).
+    public func waitUntilWritten() {
+        worker?.waitUntilWritten()
+    }
+
     public func observe(_ event: RunEvent) {
         guard let worker else { return }
         switch event {
@@ -74,6 +80,8 @@ public final class StateRecorder: RunObserver {
         enum Job: Sendable {
             case files(root: String, [Committed])
             case end(RunEnd)
+            /// Signalled when every job before it is written.
+            case barrier(DispatchSemaphore)
         }
 
         /// A file whose change time is this recent waits for it to settle before it is recorded
@@ -96,6 +104,12 @@ public final class StateRecorder: RunObserver {
         func enqueue(_ job: Job) {
             jobs.withLock { $0.queue.append(job) }
             hasWork.signal()
+        }
+
+        func waitUntilWritten() {
+            let written = DispatchSemaphore(value: 0)
+            enqueue(.barrier(written))
+            written.wait()
         }
 
         /// Returns once every job is written.
@@ -125,6 +139,8 @@ public final class StateRecorder: RunObserver {
             switch job {
             case .files(let root, let committed):
                 states.record(Self.proven(committed), root: root, runID: runID)
+            case .barrier(let written):
+                written.signal()
             case .end(let end):
                 states.recordRunEnd(
                     runID: runID, atMilliseconds: FileIdentity.now() / 1_000_000, stopReason: end.stopReason?.code,

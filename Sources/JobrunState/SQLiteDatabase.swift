@@ -8,7 +8,7 @@ final class SQLiteDatabase {
     let path: String
 
     /// Opens (creating) `path`, waiting up to `busyMilliseconds` when another connection holds it.
-    init(path: String, busyMilliseconds: Int32 = 200) throws(StateError) {
+    init(path: String, busyMilliseconds: Int32 = 1_000) throws(StateError) {
         self.path = path
         var db: OpaquePointer?
         // NOFOLLOW: a symbolic link planted in the mirror must not redirect jobrun's writes.

@@ -50,13 +50,23 @@ public final class StateStore {
     private var upsert: SQLiteDatabase.Statement?
     private var deletion: SQLiteDatabase.Statement?
 
+    /// Rows written per transaction: a writer never holds the database for long, so another
+    /// (a `plan` recording what it hashed beside an `apply`) waits briefly, not past its timeout.
+    static let rowsPerTransaction = 4_096
+
     /// Records `slices` as proven by the run `runID`, replacing what was recorded for their paths,
-    /// in one transaction: all or none.
+    /// in transactions of ``rowsPerTransaction``: each all or none.
     public func record(_ slices: [ProvenSlice], runID: String) throws(StateError) {
         guard !slices.isEmpty else { return }
         let statement: SQLiteDatabase.Statement
         if let upsert { statement = upsert } else { statement = try makeUpsert() }
         upsert = statement
+        for start in stride(from: 0, to: slices.count, by: Self.rowsPerTransaction) {
+            try record(slices[start..<min(start + Self.rowsPerTransaction, slices.count)], runID: runID, with: statement)
+        }
+    }
+
+    private func record(_ slices: ArraySlice<ProvenSlice>, runID: String, with statement: SQLiteDatabase.Statement) throws(StateError) {
         try transaction { () throws(StateError) in
             for s in slices {
                 statement.bind(1, s.path)
@@ -130,10 +140,12 @@ public final class StateStore {
         let statement: SQLiteDatabase.Statement
         if let deletion { statement = deletion } else { statement = try SQLiteDatabase.Statement("DELETE FROM slices WHERE path = ?1", in: db) }
         deletion = statement
-        try transaction { () throws(StateError) in
-            for p in paths {
-                statement.bind(1, p)
-                try statement.run()
+        for start in stride(from: 0, to: paths.count, by: Self.rowsPerTransaction) {
+            try transaction { () throws(StateError) in
+                for p in paths[start..<min(start + Self.rowsPerTransaction, paths.count)] {
+                    statement.bind(1, p)
+                    try statement.run()
+                }
             }
         }
     }
