@@ -42,14 +42,15 @@ public struct MirrorMemory: Sendable {
                 defer { k += 1 }
                 let expectation = expectations[k]
                 let observation = k < results.observations.count ? results.observations[k] : FileObservation()
-                let record = known[expectation.root]?[expectation.relativePath]
+                // Looked up only where needed: an unchanged mirror is all `.recognized`.
+                var hasRecord: Bool { known[expectation.root]?[expectation.relativePath] != nil }
                 switch observation.proof {
                 case .recognized:
                     proofs.recognized += 1
                 case .hashed, .metadata:
                     if observation.proof == .hashed { proofs.hashed += 1 }
                     guard case .ok(_, let digests) = results.checks[k], let file = observation.identity else {
-                        if record != nil { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
+                        if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
                         continue
                     }
                     proofs.proven[expectation.root, default: []].append(ProvenSlice(
@@ -57,7 +58,7 @@ public struct MirrorMemory: Sendable {
                         digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
                         provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
                 case nil:
-                    if record != nil { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
+                    if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
                 }
             }
         }
