@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "JobrunStateTests", dependencies: ["JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
-        .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunTestSupport"],
@@ -77,7 +77,7 @@ let package = Package(
             name: "JobrunReportTests", dependencies: ["JobrunReport", "JobrunTestSupport"],
             resources: [.copy("Golden")], swiftSettings: strict),
         .testTarget(
-            name: "JobrunIntegrationTests", dependencies: ["JobrunTestSupport", "jobrun"],
+            name: "JobrunIntegrationTests", dependencies: ["JobrunTestSupport", "jobrun", "JobrunState"],
             resources: [.copy("Corpus"), .copy("Golden")], swiftSettings: strict),
     ]
 )

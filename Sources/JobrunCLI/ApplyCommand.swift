@@ -48,6 +48,11 @@ struct ApplyCommand: ParsableCommand {
             take turns, a higher 'priority' first.
             With --resource, only those resources and the ones they depend on;
             a saved plan applies the resources it was made for.
+            Each output root keeps a mirror state (ROOT/.jobrun/state.sqlite,
+            docs/state.md): what was proven of every file (fetched and verified,
+            or hashed while planning) and every run. A file unchanged since its
+            last proof passes without being read; --rehash reads every file. A
+            damaged state is set aside and started anew, with a warning.
             Exit status 0 when every slice is verified, 1 when any failed.
             """)
 

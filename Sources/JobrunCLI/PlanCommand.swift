@@ -15,7 +15,9 @@ struct PlanCommand: ParsableCommand {
               fetch       the file is missing
               resume      a partial download exists
               refetch     the size or a digest differs
-              up to date  the size and every digest were verified
+              up to date  the size and every digest were verified, now or (with
+                          the mirror state) when the file, unchanged since,
+                          was last proven
               deferred    held back by the network policy
             Before it, a line per file system the output roots are on gives the
             bytes to fetch there and its free space, and says when they do not
@@ -32,6 +34,11 @@ struct PlanCommand: ParsableCommand {
               Selected 2 of 7 resources (--resource b): a, b.
             A plan saved with --out records the selection and --concurrency
             and --per-host, and 'apply FILE' uses them.
+            An output root's mirror state (ROOT/.jobrun, docs/state.md) lets a
+            file whose device, inode, size and times are what they were when
+            its bytes were last proven pass without being read; --rehash reads
+            every file. plan records what it hashes into a state that exists,
+            and never creates one.
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions

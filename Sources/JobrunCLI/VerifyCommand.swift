@@ -29,6 +29,12 @@ struct VerifyCommand: ParsableCommand {
             those resources and the ones they depend on are checked, and --extra
             looks in their folders only (a file another resource names is not
             extra there).
+            Every byte is read, and the summary says how many files were proven
+            by hashing. With --quick, a file whose device, inode, size and times
+            are what the output root's mirror state recorded when its bytes were
+            last proven passes without being read:
+              ...; 12 proven by hashing, 176 unchanged since proven.
+            What verify hashes is recorded in a mirror state that exists.
             Exit status 0 when every slice is ok, 1 otherwise.
             """)
 

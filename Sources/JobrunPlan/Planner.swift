@@ -78,6 +78,8 @@ public enum Planner {
             space: SpaceCheck.needs(of: entries, measure: measure))
         if let memory {
             plan.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
+        } else {
+            plan.proofs.hashed = zip(expectations, checks).reduce(0) { $0 + ($1.0.isHashed && $1.1.isOK ? 1 : 0) }
         }
         return plan
     }

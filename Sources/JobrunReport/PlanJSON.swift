@@ -1,6 +1,7 @@
 import JobrunCore
 public import JobrunManifest
 public import JobrunPlan
+import JobrunVerify
 
 /// The plan as a versioned JSON document (`jobrun plan --json`, and the saved plan of `--out`).
 ///
@@ -48,7 +49,7 @@ public enum PlanJSON {
         w.key("selection")
         writeSelection(of: plan, into: &w)
         w.key("summary")
-        writeCounts(plan.counts, resources: plan.entries.count, into: &w)
+        writeCounts(plan.counts, resources: plan.entries.count, proofs: plan.proofs, into: &w)
         w.key("space")
         w.beginArray()
         for need in plan.space { writeSpace(need, into: &w) }
@@ -95,7 +96,7 @@ public enum PlanJSON {
         w.endObject()
     }
 
-    static func writeCounts(_ c: PlanCounts, resources: Int?, into w: inout JSONWriter) {
+    static func writeCounts(_ c: PlanCounts, resources: Int?, proofs: CheckProofs? = nil, into w: inout JSONWriter) {
         w.beginObject()
         if let resources { w.key("resources"); w.int(Int64(resources)) }
         w.key("slices"); w.int(Int64(c.slices))
@@ -108,6 +109,10 @@ public enum PlanJSON {
         w.key("unsized_to_transfer"); w.int(Int64(c.unsizedToTransfer))
         w.key("size_only"); w.int(Int64(c.integrity.sizeOnly))
         w.key("unverified"); w.int(Int64(c.integrity.unverified))
+        if let proofs {
+            w.key("proven_by_hashing"); w.int(Int64(proofs.hashed))
+            w.key("unchanged_since_proven"); w.int(Int64(proofs.recognized))
+        }
         w.key("changes"); w.bool(c.hasChanges)
         w.endObject()
     }

@@ -38,7 +38,8 @@ public final class StateRecorder: RunObserver {
         for (k, entry) in (plan?.entries ?? []).enumerated() { entries[entry.resource.id] = k }
         self.entries = entries
         states.recordRunStart(runID: runID, command: command, atMilliseconds: FileIdentity.now() / 1_000_000)
-        worker = states.roots.isEmpty ? nil : Worker(states: states, runID: runID)
+        // Even without a store yet: `apply` creates one when it first has something to record.
+        worker = Worker(states: states, runID: runID)
     }
 
     public func observe(_ event: RunEvent) {

@@ -34,6 +34,9 @@ public final class StateStore {
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
             throw .failed(path: db.path, operation: "use write-ahead logging", detail: "the journal mode stayed another")
         }
+        // Consistent after a crash in WAL mode; the last transactions may be lost, which only
+        // costs hashing those files again.
+        try db.execute("PRAGMA synchronous = NORMAL")
         try StateSchema.migrate(db)
     }
 

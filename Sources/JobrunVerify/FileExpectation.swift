@@ -32,7 +32,7 @@ public struct FileExpectation: Sendable, Hashable {
     }
 
     /// Whether checking the file means reading it.
-    var isHashed: Bool { !digests.isEmpty || !computes.isEmpty }
+    public var isHashed: Bool { !digests.isEmpty || !computes.isEmpty }
 
     /// `root` and `relativePath` joined, as messages show the file.
     public var path: String { joinPath(root, relativePath) }

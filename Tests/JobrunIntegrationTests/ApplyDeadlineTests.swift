@@ -191,8 +191,8 @@ import Testing
             """
     }
 
-    static func order(_ fixture: ApplyFixture) throws -> [String] {
-        try fixture.server.requests().sorted { $0.time < $1.time }.map { String($0.pathWithoutQuery.split(separator: "/").last ?? "") }
+    static func order(_ fixture: ApplyFixture) async throws -> [String] {
+        try await fixture.server.settledRequests().sorted { $0.time < $1.time }.map { String($0.pathWithoutQuery.split(separator: "/").last ?? "") }
     }
 
     @Test func theSecondResourceIsNotStarvedBehindTheFirst() async throws {
@@ -201,7 +201,7 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture))
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
-        let order = try Self.order(fixture)
+        let order = try await Self.order(fixture)
         #expect(order.count == 22)
         #expect(Array(order.prefix(4)) == ["a0.bin", "b0.bin", "a1.bin", "b1.bin"], "\(order)")
     }
@@ -212,6 +212,6 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture, priorityOfB: 10))
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
-        #expect(Array(try Self.order(fixture).prefix(3)) == ["b0.bin", "b1.bin", "a0.bin"])
+        #expect(Array(try await Self.order(fixture).prefix(3)) == ["b0.bin", "b1.bin", "a0.bin"])
     }
 }

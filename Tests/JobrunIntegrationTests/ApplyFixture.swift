@@ -85,6 +85,12 @@ struct ApplyFixture {
             workingDirectory: directory.path)
     }
 
+    /// The requests jobrun sent (not a test's `/_digest` questions), all of them logged
+    /// (``FaultServer/settledRequests()``).
+    func sentRequests() async throws -> [LoggedRequest] {
+        try await server.settledRequests().filter { !$0.path.hasPrefix("/_digest/") }
+    }
+
     /// `jobrun verify <manifest>` exits 0: every file is there and matches.
     func expectVerified(manifest: String = "site.yaml", sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let result = try await run(["verify", manifest], sourceLocation: sourceLocation)
@@ -202,6 +208,18 @@ struct ApplyJSON: Decodable {
         try #require(
             resources.first { $0.id == id }?.slices.first { $0.path == path }, "no record for \(id)/\(path)",
             sourceLocation: sourceLocation)
+    }
+}
+
+extension FaultServer {
+    /// The log once every response that ended before this call is in it: a response's line is
+    /// written after its last byte, so a client that got everything and exited can be ahead of
+    /// it. A request of this call's own goes through the server and is waited for (these are left out).
+    func settledRequests() async throws -> [LoggedRequest] {
+        let sentinel = "/gen/1/sentinel-\(UUID().uuidString)"
+        _ = try HTTPGet.body(port: port, target: sentinel)
+        let log = try await waitForRequests { $0.contains { $0.pathWithoutQuery == sentinel } }
+        return log.filter { !$0.pathWithoutQuery.hasPrefix("/gen/1/sentinel-") }
     }
 }
 

@@ -86,7 +86,7 @@ import Testing
                 Apply complete! Slices: 0 fetched (0 B), 0 resumed, 4 up to date, 0 failed, 0 deferred.
 
                 """, "\(second)")
-        let after = try fixture.server.requests()
+        let after = try await fixture.server.settledRequests()
         #expect(after.count == 4, "the second apply sent requests: \(after)")
     }
 
@@ -170,7 +170,7 @@ import Testing
 
         let junit = fixture.directory.contents(of: "junit.xml") ?? ""
         #expect(junit.contains(#"<skipped message="depends on &apos;a&apos;, which did not complete"/>"#) || junit.contains(#"<skipped message="depends on 'a', which did not complete"/>"#), "\(junit)")
-        let log = try fixture.server.requests()
+        let log = try await fixture.server.settledRequests()
         #expect(!log.contains { $0.path.contains("b-") || $0.path.contains("c-") }, "dependents were requested: \(log)")
         #expect(!fixture.directory.exists("mirror/b") && !fixture.directory.exists("mirror/c"))
     }

@@ -233,7 +233,7 @@ import Darwin
             let record = try report.slice(id, path)
             #expect(record.status == "failed" && record.error?.type == "DiskFull", "\(record)")
         }
-        let log = try fixture.server.requests()
+        let log = try await fixture.server.settledRequests()
         let requested = Set(log.map(\.path))
         for path in ["/gen/1000/s2.bin", "/gen/1000/s3.bin", "/gen/1000/t1.bin", "/gen/1000/t2.bin"] {
             #expect(!requested.contains(path), "\(path) was requested after the disk was full twice")

@@ -32,7 +32,7 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture, hostFailures: 8, failing: { fixture.url("/fault/status=500/gen/10/f\($0)") }, healthy: healthy))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
-        let log = try fixture.server.requests()
+        let log = try await fixture.server.settledRequests()
         let down = log.filter { $0.port == fixture.server.port }
         // 8 to trip it, at most 3 more already under way then, and 3 probes.
         #expect(down.count <= 8 + 3 + 3, "\(down.count) requests to the failing origin")
@@ -75,7 +75,7 @@ import Testing
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("answers again"), "\(result)")
-        let log = try fixture.server.requests()
+        let log = try await fixture.server.settledRequests()
         #expect(log.filter { $0.status == 200 }.count == 40 && log.count == 48, "\(log.count) requests")
     }
 
@@ -95,7 +95,7 @@ import Testing
             """)
         let result = try await fixture.apply()
         #expect(result.status == 1, "\(result)")
-        #expect(try fixture.server.requests().count == 40)
+        #expect(try await fixture.server.settledRequests().count == 40)
     }
 
     /// A redirect's target is held to its own breaker: an origin reached only through
@@ -111,7 +111,7 @@ import Testing
         try fixture.write(manifest: manifest)
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
-        let log = try fixture.server.requests()
+        let log = try await fixture.server.settledRequests()
         let target = log.filter { $0.port == fixture.server.secondPort }
         // 8 to trip it, the hops already under way then, and 3 probes.
         #expect(target.count <= 8 + 4 + 3, "\(target.count) requests to the failing redirect target")

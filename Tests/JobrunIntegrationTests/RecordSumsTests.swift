@@ -31,15 +31,6 @@ import Testing
         names.map { "\(Generated.sha256Hex(size: size, name: $0))  \($0)\n" }.joined()
     }
 
-    /// The requests jobrun sent (not this test's `/_digest` questions), once the server has
-    /// logged everything before a request of this test's own.
-    static func sent(_ fixture: ApplyFixture) async throws -> [LoggedRequest] {
-        let sentinel = "/gen/1/sentinel-\(UUID().uuidString)"
-        _ = try HTTPGet.body(port: fixture.server.port, target: sentinel)
-        let log = try await fixture.server.waitForRequests { $0.contains { $0.pathWithoutQuery == sentinel } }
-        return log.filter { !$0.path.hasPrefix("/_digest/") && !$0.path.hasPrefix("/gen/1/sentinel-") }
-    }
-
     @Test func aFirstFetchIsPinnedAndLaterRunsAreProvenAgainstIt() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
@@ -58,14 +49,14 @@ import Testing
         // The list as the resource's slices_from: every slice has a digest now, and everything
         // is up to date, proven, without a request.
         try fixture.write(manifest: "version: 1\nresources:\n  - id: r\n    base_url: \(fixture.url("/gen/300/"))\n    slices_from: pins/r.sha256\n", to: "pinned.yaml")
-        let requestsBefore = try await Self.sent(fixture).count
+        let requestsBefore = try await fixture.sentRequests().count
         let plan = try await fixture.run(["plan", "pinned.yaml", "--require-digests"])
         #expect(plan.status == 0 && plan.stdout.hasSuffix("Plan: 0 to fetch (0 B), 0 to resume, 0 to refetch, 4 up to date, 0 deferred.\n"), "\(plan)")
         let apply = try await fixture.apply(["--require-digests"], manifest: "pinned.yaml")
         #expect(apply.status == 0 && apply.stdout.hasSuffix("Apply complete! Slices: 0 fetched (0 B), 0 resumed, 4 up to date, 0 failed, 0 deferred.\n"), "\(apply)")
         let verify = try await fixture.run(["verify", "pinned.yaml", "--require-digests"])
         #expect(verify.status == 0 && verify.stdout.hasSuffix("Verify: 4 ok, 0 mismatched, 0 missing, 0 errors; 4 proven by hashing.\n"), "\(verify)")
-        #expect(try await Self.sent(fixture).count == requestsBefore, "the pinned runs sent requests")
+        #expect(try await fixture.sentRequests().count == requestsBefore, "the pinned runs sent requests")
 
         // A later change to a file the manifest says nothing of is caught by the pin.
         _ = try fixture.directory.write(file: "mirror/r/a.bin", bytes: Array(repeating: 7, count: 300))
@@ -83,10 +74,10 @@ import Testing
         defer { fixture.finish() }
         try fixture.write(manifest: Self.site(try Self.manifest(fixture)))
         #expect(try await fixture.apply().status == 0)
-        let requestsBefore = try await Self.sent(fixture).count
+        let requestsBefore = try await fixture.sentRequests().count
         let (again, report) = try await fixture.applyJSON(["--record-sums", "again.sha256"])
         #expect(again.status == 0, "\(again)")
-        #expect(try await Self.sent(fixture).count == requestsBefore, "nothing was to be fetched")
+        #expect(try await fixture.sentRequests().count == requestsBefore, "nothing was to be fetched")
         #expect(fixture.directory.contents(of: "again.sha256") == Self.expectedList())
         for name in ["a.bin", "sub/b.bin", "c.bin"] {
             let record = try report.slice("r", name)
@@ -112,7 +103,7 @@ import Testing
             #expect(refused.stderr.contains("--record-sums: the manifests have 2 resources") && refused.stderr.contains("{id}"), "\(refused)")
             #expect(!fixture.directory.exists("pins.sha256"))
         }
-        #expect(try await Self.sent(fixture).isEmpty, "refused runs sent requests")
+        #expect(try await fixture.sentRequests().isEmpty, "refused runs sent requests")
 
         let apply = try await fixture.apply(["--record-sums", "pins/{id}.sha256"])
         #expect(apply.status == 0, "\(apply)")

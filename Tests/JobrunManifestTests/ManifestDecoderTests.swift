@@ -279,6 +279,35 @@ import Testing
             """)
     }
 
+    /// The mirror state's folder at the top of the output root is jobrun's: no slice writes there.
+    @Test func theMirrorStateFolderIsReserved() throws {
+        let text = try diagnose("""
+            version: 1
+            resources:
+              - id: a
+                base_url: https://h/
+                dest: .jobrun/more
+                slices:
+                  - path: x.ts
+              - id: b
+                base_url: https://h/
+                dest: ""
+                slices:
+                  - path: .jobrun/state.sqlite
+                  - path: .jobrunner/ok.ts
+                  - path: sub/.jobrun/ok.ts
+            """)
+        #expect(text == """
+            m.yaml:3:9: error: the destination '.jobrun/more' is inside '.jobrun', the folder jobrun keeps for the mirror state
+              - id: a
+                    ^
+            m.yaml:12:9: error: slice path '.jobrun/state.sqlite' is inside '.jobrun', the folder jobrun keeps for the mirror state
+                  - path: .jobrun/state.sqlite
+                    ^
+
+            """)
+    }
+
     @Test func dependenciesUnknownSelfAndCycles() throws {
         let text = try diagnose("""
             version: 1

@@ -219,6 +219,27 @@ import Testing
         #expect(warnings.lines.count == 2)
     }
 
+    /// Another process holding the database: reported once, then left alone; the command goes on.
+    @Test func aStoreLockedByAnotherProcessIsReportedOnceAndLeftAlone() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        try StateStore(root: root).record([Self.slice("x")], runID: "r1")
+        // Another connection in exclusive locking mode with a write under way: nobody else may
+        // read or write until it lets go.
+        let other = try SQLiteDatabase(path: StateStore.path(forRoot: root))
+        try other.execute("PRAGMA locking_mode = EXCLUSIVE")
+        try other.execute("BEGIN EXCLUSIVE")
+        try other.execute("DELETE FROM runs")
+        let warnings = WarningLog()
+        let states = MirrorStates(roots: [root], access: .create, warn: warnings.add)
+        let known = states.provenFiles()
+        states.record([Self.slice("y")], root: root, runID: "r2")
+        #expect(known.isEmpty)
+        #expect(warnings.lines.count == 1 && warnings.lines[0].contains("is locked by another process"), "\(warnings.lines)")
+        try other.execute("ROLLBACK")
+    }
+
     /// A symbolic link in the state folder's place is refused, never followed.
     @Test func aLinkInPlaceOfTheFolderIsRefused() throws {
         let dir = try TemporaryDirectory()

@@ -1,0 +1,66 @@
+import Foundation
+import JobrunCore
+import JobrunVerify
+import Testing
+
+/// A file whose identity is the one its last proof recorded passes without being read; what the
+/// checker observes of each passing file is what the mirror state records.
+struct QuickCheckTests {
+    static let abc = Array("abc".utf8)
+    static let abcSHA256 = digest(.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    static let otherSHA256 = digest(.sha256, String(repeating: "0f", count: 32))
+
+    static func identity(_ path: String) throws -> FileIdentity {
+        var status = stat()
+        try #require(lstat(path, &status) == 0)
+        return FileIdentity(status)
+    }
+
+    @Test func aFileWithItsProvenIdentityIsNotRead() throws {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "a/x.bin", Self.abc)
+            let proven = try Self.identity(root + "/a/x.bin")
+            // The bytes do not match this digest: only a file that is not read can pass.
+            var expectation = FileExpectation(root: root, relativePath: "a/x.bin", size: 3, digests: [Self.otherSHA256], proven: proven)
+            let recognized = FileChecker().check([expectation], observed: true)
+            #expect(recognized.checks == [.ok(size: 3, digests: [Self.otherSHA256])])
+            #expect(recognized.observations.map(\.proof) == [.recognized] && recognized.observations[0].identity == proven)
+
+            // Something to compute besides: read.
+            expectation.computes = [.md5]
+            #expect(FileChecker().check([expectation], observed: true).checks[0] != .ok(size: 3, digests: [Self.otherSHA256]))
+
+            // Another identity (the file was rewritten, same bytes): read, and it mismatches.
+            expectation.computes = []
+            try writeFile(root, "a/x.bin", Self.abc)
+            #expect(try Self.identity(root + "/a/x.bin") != proven)
+            guard case .digestMismatch = FileChecker().check([expectation]).checks[0] else {
+                Issue.record("a rewritten file was not read")
+                return
+            }
+        }
+    }
+
+    @Test func whatIsObservedOfEachFile() throws {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "hashed.bin", Self.abc)
+            try writeFile(root, "sized.bin", Self.abc)
+            try writeFile(root, "wrong.bin", Self.abc)
+            let before = FileIdentity.now()
+            let results = FileChecker().check([
+                FileExpectation(root: root, relativePath: "hashed.bin", size: 3, digests: [Self.abcSHA256]),
+                FileExpectation(root: root, relativePath: "sized.bin", size: 3),
+                FileExpectation(root: root, relativePath: "wrong.bin", digests: [Self.otherSHA256]),
+                FileExpectation(root: root, relativePath: "missing.bin", digests: [Self.abcSHA256]),
+            ], observed: true)
+            #expect(results.observations.map(\.proof) == [.hashed, .metadata, nil, nil])
+            #expect(results.observations[0].identity == (try Self.identity(root + "/hashed.bin")))
+            #expect(results.observations[1].identity == (try Self.identity(root + "/sized.bin")))
+            #expect(results.observations[2].identity == nil && results.observations[3].identity == nil)
+            // Taken no earlier than the check began, no later than now.
+            #expect(results.observations[0].seenAt >= before && results.observations[0].seenAt <= FileIdentity.now())
+            // Not asked: nothing observed.
+            #expect(FileChecker().check([FileExpectation(root: root, relativePath: "hashed.bin")]).observations.isEmpty)
+        }
+    }
+}
