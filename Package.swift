@@ -43,7 +43,7 @@ let package = Package(
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
-        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome"], swiftSettings: strict),
+        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState"], swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
         .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),

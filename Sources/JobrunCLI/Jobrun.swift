@@ -9,7 +9,8 @@ public struct Jobrun: ParsableCommand {
         discussion: """
             Manifests declare resources made of slices (files), each with an
             optional size and digests. 'plan' shows what a mirror is missing;
-            'verify' proves that a mirror on disk is intact.
+            'verify' proves that a mirror on disk is intact; 'status' says
+            what the mirror state last proved, without reading a file.
 
             Exit statuses:
               0    ok, or nothing to do
@@ -24,7 +25,7 @@ public struct Jobrun: ParsableCommand {
             """,
         version: JobrunVersion.current,
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, GraphCommand.self, VersionCommand.self,
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, GraphCommand.self, VersionCommand.self,
         ]
     )
 

@@ -55,6 +55,32 @@ public final class MirrorStates: @unchecked Sendable {
         return known
     }
 
+    /// The last `limit` runs recorded in the stores in use, newest first. A run that wrote to
+    /// several roots is in each of their stores: it is listed once.
+    public func lastRuns(limit: Int) -> [StateStore.Run] {
+        guard limit > 0 else { return [] }
+        var lists: [[StateStore.Run]] = []
+        for root in roots {
+            guard let runs = use(root, { store throws(StateError) in try store.lastRuns(limit: limit) }) else { continue }
+            lists.append(runs)
+        }
+        return Self.merge(lists, limit: limit)
+    }
+
+    /// The newest `limit` of `lists`' runs, one per run id: where stores differ (a run killed
+    /// before it recorded its end in every root), the one that recorded the end.
+    static func merge(_ lists: [[StateStore.Run]], limit: Int) -> [StateStore.Run] {
+        var byID: [String: StateStore.Run] = [:]
+        for run in lists.joined() {
+            if let known = byID[run.runID], known.endedAtMilliseconds != nil || run.endedAtMilliseconds == nil { continue }
+            byID[run.runID] = run
+        }
+        let newestFirst = byID.values.sorted {
+            ($0.startedAtMilliseconds, $0.runID) > ($1.startedAtMilliseconds, $1.runID)
+        }
+        return Array(newestFirst.prefix(max(0, limit)))
+    }
+
     /// Records `slices` in `root`'s store, if it has one in use.
     public func record(_ slices: [ProvenSlice], root: String, runID: String) {
         guard !slices.isEmpty else { return }

@@ -180,24 +180,63 @@ public final class StateStore {
         public var runID: String
         public var command: String
         public var startedAtMilliseconds: Int64
+        /// `nil` while the run goes on, or when it never ended (killed).
         public var endedAtMilliseconds: Int64?
         public var stopReason: String?
         public var exitStatus: Int32?
+        /// The counts of its summary, in the order recorded.
+        public var counts: [Count]
+
+        /// One named count of a run's summary.
+        public struct Count: Sendable, Hashable {
+            public var name: String
+            public var value: Int64
+
+            public init(name: String, value: Int64) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        public init(
+            runID: String, command: String, startedAtMilliseconds: Int64, endedAtMilliseconds: Int64? = nil, stopReason: String? = nil,
+            exitStatus: Int32? = nil, counts: [Count] = []
+        ) {
+            self.runID = runID
+            self.command = command
+            self.startedAtMilliseconds = startedAtMilliseconds
+            self.endedAtMilliseconds = endedAtMilliseconds
+            self.stopReason = stopReason
+            self.exitStatus = exitStatus
+            self.counts = counts
+        }
     }
 
     /// The last `limit` runs, newest first.
     public func lastRuns(limit: Int) throws(StateError) -> [Run] {
         try db.query(
-            "SELECT run_id, command, started_at_ms, ended_at_ms, stop_reason, exit_status FROM runs ORDER BY started_at_ms DESC, run_id DESC LIMIT ?",
-            [.integer(Int64(limit))]
+            """
+            SELECT run_id, command, started_at_ms, ended_at_ms, stop_reason, exit_status, counts FROM runs
+                ORDER BY started_at_ms DESC, run_id DESC LIMIT ?
+            """,
+            [.integer(Int64(max(0, limit)))]
         ).compactMap { row in
-            guard row.count == 6, case .text(let id) = row[0], case .text(let command) = row[1], case .integer(let started) = row[2]
+            guard row.count == 7, case .text(let id) = row[0], case .text(let command) = row[1], case .integer(let started) = row[2]
             else { return nil }
             var run = Run(runID: id, command: command, startedAtMilliseconds: started)
             if case .integer(let ended) = row[3] { run.endedAtMilliseconds = ended }
             if case .text(let reason) = row[4] { run.stopReason = reason }
             if case .integer(let status) = row[5] { run.exitStatus = Int32(truncatingIfNeeded: status) }
+            if case .text(let counts) = row[6] { run.counts = Self.counts(counts) }
             return run
+        }
+    }
+
+    /// `name=value` words; a word that is not one is left out.
+    static func counts(_ text: String) -> [Run.Count] {
+        text.split(separator: " ").compactMap { word in
+            guard let equals = word.firstIndex(of: "="), let value = Int64(word[word.index(after: equals)...]) else { return nil }
+            return Run.Count(name: String(word[..<equals]), value: value)
         }
     }
 
@@ -210,11 +249,5 @@ public final class StateStore {
             try? db.execute("ROLLBACK")
             throw error
         }
-    }
-}
-
-extension StateStore.Run {
-    init(runID: String, command: String, startedAtMilliseconds: Int64) {
-        self.init(runID: runID, command: command, startedAtMilliseconds: startedAtMilliseconds, endedAtMilliseconds: nil, stopReason: nil, exitStatus: nil)
     }
 }

@@ -125,6 +125,9 @@ import Testing
         ["verify", "site.yaml", "--jobs", "0"],
         ["plan", "site.yaml", "--jobs", "many"],
         ["verify", "site.yaml", "--fail-on-extra"],
+        ["status", "site.yaml", "--max-age", "5x"],
+        ["status", "site.yaml", "--max-age", "0s"],
+        ["status", "site.yaml", "--runs", "-1"],
         ["frobnicate"],
         ["validate", "site.yaml", "--json"],
     ])
@@ -137,7 +140,7 @@ import Testing
 
     // MARK: 65
 
-    @Test(arguments: ["validate", "plan", "verify", "graph"])
+    @Test(arguments: ["validate", "plan", "verify", "status", "graph"])
     func anInvalidManifestIs65(command: String) async throws {
         let result = try await Self.run([command, "broken.yaml"]) { directory in
             try directory.write(file: "broken.yaml", contents: "version: 1\nresources: []\n")
@@ -185,7 +188,7 @@ import Testing
 
     // MARK: 66
 
-    @Test(arguments: ["validate", "plan", "verify", "graph"])
+    @Test(arguments: ["validate", "plan", "verify", "status", "graph"])
     func aMissingManifestIs66(command: String) async throws {
         let result = try await Self.run([command, "no-such.yaml"])
         #expect(result.status == 66, "\(result)")

@@ -4,7 +4,7 @@ import Testing
 /// `--help` of the root command and every subcommand, compared with `Golden/help/`, so a change
 /// to the command line's documentation is always deliberate (and reviewed as a diff).
 @Suite struct HelpTests {
-    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["graph"], ["version"]]
+    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["status"], ["graph"], ["version"]]
 
     @Test(arguments: commands)
     func helpMatchesTheGolden(command: [String]) async throws {
@@ -27,6 +27,7 @@ import Testing
         ("validate", ["--output", "--allow-file-urls"]),
         ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host", "--events", "--deadline", "--deadline-margin", "--progress", "--progress-interval", "--quiet", "--verbose", "--limit-rate"]),
         ("graph", ["--output", "--allow-file-urls", "--resource"]),
+        ("status", ["--output", "--allow-file-urls", "--resource", "--json", "--max-age", "--runs"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-help")

@@ -86,7 +86,7 @@ import Testing
         #expect(whole["selection"] is NSNull, "\(all)")
     }
 
-    @Test(arguments: ["plan", "apply", "verify", "graph"])
+    @Test(arguments: ["plan", "apply", "verify", "status", "graph"])
     func anUnknownIdIsAUsageErrorAndNothingIsDone(command: String) async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }

@@ -1,0 +1,48 @@
+public import JobrunCore
+public import JobrunManifest
+public import JobrunState
+import JobrunVerify
+
+extension MirrorStatus {
+    /// Takes the status of `manifest`'s resources: one stat per slice (no file is opened), one
+    /// listing per folder that misses a slice (for partial downloads), and what `states`
+    /// recorded, with its last `runLimit` runs. Writes nothing.
+    /// - Parameters:
+    ///   - maxAgeMilliseconds: a proof older than this counts against the status (`--max-age`).
+    ///   - clock: the wall clock in ms since the epoch, read once everything else is: ages are
+    ///     counted from it, so no record read is younger than it.
+    public static func survey(
+        _ manifest: Manifest, states: MirrorStates, runLimit: Int, maxAgeMilliseconds: Int64?,
+        clock: () -> Int64 = { FileIdentity.now() / 1_000_000 }
+    ) -> MirrorStatus {
+        // The declared size but no digest: the checker stats each file and reads none.
+        var expectations: [FileExpectation] = []
+        expectations.reserveCapacity(manifest.sliceCount)
+        for r in manifest.resources {
+            for s in r.slices { expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size)) }
+        }
+        let results = FileChecker().check(expectations, observed: true)
+        var candidates: [(root: String, relativePath: String)] = []
+        var k = 0
+        for r in manifest.resources {
+            defer { k += r.slices.count }
+            // A folder that is not there holds no partial download: one stat for the resource.
+            guard results.checks[k..<(k + r.slices.count)].contains(.missing), FileStatus.isDirectory(atPath: r.folderPath) else { continue }
+            for j in k..<(k + r.slices.count) where results.checks[j] == .missing {
+                candidates.append((expectations[j].root, expectations[j].relativePath))
+            }
+        }
+        let partials = candidates.isEmpty ? [:] : PartialScan.find(in: candidates)
+        let inUse = Set(states.roots)
+        let roots = Set(manifest.resources.map(\.outputRoot)).sorted().map { root in
+            let store: Root.Store =
+                inUse.contains(root) ? .inUse : FileStatus.kind(atPath: StateStore.path(forRoot: root)) == nil ? .none : .unusable
+            return Root(path: root, store: store)
+        }
+        let records = states.provenFiles()
+        let runs = states.lastRuns(limit: runLimit)
+        return MirrorStatus(
+            manifest: manifest, checks: results.checks, identities: results.observations.map(\.identity), records: records,
+            partials: partials, roots: roots, runs: runs, nowMilliseconds: clock(), maxAgeMilliseconds: maxAgeMilliseconds)
+    }
+}
