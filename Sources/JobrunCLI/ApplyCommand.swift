@@ -173,7 +173,7 @@ struct ApplyCommand: ParsableCommand {
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let plan = Planner.plan(for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
         states.learn(plan.proofs, runID: runID)
-        let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply")
+        let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
         events.add(recorder)
         // Before the locks go (the defer above): the next run plans against these records.
         defer { recorder.waitUntilWritten() }

@@ -26,6 +26,9 @@ final class CommandRun {
     let manifestsDigest: ManifestsDigest?
     private let writer: BackgroundWriter?
     private let started = ContinuousClock.now
+    /// When the command started, on the wall clock (ms since the epoch): what the mirror state
+    /// records as the run's start.
+    let startedAtMilliseconds = RunID.milliseconds()
     private var hasStarted = false
     private var summary: (counts: [(name: String, value: Int64)], line: String, stopReason: StopReason?)?
 

@@ -69,7 +69,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let runID = try RunIdentity.resolve()
         let manifest = try resourceOptions.select(from: manifestOptions.load())
-        let states = MirrorStateOptions.open(for: manifest, access: .existing)
+        let states = MirrorStateOptions.open(for: manifest, access: .reading)
         let status = MirrorStatus.survey(manifest, states: states, runLimit: runs, maxAgeMilliseconds: maxAgeMilliseconds)
         // A store that is there but unusable was reported when it was opened.
         for root in status.roots where root.store == .none {

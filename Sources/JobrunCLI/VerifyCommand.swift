@@ -89,7 +89,7 @@ struct VerifyCommand: ParsableCommand {
         try sums?.check(manifest)
         let started = Date()
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
-        run.events.add(StateRecorder(states: states, plan: nil, runID: run.runID, command: "verify"))
+        run.events.add(StateRecorder(states: states, plan: nil, runID: run.runID, command: "verify", startedAt: run.startedAtMilliseconds))
         let result = MirrorVerifier.verify(
             manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256,
             timesChecks: junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: quick))

@@ -28,16 +28,16 @@ public final class StateRecorder: RunObserver {
     private var pending: [String: [Committed]] = [:]
     private let worker: Worker?
 
-    /// Records the start of the run `runID` (`command`) now, and the rest as it happens; without
-    /// a plan (`verify`), only the run.
-    public init(states: MirrorStates, plan: Plan?, runID: String, command: String) {
+    /// Records the start of the run `runID` (`command`, begun at `startedAt`, ms since the epoch)
+    /// now, and the rest as it happens; without a plan (`verify`), only the run.
+    public init(states: MirrorStates, plan: Plan?, runID: String, command: String, startedAt: Int64 = FileIdentity.now() / 1_000_000) {
         self.states = states
         self.runID = runID
         self.plan = plan
         var entries: [String: Int] = [:]
         for (k, entry) in (plan?.entries ?? []).enumerated() { entries[entry.resource.id] = k }
         self.entries = entries
-        states.recordRunStart(runID: runID, command: command, atMilliseconds: FileIdentity.now() / 1_000_000)
+        states.recordRunStart(runID: runID, command: command, atMilliseconds: startedAt)
         // Even without a store yet: `apply` creates one when it first has something to record.
         worker = Worker(states: states, runID: runID)
     }

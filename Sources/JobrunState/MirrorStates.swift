@@ -13,6 +13,8 @@ public final class MirrorStates: @unchecked Sendable {
         /// `plan`, `verify`: only a store that exists is used (and written to); a damaged one is
         /// left as it is.
         case existing
+        /// `status`: only a store that exists, opened read-only; nothing is ever written.
+        case reading
     }
 
     // @unchecked: `stores` and the rest below, and the stores themselves, are only touched
@@ -39,6 +41,11 @@ public final class MirrorStates: @unchecked Sendable {
             tried.insert(root)
             if let store = Self.open(root: root, access: access, warn: warn) { stores[root] = store }
         }
+    }
+
+    /// What a command goes on with when a store cannot be used.
+    private static func fallback(_ access: Access) -> String {
+        access == .reading ? "its files count as not proven" : "files are hashed, nothing is recorded"
     }
 
     /// The roots whose store is in use.
@@ -83,18 +90,19 @@ public final class MirrorStates: @unchecked Sendable {
 
     /// Records `slices` in `root`'s store, if it has one in use.
     public func record(_ slices: [ProvenSlice], root: String, runID: String) {
-        guard !slices.isEmpty else { return }
+        guard !slices.isEmpty, access != .reading else { return }
         _ = use(root) { store throws(StateError) in try store.record(slices, runID: runID) }
     }
 
     /// Forgets `paths` in `root`'s store, if it has one in use.
     public func forget(_ paths: [String], root: String) {
-        guard !paths.isEmpty else { return }
+        guard !paths.isEmpty, access != .reading else { return }
         _ = use(root) { store throws(StateError) in try store.forget(paths: paths) }
     }
 
     /// Records in every store in use that the run `runID` (`command`) started.
     public func recordRunStart(runID: String, command: String, atMilliseconds started: Int64) {
+        guard access != .reading else { return }
         lock.withLock { _ in runStart = (runID, command, started) }
         for root in roots {
             _ = use(root) { store throws(StateError) in try store.recordRunStart(runID: runID, command: command, startedAtMilliseconds: started) }
@@ -105,6 +113,7 @@ public final class MirrorStates: @unchecked Sendable {
     public func recordRunEnd(
         runID: String, atMilliseconds ended: Int64, stopReason: String?, exitStatus: Int32, counts: [(name: String, value: Int64)]
     ) {
+        guard access != .reading else { return }
         for root in roots {
             _ = use(root) { store throws(StateError) in
                 try store.recordRunEnd(runID: runID, endedAtMilliseconds: ended, stopReason: stopReason, exitStatus: exitStatus, counts: counts)
@@ -131,7 +140,7 @@ public final class MirrorStates: @unchecked Sendable {
                 if case .corrupt = error, access == .create, let fresh = Self.startAnew(root: root, after: error, warn: warn) {
                     stores[root] = fresh
                 } else {
-                    warn(Self.unusable(error))
+                    warn(Self.unusable(error, fallback: Self.fallback(access)))
                 }
                 return nil
             }
@@ -140,10 +149,10 @@ public final class MirrorStates: @unchecked Sendable {
 
     private static func open(root: String, access: Access, warn: @Sendable (String) -> Void) -> StateStore? {
         do {
-            return try StateStore(root: root)
+            return try StateStore(root: root, readOnly: access == .reading)
         } catch {
             if case .corrupt = error, access == .create { return startAnew(root: root, after: error, warn: warn) }
-            warn(unusable(error))
+            warn(unusable(error, fallback: fallback(access)))
             return nil
         }
     }
@@ -154,7 +163,7 @@ public final class MirrorStates: @unchecked Sendable {
         let path = StateStore.path(forRoot: root)
         let aside = path + ".damaged"
         guard rename(path, aside) == 0 else {
-            warn(unusable(error))
+            warn(unusable(error, fallback: fallback(.create)))
             return nil
         }
         unlink(path + "-wal")
@@ -164,12 +173,12 @@ public final class MirrorStates: @unchecked Sendable {
             warn("the mirror state \(error); it was moved to '\(aside)' and a new one started (files are hashed until they are proven again)")
             return store
         } catch {
-            warn(unusable(error))
+            warn(unusable(error, fallback: fallback(.create)))
             return nil
         }
     }
 
-    private static func unusable(_ error: StateError) -> String {
-        "the mirror state \(error); going on without it (files are hashed, nothing is recorded)"
+    private static func unusable(_ error: StateError, fallback: String) -> String {
+        "the mirror state \(error); going on without it (\(fallback))"
     }
 }

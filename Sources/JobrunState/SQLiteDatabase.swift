@@ -7,12 +7,14 @@ final class SQLiteDatabase {
     fileprivate var handle: OpaquePointer?
     let path: String
 
-    /// Opens (creating) `path`, waiting up to `busyMilliseconds` when another connection holds it.
-    init(path: String, busyMilliseconds: Int32 = 1_000) throws(StateError) {
+    /// Opens (creating, unless `readOnly`) `path`, waiting up to `busyMilliseconds` when another
+    /// connection holds it.
+    init(path: String, readOnly: Bool = false, busyMilliseconds: Int32 = 1_000) throws(StateError) {
         self.path = path
         var db: OpaquePointer?
         // NOFOLLOW: a symbolic link planted in the mirror must not redirect jobrun's writes.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         handle = db
         guard rc == SQLITE_OK else {

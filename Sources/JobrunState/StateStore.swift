@@ -17,11 +17,12 @@ public final class StateStore {
     }
 
     /// Opens the state of the output root `root`, creating its folder and database as needed and
-    /// bringing an older schema up to date.
+    /// bringing an older schema up to date; `readOnly` opens an existing database only, and
+    /// changes nothing (an older schema is read as it is).
     /// - Throws: a ``StateError``; the caller goes on without the store.
-    public init(root: String) throws(StateError) {
+    public init(root: String, readOnly: Bool = false) throws(StateError) {
         let folder = (root.hasSuffix("/") ? root : root + "/") + Self.folderName
-        if mkdir(folder, 0o755) != 0, errno != EEXIST {
+        if !readOnly, mkdir(folder, 0o755) != 0, errno != EEXIST {
             throw .failed(path: folder, operation: "create the folder", detail: systemErrorText(errno))
         }
         // A symbolic link in its place would take jobrun's writes out of the output root.
@@ -29,7 +30,14 @@ public final class StateStore {
         guard lstat(folder, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else {
             throw .failed(path: folder, operation: "use the folder", detail: "it is not a directory (a symbolic link is not followed)")
         }
-        db = try SQLiteDatabase(path: Self.path(forRoot: root))
+        db = try SQLiteDatabase(path: Self.path(forRoot: root), readOnly: readOnly)
+        if readOnly {
+            let found = Int(try db.integer("PRAGMA user_version") ?? 0)
+            guard found <= StateSchema.currentVersion else {
+                throw .newerSchema(path: db.path, found: found, supported: StateSchema.currentVersion)
+            }
+            return
+        }
         // WAL: readers (status, plan) never wait for a run that writes.
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
             throw .failed(path: db.path, operation: "use write-ahead logging", detail: "the journal mode stayed another")

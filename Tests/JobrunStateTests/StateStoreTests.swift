@@ -240,6 +240,33 @@ import Testing
         try other.execute("ROLLBACK")
     }
 
+    /// `status` reads: a store opened read-only, never written, never created or set aside; a
+    /// damaged one is reported with what `status` does instead.
+    @Test func readingAccessNeverWrites() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        let none = try dir.makeDirectory("none")
+        do { try StateStore(root: root).record([Self.slice("x")], runID: "r1") }
+        let path = StateStore.path(forRoot: root)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let warnings = WarningLog()
+        let states = MirrorStates(roots: [root, none], access: .reading, warn: warnings.add)
+        #expect(states.roots == [root])
+        #expect(states.provenFiles()[root].map { Array($0.keys) } == ["x"])
+        states.record([Self.slice("y")], root: root, runID: "r2")
+        states.record([Self.slice("y")], root: none, runID: "r2")
+        states.forget(["x"], root: root)
+        states.recordRunStart(runID: "r2", command: "status", atMilliseconds: 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!dir.exists("none/.jobrun") && warnings.lines.isEmpty)
+
+        try Data(repeating: 0x5A, count: 20_000).write(to: URL(fileURLWithPath: path))
+        #expect(MirrorStates(roots: [root], access: .reading, warn: warnings.add).roots.isEmpty)
+        #expect(warnings.lines == ["the mirror state '\(path)' is damaged (file is not a database); going on without it (its files count as not proven)"])
+        #expect(!dir.exists("mirror/.jobrun/state.sqlite.damaged"))
+    }
+
     /// A symbolic link in the state folder's place is refused, never followed.
     @Test func aLinkInPlaceOfTheFolderIsRefused() throws {
         let dir = try TemporaryDirectory()
