@@ -172,7 +172,7 @@ struct ApplyCommand: ParsableCommand {
         defer { lock.release() }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let plan = Planner.plan(for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
-        states.learn(plan.proofs, runID: runID)
+        states.learn(plan.proofs)
         let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
         events.add(recorder)
         // Before the locks go (the defer above): the next run plans against these records.

@@ -90,7 +90,7 @@ struct PlanCommand: ParsableCommand {
         run.start()
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         let plan = Planner.plan(for: manifest, parallelism: jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
-        states.learn(plan.proofs, runID: run.runID)
+        states.learn(plan.proofs)
         run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)
         var stderr = StandardError()

@@ -93,7 +93,7 @@ struct VerifyCommand: ParsableCommand {
         let result = MirrorVerifier.verify(
             manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256,
             timesChecks: junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: quick))
-        states.learn(result.proofs, runID: run.runID)
+        states.learn(result.proofs)
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
         if let junit {

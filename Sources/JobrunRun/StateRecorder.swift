@@ -12,17 +12,21 @@ import Synchronization
 /// back. A ``RunObserver``; the database is written on a thread of its own, so the run never
 /// waits for it.
 public final class StateRecorder: RunObserver {
-    /// A committed file waiting for its root's sync.
+    /// A committed file waiting for its root's sync: its slice (plan entry and index), its
+    /// identity just after the rename, the digests it was verified against, and when.
     struct Committed: Sendable {
-        var path: String
-        var relativePath: String
-        var slice: ProvenSlice
+        var entry: Int
+        var slice: Int
+        var file: FileIdentity
+        var digests: [Digest]
+        var atMilliseconds: Int64
     }
 
     private let states: MirrorStates
     private let runID: String
-    /// Plan entries by resource id.
+    /// Plan entries by resource id, and the last one looked up (slices of a resource settle in runs).
     private let entries: [String: Int]
+    private var lastEntry: (id: String, entry: Int)?
     private let plan: Plan?
     /// Committed files by output root, until the root's next sync.
     private var pending: [String: [Committed]] = [:]
@@ -39,7 +43,7 @@ public final class StateRecorder: RunObserver {
         self.entries = entries
         states.recordRunStart(runID: runID, command: command, atMilliseconds: startedAt)
         // Even without a store yet: `apply` creates one when it first has something to record.
-        worker = Worker(states: states, runID: runID)
+        worker = Worker(states: states, plan: plan, runID: runID)
     }
 
     /// Returns once everything recorded so far is written (`apply` calls it before it lets go
@@ -53,18 +57,11 @@ public final class StateRecorder: RunObserver {
         switch event {
         case .sliceSettled(let settled):
             guard let plan, let file = settled.file, settled.outcome.status == .fetched || settled.outcome.status == .resumed,
-                let k = entries[settled.slice.resource], plan.entries[k].resource.slices.indices.contains(settled.index)
+                let k = entry(of: settled.slice.resource), plan.entries[k].resource.slices.indices.contains(settled.index)
             else { return }
-            let resource = plan.entries[k].resource
-            let slice = resource.slices[settled.index]
-            let now = FileIdentity.now() / 1_000_000
-            let relative = resource.relativePath(of: slice)
-            pending[resource.outputRoot, default: []].append(Committed(
-                path: resource.filePath(of: slice), relativePath: relative,
-                slice: ProvenSlice(
-                    path: relative, identity: resource.identity(of: slice), resource: resource.id,
-                    digests: settled.outcome.digests + settled.outcome.computedDigests, file: file, seenAtNanoseconds: 0,
-                    provenAtMilliseconds: now, fetchedAtMilliseconds: now)))
+            pending[plan.entries[k].resource.outputRoot, default: []].append(Committed(
+                entry: k, slice: settled.index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
+                atMilliseconds: FileIdentity.now() / 1_000_000))
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
         case .runEnded(let end):
@@ -73,6 +70,13 @@ public final class StateRecorder: RunObserver {
         default:
             break
         }
+    }
+
+    private func entry(of resource: String) -> Int? {
+        if let last = lastEntry, last.id == resource { return last.entry }
+        guard let k = entries[resource] else { return nil }
+        lastEntry = (resource, k)
+        return k
     }
 
     /// The thread that writes.
@@ -93,10 +97,12 @@ public final class StateRecorder: RunObserver {
         private let hasWork = DispatchSemaphore(value: 0)
         private let done = DispatchSemaphore(value: 0)
         private let states: MirrorStates
+        private let plan: Plan?
         private let runID: String
 
-        init?(states: MirrorStates, runID: String) {
+        init?(states: MirrorStates, plan: Plan?, runID: String) {
             self.states = states
+            self.plan = plan
             self.runID = runID
             guard DetachedThread.start(name: "jobrun-state", { [self] in loop() }) == nil else { return nil }
         }
@@ -138,7 +144,8 @@ public final class StateRecorder: RunObserver {
         private func write(_ job: Job) {
             switch job {
             case .files(let root, let committed):
-                states.record(Self.proven(committed), root: root, runID: runID)
+                guard let plan else { return }
+                states.record(Self.proven(committed, of: plan), root: root)
             case .barrier(let written):
                 written.signal()
             case .end(let end):
@@ -150,8 +157,8 @@ public final class StateRecorder: RunObserver {
 
         /// Each committed file as it is now, if it is still the file the fetch renamed into place
         /// (same identity as just after the rename).
-        static func proven(_ committed: [Committed]) -> [ProvenSlice] {
-            let settles = committed.map(\.slice.file.settlesAt).max() ?? 0
+        static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
+            let settles = committed.map(\.file.settlesAt).max() ?? 0
             let wait = settles - FileIdentity.now()
             if wait > 0 && wait <= longestWait {
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
@@ -160,12 +167,16 @@ public final class StateRecorder: RunObserver {
             }
             var proven: [ProvenSlice] = []
             proven.reserveCapacity(committed.count)
-            for var item in committed {
+            for item in committed {
+                let resource = plan.entries[item.entry].resource
+                let slice = resource.slices[item.slice]
                 let seenAt = FileIdentity.now()
                 var status = stat()
-                guard fstatat(AT_FDCWD, item.path, &status, AT_SYMLINK_NOFOLLOW) == 0, FileIdentity(status) == item.slice.file else { continue }
-                item.slice.seenAtNanoseconds = seenAt
-                proven.append(item.slice)
+                guard fstatat(AT_FDCWD, resource.filePath(of: slice), &status, AT_SYMLINK_NOFOLLOW) == 0, FileIdentity(status) == item.file
+                else { continue }
+                proven.append(ProvenSlice(
+                    path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: item.file,
+                    seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
             }
             return proven
         }

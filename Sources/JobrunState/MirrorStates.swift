@@ -89,9 +89,9 @@ public final class MirrorStates: @unchecked Sendable {
     }
 
     /// Records `slices` in `root`'s store, if it has one in use.
-    public func record(_ slices: [ProvenSlice], root: String, runID: String) {
+    public func record(_ slices: [ProvenSlice], root: String) {
         guard !slices.isEmpty, access != .reading else { return }
-        _ = use(root) { store throws(StateError) in try store.record(slices, runID: runID) }
+        _ = use(root) { store throws(StateError) in try store.record(slices) }
     }
 
     /// Forgets `paths` in `root`'s store, if it has one in use.

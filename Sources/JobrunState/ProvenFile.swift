@@ -4,17 +4,23 @@ public import JobrunCore
 /// read it.
 public struct ProvenFile: Sendable, Hashable {
     public var file: FileIdentity
-    public var digests: [Digest]
+    public var digests: ProvenDigests
     public var seenAtNanoseconds: Int64
     public var provenAtMilliseconds: Int64
     public var fetchedAtMilliseconds: Int64?
 
-    public init(file: FileIdentity, digests: [Digest], seenAtNanoseconds: Int64, provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?) {
+    public init(file: FileIdentity, digests: ProvenDigests, seenAtNanoseconds: Int64, provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?) {
         self.file = file
         self.digests = digests
         self.seenAtNanoseconds = seenAtNanoseconds
         self.provenAtMilliseconds = provenAtMilliseconds
         self.fetchedAtMilliseconds = fetchedAtMilliseconds
+    }
+
+    public init(file: FileIdentity, digests: [Digest], seenAtNanoseconds: Int64, provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?) {
+        self.init(
+            file: file, digests: ProvenDigests(digests), seenAtNanoseconds: seenAtNanoseconds, provenAtMilliseconds: provenAtMilliseconds,
+            fetchedAtMilliseconds: fetchedAtMilliseconds)
     }
 
     /// The identity a file must still have to be taken as holding bytes of `size` with every one

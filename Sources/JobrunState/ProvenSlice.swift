@@ -5,8 +5,6 @@ public import JobrunCore
 public struct ProvenSlice: Sendable, Hashable {
     /// Relative to the output root.
     public var path: String
-    /// The slice's URL identity.
-    public var identity: String
     public var resource: String
     /// Every digest the bytes were proven against (none for a slice that declares none).
     public var digests: [Digest]
@@ -20,11 +18,10 @@ public struct ProvenSlice: Sendable, Hashable {
     public var fetchedAtMilliseconds: Int64?
 
     public init(
-        path: String, identity: String, resource: String, digests: [Digest], file: FileIdentity, seenAtNanoseconds: Int64,
+        path: String, resource: String, digests: [Digest], file: FileIdentity, seenAtNanoseconds: Int64,
         provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?
     ) {
         self.path = path
-        self.identity = identity
         self.resource = resource
         self.digests = digests
         self.file = file

@@ -108,6 +108,12 @@ final class SQLiteDatabase {
             if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
         }
         func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, SQLiteDatabase.transient) }
+        func bind(_ index: Int32, _ value: [UInt8]) {
+            value.withUnsafeBytes { bytes in
+                // A zero-length blob, not NULL, for an empty array.
+                _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), SQLiteDatabase.transient)
+            }
+        }
 
         /// Runs the bound statement to its end (rows, if any, are not read) and resets it.
         func run() throws(StateError) {
@@ -131,6 +137,11 @@ final class SQLiteDatabase {
         func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
         func optionalInteger(_ column: Int32) -> Int64? {
             sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+        }
+        func blob(_ column: Int32) -> [UInt8] {
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: count))
         }
         func text(_ column: Int32) -> String {
             guard let bytes = sqlite3_column_text(handle, column) else { return "" }

@@ -9,20 +9,17 @@ enum StateSchema {
         """
         CREATE TABLE slices (
             path TEXT PRIMARY KEY,          -- relative to the output root
-            identity TEXT NOT NULL,         -- the slice's URL identity (no query)
             resource TEXT NOT NULL,
             size INTEGER NOT NULL,
-            digests TEXT NOT NULL,          -- 'algorithm:hex' separated by spaces, as proven
+            digests BLOB NOT NULL,          -- as proven: per digest its algorithm's code, then its bytes (ProvenDigests)
             device INTEGER NOT NULL,        -- the file's identity when it was proven
             inode INTEGER NOT NULL,
             mtime_ns INTEGER NOT NULL,
             ctime_ns INTEGER NOT NULL,
             seen_at_ns INTEGER NOT NULL,    -- when that identity was taken (wall clock)
             proven_at_ms INTEGER NOT NULL,  -- when its bytes were last proven: hashed, or fetched and verified
-            fetched_at_ms INTEGER,          -- when it was last fetched, if jobrun fetched it
-            run_id TEXT NOT NULL            -- the run of the last proof
+            fetched_at_ms INTEGER           -- when it was last fetched, if jobrun fetched it
         ) WITHOUT ROWID;
-        CREATE INDEX slices_by_resource ON slices(resource);
         CREATE TABLE runs (
             run_id TEXT PRIMARY KEY,
             command TEXT NOT NULL,

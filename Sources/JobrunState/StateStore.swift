@@ -62,34 +62,32 @@ public final class StateStore {
     /// (a `plan` recording what it hashed beside an `apply`) waits briefly, not past its timeout.
     static let rowsPerTransaction = 4_096
 
-    /// Records `slices` as proven by the run `runID`, replacing what was recorded for their paths,
-    /// in transactions of ``rowsPerTransaction``: each all or none.
-    public func record(_ slices: [ProvenSlice], runID: String) throws(StateError) {
+    /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
+    /// ``rowsPerTransaction``: each all or none.
+    public func record(_ slices: [ProvenSlice]) throws(StateError) {
         guard !slices.isEmpty else { return }
         let statement: SQLiteDatabase.Statement
         if let upsert { statement = upsert } else { statement = try makeUpsert() }
         upsert = statement
         for start in stride(from: 0, to: slices.count, by: Self.rowsPerTransaction) {
-            try record(slices[start..<min(start + Self.rowsPerTransaction, slices.count)], runID: runID, with: statement)
+            try record(slices[start..<min(start + Self.rowsPerTransaction, slices.count)], with: statement)
         }
     }
 
-    private func record(_ slices: ArraySlice<ProvenSlice>, runID: String, with statement: SQLiteDatabase.Statement) throws(StateError) {
+    private func record(_ slices: ArraySlice<ProvenSlice>, with statement: SQLiteDatabase.Statement) throws(StateError) {
         try transaction { () throws(StateError) in
             for s in slices {
                 statement.bind(1, s.path)
-                statement.bind(2, s.identity)
-                statement.bind(3, s.resource)
-                statement.bind(4, s.file.size)
-                statement.bind(5, s.digests.map(\.description).joined(separator: " "))
-                statement.bind(6, Int64(bitPattern: s.file.device))
-                statement.bind(7, Int64(bitPattern: s.file.inode))
-                statement.bind(8, s.file.mtimeNanoseconds)
-                statement.bind(9, s.file.ctimeNanoseconds)
-                statement.bind(10, s.seenAtNanoseconds)
-                statement.bind(11, s.provenAtMilliseconds)
-                statement.bind(12, s.fetchedAtMilliseconds)
-                statement.bind(13, runID)
+                statement.bind(2, s.resource)
+                statement.bind(3, s.file.size)
+                statement.bind(4, ProvenDigests(s.digests).packed)
+                statement.bind(5, Int64(bitPattern: s.file.device))
+                statement.bind(6, Int64(bitPattern: s.file.inode))
+                statement.bind(7, s.file.mtimeNanoseconds)
+                statement.bind(8, s.file.ctimeNanoseconds)
+                statement.bind(9, s.seenAtNanoseconds)
+                statement.bind(10, s.provenAtMilliseconds)
+                statement.bind(11, s.fetchedAtMilliseconds)
                 try statement.run()
             }
         }
@@ -98,25 +96,26 @@ public final class StateStore {
     private func makeUpsert() throws(StateError) -> SQLiteDatabase.Statement {
         try SQLiteDatabase.Statement(
             """
-            INSERT INTO slices (path, identity, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns,
-                proven_at_ms, fetched_at_ms, run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            ON CONFLICT (path) DO UPDATE SET identity = ?2, resource = ?3, size = ?4, digests = ?5, device = ?6, inode = ?7,
-                mtime_ns = ?8, ctime_ns = ?9, seen_at_ns = ?10, proven_at_ms = ?11, run_id = ?13,
-                fetched_at_ms = CASE WHEN ?12 IS NOT NULL THEN ?12 WHEN device = ?6 AND inode = ?7 THEN fetched_at_ms END
+            INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
+                fetched_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            ON CONFLICT (path) DO UPDATE SET resource = ?2, size = ?3, digests = ?4, device = ?5, inode = ?6, mtime_ns = ?7,
+                ctime_ns = ?8, seen_at_ns = ?9, proven_at_ms = ?10,
+                fetched_at_ms = CASE WHEN ?11 IS NOT NULL THEN ?11 WHEN device = ?5 AND inode = ?6 THEN fetched_at_ms END
             """, in: db)
     }
 
     /// Every file recorded, by path relative to the output root.
     public func provenFiles() throws(StateError) -> [String: ProvenFile] {
+        var files: [String: ProvenFile] = [:]
+        files.reserveCapacity(Int(try db.integer("SELECT count(*) FROM slices") ?? 0))
         let statement = try SQLiteDatabase.Statement(
             "SELECT path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms FROM slices", in: db)
-        var files: [String: ProvenFile] = [:]
         try statement.forEachRow { row in
             let file = FileIdentity(
                 device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
                 mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
             files[row.text(0)] = ProvenFile(
-                file: file, digests: Self.digests(row.text(2)), seenAtNanoseconds: row.integer(7),
+                file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7),
                 provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
         }
         return files
@@ -126,18 +125,18 @@ public final class StateStore {
     public func proven(path: String) throws(StateError) -> ProvenSlice? {
         let statement = try SQLiteDatabase.Statement(
             """
-            SELECT path, identity, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms FROM slices WHERE path = ?1
+            SELECT path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms
+                FROM slices WHERE path = ?1
             """, in: db)
         statement.bind(1, path)
         var found: ProvenSlice?
         try statement.forEachRow { row in
             let file = FileIdentity(
-                device: UInt64(bitPattern: row.integer(5)), inode: UInt64(bitPattern: row.integer(6)), size: row.integer(3),
-                mtimeNanoseconds: row.integer(7), ctimeNanoseconds: row.integer(8))
+                device: UInt64(bitPattern: row.integer(4)), inode: UInt64(bitPattern: row.integer(5)), size: row.integer(2),
+                mtimeNanoseconds: row.integer(6), ctimeNanoseconds: row.integer(7))
             found = ProvenSlice(
-                path: row.text(0), identity: row.text(1), resource: row.text(2), digests: Self.digests(row.text(4)), file: file,
-                seenAtNanoseconds: row.integer(9), provenAtMilliseconds: row.integer(10), fetchedAtMilliseconds: row.optionalInteger(11))
+                path: row.text(0), resource: row.text(1), digests: ProvenDigests(packed: row.blob(3)).all, file: file,
+                seenAtNanoseconds: row.integer(8), provenAtMilliseconds: row.integer(9), fetchedAtMilliseconds: row.optionalInteger(10))
         }
         return found
     }
@@ -158,13 +157,6 @@ public final class StateStore {
         }
     }
 
-    /// `algorithm:hex` words; one this version does not know is left out (it proves nothing here).
-    static func digests(_ text: String) -> [Digest] {
-        text.split(separator: " ").compactMap { word in
-            guard let colon = word.firstIndex(of: ":"), let algorithm = DigestAlgorithm(rawValue: String(word[..<colon])) else { return nil }
-            return Digest(algorithm: algorithm, hex: word[word.index(after: colon)...])
-        }
-    }
 
     // MARK: Runs
 

@@ -28,9 +28,9 @@ public struct CheckProofs: Sendable {
 }
 
 extension MirrorStates {
-    /// Forgets the records `proofs` found stale, and records what they proved, as the run `runID`.
-    public func learn(_ proofs: CheckProofs, runID: String) {
+    /// Forgets the records `proofs` found stale, and records what they proved.
+    public func learn(_ proofs: CheckProofs) {
         for root in proofs.stale.keys.sorted() { forget(proofs.stale[root] ?? [], root: root) }
-        for root in proofs.proven.keys.sorted() { record(proofs.proven[root] ?? [], root: root, runID: runID) }
+        for root in proofs.proven.keys.sorted() { record(proofs.proven[root] ?? [], root: root) }
     }
 }

@@ -38,7 +38,7 @@ public struct MirrorMemory: Sendable {
         var k = 0
         for index in order {
             let r = manifest.resources[index]
-            for s in r.slices {
+            for _ in r.slices {
                 defer { k += 1 }
                 let expectation = expectations[k]
                 let observation = k < results.observations.count ? results.observations[k] : FileObservation()
@@ -54,7 +54,7 @@ public struct MirrorMemory: Sendable {
                         continue
                     }
                     proofs.proven[expectation.root, default: []].append(ProvenSlice(
-                        path: expectation.relativePath, identity: r.identity(of: s), resource: r.id,
+                        path: expectation.relativePath, resource: r.id,
                         digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
                         provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
                 case nil:
