@@ -33,13 +33,14 @@ extension MirrorStatus {
             }
         }
         let partials = candidates.isEmpty ? [:] : PartialScan.find(in: candidates)
+        // Read first: a store that fails to read is dropped, and is not in use.
+        let records = states.provenFiles()
         let inUse = Set(states.roots)
         let roots = Set(manifest.resources.map(\.outputRoot)).sorted().map { root in
             let store: Root.Store =
                 inUse.contains(root) ? .inUse : FileStatus.kind(atPath: StateStore.path(forRoot: root)) == nil ? .none : .unusable
             return Root(path: root, store: store)
         }
-        let records = states.provenFiles()
         let runs = states.lastRuns(limit: runLimit)
         return MirrorStatus(
             manifest: manifest, checks: results.checks, identities: results.observations.map(\.identity), records: records,

@@ -10,7 +10,7 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     /// The file is there but is not what was proven: it changed since its record, the record
     /// does not prove every digest the manifest expects now, or its size is not the declared one.
     case changed
-    /// The file is there and nothing proves it (no record).
+    /// The file is there and nothing proves it (no record, or one taken too soon after a change).
     case unproven
     /// No file.
     case missing
@@ -29,6 +29,7 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     /// | a file                               | none                                          | `unproven` |
     /// | a file                               | another identity (device, inode, size, times) | `changed`  |
     /// | a file                               | same identity, lacks an expected digest or has another value for it | `changed` |
+    /// | a file                               | same identity, every expected digest, taken within a time step of a change | `unproven` (the next check reads it; ``FileIdentity/isSettled(at:)``) |
     /// | a file                               | same identity, every expected digest          | `proven`   |
     public static func classify(_ check: FileCheck, identity: FileIdentity?, record: ProvenFile?, size: Int64?, digests: [Digest]) -> SliceStatus {
         switch check {
@@ -43,6 +44,8 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
             guard let record, let identity else { return .unproven }
             guard identity == record.file, size.map({ $0 == identity.size }) ?? true else { return .changed }
             for digest in digests where !record.digests.contains(digest) { return .changed }
+            // What the quick check would not trust is not proven either.
+            guard record.file.isSettled(at: record.seenAtNanoseconds) else { return .unproven }
             return .proven
         }
     }

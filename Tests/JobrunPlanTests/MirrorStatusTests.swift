@@ -18,7 +18,7 @@ import Testing
     static func record(
         _ file: FileIdentity = file, digests: [Digest] = [sha], provenAt: Int64 = 1_000, fetchedAt: Int64? = nil
     ) -> ProvenFile {
-        ProvenFile(file: file, digests: digests, seenAtNanoseconds: 0, provenAtMilliseconds: provenAt, fetchedAtMilliseconds: fetchedAt)
+        ProvenFile(file: file, digests: digests, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: provenAt, fetchedAtMilliseconds: fetchedAt)
     }
 
     static func classify(
@@ -38,6 +38,11 @@ import Testing
         }
         // A file with nothing that proves it.
         #expect(Self.classify(record: nil) == .unproven)
+        // A record taken within a time step of the file's change: the quick check would read the
+        // file, so it is not proven.
+        var racy = Self.record()
+        racy.seenAtNanoseconds = Self.file.settlesAt - 1
+        #expect(Self.classify(record: racy) == .unproven)
         #expect(Self.classify(identity: nil) == .unproven)
         // The record proves it: same identity, every expected digest (the record may prove more).
         #expect(Self.classify() == .proven)

@@ -53,7 +53,7 @@ import Testing
         let moved = FileIdentity(device: 1, inode: 99, size: 3, mtimeNanoseconds: 4, ctimeNanoseconds: 5)
         let ok = FileCheck.ok(size: 3, digests: [])
         func proof(_ at: Int64, fetched: Int64?, digests: [Digest]) -> ProvenFile {
-            ProvenFile(file: file, digests: digests, seenAtNanoseconds: 0, provenAtMilliseconds: at, fetchedAtMilliseconds: fetched)
+            ProvenFile(file: file, digests: digests, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: at, fetchedAtMilliseconds: fetched)
         }
         let records = [root: [
             "media/a.ts": proof(nineOClock, fetched: nineOClock, digests: [sha]),
