@@ -172,11 +172,6 @@ struct ApplyCommand: ParsableCommand {
         defer { lock.release() }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let plan = Planner.plan(for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
-        states.learn(plan.proofs)
-        let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
-        events.add(recorder)
-        // Before the locks go (the defer above): the next run plans against these records.
-        defer { recorder.waitUntilWritten() }
         events.emit(.planned(plan.counts))
         if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
@@ -184,6 +179,12 @@ struct ApplyCommand: ParsableCommand {
         }
         for warning in plan.warnings { print("jobrun: warning: \(warning)", to: &stderr) }
         if !noSpaceCheck { try refuseUnlessItFits(plan) }
+        // Only a run that goes ahead records anything: a refused one leaves the root as it was.
+        states.learn(plan.proofs)
+        let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
+        events.add(recorder)
+        // Before the locks go (the defer above): the next run plans against these records.
+        defer { recorder.waitUntilWritten() }
 
         var options = ApplyOptions()
         options.caFile = cacert

@@ -1,4 +1,5 @@
 import Foundation
+import JobrunCore
 
 /// What a directory holds, for asserting that a command created (or leaked) nothing.
 ///
@@ -6,8 +7,9 @@ import Foundation
 ///     … run jobrun …
 ///     #expect(DirectoryTree.entries(under: dir.path) == before)
 ///
-/// The mirror state's folder (`.jobrun/`) is left out: it is jobrun's, not the mirror's (tests of
-/// the state look at it directly).
+/// The mirror state's folder (`.jobrun/`) at the top of the tree walked is left out: it is
+/// jobrun's, not the mirror's (tests of the state look at it directly). Deeper down (a mirror in
+/// a folder the test walks), it is listed.
 public enum DirectoryTree {
     /// Every entry below `root` as a path relative to it, sorted bytewise: folders end with `/`,
     /// symbolic links with `@` (never followed). Empty when `root` does not exist.
@@ -44,7 +46,7 @@ public enum DirectoryTree {
     private static func walk(_ root: String, relative: String, _ visit: (String, Kind) -> Void) {
         let directory = relative.isEmpty ? root : root + "/" + relative
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name != ".jobrun" {
+        for name in names where !(relative.isEmpty && name == MirrorStateFolder.name) {
             let child = relative.isEmpty ? name : relative + "/" + name
             let type = (try? FileManager.default.attributesOfItem(atPath: root + "/" + child))?[.type] as? FileAttributeType
             switch type {

@@ -145,6 +145,22 @@ import Testing
         try await fixture.expectVerified()
     }
 
+    /// An apply that refuses to start (a stale saved plan) leaves the root as it was: no store,
+    /// though its plan hashed the files in place.
+    @Test func aRefusedApplyRecordsNothing() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture))
+        #expect(try await fixture.apply().status == 0)
+        try FileManager.default.removeItem(atPath: fixture.directory.path("mirror/.jobrun"))
+        let saved = try await fixture.run(["plan", "site.yaml", "--out", "p.json"])
+        #expect(saved.status == 0, "\(saved)")
+        try fixture.write(manifest: Self.manifest(fixture, names: Array(Self.names.dropLast())))
+        let refused = try await fixture.run(["apply", "p.json"])
+        #expect(refused.status == 1 && refused.stderr.contains("the saved plan is stale"), "\(refused)")
+        #expect(!fixture.directory.exists("mirror/.jobrun"))
+    }
+
     /// Two output roots: each has its own store, holding its own files.
     @Test func eachOutputRootHasItsOwnState() async throws {
         let fixture = try ApplyFixture()
