@@ -53,6 +53,9 @@ public struct MirrorMemory: Sendable {
                         if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
                         continue
                     }
+                    // A stat proves nothing new of a file already recorded as it is (and must not
+                    // overwrite the digests its fetch computed, nor make it look freshly proven).
+                    if observation.proof == .metadata, known[expectation.root]?[expectation.relativePath]?.file == file { continue }
                     proofs.proven[expectation.root, default: []].append(ProvenSlice(
                         path: expectation.relativePath, resource: r.id,
                         digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,

@@ -221,6 +221,33 @@ import Testing
         #expect(plain.proofs.hashed == 1 && plain.proofs.proven.isEmpty && plain.proofs.stale.isEmpty)
     }
 
+    /// A slice without a digest is only stat-ed: a file already recorded as it is is not recorded
+    /// again (its record keeps the digests its fetch computed, and its time); a new or changed
+    /// one is.
+    @Test func aFileWithoutADigestIsRecordedOnlyWhenItIsNew() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - id: r
+                base_url: https://h/s/
+                slices:
+                  - {path: same.bin, size: 5}
+                  - {path: new.bin}
+            """)
+        for name in ["same", "new"] { _ = try dir.write(file: "mirror/r/\(name).bin", contents: "12345") }
+        let manifest = try Self.manifestWithMirror(in: dir)
+        var status = stat()
+        try #require(lstat(dir.path("mirror/r/same.bin"), &status) == 0)
+        let same = FileIdentity(status)
+        let root = dir.path("mirror")
+        let known = ["r/same.bin": ProvenFile(file: same, digests: [Self.digest], seenAtNanoseconds: same.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)]
+        let plan = Planner.plan(for: manifest, parallelism: 1, memory: MirrorMemory(known: [root: known]))
+        #expect(plan.entries[0].decisions.map(\.action) == [.upToDate, .upToDate])
+        #expect(plan.proofs.proven[root]?.map(\.path) == ["r/new.bin"] && plan.proofs.hashed == 0 && plan.proofs.stale.isEmpty)
+    }
+
     /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.
     static func manifestWithMirror(in dir: TemporaryDirectory) throws -> Manifest {
         var options = ManifestLoader.Options()
