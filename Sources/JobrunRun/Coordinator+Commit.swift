@@ -50,9 +50,11 @@ extension Coordinator {
             }
             renamedSinceSync.insert(resource.outputRoot)
             if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
-            // What the mirror state records of the file once the rename is durable.
+            // What the mirror state records of the file once the rename is durable: only if the
+            // name still refers to the file this run wrote.
             var status = stat()
-            let file = fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 ? FileIdentity(status) : nil
+            var file = fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 ? FileIdentity(status) : nil
+            if let identity = file, writer.fileNumber != FileNumber(identity) { file = nil }
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
             var outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,

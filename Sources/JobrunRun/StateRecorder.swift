@@ -158,9 +158,12 @@ public final class StateRecorder: RunObserver {
         /// Each committed file as it is now, if it is still the file the fetch renamed into place
         /// (same identity as just after the rename).
         static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
-            let settles = committed.map(\.file.settlesAt).max() ?? 0
-            let wait = settles - FileIdentity.now()
-            if wait > 0 && wait <= longestWait {
+            // The latest moment worth waiting for: a file that settles later than the longest
+            // wait is recorded unsettled (read once more by the next check) without holding up
+            // the others.
+            let now = FileIdentity.now()
+            let wait = committed.map { $0.file.settlesAt - now }.filter { $0 <= longestWait }.max() ?? 0
+            if wait > 0 {
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
                 var left = timespec()
                 while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }

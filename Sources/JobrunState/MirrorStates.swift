@@ -139,6 +139,9 @@ public final class MirrorStates: @unchecked Sendable {
                 stores[root] = nil
                 if case .corrupt = error, access == .create, let fresh = Self.startAnew(root: root, after: error, warn: warn) {
                     stores[root] = fresh
+                    if let run = runStart {
+                        try? fresh.recordRunStart(runID: run.runID, command: run.command, startedAtMilliseconds: run.milliseconds)
+                    }
                 } else {
                     warn(Self.unusable(error, fallback: Self.fallback(access)))
                 }

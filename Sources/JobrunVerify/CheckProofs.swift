@@ -26,11 +26,3 @@ public struct CheckProofs: Sendable {
 
     public init() {}
 }
-
-extension MirrorStates {
-    /// Forgets the records `proofs` found stale, and records what they proved.
-    public func learn(_ proofs: CheckProofs) {
-        for root in proofs.stale.keys.sorted() { forget(proofs.stale[root] ?? [], root: root) }
-        for root in proofs.proven.keys.sorted() { record(proofs.proven[root] ?? [], root: root) }
-    }
-}
