@@ -9,13 +9,13 @@ public struct SettledSlice: Sendable {
     /// One of many slices that ended together for one reason, told once by another event (an
     /// origin given up on, a full disk, a stopped run).
     public var isBulk: Bool
-    /// The slice's position in its resource's slices (`-1` when unknown).
-    public var index: Int
+    /// The slice's position in its resource's slices, when known.
+    public var index: Int?
     /// The identity of the file a fetch put in place, taken just after its rename; `nil` for
     /// anything else.
     public var file: FileIdentity?
 
-    public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool, index: Int = -1, file: FileIdentity? = nil) {
+    public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool, index: Int? = nil, file: FileIdentity? = nil) {
         self.slice = slice
         self.outcome = outcome
         self.integrity = integrity

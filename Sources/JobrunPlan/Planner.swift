@@ -79,7 +79,7 @@ public enum Planner {
         if let memory {
             plan.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
         } else {
-            plan.proofs.hashed = zip(expectations, checks).reduce(0) { $0 + ($1.0.isHashed && $1.1.isOK ? 1 : 0) }
+            plan.proofs.hashed = CheckProofs.hashedCount(expectations, checks)
         }
         return plan
     }

@@ -56,11 +56,12 @@ public final class StateRecorder: RunObserver {
         guard let worker else { return }
         switch event {
         case .sliceSettled(let settled):
-            guard let plan, let file = settled.file, settled.outcome.status == .fetched || settled.outcome.status == .resumed,
-                let k = entry(of: settled.slice.resource), plan.entries[k].resource.slices.indices.contains(settled.index)
+            guard let plan, let file = settled.file, let index = settled.index,
+                settled.outcome.status == .fetched || settled.outcome.status == .resumed,
+                let k = entry(of: settled.slice.resource), plan.entries[k].resource.slices.indices.contains(index)
             else { return }
             pending[plan.entries[k].resource.outputRoot, default: []].append(Committed(
-                entry: k, slice: settled.index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
+                entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
                 atMilliseconds: FileIdentity.now() / 1_000_000))
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }

@@ -5,7 +5,6 @@ public import JobrunCore
 /// thread at a time.
 public final class StateStore {
     /// The folder below the output root that jobrun owns (plans and `verify --extra` leave it out).
-    public static let folderName = MirrorStateFolder.name
     public static let fileName = "state.sqlite"
 
     let db: SQLiteDatabase
@@ -13,7 +12,7 @@ public final class StateStore {
 
     /// The database's path for the output root `root`.
     public static func path(forRoot root: String) -> String {
-        (root.hasSuffix("/") ? root : root + "/") + folderName + "/" + fileName
+        (root.hasSuffix("/") ? root : root + "/") + MirrorStateFolder.name + "/" + fileName
     }
 
     /// Opens the state of the output root `root`, creating its folder and database as needed and
@@ -21,7 +20,7 @@ public final class StateStore {
     /// changes nothing (an older schema is read as it is).
     /// - Throws: a ``StateError``; the caller goes on without the store.
     public init(root: String, readOnly: Bool = false) throws(StateError) {
-        let folder = (root.hasSuffix("/") ? root : root + "/") + Self.folderName
+        let folder = (root.hasSuffix("/") ? root : root + "/") + MirrorStateFolder.name
         if !readOnly, mkdir(folder, 0o755) != 0, errno != EEXIST {
             throw .failed(path: folder, operation: "create the folder", detail: systemErrorText(errno))
         }
@@ -122,7 +121,7 @@ public final class StateStore {
     }
 
     /// What was recorded for `path`, if anything.
-    public func proven(path: String) throws(StateError) -> ProvenSlice? {
+    func proven(path: String) throws(StateError) -> ProvenSlice? {
         let statement = try SQLiteDatabase.Statement(
             """
             SELECT path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms

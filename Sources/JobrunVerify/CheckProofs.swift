@@ -25,4 +25,10 @@ public struct CheckProofs: Sendable {
     public var stale: [String: [String]] = [:]
 
     public init() {}
+
+    /// How many files passed by being read, counted from the checks alone (a check made without
+    /// a ``MirrorMemory``, which reads every file it needs to).
+    public static func hashedCount(_ expectations: [FileExpectation], _ checks: [FileCheck]) -> Int {
+        zip(expectations, checks).reduce(0) { $0 + ($1.0.isHashed && $1.1.isOK ? 1 : 0) }
+    }
 }

@@ -1,5 +1,4 @@
 import JobrunCore
-import JobrunState
 
 /// What `ExtraFileScanner` found.
 public struct ExtraFileScan: Sendable, Hashable {
@@ -122,7 +121,7 @@ public struct ExtraFileScanner: Sendable {
                 let child = relativePath.isEmpty ? name : relativePath + "/" + name
                 if isDirectoryEntry(entry.pointee.d_type, name: name, in: fd) {
                     // The root's mirror state is jobrun's own folder, not the mirror's.
-                    if relativePath.isEmpty && name == StateStore.folderName { continue }
+                    if relativePath.isEmpty && name == MirrorStateFolder.name { continue }
                     subdirectories.append(name)
                 } else {
                     report(child)

@@ -41,12 +41,6 @@ public struct FileChecker: Sendable {
         checkAll(expectations, parallelism: parallelism, failures: DirectoryFailures())
     }
 
-    /// `checkAll`, with the time each file's check took (for reports: a JUnit test case's `time`).
-    public func checkAllTimed(_ expectations: [FileExpectation], parallelism: Int = FileChecker.defaultParallelism) -> (checks: [FileCheck], seconds: [Float]) {
-        let results = run(expectations, parallelism: parallelism, failures: DirectoryFailures(), timed: true, observed: false)
-        return (results.array(), results.secondsArray())
-    }
-
     /// What ``check(_:parallelism:timed:observed:)`` found, one entry per expectation in order.
     public struct Results: Sendable {
         public var checks: [FileCheck]

@@ -136,7 +136,7 @@ public enum MirrorVerifier {
         if let memory {
             verification.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
         } else {
-            verification.proofs.hashed = zip(expectations, checks).reduce(0) { $0 + ($1.0.isHashed && $1.1.isOK ? 1 : 0) }
+            verification.proofs.hashed = CheckProofs.hashedCount(expectations, checks)
         }
         return verification
     }

@@ -1,0 +1,28 @@
+public import JobrunCore
+
+/// How a file that passed its check was found correct, and what it was then.
+public struct FileObservation: Sendable, Hashable {
+    public enum Proof: UInt8, Sendable, Hashable {
+        /// Its bytes were read and hashed.
+        case hashed
+        /// It still had the identity of its last proof (``FileExpectation/proven``): not read.
+        case recognized
+        /// Nothing needed reading: no digest is expected (only the size, or only presence).
+        case metadata
+    }
+
+    /// `nil` for a file that did not pass.
+    public var proof: Proof?
+    /// The file's identity as it was proven; `nil` when it changed while it was read (the
+    /// proof then holds for no identity), or when the file did not pass.
+    public var identity: FileIdentity?
+    /// When the identity was taken (wall clock, ns since the epoch; see
+    /// ``FileIdentity/isSettled(at:)``).
+    public var seenAt: Int64
+
+    public init(proof: Proof? = nil, identity: FileIdentity? = nil, seenAt: Int64 = 0) {
+        self.proof = proof
+        self.identity = identity
+        self.seenAt = seenAt
+    }
+}
