@@ -23,6 +23,8 @@ public final class MirrorStates: @unchecked Sendable {
     private var stores: [String: StateStore] = [:]
     /// Roots whose store was opened, or found unusable: not tried again.
     private var tried = Set<String>()
+    /// Roots whose store could only be read, said once.
+    private var readOnlyWarned = Set<String>()
     /// The run recorded in every store, for a store opened later (an output root the run created).
     private var runStart: (runID: String, command: String, milliseconds: Int64)?
     private let access: Access
@@ -91,13 +93,22 @@ public final class MirrorStates: @unchecked Sendable {
     /// Records `slices` in `root`'s store, if it has one in use.
     public func record(_ slices: [ProvenSlice], root: String) {
         guard !slices.isEmpty, access != .reading else { return }
-        _ = use(root) { store throws(StateError) in try store.record(slices) }
+        let warn = warn
+        _ = use(root) { store throws(StateError) in
+            guard !store.isReadOnly else {
+                if readOnlyWarned.insert(root).inserted {
+                    warn("the mirror state '\(store.path)' can only be read here: what this run proved is not recorded")
+                }
+                return
+            }
+            try store.record(slices)
+        }
     }
 
     /// Forgets `paths` in `root`'s store, if it has one in use.
     public func forget(_ paths: [String], root: String) {
         guard !paths.isEmpty, access != .reading else { return }
-        _ = use(root) { store throws(StateError) in try store.forget(paths: paths) }
+        _ = use(root) { store throws(StateError) in if !store.isReadOnly { try store.forget(paths: paths) } }
     }
 
     /// Records in every store in use that the run `runID` (`command`) started.
@@ -105,7 +116,9 @@ public final class MirrorStates: @unchecked Sendable {
         guard access != .reading else { return }
         lock.withLock { _ in runStart = (runID, command, started) }
         for root in roots {
-            _ = use(root) { store throws(StateError) in try store.recordRunStart(runID: runID, command: command, startedAtMilliseconds: started) }
+            _ = use(root) { store throws(StateError) in
+                if !store.isReadOnly { try store.recordRunStart(runID: runID, command: command, startedAtMilliseconds: started) }
+            }
         }
     }
 
@@ -116,7 +129,9 @@ public final class MirrorStates: @unchecked Sendable {
         guard access != .reading else { return }
         for root in roots {
             _ = use(root) { store throws(StateError) in
-                try store.recordRunEnd(runID: runID, endedAtMilliseconds: ended, stopReason: stopReason, exitStatus: exitStatus, counts: counts)
+                if !store.isReadOnly {
+                    try store.recordRunEnd(runID: runID, endedAtMilliseconds: ended, stopReason: stopReason, exitStatus: exitStatus, counts: counts)
+                }
             }
         }
     }
@@ -155,6 +170,9 @@ public final class MirrorStates: @unchecked Sendable {
             return try StateStore(root: root, readOnly: access == .reading)
         } catch {
             if case .corrupt = error, access == .create { return startAnew(root: root, after: error, warn: warn) }
+            // Not writable here (a read-only mount, another user's folder): still good for
+            // recognizing unchanged files.
+            if case .failed = error, access == .existing, let store = try? StateStore(root: root, readOnly: true) { return store }
             warn(unusable(error, fallback: fallback(access)))
             return nil
         }

@@ -24,9 +24,19 @@ final class SQLiteDatabase {
             throw error
         }
         sqlite3_busy_timeout(db, busyMilliseconds)
+        if !readOnly {
+            // The log and its index stay when the last writer closes: a reader without write
+            // access to the folder (`status` on a read-only mount) can only open them then.
+            var persist: Int32 = 1
+            sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        }
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Whether the database can only be read (opened so, or SQLite fell back to reading on a
+    /// file it may not write).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Runs statements that return no rows.
     func execute(_ sql: String) throws(StateError) {

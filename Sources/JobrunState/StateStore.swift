@@ -8,6 +8,8 @@ public final class StateStore {
     public static let fileName = "state.sqlite"
 
     let db: SQLiteDatabase
+    /// Only readable: opened so, or on a file this process may not write.
+    public var isReadOnly: Bool { db.isReadOnly }
     public var path: String { db.path }
 
     /// The database's path for the output root `root`.
@@ -44,6 +46,9 @@ public final class StateStore {
         // Consistent after a crash in WAL mode; the last transactions may be lost, which only
         // costs hashing those files again.
         try db.execute("PRAGMA synchronous = NORMAL")
+        // The log kept at close (for read-only readers) is emptied by each checkpoint: no old
+        // frames outlive what they were copied into.
+        try db.execute("PRAGMA journal_size_limit = 0")
         try StateSchema.migrate(db)
     }
 

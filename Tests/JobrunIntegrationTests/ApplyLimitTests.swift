@@ -321,6 +321,20 @@ enum DiskFull {
         return runner.status == 0
     }
 
+    /// `source` mounted again at `path`, read-only.
+    static func bindReadOnly(_ source: String, at path: String) -> Bool {
+        let mount = locate("mount")
+        guard let bound = try? BinaryRunner(executable: mount).runBlocking(["--bind", source, path], timeout: .seconds(10)), bound.status == 0
+        else { return false }
+        guard let readOnly = try? BinaryRunner(executable: mount).runBlocking(["-o", "remount,bind,ro", path], timeout: .seconds(10)),
+            readOnly.status == 0
+        else {
+            unmount(path)
+            return false
+        }
+        return true
+    }
+
     static func unmount(_ path: String) {
         _ = try? BinaryRunner(executable: locate("umount")).runBlocking([path], timeout: .seconds(10))
     }

@@ -161,6 +161,30 @@ import Testing
         #expect(!fixture.directory.exists("mirror/.jobrun"))
     }
 
+    /// A mirror on a read-only mount: `status` reads its state, `plan` still recognizes unchanged
+    /// files, and a `verify` that proved files it cannot record says so once.
+    @Test(.enabled(if: DiskFull.canMount, "cannot mount here (needs root)"))
+    func aReadOnlyMirrorStillHasItsState() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture))
+        #expect(try await fixture.apply().status == 0)
+        let view = try fixture.directory.makeDirectory("view")
+        try #require(DiskFull.bindReadOnly(fixture.directory.path("mirror"), at: view), "mount --bind -o ro failed")
+        defer { DiskFull.unmount(view) }
+
+        let status = try await fixture.run(["status", "site.yaml", "--output", "view", "--runs", "0"])
+        #expect(status.status == 0 && status.stdout.hasPrefix("= r -> view/r/: 6 proven"), "\(status)")
+        let plan = try await Self.planProofs(fixture, ["--output", "view"])
+        #expect(plan.unchanged == 6 && plan.hashed == 0 && plan.stderr.isEmpty, "\(plan)")
+        // verify reads every file, and has proofs it cannot record: it says so once.
+        let verify = try await fixture.run(["verify", "site.yaml", "--output", "view", "-q"])
+        #expect(verify.status == 0 && verify.stdout.hasSuffix("; 6 proven by hashing.\n"), "\(verify)")
+        #expect(
+            verify.stderr == "jobrun: warning: the mirror state 'view/.jobrun/state.sqlite' can only be read here: what this run proved is not recorded\n",
+            "\(verify)")
+    }
+
     /// Two output roots: each has its own store, holding its own files.
     @Test func eachOutputRootHasItsOwnState() async throws {
         let fixture = try ApplyFixture()
