@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-apply bench soak clean
+.PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -68,6 +68,11 @@ bench-plan: release
 ## bench-verify: verify speed vs in-process OpenSSL, one big file and 10,000 small files
 bench-verify: release
 	@bash bench/verify.sh "$(RELEASE_BIN)"
+
+## bench-state: plan of an unchanged 100,000-file mirror with its mirror state vs --rehash and a bare
+## `find`, and what recording costs apply (../shared/bench set many; BENCH_PARTS=mirror or apply)
+bench-state: release
+	@bash bench/state.sh "$(RELEASE_BIN)"
 
 ## bench-apply: `jobrun apply` vs aria2c, curl --parallel and wget2 over HTTP/1.1 and TLS+HTTP/2,
 ## into tmpfs and the disk (../shared/bench harness; SETS=seed MEDIA=tmpfs … for a subset)

@@ -16,6 +16,14 @@
 
   gen_manifest.py one DIR FILE ALGO HEX SIZE OUT.yaml
       A one-slice manifest for DIR/FILE with the given digest.
+
+  gen_manifest.py mirror DIR FILES PER_FOLDER MIN_SIZE MAX_SIZE OUT.yaml
+      A mirror as jobrun would have made it: FILES files under DIR/d<NNN>/seg-<NNNNNN>.ts,
+      PER_FOLDER a folder (one resource each), sizes uniform in MIN_SIZE..MAX_SIZE bytes
+      (fixed seed), and a manifest naming them with size and sha256 (output: DIR). Every file's
+      bytes start with its number, so no two are alike. The base URLs name a host that does not
+      resolve (.invalid): the files are all in place, and a run that wanted to fetch one fails.
+      Prints the total bytes. Re-running rewrites only what is missing or wrong-sized.
 """
 import hashlib
 import os
@@ -31,6 +39,24 @@ def header(out, output):
     out.write("resources:\n")
 
 
+def resource(out, rid, base_url, dest):
+    out.write(f"  - id: {rid}\n")
+    out.write(f"    base_url: {base_url}\n")
+    out.write(f"    dest: {dest}\n")
+    out.write("    slices:\n")
+
+
+def write_unless_there(fp, data):
+    """Writes DATA to FP unless a file of that size is there (re-runs keep what they made)."""
+    try:
+        if os.stat(fp).st_size == len(data):
+            return
+    except FileNotFoundError:
+        pass
+    with open(fp, "wb") as f:
+        f.write(data)
+
+
 def gen_plan(total, path, per_resource=500):
     tmp = path + ".tmp"
     with open(tmp, "w", buffering=1 << 20) as out:
@@ -38,10 +64,7 @@ def gen_plan(total, path, per_resource=500):
         n = 0
         r = 0
         while n < total:
-            out.write(f"  - id: res-{r:05d}\n")
-            out.write(f"    base_url: https://cdn.example.com/class/{r:05d}/\n")
-            out.write(f"    dest: lessons/{r:05d}\n")
-            out.write("    slices:\n")
+            resource(out, f"res-{r:05d}", f"https://cdn.example.com/class/{r:05d}/", f"lessons/{r:05d}")
             lines = []
             for _ in range(min(per_resource, total - n)):
                 # a bijection on 32 bits: unique, random-looking 8-hex names
@@ -70,33 +93,49 @@ def gen_files(root, count, size, resources, path):
                 break
             folder = os.path.join(root, f"r{r:02d}")
             os.makedirs(folder, exist_ok=True)
-            out.write(f"  - id: files-{r:02d}\n")
-            out.write(f"    base_url: https://cdn.example.com/many/r{r:02d}/\n")
-            out.write(f"    dest: r{r:02d}\n")
-            out.write("    slices:\n")
+            resource(out, f"files-{r:02d}", f"https://cdn.example.com/many/r{r:02d}/", f"r{r:02d}")
             for _ in range(min(per, count - n)):
                 data = rng.randbytes(size)
                 name = f"f{n:05d}.bin"
-                fp = os.path.join(folder, name)
-                try:
-                    ok = os.stat(fp).st_size == size
-                except FileNotFoundError:
-                    ok = False
-                if not ok:
-                    with open(fp, "wb") as f:
-                        f.write(data)
+                write_unless_there(os.path.join(folder, name), data)
                 out.write(f"      - path: {name}\n        size: {size}\n        sha256: {hashlib.sha256(data).hexdigest()}\n")
                 n += 1
     os.replace(tmp, path)
 
 
+def gen_mirror(root, count, per_folder, lo, hi, path):
+    rng = random.Random(20261122)
+    pool = rng.randbytes(1 << 20)
+    total = 0
+    tmp = path + ".tmp"
+    with open(tmp, "w", buffering=1 << 20) as out:
+        header(out, root)
+        n = 0
+        d = 0
+        while n < count:
+            folder = os.path.join(root, f"d{d:03d}")
+            os.makedirs(folder, exist_ok=True)
+            resource(out, f"mirror-{d:03d}", f"https://media.example.invalid/d{d:03d}/", f"d{d:03d}")
+            lines = []
+            for _ in range(min(per_folder, count - n)):
+                size = rng.randint(lo, hi)
+                start = rng.randrange(len(pool) - size)
+                data = n.to_bytes(8, "little") + pool[start:start + size - 8]
+                name = f"seg-{n:06d}.ts"
+                write_unless_there(os.path.join(folder, name), data)
+                lines.append(f"      - path: {name}\n        size: {size}\n        sha256: {hashlib.sha256(data).hexdigest()}\n")
+                total += size
+                n += 1
+            out.write("".join(lines))
+            d += 1
+    os.replace(tmp, path)
+    print(total)
+
+
 def gen_one(root, name, algo, hexdigest, size, path):
     with open(path, "w") as out:
         header(out, root)
-        out.write(f"  - id: big-{algo}\n")
-        out.write("    base_url: https://cdn.example.com/big/\n")
-        out.write("    dest: data\n")
-        out.write("    slices:\n")
+        resource(out, f"big-{algo}", "https://cdn.example.com/big/", "data")
         out.write(f"      - path: {name}\n        size: {size}\n        {algo}: {hexdigest}\n")
 
 
@@ -108,6 +147,12 @@ def main(argv):
         gen_plan(int(argv[2]), argv[3], per)
     elif len(argv) == 7 and argv[1] == "files":
         gen_files(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), argv[6])
+    elif len(argv) == 8 and argv[1] == "mirror":
+        lo, hi = int(argv[5]), int(argv[6])
+        if not 8 <= lo <= hi or hi >= (1 << 20):
+            sys.stderr.write("gen_manifest.py mirror: want 8 <= MIN_SIZE <= MAX_SIZE < 1 MiB\n")
+            return 64
+        gen_mirror(argv[2], int(argv[3]), int(argv[4]), lo, hi, argv[7])
     elif len(argv) == 8 and argv[1] == "one":
         gen_one(argv[2], argv[3], argv[4], argv[5], int(argv[6]), argv[7])
     else:

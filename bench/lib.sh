@@ -1,4 +1,4 @@
-# bench/lib.sh — shared by bench/plan.sh and bench/verify.sh (source it, do not run it).
+# bench/lib.sh — shared by bench/plan.sh, bench/verify.sh and bench/state.sh (source it, do not run it).
 #
 # measure NAME RUNS WARMUP CMD [ARG...]
 #   Runs CMD (stdout to /dev/null, stderr to $WORK/logs/NAME.stderr) WARMUP + RUNS times,
@@ -139,3 +139,34 @@ measure_once() {
 calc() { awk "BEGIN{ printf \"$1\n\", $2 }"; }
 mib() { awk -v k="$1" 'BEGIN{ printf "%.0f", k / 1024 }'; }
 pass_if() { if awk "BEGIN{ exit !($1) }"; then echo PASS; else echo FAIL; fi; }
+
+# banner TITLE [TIMER-NOTE] — the lines every benchmark's report starts with
+banner() {
+    echo "$1 — $(date -u +%FT%TZ), $("$JOBRUN" --version 2>/dev/null || echo '?'), $JOBRUN"
+    echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(load_line)"
+    echo "timer: $(command -v hyperfine >/dev/null && [ -z "${NO_HYPERFINE:-}" ] && hyperfine --version || echo 'own loop'), GNU time for CPU and peak RSS${2:-}"
+    echo
+}
+
+# target DESCRIPTION CONDITION SHOWN [OTHER-LOAD...] — adds a PASS/FAIL line to `results` (and
+# sets failed=1 on a FAIL); flags figures taken with other load above $NOISY_LIMIT.
+failed=0
+results=()
+TARGET_WIDTH=${TARGET_WIDTH:-58}
+target() {
+    local r o noisy=""; r=$(pass_if "$2")
+    [ "$r" = PASS ] || failed=1
+    for o in "${@:4}"; do awk -v o="$o" -v l="$NOISY_LIMIT" 'BEGIN{ exit !(o > l) }' && noisy="$noisy $o"; done
+    results+=("$(printf "%-4s  %-${TARGET_WIDTH}s %s%s" "$r" "$1" "$3" "${noisy:+  [noisy, other load:$noisy]}")")
+}
+
+# finish CMDFAIL — prints the targets and exits: 2 when a command failed (CMDFAIL ≠ 0), else 1
+# when a target failed, else 0
+finish() {
+    echo "Targets:"
+    printf '%s\n' "${results[@]}"
+    echo
+    echo "machine at the end: $(load_line); raw: $WORK/results.tsv, $WORK/time/, $WORK/logs/"
+    [ "$1" = 0 ] || exit 2
+    exit "$failed"
+}

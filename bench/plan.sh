@@ -42,10 +42,7 @@ done
 EMPTY="$WORK/empty-out"
 rm -rf "$EMPTY" && mkdir -p "$EMPTY"
 
-echo "jobrun plan benchmark — $(date -u +%FT%TZ), $("$JOBRUN" --version 2>/dev/null || echo '?'), $JOBRUN"
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(load_line)"
-echo "timer: $(command -v hyperfine >/dev/null && [ -z "${NO_HYPERFINE:-}" ] && hyperfine --version || echo 'own loop'), GNU time for CPU and peak RSS; runs per row: $BENCH_RUNS (+1 warm-up)"
-echo
+banner "jobrun plan benchmark" "; runs per row: $BENCH_RUNS (+1 warm-up)"
 
 PY_LOAD='import sys, yaml; yaml.load(open(sys.argv[1], "rb"), Loader=yaml.CSafeLoader)'
 

@@ -45,19 +45,8 @@ trap 'exit 143' TERM
 mkdir -p "$WORK"
 : >"$WORK/results.tsv"
 
-echo "jobrun verify benchmark — $(date -u +%FT%TZ), $("$JOBRUN" --version 2>/dev/null || echo '?'), $JOBRUN"
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(load_line)"
-echo "timer: $(command -v hyperfine >/dev/null && [ -z "${NO_HYPERFINE:-}" ] && hyperfine --version || echo 'own loop'), GNU time for CPU and peak RSS; runs per row: $BENCH_RUNS"
-echo
-
-failed=0 cmdfail=0
-results=()
-target() { # DESCRIPTION CONDITION SHOWN [OTHER-LOAD...] — flags figures taken on a shared machine
-    local r o noisy=""; r=$(pass_if "$2")
-    [ "$r" = PASS ] || failed=1
-    for o in "${@:4}"; do awk -v o="$o" -v l="$NOISY_LIMIT" 'BEGIN{ exit !(o > l) }' && noisy="$noisy $o"; done
-    results+=("$(printf '%-4s  %-58s %s%s' "$r" "$1" "$3" "${noisy:+  [noisy, other load:$noisy]}")")
-}
+banner "jobrun verify benchmark" "; runs per row: $BENCH_RUNS"
+cmdfail=0
 
 # ---------------------------------------------------------------- 1. one big file
 if [[ " $PARTS " == *" big "* ]]; then
@@ -133,9 +122,4 @@ if [[ " $PARTS " == *" many "* ]]; then
     target "verify $MANY_FILES small files: all cores ≥ 1.7× --jobs 1" "$speedup >= 1.7" "${speedup}× ($w1 s → $wa s)" "$o1" "$oa"
 fi
 
-echo "Targets:"
-printf '%s\n' "${results[@]}"
-echo
-echo "machine at the end: $(load_line); raw: $WORK/results.tsv, $WORK/time/, $WORK/logs/"
-[ "$cmdfail" = 0 ] || exit 2
-exit "$failed"
+finish "$cmdfail"
