@@ -4,13 +4,12 @@ public import JobrunVerify
 
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {
-    /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors; 598 proven
-    /// by hashing.`, the last clause saying how the files that passed were proven
-    /// (``CheckProofs/summaryClause``), with
-    /// `, 3 extra` when extra files were looked for (`--extra`), then, when files passed without
-    /// a digest, ``IntegrityCounts/summaryClause`` before the period:
-    /// `…, 0 errors; 6 without digests (2 size only, 4 unverified).` They are in `ok` unless
-    /// digests are required, which makes them failures.
+    /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors`, with
+    /// `, 3 extra` when extra files were looked for (`--extra`); then, when files passed without
+    /// a digest, ``IntegrityCounts/summaryClause`` (`; 6 without digests (2 size only, 4
+    /// unverified)`; they are in `ok` unless digests are required, which makes them failures);
+    /// then how the files that passed were proven, ``CheckProofs/summaryClause`` (`; 592 proven by
+    /// hashing`), and the period.
     public static func summaryLine(_ v: MirrorVerification) -> String {
         let c = v.counts
         let extra = v.extraFiles.map { ", \($0.count) extra" } ?? ""
