@@ -48,6 +48,13 @@ public struct FileIdentity: Sendable, Hashable {
         ctimeNanoseconds + (ctimeNanoseconds % 1_000_000_000 == 0 ? 2_000_000_000 : 50_000_000)
     }
 
+    /// Whether this is the file `written` describes, as it was when its writer closed it: the
+    /// same device, inode, size and modification time (a rename since changes only the change
+    /// time).
+    public func isSameWrite(as written: FileIdentity) -> Bool {
+        device == written.device && inode == written.inode && size == written.size && mtimeNanoseconds == written.mtimeNanoseconds
+    }
+
     /// The wall clock in nanoseconds since the epoch: the clock file times are stamped from.
     public static func now() -> Int64 {
         var ts = timespec()

@@ -50,11 +50,6 @@ extension Coordinator {
             }
             renamedSinceSync.insert(resource.outputRoot)
             if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
-            // What the mirror state records of the file once the rename is durable: only if the
-            // name still refers to the file this run wrote.
-            var status = stat()
-            var file = fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 ? FileIdentity(status) : nil
-            if let identity = file, writer.fileNumber != FileNumber(identity) { file = nil }
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
             var outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
@@ -62,7 +57,9 @@ extension Coordinator {
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
-            settle(j, outcome, file: file)
+            // The mirror state records the file once the rename is durable, if the name still
+            // refers to the file this run wrote.
+            settle(j, outcome, file: writer.closedIdentity)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

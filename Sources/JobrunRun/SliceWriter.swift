@@ -78,10 +78,9 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     private(set) var startOffset: Int64 = 0
     private(set) var written: Int64 = 0
     private(set) var writeFailure: WriteFailure?
-    /// The device and inode of the partial file, taken as it was closed: what the final name must
-    /// name after the rename for the mirror state to describe this file (and not one put there
-    /// since).
-    private(set) var fileNumber: FileNumber?
+    /// The partial file's identity as it was closed: after the rename, the final name must still
+    /// name this file (device, inode, size, modification time) for the mirror state to record it.
+    private(set) var closedIdentity: FileIdentity?
     /// The length the response declared for the whole file, which the body must reach.
     private(set) var declaredEnd: Int64?
     /// The accepted response's version and length (for the next attempt's checks).
@@ -373,7 +372,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     func close() {
         if fd >= 0 {
             var status = stat()
-            if fstat(fd, &status) == 0 { fileNumber = FileNumber(status) }
+            if fstat(fd, &status) == 0 { closedIdentity = FileIdentity(status) }
             closeDescriptor(fd)
             fd = -1
         }

@@ -156,33 +156,52 @@ public final class StateRecorder: RunObserver {
             }
         }
 
-        /// Each committed file as it is now, if it is still the file the fetch renamed into place
-        /// (same identity as just after the rename).
+        /// Each committed file as it is now, if it is still the file the fetch wrote (device,
+        /// inode, size and modification time as it was closed; the rename changed its change
+        /// time). A file renamed too recently to be settled is looked at again once its time step
+        /// has passed (waiting at most ``longestWait``), and dropped if it changed meanwhile.
         static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
-            // The latest moment worth waiting for: a file that settles later than the longest
-            // wait is recorded unsettled (read once more by the next check) without holding up
-            // the others.
+            var proven: [ProvenSlice] = []
+            var paths: [String] = []
+            proven.reserveCapacity(committed.count)
+            for item in committed {
+                let resource = plan.entries[item.entry].resource
+                let slice = resource.slices[item.slice]
+                let path = resource.filePath(of: slice)
+                guard let (file, seenAt) = Self.look(at: path), file.isSameWrite(as: item.file) else { continue }
+                proven.append(ProvenSlice(
+                    path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: file,
+                    seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
+                paths.append(path)
+            }
             let now = FileIdentity.now()
-            let wait = committed.map { $0.file.settlesAt - now }.filter { $0 <= longestWait }.max() ?? 0
+            let again = proven.indices.filter { k in
+                !proven[k].file.isSettled(at: proven[k].seenAtNanoseconds) && proven[k].file.settlesAt - now <= longestWait
+            }
+            guard !again.isEmpty else { return proven }
+            let wait = again.map { proven[$0].file.settlesAt - now }.max() ?? 0
             if wait > 0 {
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
                 var left = timespec()
                 while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
             }
-            var proven: [ProvenSlice] = []
-            proven.reserveCapacity(committed.count)
-            for item in committed {
-                let resource = plan.entries[item.entry].resource
-                let slice = resource.slices[item.slice]
-                let seenAt = FileIdentity.now()
-                var status = stat()
-                guard fstatat(AT_FDCWD, resource.filePath(of: slice), &status, AT_SYMLINK_NOFOLLOW) == 0, FileIdentity(status) == item.file
-                else { continue }
-                proven.append(ProvenSlice(
-                    path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: item.file,
-                    seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
+            var changed = Set<Int>()
+            for k in again {
+                if let (file, seenAt) = Self.look(at: paths[k]), file == proven[k].file {
+                    proven[k].seenAtNanoseconds = seenAt
+                } else {
+                    changed.insert(k)
+                }
             }
-            return proven
+            return changed.isEmpty ? proven : proven.indices.filter { !changed.contains($0) }.map { proven[$0] }
+        }
+
+        /// The identity of the file at `path` (a link is not followed), and when it was taken.
+        static func look(at path: String) -> (FileIdentity, Int64)? {
+            let seenAt = FileIdentity.now()
+            var status = stat()
+            guard fstatat(AT_FDCWD, path, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+            return (FileIdentity(status), seenAt)
         }
     }
 }
