@@ -202,17 +202,16 @@ import Testing
 
 @Suite struct PollTests {
     @Test func returnsAsSoonAsTheConditionHolds() async {
-        let start = ContinuousClock.now
         var calls = 0
-        // The deadline is generous so a starved machine cannot fail the test; what is checked is
-        // that polling stops at the first success instead of running to the deadline.
+        // Polling that went on after the first success would call the condition again: the count
+        // shows where it stopped, whatever the machine's load (a wall-clock bound measured how
+        // long the test's thread waited for a turn, not the poll).
         let held = await Poll.until(timeout: .seconds(120), interval: .milliseconds(1)) {
             calls += 1
             return calls == 3
         }
         #expect(held)
         #expect(calls == 3)
-        #expect(ContinuousClock.now - start < .seconds(60))
     }
 
     @Test func givesUpAtTheDeadline() async {
