@@ -110,6 +110,9 @@ enum ManifestValidator {
         files.reserveCapacity(resources.reduce(0) { $0 + $1.slices.count })
         func location(_ packed: Int) -> SourceLocation { resources[packed >> 32].slices[packed & 0xFFFF_FFFF].location }
         var collisions = 0
+        // Every output root's state folder, absolute: no slice writes into one, whichever root it
+        // writes to (a root may lie inside another).
+        let stateFolders = Set(resources.filter { !$0.id.isEmpty }.map { PathRules.join(currentDirectory, $0.outputRoot) + "/" + MirrorStateFolder.name })
         // A resource without a valid id (already reported) has no known destination: checking it
         // would only add collisions that are not real.
         for (ri, r) in resources.enumerated() where !r.id.isEmpty {
@@ -118,17 +121,22 @@ enum ManifestValidator {
             let base = root + "/" + (r.dest.isEmpty ? "" : r.dest + "/")
             let shown = r.outputRoot == "." ? "" : r.outputRoot + "/"
             var lastFolder: Substring.UTF8View?
-            if MirrorStateFolder.contains(r.dest) {
+            if let folder = stateFolders.first(where: { base.hasPrefix($0 + "/") }) {
                 diagnostics.error(
-                    "the destination '\(r.dest)' is inside '\(MirrorStateFolder.name)', the folder jobrun keeps for the mirror state",
+                    "the destination '\(r.dest)' is inside '\(display(folder, currentDirectory))', the folder jobrun keeps for the mirror state",
                     at: r.location)
                 continue
             }
+            // State folders below this resource's folder, relative to it: usually none, or its own
+            // root's `.jobrun`.
+            let below = stateFolders.filter { ($0 + "/").hasPrefix(base) }.map { folder in
+                (folder: folder, relative: String(folder.dropFirst(base.count)), inside: String(folder.dropFirst(base.count)) + "/")
+            }
             for (si, s) in r.slices.enumerated() {
                 let packed = ri << 32 | si
-                if r.dest.isEmpty && MirrorStateFolder.contains(s.path) {
+                if !below.isEmpty, let folder = below.first(where: { s.path == $0.relative || s.path.hasPrefix($0.inside) })?.folder {
                     diagnostics.error(
-                        "slice path '\(s.path)' is inside '\(MirrorStateFolder.name)', the folder jobrun keeps for the mirror state",
+                        "slice path '\(s.path)' is inside '\(display(folder, currentDirectory))', the folder jobrun keeps for the mirror state",
                         at: s.location)
                     continue
                 }

@@ -298,11 +298,45 @@ import Testing
                   - path: sub/.jobrun/ok.ts
             """)
         #expect(text == """
-            m.yaml:3:9: error: the destination '.jobrun/more' is inside '.jobrun', the folder jobrun keeps for the mirror state
+            m.yaml:3:9: error: the destination '.jobrun/more' is inside 'mirror/.jobrun', the folder jobrun keeps for the mirror state
               - id: a
                     ^
-            m.yaml:12:9: error: slice path '.jobrun/state.sqlite' is inside '.jobrun', the folder jobrun keeps for the mirror state
+            m.yaml:12:9: error: slice path '.jobrun/state.sqlite' is inside 'mirror/.jobrun', the folder jobrun keeps for the mirror state
                   - path: .jobrun/state.sqlite
+                    ^
+
+            """)
+    }
+
+    /// A root inside another: neither may write into the other's state folder.
+    @Test func noRootWritesIntoAnotherRootsStateFolder() throws {
+        let outer = """
+            version: 1
+            defaults: {output: mirror}
+            resources:
+              - id: outer
+                base_url: https://h/
+                dest: ""
+                slices:
+                  - path: inner/.jobrun/state.sqlite
+                  - path: inner/ok.ts
+
+            """
+        let inner = """
+            version: 1
+            defaults: {output: mirror/inner}
+            resources:
+              - id: inner
+                base_url: https://h/
+                dest: ""
+                slices:
+                  - path: a.ts
+
+            """
+        let loaded = try loadManifests(["outer.yaml": outer, "inner.yaml": inner], load: ["outer.yaml", "inner.yaml"])
+        #expect(loaded.rendered == """
+            outer.yaml:8:9: error: slice path 'inner/.jobrun/state.sqlite' is inside 'mirror/inner/.jobrun', the folder jobrun keeps for the mirror state
+                  - path: inner/.jobrun/state.sqlite
                     ^
 
             """)
