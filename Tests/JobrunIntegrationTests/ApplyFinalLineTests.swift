@@ -68,7 +68,7 @@ import Darwin
         let size = 2 << 20
         try fixture.write(manifest: Self.manifest([
             Self.slice(fixture, "gone.bin", "/status/404"),
-            "      - {path: slow.bin, url: \"\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)")))\", size: \(size)}",
+            "      - {path: slow.bin, url: \"\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")))\", size: \(size)}",
         ]))
         let apply = try fixture.startApply()
         defer { apply.kill() }

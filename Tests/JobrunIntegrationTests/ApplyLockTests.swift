@@ -14,11 +14,12 @@ import Darwin
     static let size = 2 << 20
     static let cut = 1 << 20
 
-    /// A manifest whose one slice stalls half-way the first time it is requested (for 60 s; the
-    /// request timeout is longer), and an apply of it, running, that has written that first half:
-    /// it holds the lock on `mirror`.
+    /// A manifest whose one slice stalls half-way the first time it is requested (for 5 min, so
+    /// that a test slowed down by a loaded machine still finds it holding; the request timeout is
+    /// longer), and an apply of it, running, that has written that first half: it holds the lock
+    /// on `mirror`.
     static func startHoldingApply(_ fixture: ApplyFixture, _ extra: [String] = []) async throws -> BackgroundProcess {
-        let path = FaultServer.path("/gen/\(size)/held.bin", faults: "stall_at=\(cut)", "n=1")
+        let path = FaultServer.path("/gen/\(size)/held.bin", faults: "stall_at=\(cut)", "stall_s=300", "n=1")
         try fixture.write(manifest: """
             version: 1
             defaults:

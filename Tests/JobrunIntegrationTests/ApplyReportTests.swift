@@ -126,7 +126,7 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let size = 2 << 20
-        let stall = FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)")
+        let stall = FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")
         try fixture.write(manifest: """
             version: 1
             resources:

@@ -133,7 +133,7 @@ import Testing
             resources:
               - id: first
                 slices:
-                  - {path: slow.bin, url: "\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)")))", size: \(size)}
+                  - {path: slow.bin, url: "\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")))", size: \(size)}
 
             """)
         let apply = try fixture.startApply(["--events", "events.ndjson", "--progress-interval", "100ms"])

@@ -67,6 +67,7 @@ INT_OPTIONS = {
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
     "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
     "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes", "wrong_byte_at",
+    "stall_s",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -723,7 +724,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif mode == "truncate_at":
             self.close_connection = True
         elif mode == "stall_at":
-            self.stall(60)
+            self.stall(options.get("stall_s", 60))
         return mode is None
 
     def reset(self):
