@@ -22,17 +22,7 @@ extension MirrorStatus {
             for s in r.slices { expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size)) }
         }
         let results = FileChecker().check(expectations, observed: true)
-        var candidates: [(root: String, relativePath: String)] = []
-        var k = 0
-        for r in manifest.resources {
-            defer { k += r.slices.count }
-            // A folder that is not there holds no partial download: one stat for the resource.
-            guard results.checks[k..<(k + r.slices.count)].contains(.missing), FileStatus.isDirectory(atPath: r.folderPath) else { continue }
-            for j in k..<(k + r.slices.count) where results.checks[j] == .missing {
-                candidates.append((expectations[j].root, expectations[j].relativePath))
-            }
-        }
-        let partials = candidates.isEmpty ? [:] : PartialScan.find(in: candidates)
+        let partials = PartialScan.find(for: manifest.resources, checks: results.checks, expectations: expectations) { $0 == .missing }
         // Read first: a store that fails to read is dropped, and is not in use.
         let records = states.provenFiles()
         let inUse = Set(states.roots)

@@ -23,22 +23,12 @@ public enum Planner {
         let results = FileChecker().check(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism, observed: memory != nil)
         let checks = results.checks
         // Slices to transfer that have a partial download with matching metadata are resumed.
-        // Only folders that exist can hold one: a resource whose folder is missing costs one stat.
-        var candidates: [(root: String, relativePath: String)] = []
-        var k0 = 0
-        for index in order {
-            let r = manifest.resources[index]
-            let range = k0..<(k0 + r.slices.count)
-            k0 += r.slices.count
-            guard FileStatus.isDirectory(atPath: r.folderPath) else { continue }
-            for k in range {
-                switch checks[k] {
-                case .missing, .sizeMismatch, .digestMismatch: candidates.append((expectations[k].root, expectations[k].relativePath))
-                default: break
-                }
+        let partials = PartialScan.find(for: order.lazy.map { manifest.resources[$0] }, checks: checks, expectations: expectations) { check in
+            switch check {
+            case .missing, .sizeMismatch, .digestMismatch: true
+            default: false
             }
         }
-        let partials = candidates.isEmpty ? [:] : PartialScan.find(in: candidates)
         var entries: [Plan.Entry] = []
         entries.reserveCapacity(order.count)
         var total = PlanCounts()

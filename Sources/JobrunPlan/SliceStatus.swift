@@ -42,11 +42,9 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
         case .ok:
             // Without an identity the file cannot be matched with a record: nothing proves it.
             guard let record, let identity else { return .unproven }
-            guard identity == record.file, size.map({ $0 == identity.size }) ?? true else { return .changed }
-            for digest in digests where !record.digests.contains(digest) { return .changed }
+            guard identity == record.file, record.proves(size: size, digests: digests) else { return .changed }
             // What the quick check would not trust is not proven either.
-            guard record.file.isSettled(at: record.seenAtNanoseconds) else { return .unproven }
-            return .proven
+            return record.isSettled ? .proven : .unproven
         }
     }
 }

@@ -136,16 +136,22 @@ public final class MirrorStates: @unchecked Sendable {
         }
     }
 
+    /// Takes `store` (opened during the run) for `root`, with the run's start recorded in it, as
+    /// in the stores opened before. Called with `lock` held.
+    private func adopt(_ store: StateStore?, for root: String) {
+        stores[root] = store
+        if let store, let run = runStart {
+            try? store.recordRunStart(runID: run.runID, command: run.command, startedAtMilliseconds: run.milliseconds)
+        }
+    }
+
     /// Runs `body` on `root`'s store; on a failure, reports it and stops using the store (or, for
     /// a damaged one with ``Access/create``, sets it aside and starts anew).
     private func use<T>(_ root: String, _ body: (StateStore) throws(StateError) -> T) -> T? {
         lock.withLock { _ -> T? in
             if stores[root] == nil, access == .create, !tried.contains(root), FileStatus.isDirectory(atPath: root) {
                 tried.insert(root)
-                stores[root] = Self.open(root: root, access: access, warn: warn)
-                if let store = stores[root], let run = runStart {
-                    try? store.recordRunStart(runID: run.runID, command: run.command, startedAtMilliseconds: run.milliseconds)
-                }
+                adopt(Self.open(root: root, access: access, warn: warn), for: root)
             }
             guard let store = stores[root] else { return nil }
             do throws(StateError) {
@@ -153,10 +159,7 @@ public final class MirrorStates: @unchecked Sendable {
             } catch {
                 stores[root] = nil
                 if case .corrupt = error, access == .create, let fresh = Self.startAnew(root: root, after: error, warn: warn) {
-                    stores[root] = fresh
-                    if let run = runStart {
-                        try? fresh.recordRunStart(runID: run.runID, command: run.command, startedAtMilliseconds: run.milliseconds)
-                    }
+                    adopt(fresh, for: root)
                 } else {
                     warn(Self.unusable(error, fallback: Self.fallback(access)))
                 }

@@ -44,10 +44,7 @@ public struct ProvenDigests: Sendable, Hashable {
     /// The stored form as read; the part from an unknown code or a cut digest on is left out
     /// (it proves nothing here).
     public init(packed: [UInt8]) {
-        var end = 0
-        while end < packed.count, let algorithm = Self.algorithm(code: packed[end]), end + 1 + algorithm.byteCount <= packed.count {
-            end += 1 + algorithm.byteCount
-        }
+        let end = Self.walk(packed) { _, _ in true }
         self.packed = end == packed.count ? packed : Array(packed[..<end])
     }
 
@@ -55,24 +52,32 @@ public struct ProvenDigests: Sendable, Hashable {
 
     /// Whether `digest` (its algorithm and value) is among them.
     public func contains(_ digest: Digest) -> Bool {
-        let code = Self.code(of: digest.algorithm)
-        var k = 0
-        while k < packed.count, let algorithm = Self.algorithm(code: packed[k]) {
-            let value = packed[(k + 1)..<(k + 1 + algorithm.byteCount)]
-            if packed[k] == code && value.elementsEqual(digest.bytes) { return true }
-            k += 1 + algorithm.byteCount
+        var found = false
+        _ = Self.walk(packed) { algorithm, value in
+            found = algorithm == digest.algorithm && value.elementsEqual(digest.bytes)
+            return !found
         }
-        return false
+        return found
     }
 
     /// Every digest, in stored order.
     public var all: [Digest] {
         var digests: [Digest] = []
-        var k = 0
-        while k < packed.count, let algorithm = Self.algorithm(code: packed[k]) {
-            digests.append(Digest(algorithm: algorithm, bytes: Array(packed[(k + 1)..<(k + 1 + algorithm.byteCount)])))
-            k += 1 + algorithm.byteCount
+        _ = Self.walk(packed) { algorithm, value in
+            digests.append(Digest(algorithm: algorithm, bytes: Array(value)))
+            return true
         }
         return digests
+    }
+
+    /// Hands each whole digest of `packed` to `body` (which returns whether to go on), up to an
+    /// unknown code or a cut digest; returns where it stopped.
+    private static func walk(_ packed: [UInt8], _ body: (DigestAlgorithm, ArraySlice<UInt8>) -> Bool) -> Int {
+        var k = 0
+        while k < packed.count, let algorithm = algorithm(code: packed[k]), k + 1 + algorithm.byteCount <= packed.count {
+            guard body(algorithm, packed[(k + 1)..<(k + 1 + algorithm.byteCount)]) else { break }
+            k += 1 + algorithm.byteCount
+        }
+        return k
     }
 }

@@ -34,8 +34,17 @@ public struct ProvenFile: Sendable, Hashable {
     /// | its identity was taken within a time step of a change    | `nil`: hash (``FileIdentity/isSettled(at:)``) |
     /// | nothing is expected (no digest)                          | `nil`: nothing to read anyway |
     public func identity(provingSize size: Int64?, digests expected: [Digest]) -> FileIdentity? {
-        guard !expected.isEmpty, size.map({ $0 == file.size }) ?? true, file.isSettled(at: seenAtNanoseconds) else { return nil }
-        for digest in expected where !digests.contains(digest) { return nil }
+        guard !expected.isEmpty, isSettled, proves(size: size, digests: expected) else { return nil }
         return file
     }
+
+    /// Whether the bytes it proved had `size` (when one is expected) and every one of `digests`.
+    public func proves(size: Int64?, digests expected: [Digest]) -> Bool {
+        guard size.map({ $0 == file.size }) ?? true else { return false }
+        return expected.allSatisfy { digests.contains($0) }
+    }
+
+    /// Whether its identity was taken a time step after the file's change
+    /// (``FileIdentity/isSettled(at:)``): only then would a later write have changed it.
+    public var isSettled: Bool { file.isSettled(at: seenAtNanoseconds) }
 }

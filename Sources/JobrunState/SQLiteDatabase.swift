@@ -48,6 +48,19 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Runs `body` in one write transaction (taken at once: `BEGIN IMMEDIATE`): all of it, or
+    /// nothing when it throws.
+    func transaction(_ body: () throws(StateError) -> Void) throws(StateError) {
+        try execute("BEGIN IMMEDIATE")
+        do throws(StateError) {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// A value bound to a statement's `?`.
     enum Value: Equatable {
         case integer(Int64)

@@ -55,16 +55,11 @@ enum StateSchema {
             throw .newerSchema(path: db.path, found: found, supported: currentVersion)
         }
         guard found < currentVersion else { return }
-        try db.execute("BEGIN IMMEDIATE")
-        do throws(StateError) {
+        try db.transaction { () throws(StateError) in
             // Checked again inside the write lock: another process may have migrated meanwhile.
             let now = Int(try db.integer("PRAGMA user_version") ?? 0)
             for version in now..<currentVersion { try db.execute(migrations[version]) }
             try db.execute("PRAGMA user_version = \(currentVersion)")
-            try db.execute("COMMIT")
-        } catch {
-            try? db.execute("ROLLBACK")
-            throw error
         }
     }
 }

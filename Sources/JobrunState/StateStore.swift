@@ -79,7 +79,7 @@ public final class StateStore {
     }
 
     private func record(_ slices: ArraySlice<ProvenSlice>, with statement: SQLiteDatabase.Statement) throws(StateError) {
-        try transaction { () throws(StateError) in
+        try db.transaction { () throws(StateError) in
             for s in slices {
                 statement.bind(1, s.path)
                 statement.bind(2, s.resource)
@@ -152,7 +152,7 @@ public final class StateStore {
         if let deletion { statement = deletion } else { statement = try SQLiteDatabase.Statement("DELETE FROM slices WHERE path = ?1", in: db) }
         deletion = statement
         for start in stride(from: 0, to: paths.count, by: Self.rowsPerTransaction) {
-            try transaction { () throws(StateError) in
+            try db.transaction { () throws(StateError) in
                 for p in paths[start..<min(start + Self.rowsPerTransaction, paths.count)] {
                     statement.bind(1, p)
                     try statement.run()
@@ -241,17 +241,6 @@ public final class StateStore {
         text.split(separator: " ").compactMap { word in
             guard let equals = word.firstIndex(of: "="), let value = Int64(word[word.index(after: equals)...]) else { return nil }
             return Run.Count(name: String(word[..<equals]), value: value)
-        }
-    }
-
-    private func transaction(_ body: () throws(StateError) -> Void) throws(StateError) {
-        try db.execute("BEGIN IMMEDIATE")
-        do throws(StateError) {
-            try body()
-            try db.execute("COMMIT")
-        } catch {
-            try? db.execute("ROLLBACK")
-            throw error
         }
     }
 }

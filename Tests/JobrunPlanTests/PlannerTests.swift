@@ -184,11 +184,7 @@ import Testing
         _ = try dir.write(file: "mirror/r/kept.bin", contents: "ZZZZZ")
         _ = try dir.write(file: "mirror/r/changed.bin", contents: "XXXXX")
         let manifest = try Self.manifestWithMirror(in: dir)
-        func identity(_ name: String) throws -> FileIdentity {
-            var status = stat()
-            try #require(lstat(dir.path("mirror/r/\(name).bin"), &status) == 0)
-            return FileIdentity(status)
-        }
+        func identity(_ name: String) throws -> FileIdentity { try .ofFile(atPath: dir.path("mirror/r/\(name).bin")) }
         let digests = manifest.resources[0].slices.map(\.digests)
         var known: [String: ProvenFile] = [:]
         let kept = try identity("kept")
@@ -238,9 +234,7 @@ import Testing
             """)
         for name in ["same", "new"] { _ = try dir.write(file: "mirror/r/\(name).bin", contents: "12345") }
         let manifest = try Self.manifestWithMirror(in: dir)
-        var status = stat()
-        try #require(lstat(dir.path("mirror/r/same.bin"), &status) == 0)
-        let same = FileIdentity(status)
+        let same = try FileIdentity.ofFile(atPath: dir.path("mirror/r/same.bin"))
         let root = dir.path("mirror")
         let known = ["r/same.bin": ProvenFile(file: same, digests: [Self.digest], seenAtNanoseconds: same.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)]
         let plan = Planner.plan(for: manifest, parallelism: 1, memory: MirrorMemory(known: [root: known]))

@@ -40,11 +40,7 @@ import Testing
             integrity: .sizeOnly, isBulk: false, index: index, file: file))
     }
 
-    static func identity(_ path: String) throws -> FileIdentity {
-        var status = stat()
-        try #require(lstat(path, &status) == 0)
-        return FileIdentity(status)
-    }
+    static func identity(_ path: String) throws -> FileIdentity { try .ofFile(atPath: path) }
 
     @Test func aFetchedFileIsRecordedOnlyAfterTheSyncAndOnlyIfUnchanged() throws {
         let dir = try TemporaryDirectory()

@@ -1,5 +1,6 @@
 import Foundation
 import JobrunCore
+import JobrunTestSupport
 import JobrunVerify
 import Testing
 
@@ -10,11 +11,7 @@ struct QuickCheckTests {
     static let abcSHA256 = digest(.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     static let otherSHA256 = digest(.sha256, String(repeating: "0f", count: 32))
 
-    static func identity(_ path: String) throws -> FileIdentity {
-        var status = stat()
-        try #require(lstat(path, &status) == 0)
-        return FileIdentity(status)
-    }
+    static func identity(_ path: String) throws -> FileIdentity { try .ofFile(atPath: path) }
 
     @Test func aFileWithItsProvenIdentityIsNotRead() throws {
         try withTemporaryDirectory { root in
