@@ -12,7 +12,8 @@ public struct SettledSlice: Sendable {
     /// The slice's position in its resource's slices, when known.
     public var index: Int?
     /// The identity of the file a fetch put in place, as it was closed before its rename (the
-    /// rename changes only its change time); `nil` for anything else.
+    /// rename changes only its change time), with the time just after the rename as its change
+    /// time: the latest the file may have while nothing else changed it. `nil` for anything else.
     public var file: FileIdentity?
 
     public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool, index: Int? = nil, file: FileIdentity? = nil) {

@@ -58,8 +58,12 @@ extension Coordinator {
                 httpVersion: jobs[j].httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
             // The mirror state records the file once the rename is durable, if the name still
-            // refers to the file this run wrote.
-            settle(j, outcome, file: writer.closedIdentity)
+            // refers to the file this run wrote and nothing changed it since: the rename set its
+            // change time to at most now, so a later change (a write whose modification time was
+            // put back, too) leaves a later one.
+            var file = writer.closedIdentity
+            file?.ctimeNanoseconds = FileIdentity.now()
+            settle(j, outcome, file: file)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

@@ -90,6 +90,16 @@ public final class MirrorStates: @unchecked Sendable {
         return Array(newestFirst.prefix(max(0, limit)))
     }
 
+    /// Whether something recorded for `root` now could be written: its store is in use and
+    /// writable, or (with ``Access/create``) not tried yet.
+    public func mayRecord(root: String) -> Bool {
+        guard access != .reading else { return false }
+        return lock.withLock { _ in
+            if let store = stores[root] { return !store.isReadOnly }
+            return access == .create && !tried.contains(root)
+        }
+    }
+
     /// Records `slices` in `root`'s store, if it has one in use.
     public func record(_ slices: [ProvenSlice], root: String) {
         guard !slices.isEmpty, access != .reading else { return }

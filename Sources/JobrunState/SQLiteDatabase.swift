@@ -130,7 +130,19 @@ final class SQLiteDatabase {
         func bind(_ index: Int32, _ value: Int64?) {
             if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
         }
-        func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, SQLiteDatabase.transient) }
+        func bind(_ index: Int32, _ value: String) {
+            var value = value
+            // The UTF-8 a native string holds, with its length: no C string made, no strlen.
+            value.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    guard let start = chars.baseAddress, !chars.isEmpty else {
+                        _ = sqlite3_bind_text(handle, index, "", 0, SQLiteDatabase.transient)
+                        return
+                    }
+                    _ = sqlite3_bind_text(handle, index, start, Int32(chars.count), SQLiteDatabase.transient)
+                }
+            }
+        }
         func bind(_ index: Int32, _ value: [UInt8]) {
             value.withUnsafeBytes { bytes in
                 // A zero-length blob, not NULL, for an empty array.

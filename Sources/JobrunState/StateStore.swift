@@ -59,52 +59,77 @@ public final class StateStore {
 
     // MARK: Slices
 
-    private var upsert: SQLiteDatabase.Statement?
+    /// Upserts of ``rowsPerStatement`` rows, and of one (for the rest), once prepared.
+    private var upsertMany: SQLiteDatabase.Statement?
+    private var upsertOne: SQLiteDatabase.Statement?
     private var deletion: SQLiteDatabase.Statement?
 
     /// Rows written per transaction: a writer never holds the database for long, so another
     /// (a `plan` recording what it hashed beside an `apply`) waits briefly, not past its timeout.
     static let rowsPerTransaction = 4_096
+    /// Rows per statement: one statement's step costs SQLite about as much as its rows.
+    static let rowsPerStatement = 32
+    static let columns: Int32 = 11
 
     /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
     /// ``rowsPerTransaction``: each all or none.
     public func record(_ slices: [ProvenSlice]) throws(StateError) {
         guard !slices.isEmpty else { return }
-        let statement: SQLiteDatabase.Statement
-        if let upsert { statement = upsert } else { statement = try makeUpsert() }
-        upsert = statement
         for start in stride(from: 0, to: slices.count, by: Self.rowsPerTransaction) {
-            try record(slices[start..<min(start + Self.rowsPerTransaction, slices.count)], with: statement)
+            try record(slices[start..<min(start + Self.rowsPerTransaction, slices.count)])
         }
     }
 
-    private func record(_ slices: ArraySlice<ProvenSlice>, with statement: SQLiteDatabase.Statement) throws(StateError) {
+    private func record(_ slices: ArraySlice<ProvenSlice>) throws(StateError) {
+        let many: SQLiteDatabase.Statement
+        if let upsertMany { many = upsertMany } else { many = try Self.upsert(rows: Self.rowsPerStatement, in: db) }
+        upsertMany = many
         try db.transaction { () throws(StateError) in
-            for s in slices {
-                statement.bind(1, s.path)
-                statement.bind(2, s.resource)
-                statement.bind(3, s.file.size)
-                statement.bind(4, ProvenDigests(s.digests).packed)
-                statement.bind(5, Int64(bitPattern: s.file.device))
-                statement.bind(6, Int64(bitPattern: s.file.inode))
-                statement.bind(7, s.file.mtimeNanoseconds)
-                statement.bind(8, s.file.ctimeNanoseconds)
-                statement.bind(9, s.seenAtNanoseconds)
-                statement.bind(10, s.provenAtMilliseconds)
-                statement.bind(11, s.fetchedAtMilliseconds)
-                try statement.run()
+            var k = slices.startIndex
+            while slices.endIndex - k >= Self.rowsPerStatement {
+                for row in 0..<Self.rowsPerStatement { Self.bind(slices[k + row], row: Int32(row), to: many) }
+                try many.run()
+                k += Self.rowsPerStatement
+            }
+            guard k < slices.endIndex else { return }
+            let one: SQLiteDatabase.Statement
+            if let upsertOne { one = upsertOne } else { one = try Self.upsert(rows: 1, in: db) }
+            upsertOne = one
+            for s in slices[k...] {
+                Self.bind(s, row: 0, to: one)
+                try one.run()
             }
         }
     }
 
-    private func makeUpsert() throws(StateError) -> SQLiteDatabase.Statement {
-        try SQLiteDatabase.Statement(
+    private static func bind(_ s: ProvenSlice, row: Int32, to statement: SQLiteDatabase.Statement) {
+        let first = row * columns
+        statement.bind(first + 1, s.path)
+        statement.bind(first + 2, s.resource)
+        statement.bind(first + 3, s.file.size)
+        statement.bind(first + 4, ProvenDigests(s.digests).packed)
+        statement.bind(first + 5, Int64(bitPattern: s.file.device))
+        statement.bind(first + 6, Int64(bitPattern: s.file.inode))
+        statement.bind(first + 7, s.file.mtimeNanoseconds)
+        statement.bind(first + 8, s.file.ctimeNanoseconds)
+        statement.bind(first + 9, s.seenAtNanoseconds)
+        statement.bind(first + 10, s.provenAtMilliseconds)
+        statement.bind(first + 11, s.fetchedAtMilliseconds)
+    }
+
+    /// An upsert of `rows` rows. A proof by hashing (no fetch time) keeps the fetch time of the
+    /// same file (device and inode); a path listed twice ends as its last row.
+    private static func upsert(rows: Int, in db: SQLiteDatabase) throws(StateError) -> SQLiteDatabase.Statement {
+        let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
+        return try SQLiteDatabase.Statement(
             """
             INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-            ON CONFLICT (path) DO UPDATE SET resource = ?2, size = ?3, digests = ?4, device = ?5, inode = ?6, mtime_ns = ?7,
-                ctime_ns = ?8, seen_at_ns = ?9, proven_at_ms = ?10,
-                fetched_at_ms = CASE WHEN ?11 IS NOT NULL THEN ?11 WHEN device = ?5 AND inode = ?6 THEN fetched_at_ms END
+                fetched_at_ms) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            ON CONFLICT (path) DO UPDATE SET resource = excluded.resource, size = excluded.size, digests = excluded.digests,
+                device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
+                seen_at_ns = excluded.seen_at_ns, proven_at_ms = excluded.proven_at_ms,
+                fetched_at_ms = CASE WHEN excluded.fetched_at_ms IS NOT NULL THEN excluded.fetched_at_ms
+                    WHEN device = excluded.device AND inode = excluded.inode THEN fetched_at_ms END
             """, in: db)
     }
 

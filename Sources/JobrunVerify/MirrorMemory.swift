@@ -32,9 +32,15 @@ public struct MirrorMemory: Sendable {
     }
 
     /// What the checks of `expectations` (made by ``recall(into:)`` from the slices of
-    /// `manifest`'s resources in `order`) proved, and which records they made stale.
+    /// `manifest`'s resources in `order`) proved, and which records they made stale. When the
+    /// manifest is checked whole (no resource selection), records no slice names are stale too
+    /// once their file is gone (``unnamedAndGone(in:records:expectations:)``).
     public func proofs(of manifest: Manifest, in order: [Int], expectations: [FileExpectation], results: FileChecker.Results) -> CheckProofs {
         var proofs = CheckProofs()
+        // Expectations with a record, counted by root in runs (expectations come root by root).
+        var recorded: [String: Int] = [:]
+        var runRoot = ""
+        var runCount = 0
         var k = 0
         for index in order {
             let r = manifest.resources[index]
@@ -43,7 +49,14 @@ public struct MirrorMemory: Sendable {
                 let expectation = expectations[k]
                 let observation = k < results.observations.count ? results.observations[k] : FileObservation()
                 // Looked up only where needed: an unchanged mirror is all `.recognized`.
-                var hasRecord: Bool { known[expectation.root]?[expectation.relativePath] != nil }
+                let hasRecord = observation.proof == .recognized || known[expectation.root]?[expectation.relativePath] != nil
+                if hasRecord {
+                    if expectation.root != runRoot {
+                        if runCount > 0 { recorded[runRoot, default: 0] += runCount }
+                        (runRoot, runCount) = (expectation.root, 0)
+                    }
+                    runCount += 1
+                }
                 switch observation.proof {
                 case .recognized:
                     proofs.recognized += 1
@@ -65,6 +78,26 @@ public struct MirrorMemory: Sendable {
                 }
             }
         }
+        if runCount > 0 { recorded[runRoot, default: 0] += runCount }
+        guard manifest.selection == nil else { return proofs }
+        for (root, records) in known where records.count > recorded[root] ?? 0 {
+            let gone = Self.unnamedAndGone(in: root, records: records, expectations: expectations)
+            if !gone.isEmpty { proofs.stale[root, default: []].append(contentsOf: gone) }
+        }
         return proofs
+    }
+
+    /// The paths of `records` (of the output root `root`) that no expectation names and where no
+    /// file is any more: a slice taken out of the manifests, its file deleted. A record whose
+    /// file is still there is kept: another set of manifests may mirror into the same root.
+    static func unnamedAndGone(in root: String, records: [String: ProvenFile], expectations: [FileExpectation]) -> [String] {
+        var named = Set<String>()
+        for e in expectations where e.root == root { named.insert(e.relativePath) }
+        var gone: [String] = []
+        var status = stat()
+        for path in records.keys where !named.contains(path) {
+            if lstat(joinPath(root, path), &status) != 0, errno == ENOENT || errno == ENOTDIR { gone.append(path) }
+        }
+        return gone.sorted()
     }
 }

@@ -242,6 +242,51 @@ import Testing
         #expect(plan.proofs.proven[root]?.map(\.path) == ["r/new.bin"] && plan.proofs.hashed == 0 && plan.proofs.stale.isEmpty)
     }
 
+    /// Records no slice names: forgotten once their file is gone, kept while it is there
+    /// (another set of manifests may mirror into the root), and left alone by a run that selects
+    /// resources (the others' slices are named, just not checked).
+    @Test func recordsOfFilesNoSliceNamesAreForgottenOnceTheFileIsGone() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - id: r
+                base_url: https://h/s/
+                slices:
+                  - {path: a.bin, size: 5}
+              - id: q
+                base_url: https://h/q/
+                slices:
+                  - {path: b.bin, size: 5}
+            """)
+        _ = try dir.write(file: "mirror/r/a.bin", contents: "12345")
+        _ = try dir.write(file: "mirror/old/kept.bin", contents: "12345")
+        let manifest = try Self.manifestWithMirror(in: dir)
+        let root = dir.path("mirror")
+        let a = try FileIdentity.ofFile(atPath: dir.path("mirror/r/a.bin"))
+        let kept = try FileIdentity.ofFile(atPath: dir.path("mirror/old/kept.bin"))
+        func record(_ file: FileIdentity) -> ProvenFile {
+            ProvenFile(file: file, digests: [Self.digest], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)
+        }
+        let known = [
+            "r/a.bin": record(a), "q/b.bin": record(a), "old/kept.bin": record(kept), "old/gone.bin": record(kept),
+            "gone-folder/x/y.bin": record(kept), "r/a.bin/under-a-file.bin": record(kept),
+        ]
+        let memory = MirrorMemory(known: [root: known])
+        let plan = Planner.plan(for: manifest, parallelism: 1, memory: memory)
+        #expect(plan.proofs.stale[root]?.sorted() == ["gone-folder/x/y.bin", "old/gone.bin", "q/b.bin", "r/a.bin/under-a-file.bin"])
+        #expect(plan.proofs.proven.isEmpty, "a.bin is recorded as it is")
+
+        let selected = try #require(try? manifest.selecting(ids: ["r"]).get())
+        let narrowed = Planner.plan(for: selected, parallelism: 1, memory: memory)
+        #expect(narrowed.proofs.stale.isEmpty, "q/b.bin is q's, and the unnamed records are left for a whole run")
+
+        // Every record named: nothing to look at beyond the expectations.
+        let named = MirrorMemory(known: [root: ["r/a.bin": record(a)]])
+        #expect(Planner.plan(for: manifest, parallelism: 1, memory: named).proofs.stale.isEmpty)
+    }
+
     /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.
     static func manifestWithMirror(in dir: TemporaryDirectory) throws -> Manifest {
         var options = ManifestLoader.Options()

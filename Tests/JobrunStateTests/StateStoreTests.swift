@@ -148,6 +148,34 @@ import Testing
         #expect(files["b"]?.file.inode == 99)
     }
 
+    /// Rows go in many to a statement and the rest one by one: every row is written, a path
+    /// listed twice ends as its last row, and a proof by hashing keeps the fetch time of its file
+    /// in either kind of statement.
+    @Test func manyRowsAreRecordedAsOneByOne() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try StateStore(root: try dir.makeDirectory("mirror"))
+        let count = StateStore.rowsPerStatement * 2 + 7
+        try store.record((0..<count).map { Self.slice("f/\($0)", inode: UInt64($0)) })
+        var again = (0..<count).map { k in
+            var s = Self.slice("f/\(k)", inode: UInt64(k), fetchedAt: nil)
+            s.provenAtMilliseconds = 42
+            return s
+        }
+        again[3] = Self.slice("f/twice", inode: 1_000)
+        again[5] = Self.slice("f/twice", inode: 1_001)
+        again[count - 1].file.inode = 5_000  // another file at that path: its fetch time goes
+        try store.record(again)
+        let files = try store.provenFiles()
+        #expect(files.count == count + 1)
+        #expect(files["f/twice"]?.file.inode == 1_001)
+        #expect(files["f/3"]?.provenAtMilliseconds == Self.slice("f/3").provenAtMilliseconds, "not in the second list")
+        for k in [0, 4, StateStore.rowsPerStatement, count - 2] {
+            #expect(files["f/\(k)"]?.provenAtMilliseconds == 42 && files["f/\(k)"]?.fetchedAtMilliseconds == Self.slice("f").fetchedAtMilliseconds)
+        }
+        #expect(files["f/\(count - 1)"]?.file.inode == 5_000 && files["f/\(count - 1)"]?.fetchedAtMilliseconds == nil)
+    }
+
     /// The quick check's rule, case by case (``ProvenFile/identity(provingSize:digests:)``).
     @Test func aRecordProvesOnlyWhatItHashedAndOnlyOnceSettled() {
         let file = FileIdentity(device: 1, inode: 2, size: 10, mtimeNanoseconds: 5_000_000_123, ctimeNanoseconds: 5_000_000_123)
@@ -217,6 +245,25 @@ import Testing
         recreated.record([Self.slice("x")], root: one)
         #expect(recreated.roots == [one] && dir.exists("one/.jobrun/state.sqlite"))
         #expect(warnings.lines.count == 2)
+    }
+
+    /// What a recorder asks before it looks at a root's files: only a store that can take them.
+    @Test func whetherARootMayRecord() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let fresh = try dir.makeDirectory("fresh")
+        let blocked = try dir.makeDirectory("blocked")
+        _ = try dir.write(file: "blocked/.jobrun", contents: "a file where the folder goes")
+        let warnings = WarningLog()
+        let created = MirrorStates(roots: [fresh, blocked], access: .create, warn: warnings.add)
+        #expect(created.mayRecord(root: fresh) && created.mayRecord(root: blocked), "not tried yet: apply creates the store")
+        created.record([Self.slice("x")], root: fresh)
+        created.record([Self.slice("x")], root: blocked)
+        #expect(created.mayRecord(root: fresh))
+        #expect(!created.mayRecord(root: blocked) && warnings.lines.count == 1)
+        #expect(!MirrorStates(roots: [blocked], access: .existing, warn: warnings.add).mayRecord(root: blocked))
+        #expect(MirrorStates(roots: [fresh], access: .existing, warn: warnings.add).mayRecord(root: fresh))
+        #expect(!MirrorStates(roots: [fresh], access: .reading, warn: warnings.add).mayRecord(root: fresh))
     }
 
     /// Another process holding the database: reported once, then left alone; the command goes on.

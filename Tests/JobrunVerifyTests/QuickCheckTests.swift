@@ -1,5 +1,6 @@
 import Foundation
 import JobrunCore
+import Synchronization
 import JobrunTestSupport
 import JobrunVerify
 import Testing
@@ -60,4 +61,58 @@ struct QuickCheckTests {
             #expect(FileChecker().check([FileExpectation(root: root, relativePath: "hashed.bin")]).observations.isEmpty)
         }
     }
+
+    #if os(Linux)
+    /// A file written to while it is hashed (here: a byte rewritten with itself, so that it still
+    /// matches) passes, but is observed without an identity: the proof holds for the bytes read,
+    /// not for the file as it is now, so the mirror state records nothing of it.
+    @Test func aFileChangedWhileItIsHashedIsObservedWithoutItsIdentity() throws {
+        try withTemporaryDirectory { root in
+            let bytes = [UInt8](repeating: 0x5A, count: 192 << 20)
+            let path = try writeFile(root, "big.bin", bytes)
+            let expectation = FileExpectation(
+                root: root, relativePath: "big.bin", size: Int64(bytes.count), digests: [try Digest.compute(.sha256, of: bytes)])
+            let file = try Self.identity(path)
+            for _ in 1...5 {
+                let results = Mutex<FileChecker.Results?>(nil)
+                let done = DispatchSemaphore(value: 0)
+                Thread {
+                    let checked = FileChecker().check([expectation], parallelism: 1, observed: true)
+                    results.withLock { $0 = checked }
+                    done.signal()
+                }.start()
+                // The checker has the file open: it has taken (or is about to take) its identity.
+                // Polled without a pause: the whole read takes a fraction of a second.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !Self.descriptorOpen(on: file), ContinuousClock.now < deadline, results.withLock({ $0 }) == nil {}
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                try #require(fd >= 0)
+                var byte: UInt8 = 0x5A
+                #expect(pwrite(fd, &byte, 1, 0) == 1)
+                close(fd)
+                // Still open: the write came before the checker's second look at the file.
+                let landedWhileRead = Self.descriptorOpen(on: file)
+                done.wait()
+                guard landedWhileRead, let checked = results.withLock({ $0 }) else { continue }
+                #expect(checked.checks == [.ok(size: Int64(bytes.count), digests: expectation.digests)])
+                #expect(checked.observations.map(\.proof) == [.hashed])
+                // nil, unless the write came before its first look (then what it read is the file now).
+                let identity = checked.observations.first?.identity
+                let now = try Self.identity(path)
+                #expect(identity == nil || identity == now)
+                return
+            }
+            Issue.record("the file was hashed before the write reached it, five times")
+        }
+    }
+
+    /// Whether a descriptor of this process is open on `file` (same device and inode).
+    static func descriptorOpen(on file: FileIdentity) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return false }
+        return names.contains { name in
+            var status = stat()
+            return stat("/proc/self/fd/" + name, &status) == 0 && UInt64(status.st_dev) == file.device && UInt64(status.st_ino) == file.inode
+        }
+    }
+    #endif
 }
