@@ -3,9 +3,9 @@
 # "Quick checks → Targets"):
 #
 #   mirror  an unchanged 100,000-file mirror (100 folders × 1,000 files, sizes uniform in
-#           128–512 KiB, the size of a few seconds of video: 32.8 GB; bench/gen_manifest.py
-#           mirror, sha256 on every slice). It is larger than the page cache of most machines it
-#           runs on, as a mirror worth a cron job is: (a) and (a') read much of it from disk.
+#           128–512 KiB, the size of a few seconds of video: 32.7 GB; bench/gen_manifest.py
+#           mirror, sha256 on every slice), meant to be larger than the machine's memory, as a
+#           mirror worth a cron job's quick check is: (a) and (a') read much of it from disk.
 #             (a) `jobrun plan M --rehash`   reads and hashes every file, and records each again
 #             (a') `jobrun plan M` with the store moved aside: what plan cost before the store
 #                 existed (it hashes every file as (a) does, and reads and writes no records)

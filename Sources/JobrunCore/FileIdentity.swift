@@ -48,14 +48,11 @@ public struct FileIdentity: Sendable, Hashable {
         ctimeNanoseconds + (ctimeNanoseconds % 1_000_000_000 == 0 ? 2_000_000_000 : 50_000_000)
     }
 
-    /// Whether this is the file `written` describes, unchanged since its writer closed it and
-    /// renamed it into place: the same device, inode, size and modification time, and a change
-    /// time no later than `written`'s, which is the time just after the rename (the rename set
-    /// the change time; any later change, even one whose modification time was put back, sets a
-    /// later one, except within the clock step of the rename itself).
+    /// Whether this is the file `written` describes, as it was when its writer closed it: the
+    /// same device, inode, size and modification time (a rename since changes only the change
+    /// time).
     public func isSameWrite(as written: FileIdentity) -> Bool {
         device == written.device && inode == written.inode && size == written.size && mtimeNanoseconds == written.mtimeNanoseconds
-            && ctimeNanoseconds <= written.ctimeNanoseconds
     }
 
     /// The wall clock in nanoseconds since the epoch: the clock file times are stamped from.

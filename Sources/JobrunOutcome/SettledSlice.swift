@@ -11,9 +11,8 @@ public struct SettledSlice: Sendable {
     public var isBulk: Bool
     /// The slice's position in its resource's slices, when known.
     public var index: Int?
-    /// The identity of the file a fetch put in place, as it was closed before its rename (the
-    /// rename changes only its change time), with the time just after the rename as its change
-    /// time: the latest the file may have while nothing else changed it. `nil` for anything else.
+    /// The identity of the file a fetch put in place, taken just after its rename (and only if
+    /// it was then the file as the fetch closed it); `nil` for anything else.
     public var file: FileIdentity?
 
     public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool, index: Int? = nil, file: FileIdentity? = nil) {

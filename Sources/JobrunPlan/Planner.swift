@@ -1,7 +1,7 @@
 import JobrunCore
 public import JobrunManifest
 public import JobrunVerify
-public import JobrunState
+import JobrunState
 
 /// Builds a ``Plan``: orders resources, then classifies every slice against the files on disk.
 public enum Planner {

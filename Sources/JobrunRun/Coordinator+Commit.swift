@@ -57,15 +57,22 @@ extension Coordinator {
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: jobs[j].httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
-            // The mirror state records the file once the rename is durable, if the name still
-            // refers to the file this run wrote and nothing changed it since: the rename set its
-            // change time to at most now, so a later change (a write whose modification time was
-            // put back, too) leaves a later one.
-            var file = writer.closedIdentity
-            file?.ctimeNanoseconds = FileIdentity.now()
-            settle(j, outcome, file: file)
+            // The mirror state records the file once the rename is durable, if it is then still
+            // the file as renamed, change time included: a later change (one that puts the size
+            // and modification time back, too) sets another change time.
+            settle(j, outcome, file: Self.renamedIdentity(of: writer))
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
+    }
+
+    /// The identity of the file `writer` closed, just after its rename into place; `nil` when
+    /// the name no longer refers to it as it was closed (the rename changes only the change time).
+    static func renamedIdentity(of writer: SliceWriter) -> FileIdentity? {
+        guard let closed = writer.closedIdentity else { return nil }
+        var status = stat()
+        guard fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        let renamed = FileIdentity(status)
+        return renamed.isSameWrite(as: closed) ? renamed : nil
     }
 
     /// A 416 to a resume of a partial file that already has the declared size: hash it whole,

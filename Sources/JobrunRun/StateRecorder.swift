@@ -157,11 +157,10 @@ public final class StateRecorder: RunObserver {
             }
         }
 
-        /// Each committed file as it is now, if it is still the file the fetch wrote (device,
-        /// inode, size and modification time as it was closed, and a change time no later than
-        /// just after its rename). A file renamed too recently to be settled is looked at again
-        /// once its time step has passed (waiting at most ``longestWait``), and dropped if it
-        /// changed meanwhile.
+        /// Each committed file as it is now, if its identity is still the one taken just after its
+        /// rename, change time included. A file renamed too recently to be settled is looked at
+        /// again once its time step has passed (waiting at most ``longestWait``), and dropped if
+        /// it changed meanwhile.
         static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
             var proven: [ProvenSlice] = []
             var paths: [String] = []
@@ -171,7 +170,7 @@ public final class StateRecorder: RunObserver {
                 let resource = plan.entries[item.entry].resource
                 let slice = resource.slices[item.slice]
                 let path = resource.filePath(of: slice)
-                guard let (file, seenAt) = folder.look(at: path), file.isSameWrite(as: item.file) else { continue }
+                guard let (file, seenAt) = folder.look(at: path), file == item.file else { continue }
                 proven.append(ProvenSlice(
                     path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: file,
                     seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
@@ -198,25 +197,29 @@ public final class StateRecorder: RunObserver {
             }
             return changed.isEmpty ? proven : proven.indices.filter { !changed.contains($0) }.map { proven[$0] }
         }
-
     }
 
-    /// Looks at files by name in their folder, keeping the last folder open: a run's files share
-    /// few folders, and looking up one name costs the kernel a fraction of a whole path.
+    /// Looks at files by name in their folder, keeping the last few folders open: a run's files
+    /// share few folders, and looking up one name costs the kernel a fraction of a whole path.
     struct FolderLook: ~Copyable {
-        private var folder = ""
-        private var descriptor: Int32 = -1
+        /// Open folders, the most recently opened last.
+        private var folders: [(path: String, descriptor: Int32)] = []
+        static let mostOpen = 8
 
         /// The identity of the file at `path` (a link in its place is not followed, as
         /// `fstatat(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW)` would not), and when it was taken.
         mutating func look(at path: String) -> (FileIdentity, Int64)? {
             let (parent, name) = SlashPath.split(path)
-            if descriptor < 0 || parent != folder {
-                if descriptor >= 0 { close(descriptor) }
-                folder = String(parent)
-                descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let descriptor: Int32
+            if let known = folders.last(where: { $0.path == parent }) {
+                descriptor = known.descriptor
+            } else {
+                let folder = parent.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : String(parent)
+                descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                guard descriptor >= 0 else { return nil }
+                if folders.count == Self.mostOpen { close(folders.removeFirst().descriptor) }
+                folders.append((String(parent), descriptor))
             }
-            guard descriptor >= 0 else { return nil }
             let seenAt = FileIdentity.now()
             var status = stat()
             guard name.withCString({ fstatat(descriptor, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
@@ -224,7 +227,7 @@ public final class StateRecorder: RunObserver {
         }
 
         deinit {
-            if descriptor >= 0 { close(descriptor) }
+            for folder in folders { close(folder.descriptor) }
         }
     }
 }

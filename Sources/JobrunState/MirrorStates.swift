@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 internal import Synchronization
 
 /// The mirror states of one command's output roots, each opened once. A store that cannot be used
@@ -90,12 +90,13 @@ public final class MirrorStates: @unchecked Sendable {
         return Array(newestFirst.prefix(max(0, limit)))
     }
 
-    /// Whether something recorded for `root` now could be written: its store is in use and
-    /// writable, or (with ``Access/create``) not tried yet.
+    /// Whether recording for `root` now is worth its work: its store is in use and writable (or
+    /// read-only and not yet said so: ``record(_:root:)`` says it), or, with ``Access/create``,
+    /// not tried yet.
     public func mayRecord(root: String) -> Bool {
         guard access != .reading else { return false }
         return lock.withLock { _ in
-            if let store = stores[root] { return !store.isReadOnly }
+            if let store = stores[root] { return !store.isReadOnly || !readOnlyWarned.contains(root) }
             return access == .create && !tried.contains(root)
         }
     }

@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 
 /// The state of one output root: a SQLite database in a folder jobrun owns there
 /// (`.jobrun/state.sqlite`, WAL mode), with a versioned schema (``StateSchema``). Used from one

@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 public import JobrunManifest
 public import JobrunState
 
@@ -80,24 +80,30 @@ public struct MirrorMemory: Sendable {
         }
         if runCount > 0 { recorded[runRoot, default: 0] += runCount }
         guard manifest.selection == nil else { return proofs }
-        for (root, records) in known where records.count > recorded[root] ?? 0 {
-            let gone = Self.unnamedAndGone(in: root, records: records, expectations: expectations)
-            if !gone.isEmpty { proofs.stale[root, default: []].append(contentsOf: gone) }
+        let unnamed = known.keys.filter { (known[$0]?.count ?? 0) > recorded[$0] ?? 0 }
+        for (root, gone) in Self.unnamedAndGone(in: Set(unnamed), records: known, expectations: expectations) {
+            proofs.stale[root, default: []].append(contentsOf: gone)
         }
         return proofs
     }
 
-    /// The paths of `records` (of the output root `root`) that no expectation names and where no
-    /// file is any more: a slice taken out of the manifests, its file deleted. A record whose
+    /// By output root (of `roots`), the paths of `records` that no expectation names and where
+    /// no file is any more: a slice taken out of the manifests, its file deleted. A record whose
     /// file is still there is kept: another set of manifests may mirror into the same root.
-    static func unnamedAndGone(in root: String, records: [String: ProvenFile], expectations: [FileExpectation]) -> [String] {
-        var named = Set<String>()
-        for e in expectations where e.root == root { named.insert(e.relativePath) }
-        var gone: [String] = []
+    static func unnamedAndGone(
+        in roots: Set<String>, records: [String: [String: ProvenFile]], expectations: [FileExpectation]
+    ) -> [String: [String]] {
+        guard !roots.isEmpty else { return [:] }
+        var named: [String: Set<String>] = [:]
+        for e in expectations where roots.contains(e.root) { named[e.root, default: []].insert(e.relativePath) }
+        var gone: [String: [String]] = [:]
         var status = stat()
-        for path in records.keys where !named.contains(path) {
-            if lstat(joinPath(root, path), &status) != 0, errno == ENOENT || errno == ENOTDIR { gone.append(path) }
+        for root in roots {
+            let names = named[root] ?? []
+            for path in (records[root] ?? [:]).keys where !names.contains(path) {
+                if lstat(joinPath(root, path), &status) != 0, errno == ENOENT || errno == ENOTDIR { gone[root, default: []].append(path) }
+            }
         }
-        return gone.sorted()
+        return gone.mapValues { $0.sorted() }
     }
 }

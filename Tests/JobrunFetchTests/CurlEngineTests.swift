@@ -210,9 +210,11 @@ func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink
         let done = Mutex(0)
         var ids: [TransferID] = []
         for i in 0..<3 {
-            // Only cancellation may end these: no idle timeout within any test's life, however
-            // long a loaded machine keeps this test from running.
-            let request = TransferRequest(url: server.url("/fault/stall_at=10/gen/10000/c\(i).bin"), idleTimeout: .seconds(3600))
+            // Only cancellation may end these: neither an idle timeout nor the server's end of
+            // the stall comes within any test's life, however long a loaded machine keeps this
+            // test from running.
+            let request = TransferRequest(
+                url: server.url(FaultServer.path("/gen/10000/c\(i).bin", faults: "stall_at=10", "stall_s=3600")), idleTimeout: .seconds(3600))
             ids.append(engine.start(request, sink: RecordingSink()) { r in
                 results.withLock { $0.append(r) }
                 done.withLock { $0 += 1 }

@@ -30,7 +30,9 @@ import Testing
             #endif
         }
         first.release()
-        let again = try OutputLock.acquire(roots: [root])
+        // Waited for, as in aFailedAttemptKeepsNothingLocked: a child of another test may hold
+        // the lock from its fork to its exec.
+        let again = try OutputLock.acquire(roots: [root], timeout: .seconds(60))
         again.release()
     }
 
@@ -103,7 +105,10 @@ import Testing
         let (first, second) = inodes[0] < inodes[1] ? (names[0], names[1]) : (names[1], names[0])
         let holdsSecond = try OutputLock.acquire(roots: [second])
         #expect(throws: OutputLock.Contention.self) { try OutputLock.acquire(roots: [first, second]) }
-        let onlyFirst = try OutputLock.acquire(roots: [first])
+        // Waited for: a child process another test starts meanwhile holds a copy of every
+        // descriptor (and so the lock) from its fork until its exec, which a loaded machine can
+        // delay.
+        let onlyFirst = try OutputLock.acquire(roots: [first], timeout: .seconds(60))
         onlyFirst.release()
         holdsSecond.release()
     }

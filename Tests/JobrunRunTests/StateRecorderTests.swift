@@ -81,7 +81,7 @@ import Testing
     }
 
     /// A file changed after its rename is not recorded, also when the change put its size and
-    /// modification time back: its change time is later than the rename's.
+    /// modification time back: its change time is no longer the one taken just after the rename.
     @Test func aFileChangedAfterItsRenameIsNotRecordedEvenWithItsTimesPutBack() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -6,13 +6,13 @@ import JobrunTestSupport
 import Testing
 @testable import JobrunRun
 
-/// The coordinator says an output root is synced (``RunEvent/synced(root:)``) only after the
-/// renames it settled before, and every file it settles as fetched is followed by a sync of its
-/// root before the run ends, also in a resource that failed: what lets the mirror state record a
-/// file only once its rename is durable. Run in process against the fault server.
+/// Every file the coordinator settles as fetched is followed by a sync of its root
+/// (``RunEvent/synced(root:)``) before the run ends, also in a resource that failed, and is then
+/// still as it was just after its rename: what lets the mirror state record a file only once its
+/// rename is durable. Run in process against the fault server.
 @Suite struct SyncedEventTests {
     /// Watches the order: at each sync of a root, every file settled as fetched there since the
-    /// last one must be in place, as the fetch closed it.
+    /// last one must be in place, as it was just after its rename.
     final class SyncWatcher: RunObserver {
         let plan: Plan
         var waiting: [String: [(path: String, file: FileIdentity)]] = [:]
@@ -37,7 +37,7 @@ import Testing
             case .synced(let root):
                 synced[root, default: 0] += 1
                 for (path, file) in waiting.removeValue(forKey: root) ?? [] {
-                    guard let now = try? FileIdentity.ofFile(atPath: path), now.isSameWrite(as: file) else {
+                    guard let now = try? FileIdentity.ofFile(atPath: path), now == file else {
                         problems.append("\(path): not in place when '\(root)' was said synced")
                         continue
                     }
@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    @Test func everyFetchedFileIsInPlaceBeforeItsRootIsSaidSyncedAndIsSynced() throws {
+    @Test func everyFetchedFileIsFollowedByASyncOfItsRoot() throws {
         let server = try FaultServer()
         defer { server.stop() }
         let dir = try TemporaryDirectory()
