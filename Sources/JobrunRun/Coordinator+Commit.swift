@@ -59,7 +59,8 @@ extension Coordinator {
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size
-            // and modification time back, too) sets another change time.
+            // and modification time back, too) sets another change time, except within the
+            // rename's own time step.
             settle(j, outcome, file: Self.renamedIdentity(of: writer))
         }
         for r in touched.sorted() { finishResourceIfDone(r) }

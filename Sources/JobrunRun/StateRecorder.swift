@@ -204,22 +204,24 @@ public final class StateRecorder: RunObserver {
     struct FolderLook: ~Copyable {
         /// Open folders, the most recently opened last.
         private var folders: [(path: String, descriptor: Int32)] = []
+        /// Enough for the resources a run fetches at once to keep their folders open, few enough
+        /// to cost nothing next to the run's own descriptors.
         static let mostOpen = 8
 
         /// The identity of the file at `path` (a link in its place is not followed, as
         /// `fstatat(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW)` would not), and when it was taken.
         mutating func look(at path: String) -> (FileIdentity, Int64)? {
-            let (parent, name) = SlashPath.split(path)
+            let folder = SlashPath.folder(of: path)
             let descriptor: Int32
-            if let known = folders.last(where: { $0.path == parent }) {
+            if let known = folders.last(where: { $0.path == folder }) {
                 descriptor = known.descriptor
             } else {
-                let folder = parent.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : String(parent)
                 descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 guard descriptor >= 0 else { return nil }
                 if folders.count == Self.mostOpen { close(folders.removeFirst().descriptor) }
-                folders.append((String(parent), descriptor))
+                folders.append((folder, descriptor))
             }
+            let name = SlashPath.split(path).name
             let seenAt = FileIdentity.now()
             var status = stat()
             guard name.withCString({ fstatat(descriptor, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }

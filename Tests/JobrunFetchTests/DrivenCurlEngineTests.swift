@@ -81,8 +81,9 @@ import Testing
         let results = Mutex<[TransferResult]>([])
         let sinks = (0..<3).map { _ in RecordingSink() }
         for (i, sink) in sinks.enumerated() {
-            // Stalled until the client goes: only the shutdown may end them.
-            engine.start(TransferRequest(url: server.url(FaultServer.path("/gen/10000/s\(i).bin", faults: "stall_at=10", "stall_s=3600"))), sink: sink) { r in
+            // Stalled until the client goes, with no idle timeout: only the shutdown may end them.
+            let url = server.url(FaultServer.path("/gen/10000/s\(i).bin", faults: "stall_at=10", "stall_s=3600"))
+            engine.start(TransferRequest(url: url, idleTimeout: .seconds(3600)), sink: sink) { r in
                 results.withLock { $0.append(r) }
             }
         }
