@@ -46,6 +46,7 @@ let package = Package(
         .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState"], swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
         .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "JobrunConditions", dependencies: ["JobrunCore"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
@@ -66,6 +67,7 @@ let package = Package(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "JobrunStateTests", dependencies: ["JobrunState", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunConditionsTests", dependencies: ["JobrunConditions", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
