@@ -9,15 +9,15 @@ extension BusyState {
     public static func probe(proc: String = "/proc", cgroups: String = "/sys/fs/cgroup", cpus: Int = onlineCPUs()) -> BusyState? {
         if let group = ownGroup(proc: proc), group != "/" {
             for hierarchy in [cgroups, cgroups + "/unified"] {
-                if let text = SystemFile.text(hierarchy + group + "/cpu.pressure"), let share = someAverage60(inPressure: text) {
+                if let text = FileReader.text(hierarchy + group + "/cpu.pressure"), let share = someAverage60(inPressure: text) {
                     return fromPressure(someAverage60: share, source: .controlGroup(group))
                 }
             }
         }
-        if let text = SystemFile.text(proc + "/pressure/cpu"), let share = someAverage60(inPressure: text) {
+        if let text = FileReader.text(proc + "/pressure/cpu"), let share = someAverage60(inPressure: text) {
             return fromPressure(someAverage60: share, source: .system)
         }
-        if let text = SystemFile.text(proc + "/loadavg"), let load = loadAverage1(in: text) {
+        if let text = FileReader.text(proc + "/loadavg"), let load = loadAverage1(in: text) {
             return fromLoad(load, cpus: cpus)
         }
         return nil
@@ -25,7 +25,7 @@ extension BusyState {
 
     /// The cgroup v2 path of this process (`0::/system.slice/cron.service` in `/proc/self/cgroup`).
     static func ownGroup(proc: String) -> String? {
-        guard let text = SystemFile.text(proc + "/self/cgroup") else { return nil }
+        guard let text = FileReader.text(proc + "/self/cgroup") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("0::") {
             let path = line.dropFirst(3)
             // A path that climbs out (`..`) is not one to follow into the hierarchy.

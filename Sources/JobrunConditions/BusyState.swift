@@ -60,10 +60,9 @@ public struct BusyState: Sendable, Hashable {
 
     /// Two decimals at most, no trailing zeros: `26.66`, `50`, `3.6`.
     static func percent(_ value: Double) -> String {
-        let hundredths = (value * 100).rounded()
-        let whole = Int(hundredths / 100)
-        let fraction = Int(hundredths) % 100
-        if fraction == 0 { return String(whole) }
-        return fraction % 10 == 0 ? "\(whole).\(fraction / 10)" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
+        let hundredths = (value * 100).rounded() / 100
+        // Whole numbers as integers, where an integer can hold them (a file may say anything).
+        let isWhole = hundredths == hundredths.rounded(.towardZero) && abs(hundredths) < 1e15
+        return isWhole ? String(Int(hundredths)) : String(hundredths)
     }
 }

@@ -48,21 +48,12 @@ extension PowerSupply {
 
     /// A sysfs attribute's text without its trailing newline; `nil` when it cannot be read.
     static func attribute(_ name: String, of device: String) -> String? {
-        SystemFile.text(device + "/" + name)?.trimmingASCII([0x20, 0x09, 0x0A])
+        FileReader.text(device + "/" + name)?.trimmingASCII([0x20, 0x09, 0x0A])
     }
 
     /// The names in `folder`, sorted; none when it cannot be listed.
     static func entries(of folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     }
 
     /// `path` with every symbolic link followed; `nil` when it does not lead anywhere.

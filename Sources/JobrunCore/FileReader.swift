@@ -17,6 +17,13 @@ public enum FileReader {
         return read(descriptor: fd, limit: limit)
     }
 
+    /// The text of the regular file at `path` (UTF-8, invalid bytes replaced), or `nil` when it
+    /// cannot be read whole within `limit` bytes: the kernel's small files under `/proc` and `/sys`.
+    public static func text(_ path: String, limit: Int = 65_536) -> String? {
+        guard case .success(let bytes) = read(path, limit: limit) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Reads the regular file open as `fd` (the caller opened it, and closes it) to its end.
     public static func read(descriptor fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
         var st = stat()

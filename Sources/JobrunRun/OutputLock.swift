@@ -182,9 +182,9 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// The holder of a `flock` on the file with this device and inode, or `nil` when the system
     /// does not say (no `/proc`, as on macOS, or the holder lives in another PID namespace).
     static func find(device: UInt64, inode: UInt64) -> LockHolder? {
-        guard case .success(let bytes) = FileReader.read("/proc/locks", limit: 4 << 20) else { return nil }
+        guard let locks = FileReader.text("/proc/locks", limit: 4 << 20) else { return nil }
         let key = locksKey(device: device, inode: inode)
-        guard let pid = holderPID(inProcLocks: String(decoding: bytes, as: UTF8.self), key: key) else { return nil }
+        guard let pid = holderPID(inProcLocks: locks, key: key) else { return nil }
         var holder = LockHolder(pid: pid)
         if case .success(let comm) = FileReader.read("/proc/\(pid)/comm", limit: 4096) {
             // The name is another process's choice (at most 15 bytes): keep it printable.
@@ -260,11 +260,9 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// How long process `pid` has run: its start (`/proc/PID/stat` field 22, clock ticks after
     /// boot) against `/proc/uptime`.
     static func runningTime(ofPID pid: Int32) -> Duration? {
-        guard case .success(let stat) = FileReader.read("/proc/\(pid)/stat", limit: 4096),
-            case .success(let uptime) = FileReader.read("/proc/uptime", limit: 4096)
+        guard let stat = FileReader.text("/proc/\(pid)/stat", limit: 4096), let uptime = FileReader.text("/proc/uptime", limit: 4096)
         else { return nil }
-        return runningTime(stat: String(decoding: stat, as: UTF8.self), uptime: String(decoding: uptime, as: UTF8.self),
-                           ticksPerSecond: Int64(sysconf(Int32(_SC_CLK_TCK))))
+        return runningTime(stat: stat, uptime: uptime, ticksPerSecond: Int64(sysconf(Int32(_SC_CLK_TCK))))
     }
 
     /// The arithmetic of ``runningTime(ofPID:)``. The command name in `stat` is in parentheses

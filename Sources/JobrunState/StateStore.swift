@@ -133,39 +133,39 @@ public final class StateStore {
             """, in: db)
     }
 
+    /// The columns ``provenFile(in:)`` reads, path first.
+    private static let provenColumns = "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms"
+
+    /// The record in a row of ``provenColumns``.
+    private static func provenFile(in row: SQLiteDatabase.Statement) -> ProvenFile {
+        let file = FileIdentity(
+            device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
+            mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
+        return ProvenFile(
+            file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7),
+            provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
+    }
+
     /// Every file recorded, by path relative to the output root.
     public func provenFiles() throws(StateError) -> [String: ProvenFile] {
         var files: [String: ProvenFile] = [:]
         files.reserveCapacity(Int(try db.integer("SELECT count(*) FROM slices") ?? 0))
-        let statement = try SQLiteDatabase.Statement(
-            "SELECT path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms FROM slices", in: db)
-        try statement.forEachRow { row in
-            let file = FileIdentity(
-                device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
-                mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
-            files[row.text(0)] = ProvenFile(
-                file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7),
-                provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
-        }
+        let statement = try SQLiteDatabase.Statement("SELECT \(Self.provenColumns) FROM slices", in: db)
+        try statement.forEachRow { row in files[row.text(0)] = Self.provenFile(in: row) }
         return files
     }
 
     /// What was recorded for `path`, if anything.
     func proven(path: String) throws(StateError) -> ProvenSlice? {
-        let statement = try SQLiteDatabase.Statement(
-            """
-            SELECT path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms
-                FROM slices WHERE path = ?1
-            """, in: db)
+        let statement = try SQLiteDatabase.Statement("SELECT \(Self.provenColumns), resource FROM slices WHERE path = ?1", in: db)
         statement.bind(1, path)
         var found: ProvenSlice?
         try statement.forEachRow { row in
-            let file = FileIdentity(
-                device: UInt64(bitPattern: row.integer(4)), inode: UInt64(bitPattern: row.integer(5)), size: row.integer(2),
-                mtimeNanoseconds: row.integer(6), ctimeNanoseconds: row.integer(7))
+            let record = Self.provenFile(in: row)
             found = ProvenSlice(
-                path: row.text(0), resource: row.text(1), digests: ProvenDigests(packed: row.blob(3)).all, file: file,
-                seenAtNanoseconds: row.integer(8), provenAtMilliseconds: row.integer(9), fetchedAtMilliseconds: row.optionalInteger(10))
+                path: row.text(0), resource: row.text(10), digests: record.digests.all, file: record.file,
+                seenAtNanoseconds: record.seenAtNanoseconds, provenAtMilliseconds: record.provenAtMilliseconds,
+                fetchedAtMilliseconds: record.fetchedAtMilliseconds)
         }
         return found
     }

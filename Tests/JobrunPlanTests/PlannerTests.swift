@@ -236,7 +236,7 @@ import Testing
         let manifest = try Self.manifestWithMirror(in: dir)
         let same = try FileIdentity.ofFile(atPath: dir.path("mirror/r/same.bin"))
         let root = dir.path("mirror")
-        let known = ["r/same.bin": ProvenFile(file: same, digests: [Self.digest], seenAtNanoseconds: same.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)]
+        let known = ["r/same.bin": Self.record(same)]
         let plan = Planner.plan(for: manifest, parallelism: 1, memory: MirrorMemory(known: [root: known]))
         #expect(plan.entries[0].decisions.map(\.action) == [.upToDate, .upToDate])
         #expect(plan.proofs.proven[root]?.map(\.path) == ["r/new.bin"] && plan.proofs.hashed == 0 && plan.proofs.stale.isEmpty)
@@ -266,12 +266,9 @@ import Testing
         let root = dir.path("mirror")
         let a = try FileIdentity.ofFile(atPath: dir.path("mirror/r/a.bin"))
         let kept = try FileIdentity.ofFile(atPath: dir.path("mirror/old/kept.bin"))
-        func record(_ file: FileIdentity) -> ProvenFile {
-            ProvenFile(file: file, digests: [Self.digest], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)
-        }
         let known = [
-            "r/a.bin": record(a), "q/b.bin": record(a), "old/kept.bin": record(kept), "old/gone.bin": record(kept),
-            "gone-folder/x/y.bin": record(kept), "r/a.bin/under-a-file.bin": record(kept),
+            "r/a.bin": Self.record(a), "q/b.bin": Self.record(a), "old/kept.bin": Self.record(kept), "old/gone.bin": Self.record(kept),
+            "gone-folder/x/y.bin": Self.record(kept), "r/a.bin/under-a-file.bin": Self.record(kept),
         ]
         let memory = MirrorMemory(known: [root: known])
         let plan = Planner.plan(for: manifest, parallelism: 1, memory: memory)
@@ -283,8 +280,13 @@ import Testing
         #expect(narrowed.proofs.stale.isEmpty, "q/b.bin is q's, and the unnamed records are left for a whole run")
 
         // Every record named: nothing to look at beyond the expectations.
-        let named = MirrorMemory(known: [root: ["r/a.bin": record(a)]])
+        let named = MirrorMemory(known: [root: ["r/a.bin": Self.record(a)]])
         #expect(Planner.plan(for: manifest, parallelism: 1, memory: named).proofs.stale.isEmpty)
+    }
+
+    /// A settled record of `file`, proven by a fetch against ``digest``.
+    static func record(_ file: FileIdentity) -> ProvenFile {
+        ProvenFile(file: file, digests: [digest], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)
     }
 
     /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.
