@@ -38,32 +38,13 @@ public enum HTTPDate {
     private static func seconds(day: Substring, month: Substring, year: Substring, time: Substring) -> Int64? {
         guard let m = months.firstIndex(of: month.lowercased()), month.count == 3,
             day.utf8.count <= 2, let d = Int64(decimalDigits: day), (1...31).contains(d),
-            let y = Int64(decimalDigits: year), year.utf8.count <= 4, d <= daysIn(month: m + 1, year: Int(y))
+            let y = Int64(decimalDigits: year), year.utf8.count <= 4, d <= CivilDate.daysIn(month: Int64(m + 1), year: y)
         else { return nil }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3, clock.allSatisfy({ $0.utf8.count == 2 }),
             let hh = Int64(decimalDigits: clock[0]), let mm = Int64(decimalDigits: clock[1]), let ss = Int64(decimalDigits: clock[2]),
             hh < 24, mm < 60, ss <= 60
         else { return nil }
-        return daysFromCivil(year: Int(y), month: m + 1, day: Int(d)) * 86_400 + hh * 3600 + mm * 60 + ss
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64((month + 9) % 12)
-        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        return CivilDate.days(year: y, month: Int64(m + 1), day: d) * 86_400 + hh * 3600 + mm * 60 + ss
     }
 }

@@ -14,7 +14,7 @@ public enum RFC3339 {
             let day = number(8, 2), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(b[10]),
             let hour = number(11, 2), b[13] == UInt8(ascii: ":"), let minute = number(14, 2), b[16] == UInt8(ascii: ":"),
             let second = number(17, 2),
-            (1...12).contains(month), day >= 1, day <= HTTPDate.daysIn(month: Int(month), year: Int(year)),
+            (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
             hour < 24, minute < 60, second <= 60
         else { return nil }
         var i = 19
@@ -38,7 +38,7 @@ public enum RFC3339 {
         default:
             return nil
         }
-        let days = HTTPDate.daysFromCivil(year: Int(year), month: Int(month), day: Int(day))
+        let days = CivilDate.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + min(second, 59) - offset
         return seconds * 1000 + millis
     }

@@ -45,18 +45,18 @@ extension JUnitReport {
                 let year = Self.number(bytes[0..<4]), let month = Self.number(bytes[5..<7]),
                 let day = Self.number(bytes[8..<10]), let hour = Self.number(bytes[11..<13]),
                 let minute = Self.number(bytes[14..<16]), let second = Self.number(bytes[17..<19]),
-                year >= 1, (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
+                year >= 1, (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
                 hour < 24, minute < 60, second < 60
             else { return nil }
-            let days = Self.daysSince1970(year: year, month: month, day: day)
+            let days = CivilDate.days(year: year, month: month, day: day)
             self.init(secondsSince1970: days * 86_400 + hour * 3_600 + minute * 60 + second)
         }
 
         /// `YYYY-MM-DDTHH:MM:SS`.
         public var description: String {
-            let days = Self.floorDivide(secondsSince1970, 86_400)
+            let days = CivilDate.floorDivide(secondsSince1970, 86_400)
             let secondOfDay = secondsSince1970 - days * 86_400
-            let (year, month, day) = Self.civil(daysSince1970: days)
+            let (year, month, day) = CivilDate.date(daysSince1970: days)
             var out = ""
             out.reserveCapacity(19)
             out += Self.padded(year, 4) + "-" + Self.padded(month, 2) + "-" + Self.padded(day, 2)
@@ -67,43 +67,6 @@ extension JUnitReport {
 
         public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
             lhs.secondsSince1970 < rhs.secondsSince1970
-        }
-
-        // Howard Hinnant's `civil_from_days`/`days_from_civil`: exact proleptic Gregorian
-        // arithmetic, valid far beyond the clamped range.
-        static func civil(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
-            let z = daysSince1970 + 719_468
-            let era = floorDivide(z, 146_097)
-            let dayOfEra = z - era * 146_097
-            let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-            let shiftedMonth = (5 * dayOfYear + 2) / 153
-            let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-            let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-            let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-            return (year, month, day)
-        }
-
-        static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-            let y = month <= 2 ? year - 1 : year
-            let era = floorDivide(y, 400)
-            let yearOfEra = y - era * 400
-            let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-            return era * 146_097 + dayOfEra - 719_468
-        }
-
-        private static func daysIn(month: Int64, year: Int64) -> Int64 {
-            switch month {
-            case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-            case 4, 6, 9, 11: 30
-            default: 31
-            }
-        }
-
-        private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-            let q = a / b
-            return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
         }
 
         private static func padded(_ value: Int64, _ width: Int) -> String {
