@@ -1,0 +1,132 @@
+import Foundation
+import JobrunConditions
+import JobrunTestSupport
+import Testing
+
+/// The metered condition: NetworkManager's `Metered` property, its guesses counted as what they
+/// guess, and every way of not getting it shown as `unknown` with its reason.
+@Suite struct MeteredStateTests {
+    /// Every `NMMetered` value, and numbers NetworkManager does not define.
+    static let table: [(metered: UInt32, value: MeteredState.Value, name: String)] = [
+        (0, .unknown, "UNKNOWN"), (1, .yes, "YES"), (2, .no, "NO"), (3, .yes, "GUESS_YES"), (4, .no, "GUESS_NO"),
+        (5, .unknown, "5"), (7, .unknown, "7"), (UInt32.max, .unknown, "4294967295"),
+    ]
+
+    @Test func networkManagerValues() {
+        for row in Self.table {
+            let state = MeteredState(networkManagerMetered: row.metered)
+            #expect(state == MeteredState(value: row.value, source: "NetworkManager Metered=\(row.name)"))
+            #expect(state.isMetered == (row.value == .yes))
+        }
+        #expect(!MeteredState(value: .unknown, source: "no NetworkManager").isMetered, "unknown counts as not metered")
+    }
+
+    @Test func theSystemBusAddress() {
+        let variable = MeteredState.systemBusVariable
+        #expect(variable == "DBUS_SYSTEM_BUS_ADDRESS")
+        #expect(MeteredState.systemBusAddress(environment: [:]) == "unix:path=/run/dbus/system_bus_socket")
+        #expect(MeteredState.systemBusAddress(environment: [variable: ""]) == MeteredState.defaultSystemBusAddress)
+        #expect(MeteredState.systemBusAddress(environment: [variable: "unix:path=/x/bus", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/y"]) == "unix:path=/x/bus")
+    }
+}
+
+/// The probe against a real `dbus-daemon` on a private bus, with a stand-in NetworkManager
+/// (`Tests/Support/fake_networkmanager.py`); Linux only, where libsystemd is.
+#if os(Linux)
+@Suite struct MeteredProbeTests {
+    /// Every value read over the bus, one stand-in re-reading its file at each call.
+    @Test func readsMeteredOverTheBus() async throws {
+        let bus = try await PrivateBus.start()
+        defer { bus.stop() }
+        let file = try bus.directory.write(file: "metered", contents: "0")
+        let manager = try await FakeNetworkManager.start(on: bus, .meteredFile(file))
+        defer { manager.stop() }
+        for row in MeteredStateTests.table {
+            try bus.directory.write(file: "metered", contents: String(row.metered))
+            let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+            #expect(state == MeteredState(value: row.value, source: "NetworkManager Metered=\(row.name)"), "Metered=\(row.metered)")
+        }
+        #expect(manager.calls == Array(repeating: "Get org.freedesktop.NetworkManager Metered", count: MeteredStateTests.table.count))
+
+        // The environment's DBUS_SYSTEM_BUS_ADDRESS names the bus.
+        try bus.directory.write(file: "metered", contents: "3")
+        let viaEnvironment = MeteredState.networkManager(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(10))
+        #expect(viaEnvironment == MeteredState(value: .yes, source: "NetworkManager Metered=GUESS_YES"))
+
+        // A Metered that is not a uint32.
+        try bus.directory.write(file: "metered", contents: "metered")
+        let wrongType = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+        #expect(wrongType == MeteredState(value: .unknown, source: "NetworkManager Metered unreadable (not a uint32)"))
+    }
+
+    @Test func noNetworkManagerOnTheBus() async throws {
+        let bus = try await PrivateBus.start()
+        defer { bus.stop() }
+        let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+        #expect(state == MeteredState(value: .unknown, source: "no NetworkManager"))
+    }
+
+    /// The call is sent with auto-start off: a NetworkManager the bus could start is not started
+    /// (its starter would leave a file), and counts as absent.
+    @Test func neverStartsNetworkManager() async throws {
+        let scripts = try TemporaryDirectory(prefix: "activation")
+        defer { scripts.remove() }
+        let marker = scripts.path("started")
+        let starter = try scripts.write(file: "start-networkmanager", contents: "#!/bin/sh\necho started > '\(marker)'\n")
+        #expect(chmod(starter, 0o755) == 0)
+        let bus = try await PrivateBus.start(activatable: ["org.freedesktop.NetworkManager": starter])
+        defer { bus.stop() }
+        // Long enough for an activation to run its course, so that a wrong flag shows.
+        let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+        #expect(state == MeteredState(value: .unknown, source: "no NetworkManager"))
+        #expect(!scripts.exists("started"), "the probe started NetworkManager:\n\(bus.diagnostics)")
+    }
+
+    @Test func aNetworkManagerThatNeverAnswers() async throws {
+        let bus = try await PrivateBus.start()
+        defer { bus.stop() }
+        let manager = try await FakeNetworkManager.start(on: bus, .noReply)
+        defer { manager.stop() }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(1))
+        let took = clock.now - started
+        #expect(state == MeteredState(value: .unknown, source: "NetworkManager did not answer within 1000 ms"))
+        #expect(took >= .seconds(1) && took < .seconds(4), "took \(took)")
+        #expect(await Poll.until(timeout: .seconds(10)) { manager.calls.count == 1 }, "the call reached the stand-in")
+    }
+
+    @Test func noBusAtTheAddress() throws {
+        let dir = try TemporaryDirectory(prefix: "nobus")
+        defer { dir.remove() }
+        let missing = "unix:path=" + dir.path("missing")
+        #expect(MeteredState.networkManager(busAddress: missing) == MeteredState(
+            value: .unknown, source: "no system bus (\(missing): No such file or directory)"))
+
+        // A socket file nobody listens on (a daemon that died).
+        let stale = try UnixSocketFile(path: dir.path("stale"), isListening: false)
+        defer { stale.close() }
+        let refused = "unix:path=" + dir.path("stale")
+        #expect(MeteredState.networkManager(busAddress: refused) == MeteredState(
+            value: .unknown, source: "no system bus (\(refused): Connection refused)"))
+
+        #expect(MeteredState.networkManager(busAddress: "not an address").source.hasPrefix("no system bus (not an address: "))
+    }
+
+    /// A bus that takes the connection and never says anything (a hung daemon): sd-bus alone would
+    /// wait 90 s to authenticate.
+    @Test func aBusThatNeverAnswers() throws {
+        let dir = try TemporaryDirectory(prefix: "silentbus")
+        defer { dir.remove() }
+        let silent = try UnixSocketFile(path: dir.path("bus"), isListening: true)
+        defer { silent.close() }
+        let address = "unix:path=" + dir.path("bus")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let state = MeteredState.networkManager(busAddress: address, timeout: .milliseconds(300))
+        let took = clock.now - started
+        #expect(state == MeteredState(value: .unknown, source: "no system bus (\(address): no answer within 300 ms)"))
+        #expect(took >= .milliseconds(300) && took < .seconds(3), "took \(took)")
+    }
+}
+#endif
