@@ -34,6 +34,18 @@ import Testing
 /// (`Tests/Support/fake_networkmanager.py`); Linux only, where libsystemd is.
 #if os(Linux)
 @Suite struct MeteredProbeTests {
+    /// Runs a probe on a thread of its own: it blocks for up to its timeout, never on one of the
+    /// few threads that run Swift tasks.
+    static func offThePool(_ probe: @escaping @Sendable () -> MeteredState) async -> MeteredState {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: probe()) }
+        }
+    }
+
+    func probe(busAddress: String, timeout: Duration = MeteredState.defaultTimeout) async -> MeteredState {
+        await Self.offThePool { MeteredState.networkManager(busAddress: busAddress, timeout: timeout) }
+    }
+
     /// Every value read over the bus, one stand-in re-reading its file at each call.
     @Test func readsMeteredOverTheBus() async throws {
         let bus = try await PrivateBus.start()
@@ -43,26 +55,27 @@ import Testing
         defer { manager.stop() }
         for row in MeteredStateTests.table {
             try bus.directory.write(file: "metered", contents: String(row.metered))
-            let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+            let state = await probe(busAddress: bus.address, timeout: .seconds(10))
             #expect(state == MeteredState(value: row.value, source: "NetworkManager Metered=\(row.name)"), "Metered=\(row.metered)")
         }
         #expect(manager.calls == Array(repeating: "Get org.freedesktop.NetworkManager Metered", count: MeteredStateTests.table.count))
 
         // The environment's DBUS_SYSTEM_BUS_ADDRESS names the bus.
         try bus.directory.write(file: "metered", contents: "3")
-        let viaEnvironment = MeteredState.networkManager(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(10))
+        let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
+        let viaEnvironment = await Self.offThePool { MeteredState.networkManager(environment: environment, timeout: .seconds(10)) }
         #expect(viaEnvironment == MeteredState(value: .yes, source: "NetworkManager Metered=GUESS_YES"))
 
         // A Metered that is not a uint32.
         try bus.directory.write(file: "metered", contents: "metered")
-        let wrongType = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+        let wrongType = await probe(busAddress: bus.address, timeout: .seconds(10))
         #expect(wrongType == MeteredState(value: .unknown, source: "NetworkManager Metered unreadable (not a uint32)"))
     }
 
     @Test func noNetworkManagerOnTheBus() async throws {
         let bus = try await PrivateBus.start()
         defer { bus.stop() }
-        let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+        let state = await probe(busAddress: bus.address, timeout: .seconds(10))
         #expect(state == MeteredState(value: .unknown, source: "no NetworkManager"))
     }
 
@@ -77,7 +90,7 @@ import Testing
         let bus = try await PrivateBus.start(activatable: ["org.freedesktop.NetworkManager": starter])
         defer { bus.stop() }
         // Long enough for an activation to run its course, so that a wrong flag shows.
-        let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(10))
+        let state = await probe(busAddress: bus.address, timeout: .seconds(10))
         #expect(state == MeteredState(value: .unknown, source: "no NetworkManager"))
         #expect(!scripts.exists("started"), "the probe started NetworkManager:\n\(bus.diagnostics)")
     }
@@ -89,33 +102,33 @@ import Testing
         defer { manager.stop() }
         let clock = ContinuousClock()
         let started = clock.now
-        let state = MeteredState.networkManager(busAddress: bus.address, timeout: .seconds(1))
+        let state = await probe(busAddress: bus.address, timeout: .seconds(1))
         let took = clock.now - started
         #expect(state == MeteredState(value: .unknown, source: "NetworkManager did not answer within 1000 ms"))
         #expect(took >= .seconds(1) && took < .seconds(4), "took \(took)")
         #expect(await Poll.until(timeout: .seconds(10)) { manager.calls.count == 1 }, "the call reached the stand-in")
     }
 
-    @Test func noBusAtTheAddress() throws {
+    @Test func noBusAtTheAddress() async throws {
         let dir = try TemporaryDirectory(prefix: "nobus")
         defer { dir.remove() }
         let missing = "unix:path=" + dir.path("missing")
-        #expect(MeteredState.networkManager(busAddress: missing) == MeteredState(
+        #expect(await probe(busAddress: missing) == MeteredState(
             value: .unknown, source: "no system bus (\(missing): No such file or directory)"))
 
         // A socket file nobody listens on (a daemon that died).
         let stale = try UnixSocketFile(path: dir.path("stale"), isListening: false)
         defer { stale.close() }
         let refused = "unix:path=" + dir.path("stale")
-        #expect(MeteredState.networkManager(busAddress: refused) == MeteredState(
+        #expect(await probe(busAddress: refused) == MeteredState(
             value: .unknown, source: "no system bus (\(refused): Connection refused)"))
 
-        #expect(MeteredState.networkManager(busAddress: "not an address").source.hasPrefix("no system bus (not an address: "))
+        #expect(await probe(busAddress: "not an address").source.hasPrefix("no system bus (not an address: "))
     }
 
     /// A bus that takes the connection and never says anything (a hung daemon): sd-bus alone would
     /// wait 90 s to authenticate.
-    @Test func aBusThatNeverAnswers() throws {
+    @Test func aBusThatNeverAnswers() async throws {
         let dir = try TemporaryDirectory(prefix: "silentbus")
         defer { dir.remove() }
         let silent = try UnixSocketFile(path: dir.path("bus"), isListening: true)
@@ -123,7 +136,7 @@ import Testing
         let address = "unix:path=" + dir.path("bus")
         let clock = ContinuousClock()
         let started = clock.now
-        let state = MeteredState.networkManager(busAddress: address, timeout: .milliseconds(300))
+        let state = await probe(busAddress: address, timeout: .milliseconds(300))
         let took = clock.now - started
         #expect(state == MeteredState(value: .unknown, source: "no system bus (\(address): no answer within 300 ms)"))
         #expect(took >= .milliseconds(300) && took < .seconds(3), "took \(took)")
