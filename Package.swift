@@ -35,6 +35,9 @@ let package = Package(
         // glibc calls and flags Swift's Glibc module leaves out (declarations, one inline wrapper;
         // empty off Linux).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // sd-bus declarations only: JobrunConditions loads libsystemd itself with dlopen
+        // (SDBusAPI), so no pkg-config and no libsystemd-dev.
+        .systemLibrary(name: "CSDBus", path: "Sources/CSDBus"),
 
         .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
@@ -46,7 +49,7 @@ let package = Package(
         .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState"], swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
         .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
-        .target(name: "JobrunConditions", dependencies: ["JobrunCore"], swiftSettings: strict),
+        .target(name: "JobrunConditions", dependencies: ["JobrunCore", "CSDBus"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
