@@ -42,23 +42,23 @@ let package = Package(
         .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
         .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
-        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunState"], swiftSettings: strict),
+        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunState", "JobrunConditions"], swiftSettings: strict),
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
-        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState"], swiftSettings: strict),
+        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions"], swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
         .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
         .target(name: "JobrunConditions", dependencies: ["JobrunCore", "CSDBus"], swiftSettings: strict),
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
         .target(
             name: "JobrunRun",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "CLinux"],
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux"],
             swiftSettings: strict),
         .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState",
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState", "JobrunConditions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -53,7 +53,13 @@ struct ApplyCommand: ParsableCommand {
             or hashed while planning) and every run. A file unchanged since its
             last proof passes without being read; --rehash reads every file. A
             damaged state is set aside and started anew, with a warning.
-            Exit status 0 when every slice is verified, 1 when any failed.
+            A resource whose network policy holds it back (a metered network,
+            battery, a busy machine: docs/policy.md) is deferred: nothing of it
+            is fetched, and the log, JSON, JUnit and events say why. Conditions
+            are read again every --conditions-interval; --wait-for-conditions
+            waits for them instead of deferring.
+            Exit status 0 when every slice is verified (or deferred), 1 when any
+            failed; 75 with --require-complete when work was deferred.
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
@@ -65,6 +71,10 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var concurrencyOptions: ConcurrencyOptions
 
     @OptionGroup var stateOptions: MirrorStateOptions
+
+    @OptionGroup var conditionsOptions: ConditionsOptions
+
+    @OptionGroup var deferralOptions: DeferralOptions
 
     @Flag(name: .long, help: "Apply a stale saved plan anyway, re-planning against the current manifests and mirror.")
     var refresh = false
@@ -171,7 +181,11 @@ struct ApplyCommand: ParsableCommand {
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
         defer { lock.release() }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
-        let plan = Planner.plan(for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
+        let policy = conditionsOptions.context(for: manifest, states: states)
+        // Waiting for conditions, the plan defers nothing: the run's gate holds the work back.
+        let plan = Planner.plan(
+            for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
+            policy: deferralOptions.wait == nil ? policy : nil)
         events.emit(.planned(plan.counts))
         if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
@@ -191,6 +205,7 @@ struct ApplyCommand: ParsableCommand {
         options.allowsFileURLs = manifestOptions.allowFileURLs
         options.deadline = cutoff
         options.rateLimit = rateLimit
+        options.policy = runPolicy(policy, for: manifest, cutoff: cutoff)
         let started = Date()
         let executor = Executor(plan: plan, options: options)
         let signals = SignalHandling.install { signal in executor.requestStop(.signal(signal)) }
@@ -219,13 +234,28 @@ struct ApplyCommand: ParsableCommand {
         }
         try sums?.write(ApplyReports.checksumLists(result))
         if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID)) }
-        let status = result.exitStatus
+        var status = result.exitStatus
+        if status == .ok, deferralOptions.requireComplete, result.counts.deferred > 0 { status = .locked }
         run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 }
 
 extension ApplyCommand {
+    /// How the run judges the network policy again as it goes: with the conditions read anew
+    /// when some resource's policy looks at them, and `--wait-for-conditions` (never past the
+    /// deadline's cutoff).
+    func runPolicy(_ context: PolicyContext, for manifest: Manifest, cutoff: ContinuousClock.Instant?) -> RunPolicy {
+        var policy = RunPolicy(context: context) { RunID.milliseconds() }
+        policy.interval = deferralOptions.interval
+        if manifest.resources.contains(where: { $0.settings.network.looksAtConditions }) { policy.readConditions = conditionsOptions.reader() }
+        if let wait = deferralOptions.wait {
+            let until = ContinuousClock.now + wait
+            policy.waitUntil = cutoff.map { min($0, until) } ?? until
+        }
+        return policy
+    }
+
     /// A pre-flight step: the known sizes to fetch must fit each output file system's free space
     /// less its margin (``SpaceCheck``), before the first request.
     /// - Throws: `ExitCode` 74, after a line per file system that lacks room.

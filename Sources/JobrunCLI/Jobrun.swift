@@ -20,12 +20,14 @@ public struct Jobrun: ParsableCommand {
               65   a manifest is invalid
               66   a manifest is missing or unreadable
               74   I/O error
-              75   another apply holds an output root (apply --lock-timeout waits)
+              75   another apply holds an output root (apply --lock-timeout waits);
+                   the deadline came, or work was deferred with --require-complete;
+                   'conditions': discretionary work would be deferred now
               130  interrupted (SIGINT), 143 terminated (SIGTERM)
             """,
         version: JobrunVersion.current,
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, GraphCommand.self, VersionCommand.self,
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, ConditionsCommand.self, GraphCommand.self, VersionCommand.self,
         ]
     )
 

@@ -49,6 +49,8 @@ struct PlanCommand: ParsableCommand {
 
     @OptionGroup var stateOptions: MirrorStateOptions
 
+    @OptionGroup var conditionsOptions: ConditionsOptions
+
     @Flag(name: .shortAndLong, help: "Also list every slice with its action.")
     var verbose = false
 
@@ -89,7 +91,9 @@ struct PlanCommand: ParsableCommand {
         }
         run.start()
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
-        let plan = Planner.plan(for: manifest, parallelism: jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash))
+        let plan = Planner.plan(
+            for: manifest, parallelism: jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
+            policy: conditionsOptions.context(for: manifest, states: states))
         states.learn(plan.proofs)
         run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)

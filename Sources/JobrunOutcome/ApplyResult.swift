@@ -1,3 +1,4 @@
+public import JobrunPlan
 public import JobrunCore
 public import JobrunManifest
 
@@ -102,10 +103,13 @@ public struct ApplyResult: Sendable {
         public var resource: Resource
         /// One outcome per slice, in the resource's slice order.
         public var outcomes: [SliceOutcome]
+        /// Why the network policy held the resource's work back, when it did.
+        public var deferral: Deferral?
 
-        public init(resource: Resource, outcomes: [SliceOutcome]) {
+        public init(resource: Resource, outcomes: [SliceOutcome], deferral: Deferral? = nil) {
             self.resource = resource
             self.outcomes = outcomes
+            self.deferral = deferral
         }
         /// Every slice verified and committed durably.
         public var isComplete: Bool {
@@ -202,7 +206,19 @@ public struct ApplyResult: Sendable {
         case .stopped(.signal): word = "interrupted"
         case .stopped(.deadline): return deadlineLine(c)
         }
-        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(c.withoutDigests.summaryClause)."
+        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.withoutDigests.summaryClause)."
+    }
+
+    /// Deferred slices by cause, ` (metered 8, window 4)`, or nothing when none is deferred (as
+    /// in the plan's summary line).
+    public var deferredBreakdown: String {
+        var slices: [DeferralReason: Int] = [:]
+        for e in entries.indices {
+            guard let deferral = entries[e].deferral else { continue }
+            let count = entries[e].outcomes.indices.count { entries[e].outcomes[$0].status == .deferred }
+            for reason in deferral.reasons { slices[reason, default: 0] += count }
+        }
+        return DeferralReason.breakdown(slices)
     }
 
     /// What a stopped run left for the next one.

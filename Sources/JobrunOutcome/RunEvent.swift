@@ -17,6 +17,12 @@ public enum RunEvent: Sendable {
     case resourceFailed(id: String, counts: ApplyResult.Counts, cause: ResourceFailure)
     /// Not attempted: a dependency did not complete.
     case resourceSkipped(id: String, reason: String)
+    /// The network policy holds the resource's work back: its slices not started are deferred
+    /// (those in flight when its conditions turned bad finished).
+    case resourceDeferred(id: String, deferral: Deferral)
+    /// A warning: the resource runs although these conditions would defer it, because it has
+    /// been deferred for its `max_deferral` already.
+    case deferralOverridden(id: String, causes: [Deferral.Cause])
     /// A slice the run worked on reached its end: fetched, resumed, failed or skipped.
     case sliceSettled(SettledSlice)
     /// Every file renamed into `root` so far is on disk: its file system was synced. Not in the

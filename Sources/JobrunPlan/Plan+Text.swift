@@ -5,9 +5,21 @@ extension Plan {
     /// The plan summary line, a stable contract:
     /// `Plan: 412 to fetch (26.3 MiB), 3 to resume, 2 to refetch, 188 up to date, 0 deferred.`
     /// When some slices declare no digest, ``IntegrityCounts/summaryClause`` goes before the
-    /// period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`
+    /// period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).` Deferred slices
+    /// are broken down by cause (``deferredBreakdown``): `…, 12 deferred (metered 8, window 4).`
     public var summaryLine: String {
-        "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred\(counts.integrity.summaryClause)."
+        "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
+    }
+
+    /// Deferred slices by cause, ` (metered 8, window 4)`, or nothing when none is deferred. A
+    /// resource held back for two causes counts under each.
+    public var deferredBreakdown: String {
+        var slices: [DeferralReason: Int] = [:]
+        for entry in entries {
+            guard let deferral = entry.deferral else { continue }
+            for reason in deferral.reasons { slices[reason, default: 0] += entry.counts.deferred }
+        }
+        return DeferralReason.breakdown(slices)
     }
 
     /// The plan as people read it: a line per resource, a line per slice with `verbose` (marked
@@ -34,7 +46,9 @@ extension Plan {
                     bytes = " (\(ByteCount(c.bytesToTransfer))\(unsized.isEmpty ? "" : " + \(unsized)"))"
                 }
             }
-            out += "\(c.hasChanges ? "~" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
+            out += "\(c.hasChanges ? "~" : c.deferred > 0 ? "?" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
+            if let deferral = entry.deferral { out += "    \(deferral.message)\n" }
+            for cause in entry.overridden { out += "    warning: deferred for longer than max_deferral, runs despite: \(cause.detail)\n" }
             guard verbose else { continue }
             for (s, d) in zip(r.slices, entry.decisions) {
                 let size = s.size.map { " (\(ByteCount($0)))" } ?? ""

@@ -88,6 +88,18 @@ public struct Plan: Sendable {
         /// One decision per slice, in the resource's slice order.
         public var decisions: [SliceDecision]
         public var counts: PlanCounts
+        /// Why the network policy holds this resource's work back (only a resource with work to
+        /// do is deferred; its slices to transfer are then `deferred`).
+        public var deferral: Deferral?
+        /// Conditions that would defer it, overridden because it was deferred for `max_deferral`.
+        public var overridden: [Deferral.Cause] = []
+
+        public init(resource: Resource, decisions: [SliceDecision], counts: PlanCounts, deferral: Deferral? = nil) {
+            self.resource = resource
+            self.decisions = decisions
+            self.counts = counts
+            self.deferral = deferral
+        }
     }
 
     public var manifest: Manifest

@@ -12,10 +12,12 @@ public enum Planner {
     ///   - memory: what the output roots' mirror states recorded (``MirrorMemory``): files
     ///     unchanged since their last proof are not read, and what this plan proves is
     ///     collected in ``Plan/proofs`` to be recorded.
+    ///   - policy: the conditions and time the network policies are judged by; without it no
+    ///     resource is deferred.
     public static func plan(
         for manifest: Manifest, parallelism: Int? = nil,
         measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:),
-        memory: MirrorMemory? = nil
+        memory: MirrorMemory? = nil, policy: PolicyContext? = nil
     ) -> Plan {
         let order = manifest.dependencyOrder
         var expectations = manifest.fileExpectations(in: order)
@@ -33,6 +35,7 @@ public enum Planner {
         entries.reserveCapacity(order.count)
         var total = PlanCounts()
         var warnings: [String] = []
+        var deferredIDs = Set<String>()
         var k = 0
         for index in order {
             let r = manifest.resources[index]
@@ -60,8 +63,11 @@ public enum Planner {
                 counts.integrity.add(s.integrity)
                 decisions.append(decision)
             }
-            total += counts
-            entries.append(Plan.Entry(resource: r, decisions: decisions, counts: counts))
+            var entry = Plan.Entry(resource: r, decisions: decisions, counts: counts)
+            if let policy { policy.apply(to: &entry, deferredDependencies: deferredIDs) }
+            if entry.deferral != nil { deferredIDs.insert(r.id) }
+            total += entry.counts
+            entries.append(entry)
         }
         var plan = Plan(
             manifest: manifest, entries: entries, counts: total, warnings: warnings,

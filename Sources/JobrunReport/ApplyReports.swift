@@ -55,6 +55,7 @@ public enum ApplyReports {
             w.beginObject()
             w.key("id"); w.string(r.id)
             w.key("complete"); w.bool(entry.isComplete)
+            w.deferral(entry.deferral)
             w.key("slices")
             w.beginArray()
             for (s, o) in zip(r.slices, entry.outcomes) {
@@ -138,7 +139,7 @@ public enum ApplyReports {
                 case .skipped:
                     outcome = .skipped(message: o.skipReason ?? "not attempted")
                 case .deferred:
-                    outcome = .skipped(message: "deferred by the network policy")
+                    outcome = .skipped(message: o.skipReason ?? "deferred by the network policy")
                 }
                 return JUnitReport.TestCase(classname: r.id, name: s.path, time: o.duration, result: outcome)
             }

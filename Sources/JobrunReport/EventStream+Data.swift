@@ -19,6 +19,8 @@ extension EventStream {
         case .resourceCompleted: "resource_done"
         case .resourceFailed: "resource_failed"
         case .resourceSkipped: "resource_skipped"
+        case .resourceDeferred: "resource_deferred"
+        case .deferralOverridden: "deferral_overridden"
         case .sliceSettled(let settled):
             switch settled.outcome.status {
             case .fetched, .resumed, .upToDate: "slice_done"
@@ -68,6 +70,12 @@ extension EventStream {
         case .resourceSkipped(let id, let reason):
             w.key("resource"); w.string(id)
             w.key("reason"); w.string(reason)
+        case .resourceDeferred(let id, let deferral):
+            w.key("resource"); w.string(id)
+            w.deferralFields(deferral)
+        case .deferralOverridden(let id, let causes):
+            w.key("resource"); w.string(id)
+            w.causeFields(causes)
         case .sliceSettled(let settled):
             writeSettled(settled, &w)
         case .sliceRetrying(let slice, let failure, let attempt, let delay):

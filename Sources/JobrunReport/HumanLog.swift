@@ -2,7 +2,7 @@ public import JobrunOutcome
 import JobrunCore
 
 /// The lines a person reads while a run goes, rendered from its events: a line per resource
-/// (`+` fetched, `=` nothing to do, `-` skipped, `!` failed), a line per failed slice, the
+/// (`+` fetched, `=` nothing to do, `-` skipped, `?` deferred, `!` failed), a line per failed slice, the
 /// origins' breaker lines, and at the end the summary. Results go to `results` (stdout, or
 /// stderr when stdout carries JSON); notices about the run itself go to `notices` (stderr).
 public final class HumanLog: RunObserver {
@@ -32,6 +32,10 @@ public final class HumanLog: RunObserver {
             notices("jobrun: waiting up to \(DurationParser.format(milliseconds: timeout.wholeMilliseconds)) for the output root '\(root)', locked by \(holder ?? "another process")\n")
         case .resourceSkipped(let id, let reason):
             if detail != .quiet { results("- \(id): skipped (\(reason))\n") }
+        case .resourceDeferred(let id, let deferral):
+            if detail != .quiet { results("? \(id): \(deferral.message)\n") }
+        case .deferralOverridden(let id, let causes):
+            notices("jobrun: warning: '\(id)' has been deferred for its max_deferral; it runs despite: \(causes.map(\.detail).joined(separator: "; "))\n")
         case .resourceCompleted(let id, let counts):
             if detail != .quiet { results(Self.resourceLine(id, counts)) }
         case .resourceFailed(let id, _, let cause):

@@ -153,6 +153,7 @@ public enum PlanJSON {
         w.endArray()
         w.key("counts")
         writeCounts(entry.counts, resources: nil, into: &w)
+        w.deferral(entry.deferral)
         w.key("settings")
         writeSettings(r.settings, into: &w)
         w.key("slices")

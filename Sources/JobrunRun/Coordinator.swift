@@ -109,11 +109,21 @@ struct Coordinator {
     var lastProgress = ContinuousClock.now
     let digestPool = DigestPool()
     let bodyBuffers = BodyBufferPool()
+    /// The network policy (``RunPolicy``): its latest context, the gate's place among the gates,
+    /// the resources deferred at the last review, when the next one is due, the conditions' watch.
+    var policyContext: PolicyContext?
+    var policyGateIndex: Int?
+    var policyDeferrals: [Int: Deferral] = [:]
+    var nextPolicyReview: ContinuousClock.Instant?
+    var conditionsWatch: ConditionsWatch?
+    /// Why each deferred resource was deferred, by plan entry.
+    var deferralOf: [Int: Deferral] = [:]
 
     enum ResourceState: Equatable {
         /// `unfinished`: the run stopped before all its slices ended (none failed); its
-        /// dependents are not started rather than skipped as dependency failures.
-        case waiting, active, complete, failed, unfinished, skipped(String)
+        /// dependents are not started rather than skipped as dependency failures. `deferred`: the
+        /// network policy held (the rest of) its work back; its dependents are deferred too.
+        case waiting, active, complete, failed, unfinished, deferred, skipped(String)
     }
 
     init(executor: Executor, events: RunEvents, engines: [CurlEngine], store: BodyStore) {
@@ -136,6 +146,7 @@ struct Coordinator {
         }
         if let cutoff = executor.options.deadline { scheduler.gates.append(DeadlineGate(cutoff: cutoff)) }
         buildJobs()
+        startPolicy()
     }
 
     private mutating func buildJobs() {
@@ -155,7 +166,7 @@ struct Coordinator {
                     progress.counts.add(.upToDate, bytes: 0, integrity: slice.integrity)
                 case .deferred:
                     job.state = .done
-                    job.outcome = SliceOutcome(status: .deferred, displayURL: own.identity)
+                    job.outcome = SliceOutcome(status: .deferred, skipReason: entry.decisions[s].reason, displayURL: own.identity)
                     progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
                 case .fetch, .refetch, .resume:
                     progress.slicesToTransfer += 1
@@ -184,6 +195,7 @@ struct Coordinator {
     // MARK: The loop
 
     mutating func run() -> ApplyResult {
+        defer { stopPolicy() }
         activateRunnableResources()
         while true {
             if let reason = executor.stopReason {
@@ -197,6 +209,7 @@ struct Coordinator {
             }
             if let cutoff = options.deadline, !isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
             releaseDueRetries()
+            reviewPolicyIfDue()
             if !isStopping { dispatch() }
             flushCommitsIfDue(force: isStopping)
             if isFinished { break }
@@ -224,7 +237,7 @@ struct Coordinator {
         let entries = plan.entries.enumerated().map { r, entry in
             ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { j in
                 jobs[j].outcome.take() ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL(j))
-            })
+            }, deferral: deferralOf[r])
         }
         return ApplyResult(entries: entries, stopReason: stopReason, elapsed: ContinuousClock.now - started)
     }
@@ -255,6 +268,7 @@ struct Coordinator {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
+        if let review = nextPolicyReview, !delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
         if let interval = events.progressInterval, running > 0 || !delayedJobs.isEmpty { consider(lastProgress + interval) }
         return deadline
     }
@@ -277,10 +291,21 @@ struct Coordinator {
                 } else if deps.contains(where: { resourceState[$0.entry] == .unfinished }) {
                     // Left waiting: not started at the end of the run (its dependency was cut short).
                     continue
-                } else if deps.allSatisfy({ resourceState[$0.entry] == .complete }) {
+                } else if let deferral = plan.entries[r].deferral {
+                    deferResource(r, deferral)
+                    changed = true
+                } else if deps.allSatisfy({ resourceState[$0.entry] == .complete || resourceState[$0.entry] == .deferred }) {
+                    // Work that waits for a deferred dependency is deferred with it; a resource
+                    // with nothing to do is complete all the same.
+                    if !allDone(resource: r), let deferral = dependencyDeferral(of: r) {
+                        deferResource(r, deferral)
+                        changed = true
+                        continue
+                    }
                     resourceState[r] = .active
                     if !allDone(resource: r) {
                         activeResources.insert(r)
+                        warnIfOverridden(r)
                         events.emit(.resourceStarted(id: plan.entries[r].resource.id))
                     }
                     for j in jobsOfResource[r] where !isDone(j) {
@@ -348,7 +373,14 @@ struct Coordinator {
         }
         let total = jobsOfResource[r].count
         activeResources.remove(r)
-        if counts.failed == 0 && counts.skipped == 0 {
+        if counts.failed == 0 && counts.skipped == 0 && counts.deferred > 0 {
+            // Conditions turned bad while it ran: what it fetched is in place, the rest waits.
+            _ = syncRoot(resource.outputRoot)
+            resourceState[r] = .deferred
+            let deferral = runtimeDeferral(of: r)
+            deferralOf[r] = deferral
+            events.emit(.resourceDeferred(id: resource.id, deferral: deferral))
+        } else if counts.failed == 0 && counts.skipped == 0 {
             // The renames reach the disk before the resource is reported complete.
             if let error = syncRoot(resource.outputRoot) {
                 resourceState[r] = .failed
@@ -443,9 +475,11 @@ struct Coordinator {
                 delayedJobs.insert(j)
             case .notStarted(let j, let reason, let stop):
                 // A gate that holds slices back for the rest of the run (the deadline) ends it
-                // early: it finishes what is under way and what still fits.
+                // early: it finishes what is under way and what still fits. One that holds back
+                // only some resources (the network policy) defers their slices.
                 if let stop { stopReason = stopReason ?? stop }
-                settle(j, SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: reason, displayURL: displayURL(j)), bulk: true)
+                let status: SliceOutcome.Status = stop == nil ? .deferred : .skipped
+                settle(j, SliceOutcome(status: status, attempts: jobs[j].attempts, skipReason: reason, displayURL: displayURL(j)), bulk: true)
                 finishResourceIfDone(jobs[j].resource)
             }
         }

@@ -21,6 +21,9 @@ public struct ApplyOptions: Sendable {
     public var rateLimit: ByteRate?
     /// The wall clock in seconds since the epoch (for `Retry-After` dates).
     public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
+    /// The network policy: resources it defers do not start (``RunPolicy``); `nil`: no policy
+    /// is judged (a plan's deferrals stand as they are).
+    public var policy: RunPolicy?
     /// Random numbers in `[0, 1)` for backoff jitter.
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 

@@ -31,6 +31,8 @@ public final class StateRecorder: RunObserver {
     /// Committed files by output root, until the root's next sync.
     private var pending: [String: [Committed]] = [:]
     private let worker: Worker?
+    /// Resources the stores remember as deferred: only their completion is worth a write.
+    private var deferred: Set<String>
 
     /// Records the start of the run `runID` (`command`, begun at `startedAt`, ms since the epoch)
     /// now, and the rest as it happens; without a plan (`verify`), only the run.
@@ -41,6 +43,7 @@ public final class StateRecorder: RunObserver {
         var entries: [String: Int] = [:]
         for (k, entry) in (plan?.entries ?? []).enumerated() { entries[entry.resource.id] = k }
         self.entries = entries
+        deferred = Set(states.firstDeferrals().keys)
         states.recordRunStart(runID: runID, command: command, atMilliseconds: startedAt)
         // Even without a store yet: `apply` creates one when it first has something to record.
         worker = Worker(states: states, plan: plan, runID: runID)
@@ -65,6 +68,17 @@ public final class StateRecorder: RunObserver {
                 atMilliseconds: FileIdentity.now() / 1_000_000))
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
+        case .resourceDeferred(let id, let deferral):
+            // When it was first deferred is what `max_deferral` counts from, across runs.
+            guard let plan, let k = entry(of: id) else { return }
+            deferred.insert(id)
+            worker.enqueue(.deferred(
+                root: plan.entries[k].resource.outputRoot, id: id, reason: deferral.reasons.map(\.rawValue).joined(separator: ","),
+                atMilliseconds: FileIdentity.now() / 1_000_000))
+        case .resourceCompleted(let id, _):
+            // It ran: a later deferral counts anew.
+            guard deferred.remove(id) != nil, let plan, let k = entry(of: id) else { return }
+            worker.enqueue(.ran(root: plan.entries[k].resource.outputRoot, id: id))
         case .runEnded(let end):
             worker.enqueue(.end(end))
             worker.finish()
@@ -85,6 +99,9 @@ public final class StateRecorder: RunObserver {
         enum Job: Sendable {
             case files(root: String, [Committed])
             case end(RunEnd)
+            /// The network policy deferred a resource; a resource ran to its end.
+            case deferred(root: String, id: String, reason: String, atMilliseconds: Int64)
+            case ran(root: String, id: String)
             /// Signalled when every job before it is written.
             case barrier(DispatchSemaphore)
         }
@@ -148,6 +165,10 @@ public final class StateRecorder: RunObserver {
                 // A root whose store cannot be written is not worth a look at its files.
                 guard let plan, states.mayRecord(root: root) else { return }
                 states.record(Self.proven(committed, of: plan), root: root)
+            case .deferred(let root, let id, let reason, let at):
+                states.recordDeferred([(id, reason)], root: root, atMilliseconds: at)
+            case .ran(let root, let id):
+                states.forgetDeferred([id], root: root)
             case .barrier(let written):
                 written.signal()
             case .end(let end):

@@ -158,7 +158,7 @@ public final class MirrorStates: @unchecked Sendable {
 
     /// Runs `body` on `root`'s store; on a failure, reports it and stops using the store (or, for
     /// a damaged one with ``Access/create``, sets it aside and starts anew).
-    private func use<T>(_ root: String, _ body: (StateStore) throws(StateError) -> T) -> T? {
+    func use<T>(_ root: String, _ body: (StateStore) throws(StateError) -> T) -> T? {
         lock.withLock { _ -> T? in
             if stores[root] == nil, access == .create, !tried.contains(root), FileStatus.isDirectory(atPath: root) {
                 tried.insert(root)

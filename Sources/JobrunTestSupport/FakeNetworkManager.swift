@@ -12,6 +12,8 @@ public final class FakeNetworkManager: Sendable {
         case metered(String)
         /// The contents of this file, read at every call, as for ``metered(_:)``.
         case meteredFile(String)
+        /// These values, one per call in order, the last one from then on.
+        case meteredSequence([String])
         /// Never answers.
         case noReply
 
@@ -19,6 +21,7 @@ public final class FakeNetworkManager: Sendable {
             switch self {
             case .metered(let value): ["--metered", value]
             case .meteredFile(let path): ["--metered-file", path]
+            case .meteredSequence(let values): ["--metered-sequence", values.joined(separator: ",")]
             case .noReply: ["--no-reply"]
             }
         }

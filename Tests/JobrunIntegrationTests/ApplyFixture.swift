@@ -159,7 +159,16 @@ struct ApplyJSON: Decodable {
     struct Resource: Decodable {
         var id: String
         var complete: Bool
+        var deferral: Deferral?
         var slices: [Slice]
+    }
+
+    struct Deferral: Decodable {
+        var reasons: [String]
+        var details: [String]
+        var message: String
+        var until: String?
+        var untilMs: Int64?
     }
 
     struct Slice: Decodable {

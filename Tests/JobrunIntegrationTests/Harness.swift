@@ -17,7 +17,7 @@ enum Harness {
     /// Variables that change jobrun's output or the help layout, and the corpus' "unset" ones.
     static let scrubbedEnvironment: Set<String> = [
         "COLUMNS", "LINES", "SOURCE_DATE_EPOCH", "JOBRUN_HOSTNAME", "JOBRUN_PROGRESS", "JOBRUN_RUN_ID",
-        "JOBRUN_CORPUS_UNSET_TOKEN", "JOBRUN_CORPUS_UNSET_KEY",
+        "JOBRUN_CORPUS_UNSET_TOKEN", "JOBRUN_CORPUS_UNSET_KEY", "JOBRUN_METERED", "DBUS_SYSTEM_BUS_ADDRESS",
     ]
 
     /// Generous: a debug build on two shared cores, but a hang still ends the test.

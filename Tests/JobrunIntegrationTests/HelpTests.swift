@@ -4,7 +4,7 @@ import Testing
 /// `--help` of the root command and every subcommand, compared with `Golden/help/`, so a change
 /// to the command line's documentation is always deliberate (and reviewed as a diff).
 @Suite struct HelpTests {
-    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["status"], ["graph"], ["version"]]
+    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["status"], ["conditions"], ["graph"], ["version"]]
 
     @Test(arguments: commands)
     func helpMatchesTheGolden(command: [String]) async throws {

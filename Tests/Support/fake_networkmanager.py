@@ -8,12 +8,14 @@ daemon serves it. Prints `ready <unique name>` on stdout once the name is owned.
 
     fake_networkmanager.py --address unix:path=/tmp/x/bus --metered 3
     fake_networkmanager.py --address unix:path=/tmp/x/bus --metered-file /tmp/x/metered
+    fake_networkmanager.py --address unix:path=/tmp/x/bus --metered-sequence 2,2,1
     fake_networkmanager.py --address unix:path=/tmp/x/bus --no-reply
 
 --metered VALUE: Metered is VALUE, a uint32 (type u) when it is a number from 0 to 2^32-1
 (NetworkManager's are 0 UNKNOWN, 1 YES, 2 NO, 3 GUESS_YES, 4 GUESS_NO), else the string VALUE
 (type s: a wrong type). --metered-file PATH: the same, read from PATH at every Get (one daemon
-for a whole table of values). --no-reply: Get is received and never answered (a hung daemon).
+for a whole table of values). --metered-sequence A,B,…: A at the first Get, B at the second, and
+so on, the last value from then on (conditions that change during a run). --no-reply: Get is received and never answered (a hung daemon).
 Every Get received is logged on stderr as `Get <interface> <property>`. Exits when the bus goes
 away, or on SIGTERM/SIGINT.
 
@@ -72,6 +74,7 @@ def main():
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--metered")
     group.add_argument("--metered-file")
+    group.add_argument("--metered-sequence")
     group.add_argument("--no-reply", action="store_true")
     args = parser.parse_args()
 
@@ -81,6 +84,14 @@ def main():
         def metered():
             with open(args.metered_file, encoding="utf-8") as f:
                 return variant(f.read())
+    elif args.metered_sequence is not None:
+        values = args.metered_sequence.split(",")
+        answered = [0]
+
+        def metered():
+            value = values[min(answered[0], len(values) - 1)]
+            answered[0] += 1
+            return variant(value)
     else:
         metered = None
 

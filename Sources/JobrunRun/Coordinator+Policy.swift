@@ -1,0 +1,78 @@
+import JobrunCore
+import JobrunManifest
+import JobrunOutcome
+import JobrunPlan
+
+/// The network policy during the run: resources deferred by the plan, by a dependency, or by
+/// conditions that turned bad while it ran.
+extension Coordinator {
+    /// Starts the policy's review: the gate, the first verdicts, the watch of the conditions.
+    mutating func startPolicy() {
+        guard let policy = options.policy else { return }
+        policyContext = policy.context
+        policyGateIndex = scheduler.gates.count
+        scheduler.gates.append(PolicyGate(deferred: [:], waitUntil: policy.waitUntil, nextReview: ContinuousClock.now))
+        if let read = policy.readConditions { conditionsWatch = ConditionsWatch(interval: policy.interval, read: read) }
+        reviewPolicy(now: ContinuousClock.now)
+    }
+
+    /// Judges every resource still to run again, with the latest conditions and the time, and
+    /// renews the gate's verdicts.
+    mutating func reviewPolicy(now: ContinuousClock.Instant) {
+        guard let policy = options.policy, var context = policyContext, let index = policyGateIndex else { return }
+        if let reading = conditionsWatch?.take() { context.conditions = reading }
+        context.nowMilliseconds = policy.wallMilliseconds()
+        policyContext = context
+        var deferred: [Int: Deferral] = [:]
+        for r in plan.entries.indices where resourceState[r] == .waiting || resourceState[r] == .active {
+            if case .deferred(let deferral) = context.verdict(for: plan.entries[r].resource) { deferred[r] = deferral }
+        }
+        policyDeferrals = deferred
+        nextPolicyReview = now + policy.interval
+        scheduler.gates[index] = PolicyGate(deferred: deferred, waitUntil: policy.waitUntil, nextReview: now + policy.interval)
+    }
+
+    /// Reviews the policy when its interval has passed.
+    mutating func reviewPolicyIfDue() {
+        guard let due = nextPolicyReview, ContinuousClock.now >= due else { return }
+        reviewPolicy(now: ContinuousClock.now)
+    }
+
+    /// Ends the watch of the conditions.
+    func stopPolicy() {
+        conditionsWatch?.stop()
+    }
+
+    /// Resource `r` is deferred for `deferral` before it started: its slices not done are
+    /// deferred, and its dependents are deferred in turn.
+    mutating func deferResource(_ r: Int, _ deferral: Deferral) {
+        resourceState[r] = .deferred
+        deferralOf[r] = deferral
+        for j in jobsOfResource[r] where !isDone(j) {
+            settle(j, SliceOutcome(status: .deferred, skipReason: deferral.message, displayURL: displayURL(j)), bulk: true)
+        }
+        events.emit(.resourceDeferred(id: plan.entries[r].resource.id, deferral: deferral))
+    }
+
+    /// A warning, once per resource, when it runs only because `max_deferral` has passed.
+    mutating func warnIfOverridden(_ r: Int) {
+        var overridden = plan.entries[r].overridden
+        if overridden.isEmpty, let context = policyContext, case .run(let causes) = context.verdict(for: plan.entries[r].resource) {
+            overridden = causes
+        }
+        guard !overridden.isEmpty else { return }
+        events.emit(.deferralOverridden(id: plan.entries[r].resource.id, causes: overridden))
+    }
+
+    /// Why resource `r` was deferred while it ran: the gate's verdict, or the dependency's.
+    func runtimeDeferral(of r: Int) -> Deferral {
+        policyDeferrals[r] ?? deferralOf[r] ?? Deferral(causes: [Deferral.Cause(.dependency, "deferred by the network policy")])
+    }
+
+    /// The dependencies of `r` that are deferred, as a deferral of `r`.
+    func dependencyDeferral(of r: Int) -> Deferral? {
+        let deferred = dependencies[r].filter { resourceState[$0.entry] == .deferred }.map(\.id).sorted()
+        guard !deferred.isEmpty else { return nil }
+        return Deferral(causes: deferred.map { Deferral.Cause(.dependency, "depends on '\($0)', which is deferred") })
+    }
+}
