@@ -248,7 +248,7 @@ extension ApplyCommand {
     func runPolicy(_ context: PolicyContext, for manifest: Manifest, cutoff: ContinuousClock.Instant?) -> RunPolicy {
         var policy = RunPolicy(context: context) { RunID.milliseconds() }
         policy.interval = deferralOptions.interval
-        if manifest.resources.contains(where: { $0.settings.network.looksAtConditions }) { policy.readConditions = conditionsOptions.reader() }
+        if manifest.resources.contains(where: { $0.settings.network.defersForConditions }) { policy.readConditions = conditionsOptions.reader() }
         if let wait = deferralOptions.wait {
             let until = ContinuousClock.now + wait
             policy.waitUntil = cutoff.map { min($0, until) } ?? until

@@ -38,10 +38,10 @@ struct ConditionsOptions: ParsableArguments {
     /// resource was first deferred (from `states`).
     func context(for manifest: Manifest, states: MirrorStates) -> PolicyContext {
         let environment = ProcessInfo.processInfo.environment
-        let looks = manifest.resources.contains { $0.settings.network.looksAtConditions }
+        let looks = manifest.resources.contains { $0.settings.network.defersForConditions }
         return PolicyContext(
             conditions: looks ? read() : Conditions.notRead, nowMilliseconds: RunID.milliseconds(),
-            localZone: ZoneRules.local(environment: environment), firstDeferred: states.firstDeferrals())
+            localZone: TimeZoneRules.local(environment: environment), firstDeferred: states.firstDeferrals())
     }
 
     /// The conditions now: the metered setting (or NetworkManager's answer), the power supply,

@@ -32,7 +32,8 @@ extension ManifestDecoder {
         }
 
         var settings = defaults
-        readSettings(from: node, into: &settings, context: "resource '\(id)'")
+        readSettings(from: node, into: &settings, scope: .resource(id: id))
+        noteNetworkDefaultsUse(resource: node, policy: settings.network)
 
         var checksum: DigestAlgorithm?
         if let n = doc.value(forKey: "checksum", in: node), let text = string(n, "checksum") {

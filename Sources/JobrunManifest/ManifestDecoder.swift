@@ -17,6 +17,12 @@ struct ManifestDecoder {
     /// Literal credentials written in the manifest (secret headers' values, URL user-info):
     /// quoted source lines show them as `<redacted>`.
     var secretLiterals: Set<String> = []
+    /// Zones looked up so far, by name, found or not.
+    var timeZones: [String: Result<TimeZoneRules, TimeZoneRules.LoadError>] = [:]
+    /// The database's zone names, read at the first unknown one (for suggestions).
+    var timeZoneNames: [String]?
+    /// Which of the `defaults`' network keys change some resource.
+    var networkDefaultsUse = NetworkDefaultsUse()
 
     static let topKeys = ["version", "defaults", "resources"]
     static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority"]
@@ -57,14 +63,17 @@ struct ManifestDecoder {
         var settings = ResourceSettings()
         settings.concurrency = settings.concurrency.overridden(by: options.concurrency)
         var output = "mirror"
+        var cleanDefaults: YAMLNode?
         if let d = doc.value(forKey: "defaults", in: root), !doc.isNull(d), requireMapping(d, "'defaults'") {
+            let errorsBefore = diagnostics.errorCount
             checkKeys(d, allowed: Self.defaultsKeys, in: "'defaults'")
             if let o = doc.value(forKey: "output", in: d), let text = string(o, "output"),
                 isFreeOfDeceptiveCharacters(text, node: o, field: "'output'")
             {
                 output = text
             }
-            readSettings(from: d, into: &settings, context: "'defaults'")
+            readSettings(from: d, into: &settings, scope: .defaults)
+            if diagnostics.errorCount == errorsBefore { cleanDefaults = d }
         }
         var outputRoot = PathRules.join(manifestDirectory, output)
         if let override = options.outputOverride { outputRoot = PathRules.lexicallyNormalized(override) }
@@ -78,7 +87,10 @@ struct ManifestDecoder {
             diagnostics.error("'resources' is empty; a manifest must declare at least one resource", at: location(list))
             return []
         }
-        return decodeResources(Array(doc.items(list)), defaults: settings, outputRoot: outputRoot)
+        let resources = decodeResources(Array(doc.items(list)), defaults: settings, outputRoot: outputRoot)
+        // Defaults with a mistake of their own would be judged on what was left of them.
+        if let d = cleanDefaults { checkNetworkDefaultsUse(d) }
+        return resources
     }
 
     /// Resources are independent once the tree is built, so a large list is decoded on every core,
@@ -94,7 +106,8 @@ struct ManifestDecoder {
             let upper = items.count * (chunk + 1) / chunks
             let resources = Self.decode(items[lower..<upper], with: &decoder, defaults: defaults, outputRoot: outputRoot)
             let result = ChunkResult(resources: resources, diagnostics: decoder.diagnostics.diagnostics,
-                                     auxiliaryFiles: decoder.auxiliaryFiles, secretLiterals: decoder.secretLiterals)
+                                     auxiliaryFiles: decoder.auxiliaryFiles, secretLiterals: decoder.secretLiterals,
+                                     networkDefaultsUse: decoder.networkDefaultsUse)
             results.withLock { $0[chunk] = result }
         }
         var resources: [Resource] = []
@@ -106,6 +119,7 @@ struct ManifestDecoder {
             diagnostics.append(contentsOf: r.diagnostics)
             auxiliaryFiles.append(contentsOf: r.auxiliaryFiles)
             secretLiterals.formUnion(r.secretLiterals)
+            networkDefaultsUse.formUnion(r.networkDefaultsUse)
         }
         return resources
     }
@@ -125,11 +139,12 @@ struct ManifestDecoder {
         var diagnostics: [Diagnostic]
         var auxiliaryFiles: [(path: String, bytes: [UInt8])]
         var secretLiterals: Set<String>
+        var networkDefaultsUse: NetworkDefaultsUse
     }
 
     // MARK: Settings shared by `defaults` and resources
 
-    mutating func readSettings(from mapping: YAMLNode, into settings: inout ResourceSettings, context: String) {
+    mutating func readSettings(from mapping: YAMLNode, into settings: inout ResourceSettings, scope: SettingsScope) {
         for pair in doc.pairs(mapping) {
             let v = pair.value
             if doc.scalar(pair.key, equals: "concurrency") {
@@ -139,7 +154,7 @@ struct ManifestDecoder {
             } else if doc.scalar(pair.key, equals: "timeouts") {
                 readTimeouts(v, into: &settings.timeouts)
             } else if doc.scalar(pair.key, equals: "network") {
-                readNetwork(v, into: &settings.network)
+                readNetwork(v, into: &settings.network, scope: scope)
             } else if doc.scalar(pair.key, equals: "headers") {
                 if let h = headers(v) { settings.headers = HeaderField.merge(settings.headers, over: h) }
             } else if doc.scalar(pair.key, equals: "tls") {
@@ -202,12 +217,5 @@ struct ManifestDecoder {
                 diagnostics.error("'ca_file' '\(path)' does not exist or cannot be read", at: location(n))
             }
         }
-    }
-
-    mutating func readNetwork(_ node: YAMLNode, into p: inout NetworkPolicy) {
-        guard requireMapping(node, "'network'") else { return }
-        checkKeys(node, allowed: ["cellular", "discretionary"], in: "'network'")
-        if let n = doc.value(forKey: "cellular", in: node), let b = boolean(n, "cellular") { p.allowsCellular = b }
-        if let n = doc.value(forKey: "discretionary", in: node), let b = boolean(n, "discretionary") { p.isDiscretionary = b }
     }
 }

@@ -7,7 +7,7 @@ public enum ManifestLoader {
         public var allowFileURLs = false
         /// Replaces every file's output root (`--output DIR`), relative to the current directory.
         public var outputOverride: String?
-        /// Values for `${VAR}` in headers.
+        /// Values for `${VAR}` in headers, and `TZDIR`, the time zone database `timezone:` names a zone of.
         public var environment: [String: String] = ProcessInfo.processInfo.environment
         /// Folder relative paths are resolved against (the process's current directory by default).
         public var currentDirectory: String = FileManager.default.currentDirectoryPath

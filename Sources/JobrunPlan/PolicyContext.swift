@@ -8,11 +8,11 @@ public struct PolicyContext: Sendable {
     public var conditions: Conditions
     public var nowMilliseconds: Int64
     /// The machine's zone, for windows without a `timezone`.
-    public var localZone: ZoneRules
+    public var localZone: TimeZoneRules
     /// By resource id.
     public var firstDeferred: [String: Int64]
 
-    public init(conditions: Conditions, nowMilliseconds: Int64, localZone: ZoneRules, firstDeferred: [String: Int64] = [:]) {
+    public init(conditions: Conditions, nowMilliseconds: Int64, localZone: TimeZoneRules, firstDeferred: [String: Int64] = [:]) {
         self.conditions = conditions
         self.nowMilliseconds = nowMilliseconds
         self.localZone = localZone

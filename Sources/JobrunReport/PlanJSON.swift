@@ -208,6 +208,15 @@ public enum PlanJSON {
         w.beginObject()
         w.key("cellular"); w.bool(s.network.allowsCellular)
         w.key("discretionary"); w.bool(s.network.isDiscretionary)
+        w.key("window"); if let window = s.network.window { w.string(window.description) } else { w.null() }
+        w.key("timezone"); if let zone = s.network.timeZone { w.string(zone.identifier) } else { w.null() }
+        w.key("not_before")
+        if let instant = s.network.notBefore {
+            w.string(WallTime.rfc3339(milliseconds: Int64((instant.timeIntervalSince1970 * 1000).rounded())))
+        } else {
+            w.null()
+        }
+        w.key("max_deferral_ms"); if let d = s.network.maxDeferral { w.int(d.wholeMilliseconds) } else { w.null() }
         w.endObject()
         w.key("max_size"); w.int(s.maxSize.value)
         w.key("ca_file"); if let ca = s.caFile { w.string(ca) } else { w.null() }

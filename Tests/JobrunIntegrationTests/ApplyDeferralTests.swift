@@ -1,4 +1,5 @@
 import Foundation
+import JobrunState
 import JobrunTestSupport
 import Testing
 
@@ -142,5 +143,73 @@ import Testing
         #expect(nm.calls.count >= 4)
         let events = try EventLog.read("ev.ndjson", in: fixture.directory)
         #expect(events.all("resource_deferred").isEmpty)
+    }
+}
+
+/// `max_deferral` counts from the first deferral the mirror state remembers, across runs.
+@Suite struct ApplyMaxDeferralTests {
+    @Test func afterMaxDeferralTheConditionsNoLongerDeferButWarn() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: """
+            version: 1
+            defaults: {output: mirror}
+            resources:
+              - id: video
+                base_url: \(fixture.url("/gen/"))
+                network: {cellular: false, max_deferral: 2d}
+                slices: [{path: 100/v.ts, size: 100}]
+            """)
+        let first = try await fixture.apply(["--metered", "yes"])
+        #expect(first.status == 0 && first.stdout.contains("? video: deferred: metered network (--metered yes)\n"), "\(first)")
+        let store = try StateStore(root: fixture.directory.path("mirror"))
+        let recorded = try #require(try store.deferredResources()["video"])
+        #expect(recorded.reason == "metered")
+        // A second deferral keeps the first time.
+        _ = try await fixture.apply(["--metered", "yes"])
+        #expect(try store.deferredResources()["video"]?.firstDeferredAtMilliseconds == recorded.firstDeferredAtMilliseconds)
+        // Deferred since three days ago: past max_deferral.
+        try store.forgetDeferred(["video"])
+        try store.recordDeferred([("video", "metered")], atMilliseconds: recorded.firstDeferredAtMilliseconds - 3 * 86_400_000)
+        let plan = try await fixture.run(["plan", "site.yaml", "--metered", "yes"])
+        #expect(plan.stdout.contains("    warning: deferred for longer than max_deferral, runs despite: metered network (--metered yes)\n"), "\(plan)")
+        let late = try await fixture.apply(["--metered", "yes", "--events", "ev.ndjson"])
+        #expect(late.status == 0, "\(late)")
+        #expect(late.stderr.contains("jobrun: warning: 'video' has been deferred for its max_deferral; it runs despite: metered network (--metered yes)\n"), "\(late)")
+        #expect(late.stdout.contains("Apply complete! Slices: 1 fetched (100 B)"), "\(late)")
+        let events = try EventLog.read("ev.ndjson", in: fixture.directory)
+        events.expectValidAgainstTheSchema()
+        #expect(events.all("deferral_overridden").map { $0.string("resource") } == ["video"])
+        // It ran: the next deferral counts anew.
+        #expect(try store.deferredResources()["video"] == nil)
+    }
+
+    /// A window that is closed defers with the instant it opens, in plan and apply alike.
+    @Test func aClosedWindowDefersUntilItOpens() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        // A one-minute window twelve hours from now (UTC): closed now, whatever the time.
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        let start = (Int(parts.tm_hour) + 12) % 24
+        let window = String(format: "%02d:%02d-%02d:%02d", start, Int(parts.tm_min), start, (Int(parts.tm_min) + 1) % 60)
+        try fixture.write(manifest: """
+            version: 1
+            defaults: {output: mirror}
+            resources:
+              - id: nightly
+                base_url: \(fixture.url("/gen/"))
+                network: {window: "\(window)", timezone: UTC}
+                slices: [{path: 10/n.bin, size: 10}]
+            """)
+        let (result, report) = try await fixture.applyJSON(["--require-complete"])
+        #expect(result.status == 75, "\(result)")
+        let deferral = try #require(report.resources.first?.deferral)
+        #expect(deferral.reasons == ["window"])
+        #expect(deferral.message.hasPrefix("deferred: outside the window \(window) (UTC); it opens at "), "\(deferral.message)")
+        let opens = try #require(deferral.untilMs)
+        #expect(opens > Int64(now) * 1000 + 11 * 3_600_000 && opens <= Int64(now) * 1000 + 12 * 3_600_000 + 60_000, "\(deferral)")
+        #expect(try await fixture.sentRequests().isEmpty)
     }
 }

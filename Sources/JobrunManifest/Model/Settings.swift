@@ -37,13 +37,27 @@ public struct Timeouts: Hashable, Sendable {
     public init() {}
 }
 
-/// When a slice may use the network.
+/// When a resource may use the network (`network:` in a manifest). The deferral gate decides
+/// with it; decoding only validates it.
 public struct NetworkPolicy: Hashable, Sendable {
-    /// May run on a metered (cellular) connection.
-    public var allowsCellular: Bool = false
-    /// May be deferred until conditions are good.
+    /// May run on a metered (cellular) connection; `cellular: false` defers it while the network is metered.
+    public var allowsCellular: Bool = true
+    /// Runs only when the network is unmetered, the machine is on AC power and not busy.
     public var isDiscretionary: Bool = false
+    /// Transfers only while this window is open; `nil` at any time of day.
+    public var window: DailyWindow?
+    /// The zone `window` is read in; `nil` is the machine's local zone when the run starts.
+    public var timeZone: TimeZoneRules?
+    /// Transfers nothing before this instant.
+    public var notBefore: Date?
+    /// After a resource has been deferred this long, a metered network, battery power and a busy
+    /// machine no longer defer it (`window` and `notBefore` still do); `nil` never.
+    public var maxDeferral: Duration?
     public init() {}
+
+    /// Whether metered networks, power or load can defer the resource: the deferrals
+    /// ``maxDeferral`` limits.
+    public var defersForConditions: Bool { isDiscretionary || !allowsCellular }
 }
 
 /// Settings that `defaults` gives every resource of a file and a resource may override.
