@@ -55,10 +55,17 @@ let package = Package(
             name: "JobrunRun",
             dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux"],
             swiftSettings: strict),
+        // Completion hooks: an observer of the run's events with threads of its own, and an outbox
+        // in the mirror state.
+        .target(
+            name: "JobrunHooks",
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunOutcome", "JobrunReport", "JobrunState"],
+            swiftSettings: strict),
         .target(
             name: "JobrunCLI",
             dependencies: [
                 "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState", "JobrunConditions",
+                "JobrunHooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -73,6 +80,7 @@ let package = Package(
         .testTarget(name: "JobrunConditionsTests", dependencies: ["JobrunConditions", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunHooksTests", dependencies: ["JobrunHooks", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -54,12 +54,17 @@ struct ApplyCommand: ParsableCommand {
             last proof passes without being read; --rehash reads every file. A
             damaged state is set aside and started anew, with a warning.
             A resource whose network policy holds it back (a metered network,
-            battery, a busy machine: docs/policy.md) is deferred: nothing of it
-            is fetched, and the log, JSON, JUnit and events say why. Conditions
-            are read again every --conditions-interval; --wait-for-conditions
-            waits for them instead of deferring.
+            battery, a busy machine, outside its window: docs/policy.md) is
+            deferred: nothing of it is fetched, and the log, JSON, JUnit and
+            events say why. Conditions are read again every
+            --conditions-interval; --wait-for-conditions waits for them instead
+            of deferring.
+            Hooks ('hooks:' in a manifest, --on-run-end) run programs when a
+            resource or the run ends, beside the transfers, the output roots
+            still locked (docs/policy.md, Hooks).
             Exit status 0 when every slice is verified (or deferred), 1 when any
-            failed; 75 with --require-complete when work was deferred.
+            failed (or a hook with 'on_hook_failure: fail' did); 75 with
+            --require-complete when work was deferred.
             """)
 
     @OptionGroup var manifestOptions: ManifestOptions
@@ -104,6 +109,8 @@ struct ApplyCommand: ParsableCommand {
     var progressInterval: String?
 
     @OptionGroup var progressOptions: ProgressOptions
+
+    @OptionGroup var hookOptions: HookOptions
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "How long to wait while another apply holds an output root (30s, 5m, 1h30m); without it, exit 75 at once.",
@@ -179,8 +186,11 @@ struct ApplyCommand: ParsableCommand {
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
-        defer { lock.release() }
+        // Held until the hooks have run, whichever way the run ends: they write to the outboxes.
+        run.atEnd { _ in lock.release() }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
+        let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)
+        run.atEnd { end in hooks.finish(end, events: events) }
         let policy = conditionsOptions.context(for: manifest, states: states)
         // Waiting for conditions, the plan defers nothing: the run's gate holds the work back.
         let plan = Planner.plan(
@@ -208,7 +218,11 @@ struct ApplyCommand: ParsableCommand {
         options.policy = runPolicy(policy, for: manifest, cutoff: cutoff)
         let started = Date()
         let executor = Executor(plan: plan, options: options)
-        let signals = SignalHandling.install { signal in executor.requestStop(.signal(signal)) }
+        let stopper = hooks.stopper
+        let signals = SignalHandling.install { signal in
+            executor.requestStop(.signal(signal))
+            stopper.stop(signal: signal)
+        }
         defer { signals.cancel() }
         var result: ApplyResult
         do {
@@ -218,6 +232,7 @@ struct ApplyCommand: ParsableCommand {
             print("jobrun: error: \(error)", to: &stderr)
             throw ExitCode(ExitStatus.ioError.rawValue)
         }
+        hooks.settle(&result, events: events)
         if sums != nil {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }

@@ -31,6 +31,8 @@ final class CommandRun {
     let startedAtMilliseconds = RunID.milliseconds()
     private var hasStarted = false
     private var summary: (counts: [(name: String, value: Int64)], line: String, stopReason: StopReason?)?
+    /// What runs once the exit status is known, before `run_end` (``atEnd(_:)``).
+    private var endSteps: [(RunEnd) -> Void] = []
 
     /// Runs `body` as `command` (`plan`, `apply`, `verify`), between `run_start` and `run_end`.
     /// - Parameter progressInterval: how often the stream gets a `progress` event.
@@ -112,13 +114,26 @@ final class CommandRun {
         summary = (counts, summaryLine, stopReason)
     }
 
+    /// Adds a step that runs once the command's exit status is known, whichever way it ends,
+    /// just before `run_end` (its events come first): the last added runs first, as `defer`
+    /// blocks do. Apply's run-end hook is one, and the release of the output roots' locks,
+    /// which the hooks keep held.
+    func atEnd(_ step: @escaping (RunEnd) -> Void) {
+        endSteps.append(step)
+    }
+
     private func end(exitStatus: Int32) {
+        let end = RunEnd(
+            exitStatus: exitStatus, stopReason: summary?.stopReason, counts: summary?.counts ?? [],
+            summaryLine: summary?.line, elapsed: ContinuousClock.now - started)
+        for step in endSteps.reversed() { step(end) }
+        endSteps = []
         // Ending anyway: a signal now must not replace this end with its own.
         if writer != nil { SignalHandling.forgetLastWords() }
         start()
-        events.emit(.runEnded(RunEnd(
-            exitStatus: exitStatus, stopReason: summary?.stopReason, counts: summary?.counts ?? [],
-            summaryLine: summary?.line, elapsed: ContinuousClock.now - started)))
+        var final = end
+        final.elapsed = ContinuousClock.now - started
+        events.emit(.runEnded(final))
         // The stream finishes its writer at run_end; this covers a stream that was not sent it.
         writer?.finish()
     }

@@ -25,7 +25,7 @@ struct ManifestDecoder {
     var networkDefaultsUse = NetworkDefaultsUse()
 
     static let topKeys = ["version", "defaults", "resources"]
-    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority"]
+    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks"]
     static let defaultsKeys = ["output"] + settingKeys
     static let resourceKeys = ["id", "base_url", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
     static let sliceKeys = ["path", "url", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
@@ -163,6 +163,8 @@ struct ManifestDecoder {
                 if let n = byteCount(v, "max_size", in: 1...(1 << 50)) { settings.maxSize = ByteCount(n) }
             } else if doc.scalar(pair.key, equals: "priority") {
                 if let n = integer(v, "priority", in: -1000...1000) { settings.priority = Int(n) }
+            } else if doc.scalar(pair.key, equals: "hooks") {
+                readHooks(v, into: &settings.hooks)
             }
         }
     }

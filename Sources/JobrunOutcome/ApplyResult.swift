@@ -158,6 +158,9 @@ public struct ApplyResult: Sendable {
     /// Set when the run stopped before its end (a signal, the deadline).
     public var stopReason: StopReason?
     public var elapsed: Duration
+    /// How the hooks of this run's resources ended (redeliveries and the run's end are not
+    /// part of it), in the order they ended.
+    public var hooks: [HookEnd] = []
 
     public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries
@@ -196,7 +199,8 @@ public struct ApplyResult: Sendable {
     /// `Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed, 188 up to date, 0 failed, 0 deferred.`
     /// `Apply failed! Slices: …` and `Apply interrupted! Slices: …`, with the same counts after the
     /// word; when slices that passed declare no digest, ``IntegrityCounts/summaryClause`` goes
-    /// before the period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`
+    /// before the period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`, and
+    /// before it, when hooks failed the run, `; 1 hook failed`.
     public var summaryLine: String {
         let c = counts
         let word: String
@@ -206,7 +210,7 @@ public struct ApplyResult: Sendable {
         case .stopped(.signal): word = "interrupted"
         case .stopped(.deadline): return deadlineLine(c)
         }
-        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.withoutDigests.summaryClause)."
+        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(hookClause)\(c.withoutDigests.summaryClause)."
     }
 
     /// Deferred slices by cause, ` (metered 8, window 4)`, or nothing when none is deferred (as
@@ -260,19 +264,20 @@ public struct ApplyResult: Sendable {
         return "Apply stopped at deadline: \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes). Run the same command again to continue."
     }
 
-    /// The exit status: 0 complete, 1 when a slice failed or was skipped, else the stop reason's
+    /// The exit status: 0 complete, 1 when a slice failed or was skipped or a hook failed the run
+    /// (`on_hook_failure: fail`), else the stop reason's
     /// (a signal's 130 or 143 even then; the deadline's 75 only without failures).
     public var exitStatus: ExitStatus {
         if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
         // One pass over the outcomes: the failed and skipped counts say what `isSuccess` would.
         let c = counts
-        if c.failed > 0 { return .failure }
+        if c.failed > 0 || failedHookCount > 0 { return .failure }
         if let stopReason { return stopReason.exitStatus }
         return c.skipped == 0 ? .ok : .failure
     }
 
     public var isSuccess: Bool {
-        guard stopReason == nil else { return false }
+        guard stopReason == nil, failedHookCount == 0 else { return false }
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
                 let status = entries[e].outcomes[i].status

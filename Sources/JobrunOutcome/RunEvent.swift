@@ -36,6 +36,10 @@ public enum RunEvent: Sendable {
     case progress(RunProgress)
     /// The run stops starting slices and cancels those in flight.
     case stopRequested(StopReason)
+    /// A hook started: a resource's, the run's end, or one due in an earlier run.
+    case hookStarted(HookRef)
+    /// A hook ended: how, and the end of its output.
+    case hookEnded(HookEnd)
     /// The command ends; always the last event.
     case runEnded(RunEnd)
 }

@@ -12,9 +12,13 @@ extension RunObserver {
 }
 
 /// A run's observers: every event goes to each of them, in the order they were added. Lives on
-/// the run's thread (the command's main thread), like the observers themselves.
+/// the run's thread (the command's main thread), like the observers themselves; events from
+/// other threads come through its ``mailbox``.
 public final class RunEvents {
     public private(set) var observers: [any RunObserver] = []
+    /// Where other threads post events; they reach the observers with the next event emitted, or
+    /// at the next ``deliverPosted()``.
+    public let mailbox = RunEventMailbox()
     /// The shortest interval any observer wants progress at.
     public private(set) var progressInterval: Duration?
     /// `run_end` was sent: nothing follows it.
@@ -32,6 +36,17 @@ public final class RunEvents {
     }
 
     public func emit(_ event: RunEvent) {
+        // What happened on other threads before this goes first.
+        deliverPosted()
+        send(event)
+    }
+
+    /// Hands the events posted to ``mailbox`` so far to the observers (on the run's thread).
+    public func deliverPosted() {
+        for event in mailbox.take() { send(event) }
+    }
+
+    private func send(_ event: RunEvent) {
         guard !hasEnded else { return }
         if case .runEnded = event { hasEnded = true }
         for o in observers { o.observe(event) }

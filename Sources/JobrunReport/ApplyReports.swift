@@ -47,6 +47,7 @@ public enum ApplyReports {
             w.endObject()
         }
         w.key("elapsed_seconds"); w.double(seconds(result.elapsed))
+        if !result.hooks.isEmpty { w.key("hooks_failed"); w.int(Int64(result.failedHookCount)) }
         w.endObject()
         w.key("resources")
         w.beginArray()
@@ -98,6 +99,7 @@ public enum ApplyReports {
                 w.endObject()
             }
             w.endArray()
+            writeHooks(of: r.id, in: result, into: &w)
             w.endObject()
         }
         w.endArray()
@@ -146,7 +148,7 @@ public enum ApplyReports {
             return JUnitReport.Suite(
                 name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
                 properties: JUnitReport.Property.describing(r, runID: runID),
-                testCases: cases, systemOut: notes.systemOut)
+                testCases: cases + hookCases(of: r.id, in: result), systemOut: notes.systemOut)
         })
         if let reason = result.stopReason {
             report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname, runID: runID))

@@ -31,6 +31,8 @@ extension EventStream {
         case .origin: "origin"
         case .progress: "progress"
         case .stopRequested: "stop_requested"
+        case .hookStarted: "hook_start"
+        case .hookEnded: "hook_end"
         case .runEnded: "run_end"
         case .synced: "synced"  // never written (`observe` leaves it out)
         }
@@ -47,10 +49,7 @@ extension EventStream {
         case .runStarted(let start):
             w.key("jobrun_version"); w.string(JobrunVersion.current)
             w.key("command"); w.string(start.command)
-            w.key("argv")
-            w.beginArray()
-            for argument in start.arguments { w.string(argument) }
-            w.endArray()
+            w.key("argv"); w.strings(start.arguments)
             w.key("manifests_sha256"); optional(start.manifestsDigest, &w)
         case .planned, .synced:
             break
@@ -91,6 +90,10 @@ extension EventStream {
         case .stopRequested(let reason):
             w.key("reason"); w.string(reason.code)
             w.key("signal"); optional(reason.signal.map(Int64.init), &w)
+        case .hookStarted(let hook):
+            writeHook(hook, &w)
+        case .hookEnded(let end):
+            writeHookEnd(end, &w)
         case .runEnded(let end):
             w.key("exit_status"); w.int(Int64(end.exitStatus))
             w.key("stop_reason"); optional(end.stopReason?.code, &w)
@@ -102,11 +105,11 @@ extension EventStream {
         w.endObject()
     }
 
-    private static func optional(_ value: String?, _ w: inout JSONWriter) {
+    static func optional(_ value: String?, _ w: inout JSONWriter) {
         if let value { w.string(value) } else { w.null() }
     }
 
-    private static func optional(_ value: Int64?, _ w: inout JSONWriter) {
+    static func optional(_ value: Int64?, _ w: inout JSONWriter) {
         if let value { w.int(value) } else { w.null() }
     }
 

@@ -60,7 +60,9 @@ public final class HumanLog: RunObserver {
                 results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(stopReason == .deadline ? "stopped at the deadline" : "interrupted")).\n")
             }
             if let line = end.summaryLine { results(line + "\n") }
-        case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced:
+        case .hookEnded(let end):
+            hookLine(end)
+        case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted:
             break
         }
     }

@@ -103,6 +103,13 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: "null".utf8)
     }
 
+    /// An array of strings.
+    public mutating func strings(_ values: [String]) {
+        beginArray()
+        for value in values { string(value) }
+        endArray()
+    }
+
     /// Writes a whole value: an object member's value, an array element, or the document.
     public mutating func value(_ value: JSONValue) {
         switch value {

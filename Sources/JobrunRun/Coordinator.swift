@@ -216,6 +216,8 @@ struct Coordinator {
             handleEvents()
             if isFinished { break }
             reportProgressIfDue()
+            // Events of other threads (hooks) reach the observers at least once a turn.
+            events.deliverPosted()
             executor.wait(until: nextDeadline())
             handleEvents()
         }

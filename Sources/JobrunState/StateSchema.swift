@@ -42,6 +42,13 @@ enum StateSchema {
             delivered_at_ms INTEGER
         );
         """,
+        // 2: what a due hook runs, so that a hook due when jobrun died runs on the next apply.
+        """
+        ALTER TABLE hook_outbox ADD COLUMN argv TEXT NOT NULL DEFAULT '[]';     -- the program and its arguments, a JSON array
+        ALTER TABLE hook_outbox ADD COLUMN timeout_ms INTEGER NOT NULL DEFAULT 60000;
+        ALTER TABLE hook_outbox ADD COLUMN on_hook_failure TEXT NOT NULL DEFAULT 'warn';
+        CREATE INDEX hook_outbox_due ON hook_outbox (id) WHERE delivered_at_ms IS NULL;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -213,3 +213,39 @@ import Testing
         #expect(try await fixture.sentRequests().isEmpty)
     }
 }
+
+/// `on_deferred`: a resource's hook when the network policy holds its work back.
+@Suite struct ApplyDeferredHookTests {
+    @Test func onDeferredIsToldTheCausesAndNotOnComplete() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let told = fixture.directory.path("told")
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              output: mirror
+              hooks:
+                on_deferred: ["sh", "-c", "{ cat; echo \\"$JOBRUN_STATUS $JOBRUN_CAUSE\\"; } >> '\(told)'"]
+                on_complete: ["sh", "-c", "echo complete >> '\(told)'"]
+            resources:
+              - id: video
+                base_url: \(fixture.url("/gen/"))
+                network: {cellular: false}
+                slices: [{path: 100/v.ts, size: 100}]
+            """)
+        let result = try await fixture.apply(["--metered", "yes"])
+        #expect(result.status == 0, "\(result)")
+        let text = try String(contentsOfFile: told, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(text)")
+        let event = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(event["hook"] as? String == "on_deferred" && event["event"] as? String == "resource_deferred")
+        #expect(event["status"] as? String == "deferred" && event["cause"] as? String == "metered")
+        #expect(event["reason"] as? String == "deferred: metered network (--metered yes)")
+        #expect(lines[1] == "deferred metered")
+        // Once it runs, on_complete tells instead.
+        let later = try await fixture.apply(["--metered", "no"])
+        #expect(later.status == 0, "\(later)")
+        #expect(try String(contentsOfFile: told, encoding: .utf8).hasSuffix("complete\n"))
+    }
+}

@@ -74,5 +74,7 @@ public struct ResourceSettings: Hashable, Sendable {
     public var caFile: String?
     /// Ready slices of higher-priority resources start first; equal priorities take turns.
     public var priority = 0
+    /// Programs run when the resource ends.
+    public var hooks = HookSettings()
     public init() {}
 }
