@@ -46,6 +46,11 @@ struct ApplyCommand: ParsableCommand {
             kept, and the last line is 'Apply stopped at deadline: ...' with what
             was fetched, cancelled and not started (exit 75); ready resources
             take turns, a higher 'priority' first.
+            When connections fail at every origin with work to do (a name that
+            does not resolve, refused, unreachable), the network is taken to be
+            gone: the run pauses, gives those attempts back and probes the
+            origins from 1 s to 30 s apart, and resumes on the first answer; after
+            --offline-wait it stops with 'Apply stopped offline: ...' (exit 75).
             With --resource, only those resources and the ones they depend on;
             a saved plan applies the resources it was made for.
             Each output root keeps a mirror state (ROOT/.jobrun/state.sqlite,
@@ -70,6 +75,7 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var manifestOptions: ManifestOptions
 
     @OptionGroup var deadlineOptions: DeadlineOptions
+    @OptionGroup var offlineOptions: OfflineOptions
 
     @OptionGroup var resourceOptions: ResourceOptions
 
@@ -207,13 +213,14 @@ struct ApplyCommand: ParsableCommand {
         states.learn(plan.proofs)
         let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
         events.add(recorder)
-        // Before the locks go (the defer above): the next run plans against these records.
+        // Before the locks go (at the run's end, after the hooks): the next run plans against these records.
         defer { recorder.waitUntilWritten() }
 
         var options = ApplyOptions()
         options.caFile = cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
         options.deadline = cutoff
+        options.offlineWait = offlineOptions.wait
         options.rateLimit = rateLimit
         options.policy = runPolicy(policy, for: manifest, cutoff: cutoff)
         let started = Date()

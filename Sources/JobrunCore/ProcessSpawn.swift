@@ -50,7 +50,12 @@ public enum ProcessSpawn {
         for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
+        #if canImport(Darwin)
+        // Darwin has no closefrom action: every descriptor but those set up here closes.
+        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_CLOEXEC_DEFAULT
+        #else
         let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
+        #endif
         posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: flags))
 
         let arguments = argv.map { strdup($0) }

@@ -8,7 +8,8 @@ enum CurlResult {
 
     /// `code` as a failure. `headersComplete`: the response's head had been delivered, so an
     /// out-of-memory code is really about memory, not a header line over libcurl's limit.
-    static func failure(code: Int32, detail: String, headersComplete: Bool) -> TransferResult.Failure {
+    /// `hasConnected`: a connection was made (or reused), so a timeout is not the connect's.
+    static func failure(code: Int32, detail: String, headersComplete: Bool, hasConnected: Bool = true) -> TransferResult.Failure {
         func with(_ summary: String) -> String {
             let d = detail.trimmingASCII([0x20, 0x0A, 0x0D])
             return d.isEmpty ? summary : "\(summary): \(d)"
@@ -27,6 +28,8 @@ enum CurlResult {
         case 27 where !headersComplete, 100:
             return .other(code: code, message: "response headers larger than libcurl accepts (\(maxHeaderLine / 1024) KiB per header line)")
         case 27: return .other(code: code, message: "out of memory")
+        // No connection within the connect timeout: the host is as unreachable as one that refuses.
+        case 28 where !hasConnected && !headersComplete: return .connectTimeout(with("timed out connecting"))
         case 28: return .timeout(with("timed out"))
         case 35: return .tls(with("the TLS handshake failed"))
         case 37: return .other(code: code, message: with("the local file could not be read"))

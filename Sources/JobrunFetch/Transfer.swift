@@ -239,7 +239,10 @@ final class Transfer {
         } else if sinkAborted && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK) {
             failure = .abortedBySink
         } else if code != CURLE_OK {
-            failure = CurlResult.failure(code: Int32(code.rawValue), detail: detail, headersComplete: head != nil)
+            // libcurl sets the connect time on a reused connection too; zero means none was made.
+            var connectTime: curl_off_t = 0
+            let hasConnected = jobrun_easy_getinfo_off(api.easyGetinfo, easy, CURLINFO_CONNECT_TIME_T, &connectTime) != CURLE_OK || connectTime > 0
+            failure = CurlResult.failure(code: Int32(code.rawValue), detail: detail, headersComplete: head != nil, hasConnected: hasConnected)
         }
         return TransferResult(
             head: head, failure: failure, bodyBytes: bodyBytes,

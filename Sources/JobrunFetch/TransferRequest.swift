@@ -119,8 +119,10 @@ public struct TransferResult: Sendable {
         case resolve(String)
         /// No connection could be made.
         case connect(String)
-        /// The connect, idle or total timeout passed.
+        /// The idle or total timeout passed on a connection that was made.
         case timeout(String)
+        /// No connection was made within the connect timeout (or the total one).
+        case connectTimeout(String)
         /// TLS failed: handshake, or the peer's certificate did not verify.
         case tls(String)
         /// The connection broke while receiving (reset, closed early).
@@ -139,7 +141,7 @@ public struct TransferResult: Sendable {
         /// Worth another attempt: the same request may well succeed later.
         public var isTransient: Bool {
             switch self {
-            case .resolve, .connect, .timeout, .network, .truncated: true
+            case .resolve, .connect, .timeout, .connectTimeout, .network, .truncated: true
             case .tls, .protocolRefused, .abortedBySink, .cancelled, .other: false
             }
         }

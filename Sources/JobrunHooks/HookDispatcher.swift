@@ -71,7 +71,12 @@ public final class HookDispatcher: RunObserver {
         stopper = HookStopper(runner: runner)
         guard let states else { return }
         let now = RunID.milliseconds()
+        // A root named two ways (relative and absolute, through a link) is one outbox: its
+        // hooks are redelivered once.
+        var seen = Set<[UInt64]>()
         for root in Set(resources.map(\.outputRoot)).sorted() {
+            var st = stat()
+            if stat(root, &st) == 0, !seen.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted { continue }
             for entry in states.undeliveredHooks(root: root, now: now) { runner.add(Self.redelivery(of: entry, root: root)) }
         }
     }
@@ -131,6 +136,7 @@ public final class HookDispatcher: RunObserver {
         let status = switch stopReason {
         case .signal?: "interrupted"
         case .deadline?: "deadline"
+        case .offline?: "offline"
         case nil: exitStatus == 0 ? "complete" : exitStatus == 1 ? "failed" : "error"
         }
         let facts = HookEvent(

@@ -9,14 +9,14 @@ import JobrunReport
 /// | JSON | variable | |
 /// |---|---|---|
 /// | `hook` | `JOBRUN_HOOK` | `on_complete`, `on_failure`, `on_deferred`, `on_run_end` |
-/// | `event` | `JOBRUN_EVENT` | `resource_done`, `resource_failed`, `resource_skipped`, `run_end` (as in the event stream) |
+/// | `event` | `JOBRUN_EVENT` | `resource_done`, `resource_failed`, `resource_skipped`, `resource_deferred`, `run_end` (as in the event stream) |
 /// | `run` | `JOBRUN_RUN_ID` | the run the event belongs to |
 /// | `due_at` | — | when the hook became due (RFC 3339, UTC, ms) |
 /// | `redelivery` | `JOBRUN_REDELIVERY` | `true`/`1` when an earlier run ended before the hook had run |
 /// | `resource` | `JOBRUN_RESOURCE` | its id (`null`/unset for the run's end) |
 /// | `folder` | `JOBRUN_RESOURCE_FOLDER` | its folder, an absolute path (`null`/unset for the run's end) |
-/// | `status` | `JOBRUN_STATUS` | `complete`, `failed`, `skipped`; for the run: `complete`, `failed`, `interrupted`, `deadline`, `error` |
-/// | `cause` | `JOBRUN_CAUSE` | `slices_failed`, `sync_failed`, `dependency_failed` (or `null`/unset) |
+/// | `status` | `JOBRUN_STATUS` | `complete`, `failed`, `skipped`, `deferred`; for the run: `complete`, `failed`, `interrupted`, `deadline`, `offline`, `error` |
+/// | `cause` | `JOBRUN_CAUSE` | `slices_failed`, `sync_failed`, `dependency_failed`; the deferral's reasons, comma-separated (or `null`/unset) |
 /// | `reason` | `JOBRUN_REASON` | the same in words (or `null`/unset) |
 /// | `counts` | `JOBRUN_COUNT_<NAME>` | slices by how they ended, named as in `apply --json` |
 /// | `exit_status` | `JOBRUN_EXIT_STATUS` | the run's exit status (`null`/unset for a resource) |

@@ -110,8 +110,10 @@ enum HookProcess {
                 }
             case .terminating(let killAt):
                 if (hasExited && isAtEnd) || now >= killAt {
-                    // Whatever is left of the group, the hook's own zombie keeping its id.
+                    // Whatever is left of the group, the hook's own zombie keeping its id; and the
+                    // hook itself, should it have left its group.
                     kill(-pid, SIGKILL)
+                    if !hasExited { kill(pid, SIGKILL) }
                     if hasExited && isAtEnd { break loop }
                     phase = .killed(drainUntil: now + drainTime)
                 }
@@ -137,9 +139,10 @@ enum HookProcess {
         return outcome
     }
 
-    /// Reads what the pipe holds now into `tail`. Returns whether the output has ended.
+    /// Reads what the pipe holds now into `tail`, a bounded amount: a hook that writes without
+    /// pause must not keep the loop from its clock. Returns whether the output has ended.
     private static func readAvailable(_ fd: Int32, into tail: inout HookOutputTail, buffer: inout [UInt8]) -> Bool {
-        while true {
+        for _ in 0..<maxReadsPerTick {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 buffer.withUnsafeBytes { tail.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -149,7 +152,11 @@ enum HookProcess {
                 return count == 0 || errno != EAGAIN
             }
         }
+        return false
     }
+
+    /// Reads of the output per turn of the loop (16 KiB each).
+    static let maxReadsPerTick = 16
 
     /// Whether `pid` has exited, without reaping it (`WNOWAIT`): its id stays taken until then.
     private static func exited(_ pid: pid_t) -> Bool {

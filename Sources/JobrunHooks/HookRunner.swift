@@ -162,6 +162,9 @@ final class HookRunner: Sendable {
         mailbox.post(.hookStarted(job.ref))
         var outcome: HookProcess.Outcome
         switch job.argv.first.map({ HookProgram.resolve($0, path: HookEnvironment.path(of: settings.inherited)) }) {
+        case _ where stop.isStopped:
+            // Stopped between its turn and its start: not started at all, it stays due.
+            outcome = HookProcess.Outcome(signal: SIGTERM, wasCut: true)
         case .success(let executable)?:
             outcome = HookProcess.run(
                 executable: executable, argv: job.argv, environment: HookEnvironment.items(inherited: settings.inherited, variables: job.variables),

@@ -161,6 +161,8 @@ public struct ApplyResult: Sendable {
     /// How the hooks of this run's resources ended (redeliveries and the run's end are not
     /// part of it), in the order they ended.
     public var hooks: [HookEnd] = []
+    /// How long the run was offline (every origin with work unreachable), all periods together.
+    public var offline: Duration = .zero
 
     public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries
@@ -185,8 +187,8 @@ public struct ApplyResult: Sendable {
         case complete
         /// The run went through and some slice failed (its dependents are skipped): exit status 1.
         case failed
-        /// The run stopped before its end: a signal (SIGINT or SIGTERM, exit status 130 or 143)
-        /// or the deadline (exit status 75).
+        /// The run stopped before its end: a signal (SIGINT or SIGTERM, exit status 130 or 143),
+        /// the deadline or the network staying offline (exit status 75).
         case stopped(StopReason)
     }
 
@@ -200,7 +202,8 @@ public struct ApplyResult: Sendable {
     /// `Apply failed! Slices: …` and `Apply interrupted! Slices: …`, with the same counts after the
     /// word; when slices that passed declare no digest, ``IntegrityCounts/summaryClause`` goes
     /// before the period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`, and
-    /// before it, when hooks failed the run, `; 1 hook failed`.
+    /// before it, when hooks failed the run, `; 1 hook failed`, and before that, when the run was
+    /// offline for a while, `; offline for 42 s`.
     public var summaryLine: String {
         let c = counts
         let word: String
@@ -208,9 +211,17 @@ public struct ApplyResult: Sendable {
         case .complete: word = "complete"
         case .failed: word = "failed"
         case .stopped(.signal): word = "interrupted"
-        case .stopped(.deadline): return deadlineLine(c)
+        case .stopped(.deadline): return stoppedLine(c, "Apply stopped at deadline")
+        case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
-        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(hookClause)\(c.withoutDigests.summaryClause)."
+        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+    }
+
+    /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.
+    public var offlineClause: String {
+        guard offline > .zero else { return "" }
+        let ms = offline.wholeMilliseconds
+        return "; offline for " + (ms < 10_000 ? "\(Double(ms / 100) / 10) s" : "\(ms / 1000) s")
     }
 
     /// Deferred slices by cause, ` (metered 8, window 4)`, or nothing when none is deferred (as
@@ -255,18 +266,19 @@ public struct ApplyResult: Sendable {
 
     /// `Apply stopped at deadline: 40 fetched (1.2 GiB), 3 cancelled (resumable, 2 kept), 57 not
     /// started (3.4 GiB). Run the same command again to continue.`: what was done, what a next run
-    /// continues and what it starts.
-    func deadlineLine(_ c: Counts) -> String {
+    /// continues and what it starts (`Apply stopped offline: …; offline for 600 s. Run …` when the
+    /// network stayed gone).
+    func stoppedLine(_ c: Counts, _ head: String) -> String {
         let r = remaining
         let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
         // Their declared bytes, a lower bound when some declare no size.
         let bytes = r.notStartedBytes == 0 ? "" : " (\(r.unsized > 0 ? "at least " : "")\(ByteCount(r.notStartedBytes)))"
-        return "Apply stopped at deadline: \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes). Run the same command again to continue."
+        return "\(head): \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
     }
 
     /// The exit status: 0 complete, 1 when a slice failed or was skipped or a hook failed the run
     /// (`on_hook_failure: fail`), else the stop reason's
-    /// (a signal's 130 or 143 even then; the deadline's 75 only without failures).
+    /// (a signal's 130 or 143 even then; the deadline's or the offline stop's 75 only without failures).
     public var exitStatus: ExitStatus {
         if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
         // One pass over the outcomes: the failed and skipped counts say what `isSuccess` would.

@@ -40,16 +40,18 @@ public struct HookEnd: Sendable, Hashable {
         self.wasCut = wasCut
     }
 
-    /// It did not exit with status 0.
-    public var hasFailed: Bool { exitStatus != 0 }
+    /// It did not exit with status 0 in its time: a hook that outlived its timeout failed, even
+    /// when it then exited 0 on the SIGTERM.
+    public var hasFailed: Bool { exitStatus != 0 || hasTimedOut }
 
-    /// A failure that fails its resource and the run (``HookFailurePolicy/fail``).
+    /// A failure that fails the run (``HookFailurePolicy/fail``).
     public var failsRun: Bool { hasFailed && policy == .fail && !wasCut }
 
-    /// `exit status 3`, `killed by SIGKILL after its timeout`, `could not start: …`.
+    /// `exit status 3`, `killed by SIGKILL after its timeout`, `exit status 0 after its timeout`,
+    /// `could not start: …`.
     public var outcome: String {
         if let launchError { return "could not start: \(launchError)" }
-        if let exitStatus { return exitStatus == 0 ? "exit status 0" : "exit status \(exitStatus)" }
+        if let exitStatus { return "exit status \(exitStatus)" + (hasTimedOut ? " after its timeout" : "") }
         let name = signal.map(StopReason.signalName) ?? "a signal"
         if hasTimedOut { return "killed by \(name) after its timeout" }
         return wasCut ? "stopped by \(name) with the run" : "killed by \(name)"

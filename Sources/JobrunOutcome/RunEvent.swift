@@ -32,6 +32,11 @@ public enum RunEvent: Sendable {
     case sliceRetrying(SliceRef, failure: AttemptFailure, attempt: Int, delay: Duration)
     /// An origin's circuit breaker changed state (``OriginEvent``).
     case origin(String, OriginEvent)
+    /// Every origin with work to do failed to connect: the run pauses, probing them, for up to
+    /// `wait` (until `--offline-wait` or the deadline ends it).
+    case networkOffline(origins: [OfflineOrigin], wait: Duration)
+    /// An origin answered again after the run had been offline for `after`: work resumes.
+    case networkOnline(origin: String, after: Duration)
     /// The run's counters, while transfers run (at most as often as an observer asks).
     case progress(RunProgress)
     /// The run stops starting slices and cancels those in flight.

@@ -47,6 +47,7 @@ public enum ApplyReports {
             w.endObject()
         }
         w.key("elapsed_seconds"); w.double(seconds(result.elapsed))
+        w.key("offline_seconds"); w.double(seconds(result.offline))
         if !result.hooks.isEmpty { w.key("hooks_failed"); w.int(Int64(result.failedHookCount)) }
         w.endObject()
         w.key("resources")

@@ -29,6 +29,8 @@ extension EventStream {
             }
         case .sliceRetrying: "slice_retry"
         case .origin: "origin"
+        case .networkOffline: "network_offline"
+        case .networkOnline: "network_online"
         case .progress: "progress"
         case .stopRequested: "stop_requested"
         case .hookStarted: "hook_start"
@@ -85,6 +87,20 @@ extension EventStream {
         case .origin(let origin, let change):
             w.key("origin"); w.string(origin)
             writeOrigin(change, &w)
+        case .networkOffline(let origins, let wait):
+            w.key("origins")
+            w.beginArray()
+            for o in origins {
+                w.beginObject()
+                w.key("origin"); w.string(o.origin)
+                w.key("error"); writeFailure(o.failure, &w)
+                w.endObject()
+            }
+            w.endArray()
+            w.key("wait_ms"); w.int(wait.wholeMilliseconds)
+        case .networkOnline(let origin, let after):
+            w.key("origin"); w.string(origin)
+            w.key("offline_ms"); w.int(after.wholeMilliseconds)
         case .progress(let p):
             writeProgress(p, &w)
         case .stopRequested(let reason):

@@ -46,6 +46,11 @@ public final class HumanLog: RunObserver {
             results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(Self.seconds(delay))\n")
         case .origin(let origin, let change):
             originLine(origin, change)
+        case .networkOffline(let origins, let wait):
+            let which = origins.map { "\($0.origin): \(Self.failureText($0.failure))" }.joined(separator: "; ")
+            results("! offline: no origin with work to do can be reached (\(which)); probing them, for up to \(Self.seconds(wait))\n")
+        case .networkOnline(let origin, let after):
+            results("= online: \(origin) answered after \(Self.seconds(after)) offline; work resumes\n")
         case .stopRequested(let reason):
             stopReason = reason
             switch reason {
@@ -53,11 +58,13 @@ public final class HumanLog: RunObserver {
                 notices("jobrun: stopping (signal \(s)); partial files are kept; a second signal exits at once\n")
             case .deadline:
                 notices("jobrun: stopping at the deadline; transfers in flight are cancelled, their partial files kept\n")
+            case .offline:
+                notices("jobrun: stopping: no origin answered for the whole --offline-wait; partial files are kept\n")
             }
         case .runEnded(let end):
             stopReason = end.stopReason ?? stopReason
             if let skipped = end.counts.first(where: { $0.name == "skipped" })?.value, skipped > 0 {
-                results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(stopReason == .deadline ? "stopped at the deadline" : "interrupted")).\n")
+                results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(Self.stopped(stopReason))).\n")
             }
             if let line = end.summaryLine { results(line + "\n") }
         case .hookEnded(let end):
@@ -112,6 +119,15 @@ public final class HumanLog: RunObserver {
     /// `Timeout: …`, or an HTTP failure's message alone (it starts with the status).
     static func failureText(_ failure: AttemptFailure) -> String {
         failure.kind == .http ? failure.message : "\(failure.kind.rawValue): \(failure.message)"
+    }
+
+    /// How the Skipped line says the run stopped.
+    static func stopped(_ reason: StopReason?) -> String {
+        switch reason {
+        case .deadline?: "stopped at the deadline"
+        case .offline?: "stopped offline"
+        case .signal?, nil: "interrupted"
+        }
     }
 
     static func seconds(_ d: Duration) -> String {

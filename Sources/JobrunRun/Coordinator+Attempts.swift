@@ -228,6 +228,8 @@ extension Coordinator {
             settle(j, outcome)
             return
         }
+        // While the network is gone, a failure to reach the origin costs the slice no attempt.
+        if writer.writeFailure == nil, noteReach(j, result: result, writer: writer) { return }
         noteOriginHealth(j, result: result, writer: writer)
         if let failure = writer.writeFailure {
             // The partial file stays for a later resume; no final file was touched.
@@ -341,7 +343,7 @@ extension Coordinator {
         switch transport {
         case .resolve(let m): AttemptFailure(kind: .resolve, message: m, isTransient: true)
         case .connect(let m): AttemptFailure(kind: .connect, message: m, isTransient: true)
-        case .timeout(let m): AttemptFailure(kind: .timeout, message: m, isTransient: true)
+        case .timeout(let m), .connectTimeout(let m): AttemptFailure(kind: .timeout, message: m, isTransient: true)
         case .tls(let m): AttemptFailure(kind: .tls, message: m, isTransient: false)
         case .network(let m): AttemptFailure(kind: .network, message: m, isTransient: true)
         case .truncated(let m): AttemptFailure(kind: .truncated, message: m, isTransient: true)
@@ -377,8 +379,7 @@ extension Coordinator {
         // After a redirect the origin is the last hop's; the next attempt starts again at the
         // slice's own URL, so it queues and counts against that host's limit.
         jobs[j].origin = jobs[j].own.origin
-        jobs[j].state = .delayed(until: now + delay)
-        delayedJobs.insert(j)
+        self.delay(j, until: now + delay)
         let slice = resource.slices[jobs[j].slice]
         events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: displayURL(j)), failure: failure, attempt: jobs[j].attempts, delay: delay))
     }

@@ -95,6 +95,10 @@ struct Coordinator {
     var learned: [Int: Representation] = [:]
     /// Origins with failed attempts since their last success (``OriginBreaker``).
     var breakers: [String: OriginBreaker] = [:]
+    /// Whether the network is gone, and what that does to attempts (``OfflinePause``).
+    var offline: OfflinePause
+    /// Jobs in `.delayed`, by their own origin: with the scheduler's, the origins with work.
+    var delayedAt: [String: Int] = [:]
     /// Transfers under way.
     var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
@@ -132,6 +136,7 @@ struct Coordinator {
         self.engines = engines
         self.store = store
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
+        offline = OfflinePause(wait: executor.options.offlineWait)
         doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
         settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
         var entryByID: [String: Int] = [:]
@@ -208,6 +213,7 @@ struct Coordinator {
                 }
             }
             if let cutoff = options.deadline, !isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
+            stopIfOfflineTooLong(now: ContinuousClock.now)
             releaseDueRetries()
             reviewPolicyIfDue()
             if !isStopping { dispatch() }
@@ -241,7 +247,9 @@ struct Coordinator {
                 jobs[j].outcome.take() ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL(j))
             }, deferral: deferralOf[r])
         }
-        return ApplyResult(entries: entries, stopReason: stopReason, elapsed: ContinuousClock.now - started)
+        var result = ApplyResult(entries: entries, stopReason: stopReason, elapsed: ContinuousClock.now - started)
+        result.offline = offline.offlineDuration(now: ContinuousClock.now)
+        return result
     }
 
     var isFinished: Bool {
@@ -266,6 +274,7 @@ struct Coordinator {
         let now = ContinuousClock.now
         if let end = scheduler.nextCooldownEnd(after: now) { consider(end) }
         if let cutoff = options.deadline, !isStopping { consider(cutoff) }
+        if !isStopping, let offlineDeadline = nextOfflineDeadline() { consider(offlineDeadline) }
         for (origin, breaker) in breakers where scheduler.hasWaiting(at: origin) {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
@@ -417,6 +426,7 @@ struct Coordinator {
     /// of many ended together for a reason another event tells; `file`: the identity of the file
     /// a fetch renamed into place.
     mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil) {
+        leaveDelayed(j)
         jobs[j].state = .done
         let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
@@ -446,6 +456,7 @@ struct Coordinator {
             }
             if until <= now {
                 delayedJobs.remove(j)
+                leaveDelayed(j)
                 jobs[j].state = .ready
                 enqueue(j)
             }
@@ -473,8 +484,7 @@ struct Coordinator {
             case .start(let j, let origin):
                 startAdmitted(j, at: origin)
             case .park(let j, let until):
-                jobs[j].state = .delayed(until: until)
-                delayedJobs.insert(j)
+                delay(j, until: until)
             case .notStarted(let j, let reason, let stop):
                 // A gate that holds slices back for the rest of the run (the deadline) ends it
                 // early: it finishes what is under way and what still fits. One that holds back
@@ -491,9 +501,10 @@ struct Coordinator {
     /// action changes the jobs or the breakers (no copy-on-write of either).
     mutating func nextAction(now: ContinuousClock.Instant) -> Scheduler.Action? {
         let breakers = self.breakers
+        let offline = self.offline.isOffline ? self.offline : nil
         let sizes = expectedSizes
         return scheduler.next(
-            now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) },
+            now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, offline: offline, now: now) },
             expectedBytes: { sizes.isEmpty ? nil : sizes[$0] })
     }
 
@@ -501,6 +512,7 @@ struct Coordinator {
         switch reason {
         case .signal(let s): "not started: the run was interrupted by signal \(s)"
         case .deadline: "not started: the run stopped at its deadline"
+        case .offline: "not started: the network stayed offline for the whole --offline-wait"
         }
     }
 

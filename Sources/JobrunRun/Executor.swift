@@ -24,6 +24,9 @@ public struct ApplyOptions: Sendable {
     /// The network policy: resources it defers do not start (``RunPolicy``); `nil`: no policy
     /// is judged (a plan's deferrals stand as they are).
     public var policy: RunPolicy?
+    /// How long the run waits while every origin with work is unreachable (``OfflinePause``;
+    /// `--offline-wait`); zero: connection failures count as any other.
+    public var offlineWait: Duration = .seconds(600)
     /// Random numbers in `[0, 1)` for backoff jitter.
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 

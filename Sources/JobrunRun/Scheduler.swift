@@ -99,6 +99,11 @@ struct Scheduler {
         return jobs
     }
 
+    /// Origins with jobs waiting to start or transfers under way.
+    var originsWithWork: [String] {
+        origins.compactMap { origin, queue in queue.isEmpty && queue.running == 0 ? nil : origin }
+    }
+
     func hasWaiting(at origin: String) -> Bool {
         !(origins[origin]?.isEmpty ?? true)
     }

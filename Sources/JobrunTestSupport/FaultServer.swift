@@ -46,11 +46,16 @@ public final class FaultServer: Sendable {
         public var startupTimeout: Duration
         /// Chaos mode: faults drawn at random for a share of the content requests; off when `nil`.
         public var chaos: Chaos?
+        /// The primary port; a free one when `nil`. A server stopped a moment ago may be started
+        /// again on its port (the tests of a network that goes away and comes back).
+        public var port: Int?
 
         public init(
             root: String? = nil, isTLSEnabled: Bool = false, hasSecondPort: Bool = false, maxSeconds: Int = 600,
-            logPath: String? = nil, python: String? = nil, startupTimeout: Duration = .seconds(20), chaos: Chaos? = nil
+            logPath: String? = nil, python: String? = nil, startupTimeout: Duration = .seconds(20), chaos: Chaos? = nil,
+            port: Int? = nil
         ) {
+            self.port = port
             self.root = root
             self.isTLSEnabled = isTLSEnabled
             self.hasSecondPort = hasSecondPort
@@ -144,6 +149,7 @@ public final class FaultServer: Sendable {
         if options.isTLSEnabled { arguments.append("--tls") }
         if options.hasSecondPort { arguments.append("--second-port") }
         if let chaos = options.chaos { arguments += chaos.arguments }
+        if let port = options.port { arguments += ["--port", String(port)] }
 
         let launched: ServerLaunch.Launched
         do {

@@ -8,6 +8,9 @@ import Testing
         #expect(CurlResult.failure(code: 7, detail: "", headersComplete: false) == .connect("could not connect"))
         #expect(CurlResult.failure(code: 18, detail: "", headersComplete: true) == .truncated("the connection ended before the whole body arrived"))
         #expect(CurlResult.failure(code: 28, detail: "", headersComplete: false) == .timeout("timed out"))
+        // No connection was made: the connect timed out, which the offline pause counts as unreachable.
+        #expect(CurlResult.failure(code: 28, detail: "Connection timed out after 10001 milliseconds", headersComplete: false, hasConnected: false)
+            == .connectTimeout("timed out connecting: Connection timed out after 10001 milliseconds"))
         #expect(CurlResult.failure(code: 52, detail: "Empty reply from server", headersComplete: false) == .network("the server closed the connection without replying"))
         #expect(CurlResult.failure(code: 56, detail: "Recv failure: Connection reset by peer", headersComplete: true) == .network("the connection broke while receiving: Recv failure: Connection reset by peer"))
         #expect(CurlResult.failure(code: 60, detail: "", headersComplete: false) == .tls("the server's certificate did not verify"))

@@ -94,6 +94,20 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(15))
     }
 
+    /// A hook that answers its timeout's SIGTERM by exiting 0 has still timed out.
+    @Test func aHookThatExitsZeroOnItsTimeoutHasTimedOut() {
+        let outcome = Self.shell("trap 'exit 0' TERM; while :; do sleep 0.05; done", timeout: .milliseconds(200), grace: .seconds(30))
+        #expect(outcome.hasTimedOut && outcome.exitStatus == 0, "\(outcome)")
+    }
+
+    /// A hook that writes without pause is still held to its timeout.
+    @Test func aChattyHookIsHeldToItsTimeout() {
+        let started = ContinuousClock.now
+        let outcome = Self.shell("exec yes", timeout: .milliseconds(300), grace: .seconds(30))
+        #expect(outcome.hasTimedOut && outcome.signal == SIGTERM && outcome.outputBytes > 0, "\(outcome)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+    }
+
     /// A hook and its grandchild that both ignore SIGTERM: SIGTERM first (the hook says it got
     /// it), SIGKILL to the whole group after the grace period.
     @Test func aGroupThatIgnoresSIGTERMIsKilled() async throws {
@@ -122,6 +136,7 @@ import Testing
         #expect(outcome.exitStatus == 0)
         let background = try #require(Int32(directory.contents(of: "background")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
         defer { kill(background, SIGKILL) }
+        // A kill would have landed by now: the hook's end waited for the pipe's end or drainTime.
         #expect(!Self.hasEnded(background))
     }
 

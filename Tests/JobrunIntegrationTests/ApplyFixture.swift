@@ -146,6 +146,7 @@ struct ApplyJSON: Decodable {
         var stopReason: String?
         var remaining: Remaining?
         var elapsedSeconds: Double
+        var offlineSeconds: Double
 
         struct Remaining: Decodable, Equatable {
             var cancelled: Int

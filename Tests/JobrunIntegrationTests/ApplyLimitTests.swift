@@ -106,12 +106,13 @@ import Darwin
     /// `Timeout` in the JSON and the JUnit report, no final file. Returns its JSON record.
     @discardableResult
     func expectTimeouts(
-        _ fixture: ApplyFixture, settings: String, name: String, url: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ fixture: ApplyFixture, settings: String, name: String, url: String, extra: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ApplyJSON.Slice {
         try fixture.write(manifest: Self.manifest(settings, slices: """
                   - {path: \(name), url: "\(url)", size: 1000}
             """))
-        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"])
+        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"] + extra)
         #expect(result.status == 1, "\(result)", sourceLocation: sourceLocation)
         let record = try report.slice("r", name, sourceLocation: sourceLocation)
         #expect(record.status == "failed" && record.error?.type == "Timeout" && record.attempts == 2, "\(record)", sourceLocation: sourceLocation)
@@ -131,7 +132,10 @@ import Darwin
         defer { fixture.finish() }
         let record = try await expectTimeouts(
             fixture, settings: "  timeouts: {connect: 1s, request: 1m, resource: 1m}", name: "hang.bin",
-            url: "http://127.0.0.1:\(blackhole.port)/hang.bin")
+            url: "http://127.0.0.1:\(blackhole.port)/hang.bin",
+            // The only origin unreachable is the network gone (ApplyOfflineTests); without the
+            // pause, a connect that times out is an attempt like any other.
+            extra: ["--offline-wait", "0"])
         // Two attempts of about a second each (and a short backoff): not the minute of the others.
         #expect(record.seconds >= 1.9 && record.seconds < 30, "\(record)")
     }
@@ -162,7 +166,9 @@ import Darwin
         try fixture.write(manifest: Self.manifest(slices: """
                   - {path: closed.bin, url: "http://127.0.0.1:\(port)/gen/100/closed.bin"}
             """))
-        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"])
+        // Its only origin refusing, the run would take the network to be gone and pause
+        // (ApplyOfflineTests): without the pause, a refusal is an attempt like any other.
+        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml", "--offline-wait", "0"])
         #expect(result.status == 1, "\(result)")
         let record = try report.slice("r", "closed.bin")
         #expect(record.status == "failed" && record.error?.type == "Connect" && record.attempts == 2, "\(record)")

@@ -23,6 +23,8 @@ import Testing
         #expect(Self.end(exit: nil, error: "No such file or directory").failsRun)
         #expect(Self.end(exit: 3, policy: .warn).hasFailed && !Self.end(exit: 3, policy: .warn).failsRun)
         #expect(!Self.end(exit: nil, signal: SIGTERM, cut: true).failsRun, "cut short by the run's stop: it stays due")
+        // Past its timeout, exiting 0 on the SIGTERM is no success.
+        #expect(Self.end(exit: 0, timedOut: true).failsRun && Self.end(exit: 0, timedOut: true).outcome == "exit status 0 after its timeout")
     }
 
     @Test func howItEndedInWords() {

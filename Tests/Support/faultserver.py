@@ -789,11 +789,13 @@ class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, state, scheme, tls_context=None):
+    def __init__(self, state, scheme, tls_context=None, port=0):
         self.state = state
         self.scheme = scheme
         self.tls_context = tls_context
-        super().__init__(("127.0.0.1", 0), Handler)
+        # SO_REUSEADDR (HTTPServer's allow_reuse_address): a server started again on the port
+        # of one that just stopped binds at once.
+        super().__init__(("127.0.0.1", port), Handler)
 
     def handle_error(self, request, client_address):
         error = sys.exc_info()[1]
@@ -827,6 +829,7 @@ def main():
     parser.add_argument("--root", help="serve files from this directory")
     parser.add_argument("--log", help="append one JSON line per request to this file")
     parser.add_argument("--tls", action="store_true", help="also serve HTTPS (self-signed, needs openssl)")
+    parser.add_argument("--port", type=int, default=0, help="the primary HTTP port (default: a free one)")
     parser.add_argument("--second-port", action="store_true", help="also serve HTTP on a second port")
     parser.add_argument("--max-seconds", type=float, default=600, help="exit after this long (default 600)")
     parser.add_argument("--ignore-stdin", action="store_true", help="do not exit when stdin closes")
@@ -853,7 +856,7 @@ def main():
     done = threading.Event()
     try:
         state = State(args.root, args.log, chaos_mode)
-        servers = [Server(state, "http")]
+        servers = [Server(state, "http", port=args.port)]
         second = Server(state, "http") if args.second_port else None
         tls = ca_file = None
         if args.tls:

@@ -33,6 +33,6 @@ public enum HookTrigger: String, CaseIterable, Sendable, Hashable {
 public enum HookFailurePolicy: String, CaseIterable, Sendable, Hashable {
     /// A warning: the run's outcome is its slices'.
     case warn
-    /// The resource counts as failed in the reports, and the run exits 1.
+    /// The run fails (exit 1), and the hook is a failed test case in its resource's JUnit suite.
     case fail
 }

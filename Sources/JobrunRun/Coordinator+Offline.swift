@@ -1,0 +1,101 @@
+import JobrunFetch
+import JobrunOutcome
+
+/// The offline pause (``OfflinePause``): fed by every attempt's end before its failure is
+/// counted, consulted by `dispatch()` beside the breakers. Only retries touch the bookkeeping of
+/// delayed jobs per origin, so a run without failures pays nothing for it.
+extension Coordinator {
+    /// How an attempt ended, as far as reaching its origin goes: no connection at all, a
+    /// connection that broke or stalled, a whole response (whatever its status), or nothing
+    /// known of the network.
+    static func reach(of result: TransferResult, writer: SliceWriter) -> OfflinePause.Reach {
+        switch result.failure {
+        case .resolve?, .connect?, .connectTimeout?:
+            return .unreachable(result.failure.map(failure(from:)) ?? AttemptFailure(kind: .connect, message: "could not connect", isTransient: true))
+        case .timeout?, .network?, .truncated?:
+            return .lost
+        case .cancelled?, .tls?, .protocolRefused?, .other?:
+            return .unknown
+        case .abortedBySink?, nil:
+            return writer.verdict == nil ? .unknown : .answered
+        }
+    }
+
+    /// Tells the offline pause how job `j`'s attempt ended, and carries out what it decides.
+    /// - Returns: whether the attempt was given back (the job waits, ready, for the network).
+    mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> Bool {
+        guard offline.wait > .zero else { return false }
+        let reach = Self.reach(of: result, writer: writer)
+        if reach == .unknown || (reach == .answered && !offline.isOffline && !offline.hasRecords) { return false }
+        let now = ContinuousClock.now
+        let action = offline.attemptEnded(job: j, at: jobs[j].origin, reach: reach, started: writer.startedAt, now: now) { [scheduler, delayedAt] in
+            scheduler.originsWithWork + delayedAt.compactMap { $0.value > 0 ? $0.key : nil }
+        }
+        switch action {
+        case .counts:
+            return false
+        case .cameOnline(let origin, let after):
+            events.emit(.networkOnline(origin: origin, after: after))
+            return false
+        case .givenBack:
+            giveBack(j, writer: writer)
+            return true
+        case .wentOffline(let origins, let given):
+            // Their failures were the network's: the breakers start again when it is back.
+            for origin in origins { breakers[origin.origin] = nil }
+            var earlier = given
+            // This attempt is among them; ``giveBack(_:writer:)`` gives it back.
+            if let k = earlier.firstIndex(of: j) { earlier.remove(at: k) }
+            for g in earlier where !isDone(g) { jobs[g].attempts = max(0, jobs[g].attempts - 1) }
+            for g in Set(earlier) where g != j {
+                guard case .delayed = jobs[g].state else { continue }
+                leaveDelayed(g)
+                jobs[g].state = .ready
+                enqueue(g)
+            }
+            giveBack(j, writer: writer)
+            events.emit(.networkOffline(origins: origins, wait: (offline.stopsAt ?? now) - now))
+            return true
+        }
+    }
+
+    /// Job `j`'s ended attempt does not count: the job is ready again at its own origin, and
+    /// keeps what the attempt learned of its file (its partial file stays for a resume).
+    mutating func giveBack(_ j: Int, writer: SliceWriter) {
+        jobs[j].attempts = max(0, jobs[j].attempts - 1)
+        if case .body = writer.verdict, let seen = writer.representation { learned[j] = seen }
+        breakers[jobs[j].origin]?.probeAbandoned(job: j)
+        jobs[j].origin = jobs[j].own.origin
+        jobs[j].state = .ready
+        enqueue(j)
+    }
+
+    /// Stops the run when it has been offline for `--offline-wait`.
+    mutating func stopIfOfflineTooLong(now: ContinuousClock.Instant) {
+        guard let until = offline.stopsAt, !isStopping, now >= until else { return }
+        stop(.offline)
+    }
+
+    /// When the next probe is due or the wait ends, while offline.
+    func nextOfflineDeadline() -> ContinuousClock.Instant? {
+        guard let until = offline.stopsAt else { return nil }
+        guard let probe = offline.nextProbe(among: scheduler.originsWithWork) else { return until }
+        return min(until, probe)
+    }
+
+    // MARK: Delayed jobs per origin
+
+    /// Job `j` waits until `until` (a retry's backoff, a gate's hold).
+    mutating func delay(_ j: Int, until: ContinuousClock.Instant) {
+        if case .delayed = jobs[j].state {} else { delayedAt[jobs[j].own.origin, default: 0] += 1 }
+        jobs[j].state = .delayed(until: until)
+        delayedJobs.insert(j)
+    }
+
+    /// Job `j` leaves `.delayed` (the caller sets its next state).
+    mutating func leaveDelayed(_ j: Int) {
+        guard case .delayed = jobs[j].state else { return }
+        let origin = jobs[j].own.origin
+        if let count = delayedAt[origin], count > 1 { delayedAt[origin] = count - 1 } else { delayedAt[origin] = nil }
+    }
+}
