@@ -21,6 +21,8 @@ public struct RunProgress: Sendable, Hashable {
     public var running = 0
     /// Slices waiting to try again.
     public var retrying = 0
+    /// How long the run has been offline, while it is (every origin with work unreachable).
+    public var offlineFor: Duration?
     /// Resources whose slices are under way, in plan order (at most ``activeShown``), and how many.
     public var activeResources: [String] = []
     public var activeCount = 0

@@ -217,11 +217,9 @@ extension EventStream {
         w.key("bytes_remaining"); optional(p.bytesRemaining, &w)
         w.key("running"); w.int(Int64(p.running))
         w.key("retrying"); w.int(Int64(p.retrying))
+        w.key("offline_ms"); optional(p.offlineFor?.wholeMilliseconds, &w)
         w.key("counts"); writeCounts(p.counts.named, &w)
-        w.key("active_resources")
-        w.beginArray()
-        for id in p.activeResources { w.string(id) }
-        w.endArray()
+        w.key("active_resources"); w.strings(p.activeResources)
         w.key("active_count"); w.int(Int64(p.activeCount))
         w.key("elapsed_ms"); w.int(p.elapsed.wholeMilliseconds)
     }

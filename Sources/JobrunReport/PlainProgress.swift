@@ -3,7 +3,8 @@ import JobrunCore
 
 /// `--progress plain`: one timestamped line per interval for logs that are read later (cron, CI):
 /// `2026-11-25T08:40:00.123Z jobrun 01JD…: 42% 12.3 MiB of 29.0 MiB, 1.2 MiB/s, ETA 14 s; 120 of
-/// 400 slices, 8 running, 3 retrying, 0 failed`.
+/// 400 slices, 8 running, 3 retrying, 0 failed` (`, offline 42 s` while the run waits for the
+/// network).
 public final class PlainProgress: RunObserver {
     public let progressInterval: Duration?
     let runID: String
@@ -40,6 +41,7 @@ public final class PlainProgress: RunObserver {
         text += ", \(ByteCount(Int64(rate)))/s"
         if let eta = Self.eta(p, rate: rate) { text += ", ETA \(eta)" }
         text += "; \(p.slicesSettled) of \(p.slicesToTransfer) slices, \(p.running) running, \(p.retrying) retrying, \(p.counts.failed) failed"
+        if let offline = p.offlineFor { text += ", offline \(Self.duration(seconds: offline.components.seconds))" }
         return text
     }
 

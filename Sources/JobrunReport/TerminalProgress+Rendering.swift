@@ -9,14 +9,15 @@ extension TerminalProgress {
     /// The display's lines for a terminal `columns` wide, each cut to fit (``TerminalLine``):
     ///
     ///      42% [================>                       ] 12.3 MiB of 29.0 MiB, 1.2 MiB/s, ETA 14 s
-    ///     120 of 400 slices, 8 running, 3 retrying, 1 failed
+    ///     120 of 400 slices, 8 running, 3 retrying, 1 failed, offline 42 s
     ///     under way: lesson-a, lesson-b, intro and 5 more
     ///
     /// The percent, bytes and ETA are measured as for ``PlainProgress`` (by bytes when every size
     /// is declared, in flight included; otherwise by slices, with the bytes received). The bar
     /// takes the room the first line leaves, and is left out below ``minimumBar`` cells; the
     /// last line, there while resources are under way, names those that fit and counts the rest.
-    /// With `color`, the bar's done part is green, retrying slices yellow and failed ones red.
+    /// With `color`, the bar's done part is green, retrying slices and the time offline (while the
+    /// run waits for the network) yellow, and failed ones red.
     public static func lines(_ frame: Frame, columns: Int, color: Bool) -> [String] {
         [overallLine(frame, columns: columns), slicesLine(frame.progress), resourcesLine(frame.progress, columns: columns)]
             .compactMap { $0?.rendered(columns: columns, color: color) }
@@ -53,6 +54,10 @@ extension TerminalProgress {
         line.append("\(p.retrying) retrying", p.retrying > 0 ? .yellow : nil)
         line.append(", ")
         line.append("\(p.counts.failed) failed", p.counts.failed > 0 ? .red : nil)
+        if let offline = p.offlineFor {
+            line.append(", ")
+            line.append("offline \(PlainProgress.duration(seconds: offline.components.seconds))", .yellow)
+        }
         return line
     }
 

@@ -69,7 +69,8 @@ extension Coordinator {
         let slice = resource.slices[jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
-        if jobs[j].firstStart == nil { jobs[j].firstStart = now }
+        let isFirstStart = jobs[j].firstStart == nil
+        if isFirstStart { jobs[j].firstStart = now }
         let deadline = (jobs[j].firstStart ?? now) + settings.timeouts.resource
         guard now < deadline else {
             fail(j, jobs[j].outcome?.failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
@@ -86,8 +87,9 @@ extension Coordinator {
         // The plan was made by this process moments ago from one listing per folder: a first
         // attempt of a slice it classified fetch/refetch has no resumable partial (a partial
         // with matching metadata would have made it `resume`), so the per-slice lookup is
-        // skipped there. Retries, redirect hops and `resume` slices look on disk as before.
-        let mayHavePartial = isRedirectHop || jobs[j].attempts > 1 || entry.decisions[jobs[j].slice].action == .resume
+        // skipped there. Later starts (retries, attempts given back while offline), redirect
+        // hops and `resume` slices look on disk as before.
+        let mayHavePartial = isRedirectHop || !isFirstStart || entry.decisions[jobs[j].slice].action == .resume
         let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size) : nil
         let token = nextToken
         nextToken += 1

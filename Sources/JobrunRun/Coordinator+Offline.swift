@@ -14,7 +14,10 @@ extension Coordinator {
             return .unreachable(result.failure.map(failure(from:)) ?? AttemptFailure(kind: .connect, message: "could not connect", isTransient: true))
         case .timeout?, .network?, .truncated?:
             return .lost
-        case .cancelled?, .tls?, .protocolRefused?, .other?:
+        case .tls?:
+            // A TLS handshake, even a failed one, went over a connection that was made.
+            return .answered
+        case .cancelled?, .protocolRefused?, .other?:
             return .unknown
         case .abortedBySink?, nil:
             return writer.verdict == nil ? .unknown : .answered
@@ -24,12 +27,19 @@ extension Coordinator {
     /// Tells the offline pause how job `j`'s attempt ended, and carries out what it decides.
     /// - Returns: whether the attempt was given back (the job waits, ready, for the network).
     mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> Bool {
-        guard offline.wait > .zero else { return false }
-        let reach = Self.reach(of: result, writer: writer)
-        if reach == .unknown || (reach == .answered && !offline.isOffline && !offline.hasRecords) { return false }
+        // The common case, a whole answer while online with nothing remembered, decides nothing.
+        guard offline.isEnabled, offline.isOffline || offline.hasRecords || result.failure != nil else { return false }
+        // A local failure says nothing of the network; once stopping, nothing is queued again.
+        let reach = writer.writeFailure == nil && !isStopping ? Self.reach(of: result, writer: writer) : .unknown
+        if reach == .unknown {
+            // A probe that ended so never told: the origin gets its next one.
+            if offline.isOffline { offline.probeAbandoned(job: j, at: jobs[j].origin) }
+            return false
+        }
+        if reach == .answered && !offline.isOffline && !offline.hasRecords { return false }
         let now = ContinuousClock.now
-        let action = offline.attemptEnded(job: j, at: jobs[j].origin, reach: reach, started: writer.startedAt, now: now) { [scheduler, delayedAt] in
-            scheduler.originsWithWork + delayedAt.compactMap { $0.value > 0 ? $0.key : nil }
+        let action = offline.attemptEnded(job: j, at: jobs[j].origin, reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt] in
+            scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
         switch action {
         case .counts:
@@ -41,8 +51,9 @@ extension Coordinator {
             giveBack(j, writer: writer)
             return true
         case .wentOffline(let origins, let given):
-            // Their failures were the network's: the breakers start again when it is back.
-            for origin in origins { breakers[origin.origin] = nil }
+            // Their failures were the network's: the breakers start again when it is back (one
+            // that has given up on its origin stays so: its slices have failed).
+            for origin in origins where breakers[origin.origin]?.isFailed != true { breakers[origin.origin] = nil }
             var earlier = given
             // This attempt is among them; ``giveBack(_:writer:)`` gives it back.
             if let k = earlier.firstIndex(of: j) { earlier.remove(at: k) }
@@ -70,24 +81,28 @@ extension Coordinator {
         enqueue(j)
     }
 
-    /// Stops the run when it has been offline for `--offline-wait`.
-    mutating func stopIfOfflineTooLong(now: ContinuousClock.Instant) {
-        guard let until = offline.stopsAt, !isStopping, now >= until else { return }
+    /// Stops the run when it has been offline for `--offline-wait` (the clock is read only then).
+    mutating func stopIfOfflineTooLong() {
+        guard let until = offline.stopsAt, !isStopping, ContinuousClock.now >= until else { return }
         stop(.offline)
     }
 
-    /// When the next probe is due or the wait ends, while offline.
-    func nextOfflineDeadline() -> ContinuousClock.Instant? {
+    /// When the next probe is due or the wait ends, while offline: the probes of origins with
+    /// slices waiting, due after `now` (one due already waits for a slot, which an event frees).
+    func nextOfflineDeadline(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         guard let until = offline.stopsAt else { return nil }
-        guard let probe = offline.nextProbe(among: scheduler.originsWithWork) else { return until }
+        let waiting = scheduler.originsWithWork.filter { scheduler.hasWaiting(at: $0) }
+        guard let probe = offline.nextProbe(among: waiting), probe > now else { return until }
         return min(until, probe)
     }
 
     // MARK: Delayed jobs per origin
 
-    /// Job `j` waits until `until` (a retry's backoff, a gate's hold).
-    mutating func delay(_ j: Int, until: ContinuousClock.Instant) {
-        if case .delayed = jobs[j].state {} else { delayedAt[jobs[j].own.origin, default: 0] += 1 }
+    /// Job `j` waits until `until`: a retry's backoff, or (`isRetry` false) a gate's hold, which
+    /// is no work at its origin for the offline pause (the gate, not the network, holds it).
+    mutating func delay(_ j: Int, until: ContinuousClock.Instant, isRetry: Bool = true) {
+        leaveDelayed(j)
+        if isRetry { retryingAt[jobs[j].own.origin, default: 0] += 1 } else { parkedJobs.insert(j) }
         jobs[j].state = .delayed(until: until)
         delayedJobs.insert(j)
     }
@@ -95,7 +110,8 @@ extension Coordinator {
     /// Job `j` leaves `.delayed` (the caller sets its next state).
     mutating func leaveDelayed(_ j: Int) {
         guard case .delayed = jobs[j].state else { return }
+        if !parkedJobs.isEmpty, parkedJobs.remove(j) != nil { return }
         let origin = jobs[j].own.origin
-        if let count = delayedAt[origin], count > 1 { delayedAt[origin] = count - 1 } else { delayedAt[origin] = nil }
+        if let count = retryingAt[origin], count > 1 { retryingAt[origin] = count - 1 } else { retryingAt[origin] = nil }
     }
 }

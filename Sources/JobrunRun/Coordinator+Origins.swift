@@ -75,17 +75,10 @@ extension Coordinator {
 
     /// Whether `origin` may be sent a request now: no breaker, a closed one, or a probe due.
     func mayStart(at origin: String, now: ContinuousClock.Instant) -> Bool {
-        Self.mayStart(at: origin, breakers: breakers, offline: offline.isOffline ? offline : nil, now: now)
+        (!offline.isOffline || offline.admits(origin, now: now)) && Self.mayStart(at: origin, breakers: breakers, now: now)
     }
 
-    /// `offline`: the pause while the run is offline (only its probes start), `nil` online.
-    static func mayStart(at origin: String, breakers: [String: OriginBreaker], offline: OfflinePause?, now: ContinuousClock.Instant) -> Bool {
-        if let offline {
-            switch offline.admission(at: origin, now: now) {
-            case .any, .probe: break
-            case .notBefore, .none: return false
-            }
-        }
+    static func mayStart(at origin: String, breakers: [String: OriginBreaker], now: ContinuousClock.Instant) -> Bool {
         guard !breakers.isEmpty, let breaker = breakers[origin] else { return true }
         switch breaker.admission(now: now) {
         case .any, .probe: return true
@@ -96,11 +89,12 @@ extension Coordinator {
     /// Starts job `j`'s attempt at `origin`, which ``mayStart(at:now:)`` admitted: as that origin's
     /// probe when its breaker is open, released again if the attempt failed before its request.
     mutating func startAdmitted(_ j: Int, at origin: String, isRedirectHop: Bool = false) {
-        let now = ContinuousClock.now
-        let isProbe = !breakers.isEmpty && breakers[origin]?.admission(now: now) == .probe
+        // The clock is read only when a breaker or the offline pause may hold the origin.
+        let now = breakers.isEmpty && !offline.isOffline ? nil : ContinuousClock.now
+        let isProbe = !breakers.isEmpty && now.map { breakers[origin]?.admission(now: $0) == .probe } == true
         if isProbe { breakers[origin]?.probeStarted(job: j) }
-        let isOfflineProbe = offline.isOffline && offline.admission(at: origin, now: now) == .probe
-        if isOfflineProbe { offline.probeStarted(job: j, at: origin, now: now) }
+        let isOfflineProbe = offline.isOffline && now.map { offline.admission(at: origin, now: $0) == .probe } == true
+        if isOfflineProbe, let now { offline.probeStarted(job: j, at: origin, now: now) }
         startAttempt(j, isRedirectHop: isRedirectHop)
         if isProbe, !isRunning(j) { breakers[origin]?.probeAbandoned(job: j) }
         if isOfflineProbe, !isRunning(j) { offline.probeAbandoned(job: j, at: origin) }

@@ -97,8 +97,10 @@ struct Coordinator {
     var breakers: [String: OriginBreaker] = [:]
     /// Whether the network is gone, and what that does to attempts (``OfflinePause``).
     var offline: OfflinePause
-    /// Jobs in `.delayed`, by their own origin: with the scheduler's, the origins with work.
-    var delayedAt: [String: Int] = [:]
+    /// Jobs in `.delayed` for a retry, by their own origin: with the scheduler's, the origins
+    /// with work; and those a gate holds there instead.
+    var retryingAt: [String: Int] = [:]
+    var parkedJobs = Set<Int>()
     /// Transfers under way.
     var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
@@ -136,7 +138,7 @@ struct Coordinator {
         self.engines = engines
         self.store = store
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
-        offline = OfflinePause(wait: executor.options.offlineWait)
+        offline = OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline)
         doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
         settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
         var entryByID: [String: Int] = [:]
@@ -213,7 +215,7 @@ struct Coordinator {
                 }
             }
             if let cutoff = options.deadline, !isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
-            stopIfOfflineTooLong(now: ContinuousClock.now)
+            stopIfOfflineTooLong()
             releaseDueRetries()
             reviewPolicyIfDue()
             if !isStopping { dispatch() }
@@ -274,13 +276,13 @@ struct Coordinator {
         let now = ContinuousClock.now
         if let end = scheduler.nextCooldownEnd(after: now) { consider(end) }
         if let cutoff = options.deadline, !isStopping { consider(cutoff) }
-        if !isStopping, let offlineDeadline = nextOfflineDeadline() { consider(offlineDeadline) }
+        if !isStopping, let offlineDeadline = nextOfflineDeadline(after: now) { consider(offlineDeadline) }
         for (origin, breaker) in breakers where scheduler.hasWaiting(at: origin) {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
         if let review = nextPolicyReview, !delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
-        if let interval = events.progressInterval, running > 0 || !delayedJobs.isEmpty { consider(lastProgress + interval) }
+        if let interval = events.progressInterval, running > 0 || !delayedJobs.isEmpty || offline.isOffline { consider(lastProgress + interval) }
         return deadline
     }
 
@@ -426,7 +428,8 @@ struct Coordinator {
     /// of many ended together for a reason another event tells; `file`: the identity of the file
     /// a fetch renamed into place.
     mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil) {
-        leaveDelayed(j)
+        // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
+        if !delayedJobs.isEmpty { leaveDelayed(j) }
         jobs[j].state = .done
         let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
@@ -484,7 +487,7 @@ struct Coordinator {
             case .start(let j, let origin):
                 startAdmitted(j, at: origin)
             case .park(let j, let until):
-                delay(j, until: until)
+                delay(j, until: until, isRetry: false)
             case .notStarted(let j, let reason, let stop):
                 // A gate that holds slices back for the rest of the run (the deadline) ends it
                 // early: it finishes what is under way and what still fits. One that holds back
@@ -501,10 +504,13 @@ struct Coordinator {
     /// action changes the jobs or the breakers (no copy-on-write of either).
     mutating func nextAction(now: ContinuousClock.Instant) -> Scheduler.Action? {
         let breakers = self.breakers
-        let offline = self.offline.isOffline ? self.offline : nil
         let sizes = expectedSizes
+        guard offline.isOffline else {
+            return scheduler.next(now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] })
+        }
+        let offline = self.offline
         return scheduler.next(
-            now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, offline: offline, now: now) },
+            now: now, mayStart: { offline.admits($0, now: now) && Self.mayStart(at: $0, breakers: breakers, now: now) },
             expectedBytes: { sizes.isEmpty ? nil : sizes[$0] })
     }
 
@@ -530,6 +536,7 @@ struct Coordinator {
         var p = progress
         p.running = running
         p.retrying = delayedJobs.count { if case .delayed = jobs[$0].state { true } else { false } }
+        p.offlineFor = offline.currentPeriod(now: ContinuousClock.now)
         p.activeCount = activeResources.count
         p.activeResources = activeResources.sorted().prefix(RunProgress.activeShown).map { plan.entries[$0].resource.id }
         p.elapsed = ContinuousClock.now - started

@@ -18,7 +18,8 @@ import JobrunOutcome
 /// | online  | lost (reset, cut short, timed out)              | online, failure remembered    | `.counts`     |
 /// | online  | unreachable, some origin with work is not       | online, origin unreachable    | `.counts`     |
 /// | online  | unreachable, every origin with work is          | offline, probes in 1 s        | `.wentOffline`|
-/// | offline | answered                                        | online, origin reachable      | `.cameOnline` |
+/// | offline | answered, sent since it went offline            | online, origin reachable      | `.cameOnline` |
+/// | offline | answered, sent before                           | offline                       | `.counts`     |
 /// | offline | lost or unreachable (the probe: next on backoff)| offline                       | `.givenBack`  |
 /// | offline | no transport outcome (cancelled, local error)   | offline                       | `.counts`     |
 ///
@@ -71,15 +72,24 @@ struct OfflinePause {
         var job: Int?
     }
 
-    enum State: Equatable {
-        case online
-        /// Since `since`; the run stops at `until` if no origin has answered.
-        case offline(since: Instant, until: Instant, probes: [String: Probe])
+    /// A pause: since `since`; the run stops at `until` if no origin has answered.
+    struct Period: Equatable {
+        var since: Instant
+        var until: Instant
+        var probes: [String: Probe]
     }
 
     /// How long the run waits offline before it stops; zero: no pause.
     let wait: Duration
-    private(set) var state = State.online
+    /// The run's cutoff, past which no pause lasts.
+    let deadline: Instant?
+    /// The pause under way; `nil` online.
+    private(set) var period: Period? {
+        didSet { isOffline = period != nil }
+    }
+    /// `period != nil`, kept by its `didSet`: every slice's start and end asks, and a look at an
+    /// optional `Period` (which holds clock instants) goes through the type's metadata.
+    private(set) var isOffline = false
     /// Origins whose last attempt could not connect, with that failure and when (cleared by an
     /// answer to a later attempt).
     private var unreachable: [String: (failure: AttemptFailure, at: Instant)] = [:]
@@ -89,28 +99,29 @@ struct OfflinePause {
     /// Time spent offline in periods that have ended.
     private(set) var offlineTotal: Duration = .zero
 
-    init(wait: Duration) {
+    /// `wait` is not zero: the pause is on.
+    let isEnabled: Bool
+
+    init(wait: Duration, deadline: Instant? = nil) {
         self.wait = wait
+        self.deadline = deadline
+        isEnabled = wait > .zero
     }
 
     /// Some origin is remembered as unreachable, or with failures to give back.
     var hasRecords: Bool { !unreachable.isEmpty || !lostSinceAnswer.isEmpty }
 
-    var isOffline: Bool {
-        if case .offline = state { return true }
-        return false
-    }
-
     /// When the run stops for being offline, if it is.
-    var stopsAt: Instant? {
-        if case .offline(_, let until, _) = state { return until }
-        return nil
+    var stopsAt: Instant? { period?.until }
+
+    /// How long the current period offline has lasted, while offline.
+    func currentPeriod(now: Instant) -> Duration? {
+        period.map { now - $0.since }
     }
 
     /// Time offline so far, the current period included.
     func offlineDuration(now: Instant) -> Duration {
-        if case .offline(let since, _, _) = state { return offlineTotal + (now - since) }
-        return offlineTotal
+        offlineTotal + (currentPeriod(now: now) ?? .zero)
     }
 
     /// The probe delay after `failed` failed probes: 1 s, 2 s, 4 s, 8 s, 16 s, then 30 s.
@@ -124,47 +135,47 @@ struct OfflinePause {
     mutating func attemptEnded(
         job: Int, at origin: String, reach: Reach, started: Instant, now: Instant, originsWithWork: () -> [String]
     ) -> Action {
-        guard wait > .zero else { return .counts }
-        switch (state, reach) {
-        case (_, .unknown):
+        guard isEnabled else { return .counts }
+        switch reach {
+        case .unknown:
             return .counts
-        case (.online, .answered):
+        case .answered:
             forgetFailures(at: origin, before: started)
-            return .counts
-        case (.offline(let since, _, _), .answered):
-            forgetFailures(at: origin, before: started)
+            // Online, or an answer to a request sent before the network went: no news of it now.
+            guard let current = period, started >= current.since else { return .counts }
             lostSinceAnswer = [:]
-            offlineTotal += now - since
-            state = .online
-            return .cameOnline(origin: origin, after: now - since)
-        case (.online, .lost):
-            lostSinceAnswer[origin, default: []].append((job, now))
-            return .counts
-        case (.online, .unreachable(let failure)):
-            unreachable[origin] = (failure, now)
-            lostSinceAnswer[origin, default: []].append((job, now))
-            let pending = originsWithWork()
-            // Work waiting at an origin not known to be unreachable: that origin may answer.
-            guard pending.allSatisfy({ unreachable[$0] != nil }) else { return .counts }
-            var probes: [String: Probe] = [:]
-            for o in pending { probes[o] = Probe(next: now + Self.probeDelay(afterFailures: 0)) }
-            if probes[origin] == nil { probes[origin] = Probe(next: now + Self.probeDelay(afterFailures: 0)) }
-            state = .offline(since: now, until: now + wait, probes: probes)
-            let origins = Set(pending + [origin]).sorted().compactMap { o in unreachable[o].map { OfflineOrigin(origin: o, failure: $0.failure) } }
-            let given = lostSinceAnswer.keys.sorted().flatMap { lostSinceAnswer[$0]?.map(\.job) ?? [] }
-            lostSinceAnswer = [:]
-            return .wentOffline(origins: origins, givenBack: given)
-        case (.offline(let since, let until, var probes), .lost), (.offline(let since, let until, var probes), .unreachable):
+            offlineTotal += now - current.since
+            period = nil
+            return .cameOnline(origin: origin, after: now - current.since)
+        case .lost, .unreachable:
             if case .unreachable(let failure) = reach { unreachable[origin] = (failure, now) }
-            if var probe = probes[origin], probe.job == job {
+            guard var current = period else { return failedOnline(job: job, at: origin, reach: reach, now: now, originsWithWork: originsWithWork) }
+            if var probe = current.probes[origin], probe.job == job {
                 probe.failed += 1
                 probe.next = now + Self.probeDelay(afterFailures: probe.failed)
                 probe.job = nil
-                probes[origin] = probe
-                state = .offline(since: since, until: until, probes: probes)
+                current.probes[origin] = probe
+                period = current
             }
             return .givenBack
         }
+    }
+
+    /// A transport failure while online: remembered, and the run goes offline when every
+    /// origin with work is unreachable.
+    private mutating func failedOnline(job: Int, at origin: String, reach: Reach, now: Instant, originsWithWork: () -> [String]) -> Action {
+        lostSinceAnswer[origin, default: []].append((job, now))
+        guard case .unreachable = reach else { return .counts }
+        let pending = originsWithWork()
+        // Work waiting at an origin not known to be unreachable: that origin may answer.
+        guard pending.allSatisfy({ unreachable[$0] != nil }) else { return .counts }
+        var probes: [String: Probe] = [:]
+        for o in pending + [origin] { probes[o] = Probe(next: now + Self.probeDelay(afterFailures: 0)) }
+        period = Period(since: now, until: deadline.map { min($0, now + wait) } ?? now + wait, probes: probes)
+        let origins = Set(pending + [origin]).sorted().compactMap { o in unreachable[o].map { OfflineOrigin(origin: o, failure: $0.failure) } }
+        let given = lostSinceAnswer.keys.sorted().flatMap { lostSinceAnswer[$0]?.map(\.job) ?? [] }
+        lostSinceAnswer = [:]
+        return .wentOffline(origins: origins, givenBack: given)
     }
 
     /// What failed at `origin` before `started`: an answer to an attempt begun after it shows
@@ -176,8 +187,16 @@ struct OfflinePause {
         lostSinceAnswer[origin] = left.isEmpty ? nil : left
     }
 
+    /// Whether `origin` may be sent a request now: online, or its probe is due.
+    func admits(_ origin: String, now: Instant) -> Bool {
+        switch admission(at: origin, now: now) {
+        case .any, .probe: true
+        case .notBefore, .none: false
+        }
+    }
+
     func admission(at origin: String, now: Instant) -> Admission {
-        guard case .offline(_, _, let probes) = state else { return .any }
+        guard let probes = period?.probes else { return .any }
         // An origin not probed yet gets a first probe at once.
         guard let probe = probes[origin] else { return .probe }
         if probe.job != nil { return .none }
@@ -186,21 +205,19 @@ struct OfflinePause {
 
     /// Job `job`'s attempt starts as `origin`'s probe (after ``admission(at:now:)`` said `.probe`).
     mutating func probeStarted(job: Int, at origin: String, now: Instant) {
-        guard case .offline(let since, let until, var probes) = state else { return }
-        probes[origin, default: Probe(next: now)].job = job
-        state = .offline(since: since, until: until, probes: probes)
+        guard period != nil else { return }
+        period?.probes[origin, default: Probe(next: now)].job = job
     }
 
     /// Job `job`'s probe never reached `origin` (its slice failed before the request).
     mutating func probeAbandoned(job: Int, at origin: String) {
-        guard case .offline(let since, let until, var probes) = state, probes[origin]?.job == job else { return }
-        probes[origin]?.job = nil
-        state = .offline(since: since, until: until, probes: probes)
+        guard period?.probes[origin]?.job == job else { return }
+        period?.probes[origin]?.job = nil
     }
 
     /// The next probe due among `origins` (those with work waiting), while offline.
     func nextProbe(among origins: [String]) -> Instant? {
-        guard case .offline(_, _, let probes) = state else { return nil }
+        guard let probes = period?.probes else { return nil }
         return origins.compactMap { o in probes[o].flatMap { $0.job == nil ? $0.next : nil } }.min()
     }
 }

@@ -135,6 +135,46 @@ import Testing
         try await fixture.expectVerified()
     }
 
+    /// A large slice cut mid-body by the network's going keeps its partial file through the
+    /// pause, and the first request after it continues that file (`Range`): resumed, in one
+    /// attempt.
+    @Test func aPartialFileCutByThePauseIsResumedAfterIt() async throws {
+        let fixture = try ApplyFixture(FaultServer.Options(chaos: FaultServer.Chaos(percent: 100, faults: ["stall"], only: [#"stall=/big\.bin$"#])))
+        defer { fixture.finish() }
+        let port = fixture.server.port
+        let size = 2 << 20
+        try fixture.write(manifest: """
+            version: 1
+            defaults: {output: ./mirror}
+            resources:
+              - id: r
+                base_url: http://127.0.0.1:\(port)/gen/\(size)/
+                slices: [{path: big.bin, size: \(size), sha256: \(Generated.sha256Hex(size: size, name: "big.bin"))}]
+            """)
+        let apply = try fixture.startApply(["--json", "--events", "events.ndjson"])
+        defer { apply.kill() }
+        // The body stalls part of the way in: what arrived is in the partial file.
+        let partial = "mirror/r/.big.bin.jobrun-part"
+        try #require(await Poll.until(timeout: .seconds(30)) { (fixture.size(of: partial) ?? 0) > 0 }, "no partial file: \(apply.stderr)")
+        fixture.server.stop()
+        try #require(await Poll.until(timeout: .seconds(30)) {
+            fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"network_offline""#) == true
+        }, "jobrun did not go offline: \(apply.stdout)\(apply.stderr)")
+        let kept = try #require(fixture.size(of: partial))
+        let second = try await Self.restart(port: port)
+        defer { second.stop() }
+
+        let result = try #require(await apply.wait(timeout: .seconds(90)), "jobrun did not finish: \(apply.stderr)")
+        #expect(result.status == 0, "\(result)")
+        let report = try ApplyJSON.decode(result.stdout, context: "\(result)")
+        let slice = try #require(report.resources.first?.slices.first)
+        #expect(slice.status == "resumed" && slice.attempts == 1, "\(slice)")
+        let requests = try await second.settledRequests()
+        let range = requests.first?.headers.first { $0.name.lowercased() == "range" }?.value
+        #expect(requests.count == 1 && range == "bytes=\(kept)-", "kept \(kept): \(requests.map(\.description))")
+        try await fixture.expectVerified()
+    }
+
     #if os(Linux)
     /// A connect that times out (a listener that never completes a handshake) is as much the
     /// network gone as a refusal: the run pauses, and stops after the wait with nothing failed.

@@ -123,10 +123,14 @@ import Testing
         p.unsizedToTransfer = 1
         p.elapsed = .seconds(6)
         progress.observe(.progress(p))
+        p.offlineFor = .seconds(42)
+        p.elapsed = .seconds(8)
+        progress.observe(.progress(p))
         #expect(lines == [
             "2025-11-25T08:30:00.123Z jobrun 01RUN: 30% 3.0 MiB of 10.0 MiB, 1.0 MiB/s, ETA 7 s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
             "2025-11-25T08:30:00.123Z jobrun 01RUN: 50% 5.0 MiB of 10.0 MiB, 1.0 MiB/s, ETA 5 s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
             "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
+            "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed, offline 42 s\n",
         ])
         #expect(PlainProgress.duration(seconds: 200) == "3 min 20 s" && PlainProgress.duration(seconds: 7_500) == "2 h 5 min")
         #expect(WallTime.rfc3339(milliseconds: 5) == "1970-01-01T00:00:00.005Z")

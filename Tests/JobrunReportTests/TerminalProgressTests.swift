@@ -43,6 +43,11 @@ import Testing
         #expect(TerminalProgress.lines(Self.frame(Self.progress(sized: false)), columns: 100, color: false).first
             == " 30% [============>                           ] 13.0 MiB received, 1.2 MiB/s")
         #expect(TerminalProgress.lines(Self.frame(rate: 0), columns: 100, color: false).first?.hasSuffix("29.0 MiB, 0 B/s") == true)
+        // While the run waits for the network, how long it has.
+        var offline = Self.progress()
+        offline.offlineFor = .milliseconds(83_400)
+        #expect(TerminalProgress.lines(Self.frame(offline), columns: 100, color: false)[1]
+            == "120 of 400 slices, 8 running, 3 retrying, 1 failed, offline 1 min 23 s")
     }
 
     /// Every line fits in `columns - 1` cells at every width, and color changes nothing else.

@@ -93,6 +93,26 @@ import Testing
             origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [1, 3]))
     }
 
+    /// Offline, an answer to a request sent before the run went offline is no news of the
+    /// network: only one sent since ends the pause.
+    @Test func onlyAnAnswerToARequestSentSinceEndsThePause() {
+        var p = OfflinePause(wait: .seconds(600))
+        _ = p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(10), now: Self.at(10)) { [Self.a] }
+        #expect(p.attemptEnded(job: 2, at: Self.a, reach: .answered, started: Self.at(9), now: Self.at(11)) { [Self.a] } == .counts)
+        #expect(p.isOffline)
+        #expect(p.attemptEnded(job: 3, at: Self.a, reach: .answered, started: Self.at(11), now: Self.at(12)) { [Self.a] } == .cameOnline(origin: Self.a, after: .seconds(2)))
+    }
+
+    /// A pause never lasts past the run's deadline.
+    @Test func thePauseEndsAtTheDeadlineAtTheLatest() {
+        var p = OfflinePause(wait: .seconds(600), deadline: Self.at(100))
+        _ = p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(10), now: Self.at(10)) { [Self.a] }
+        #expect(p.stopsAt == Self.at(100))
+        var q = OfflinePause(wait: .seconds(60), deadline: Self.at(100))
+        _ = q.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(10), now: Self.at(10)) { [Self.a] }
+        #expect(q.stopsAt == Self.at(70))
+    }
+
     @Test func aWaitOfZeroTurnsItOff() {
         var p = OfflinePause(wait: .zero)
         #expect(p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(0), now: Self.at(0)) { [Self.a] } == .counts)
