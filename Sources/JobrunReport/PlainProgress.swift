@@ -45,9 +45,10 @@ public final class PlainProgress: RunObserver {
         return text
     }
 
-    /// `14 s`, `3 min 20 s`, `2 h 5 min`: the time left at `rate`, when every size is known.
+    /// `14 s`, `3 min 20 s`, `2 h 5 min`: the time left at `rate`, when every size is known and
+    /// the run is not waiting for the network (the rate says nothing of when it comes back).
     static func eta(_ p: RunProgress, rate: Double) -> String? {
-        guard let remaining = p.bytesRemaining, rate > 0 else { return nil }
+        guard let remaining = p.bytesRemaining, rate > 0, p.offlineFor == nil else { return nil }
         return Self.duration(seconds: Int64((Double(remaining) / rate).rounded(.up)))
     }
 
