@@ -217,21 +217,17 @@ extension Coordinator {
         jobs[j].bytesTransferred += result.bodyBytes
         if let version = result.httpVersion { jobs[j].httpVersion = version }
         if result.failure == .cancelled {
-            // A body in memory is dropped: such slices are too small to resume anyway.
-            let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
-            let reason = kept ? "interrupted in flight; the partial file is kept" : "interrupted in flight"
-            // Not finished rather than failed (it counts as skipped), but cut while it ran: the
-            // failure says so to reports.
-            var outcome = SliceOutcome(
-                status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
-                failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
-                skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
-            outcome.keptPartial = kept
-            settle(j, outcome)
+            settleCut(j, writer: writer)
             return
         }
         // While the network is gone, a failure to reach the origin costs the slice no attempt.
-        if writer.writeFailure == nil, noteReach(j, result: result, writer: writer) { return }
+        switch noteReach(j, result: result, writer: writer) {
+        case .counts: break
+        case .givenBack: return
+        case .cut:
+            settleCut(j, writer: writer)
+            return
+        }
         noteOriginHealth(j, result: result, writer: writer)
         if let failure = writer.writeFailure {
             // The partial file stays for a later resume; no final file was touched.

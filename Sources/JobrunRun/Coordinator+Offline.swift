@@ -24,32 +24,46 @@ extension Coordinator {
         }
     }
 
+    /// What an attempt's end means for its slice, as far as the offline pause goes.
+    enum ReachVerdict {
+        /// It counts as usual.
+        case counts
+        /// Given back: the job waits, ready, for the network.
+        case givenBack
+        /// The run stops while the network is gone: the slice was cut by the stop, as if cancelled.
+        case cut
+    }
+
     /// Tells the offline pause how job `j`'s attempt ended, and carries out what it decides.
-    /// - Returns: whether the attempt was given back (the job waits, ready, for the network).
-    mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> Bool {
+    mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> ReachVerdict {
         // The common case, a whole answer while online with nothing remembered, decides nothing.
-        guard offline.isEnabled, offline.isOffline || offline.hasRecords || result.failure != nil else { return false }
-        // A local failure says nothing of the network; once stopping, nothing is queued again.
-        let reach = writer.writeFailure == nil && !isStopping ? Self.reach(of: result, writer: writer) : .unknown
+        guard offline.isEnabled, offline.isOffline || offline.hasRecords || result.failure != nil else { return .counts }
+        // A local failure after the response's head says the origin answered; before it, nothing.
+        var reach = writer.writeFailure == nil ? Self.reach(of: result, writer: writer) : result.head == nil ? .unknown : .answered
+        if isStopping {
+            // Nothing is queued again; what the missing network cut is not a failure of the slice.
+            if offline.isOffline, reach == .lost || { if case .unreachable = reach { true } else { false } }() { return .cut }
+            reach = .unknown
+        }
         if reach == .unknown {
             // A probe that ended so never told: the origin gets its next one.
             if offline.isOffline { offline.probeAbandoned(job: j, at: jobs[j].origin) }
-            return false
+            return .counts
         }
-        if reach == .answered && !offline.isOffline && !offline.hasRecords { return false }
+        if reach == .answered && !offline.isOffline && !offline.hasRecords { return .counts }
         let now = ContinuousClock.now
         let action = offline.attemptEnded(job: j, at: jobs[j].origin, reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
         switch action {
         case .counts:
-            return false
+            return .counts
         case .cameOnline(let origin, let after):
             events.emit(.networkOnline(origin: origin, after: after))
-            return false
+            return .counts
         case .givenBack:
             giveBack(j, writer: writer)
-            return true
+            return .givenBack
         case .wentOffline(let origins, let given):
             // Their failures were the network's: the breakers start again when it is back (one
             // that has given up on its origin stays so: its slices have failed).
@@ -65,8 +79,9 @@ extension Coordinator {
                 enqueue(g)
             }
             giveBack(j, writer: writer)
-            events.emit(.networkOffline(origins: origins, wait: (offline.stopsAt ?? now) - now))
-            return true
+            // Never negative: an attempt that ended just past the deadline finds the pause over.
+            events.emit(.networkOffline(origins: origins, wait: max(.zero, (offline.stopsAt ?? now) - now)))
+            return .givenBack
         }
     }
 
@@ -82,9 +97,24 @@ extension Coordinator {
     }
 
     /// Stops the run when it has been offline for `--offline-wait` (the clock is read only then).
+    /// A pause cut short by the deadline ends with the deadline's stop, not this one.
     mutating func stopIfOfflineTooLong() {
-        guard let until = offline.stopsAt, !isStopping, ContinuousClock.now >= until else { return }
+        guard let until = offline.stopsAt, !isStopping, options.deadline.map({ until < $0 }) ?? true, ContinuousClock.now >= until else { return }
         stop(.offline)
+    }
+
+    /// Job `j`'s transfer was cut by the run's stop: not finished rather than failed (it counts
+    /// as skipped), which the failure tells reports; a partial file on disk stays for a resume (a
+    /// body in memory is dropped: such slices are too small to resume anyway).
+    mutating func settleCut(_ j: Int, writer: SliceWriter) {
+        let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
+        let reason = kept ? "interrupted in flight; the partial file is kept" : "interrupted in flight"
+        var outcome = SliceOutcome(
+            status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
+            failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
+            skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
+        outcome.keptPartial = kept
+        settle(j, outcome)
     }
 
     /// When the next probe is due or the wait ends, while offline: the probes of origins with

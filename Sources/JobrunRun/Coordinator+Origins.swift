@@ -110,6 +110,15 @@ extension Coordinator {
     /// a retry (its next attempt starts again at its own URL), until the next probe is due.
     mutating func admitsHop(_ j: Int, to hop: String) -> Bool {
         let now = ContinuousClock.now
+        if offline.isOffline, !isStopping, !offline.admits(hop, now: now) {
+            // An answer from before the network went redirects there: the slice waits for the
+            // network at its own origin, without an attempt spent.
+            jobs[j].attempts = max(0, jobs[j].attempts - 1)
+            jobs[j].origin = jobs[j].own.origin
+            jobs[j].state = .ready
+            enqueue(j)
+            return false
+        }
         guard !mayStart(at: hop, now: now), let breaker = breakers[hop] else { return true }
         var failure = Self.unrequested(hop, breaker)
         switch breaker.admission(now: now) {
