@@ -78,6 +78,7 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var offlineOptions: OfflineOptions
 
     @OptionGroup var resourceOptions: ResourceOptions
+    @OptionGroup var shardOptions: ShardOptions
 
     @OptionGroup var concurrencyOptions: ConcurrencyOptions
 
@@ -159,7 +160,7 @@ struct ApplyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandRun.run("apply", events: eventOptions, progressInterval: progressEvery ?? .seconds(30)) { run in try apply(run) }
+        try CommandRun.run("apply", events: shardOptions.expanding(eventOptions), progressInterval: progressEvery ?? .seconds(30)) { run in try apply(run) }
     }
 
     func apply(_ run: CommandRun) throws {
@@ -178,6 +179,7 @@ struct ApplyCommand: ParsableCommand {
         let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
         if let saved {
             try resourceOptions.refuse(beside: saved)
+            try shardOptions.refuse(beside: saved)
             var options = manifestOptions
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
@@ -185,10 +187,11 @@ struct ApplyCommand: ParsableCommand {
             manifest = try saved.select(from: options.load(
                 fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency), digest: run.manifestsDigest))
         } else {
-            manifest = try resourceOptions.select(from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest))
+            manifest = try shardOptions.narrow(resourceOptions.select(
+                from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
         run.start()
-        let sums = recordSums.map(RecordSums.init(template:))
+        let sums = shardOptions.expand(recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
@@ -244,7 +247,7 @@ struct ApplyCommand: ParsableCommand {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }
         }
-        if let junit {
+        if let junit = shardOptions.expand(junit) {
             OutputFiles.prepareParent(of: junit)
             do {
                 try ReportClock.finish(ApplyReports.junit(

@@ -44,6 +44,7 @@ struct PlanCommand: ParsableCommand {
     @OptionGroup var manifestOptions: ManifestOptions
 
     @OptionGroup var resourceOptions: ResourceOptions
+    @OptionGroup var shardOptions: ShardOptions
 
     @OptionGroup var concurrencyOptions: ConcurrencyOptions
 
@@ -77,14 +78,14 @@ struct PlanCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandRun.run("plan", events: eventOptions) { run in try plan(run) }
+        try CommandRun.run("plan", events: shardOptions.expanding(eventOptions)) { run in try plan(run) }
     }
 
     func plan(_ run: CommandRun) throws {
         let manifest: Manifest
         do {
-            manifest = try resourceOptions.select(
-                from: manifestOptions.load(fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest))
+            manifest = try shardOptions.narrow(resourceOptions.select(
+                from: manifestOptions.load(fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         } catch let exit as ExitCode {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
@@ -104,6 +105,7 @@ struct PlanCommand: ParsableCommand {
         for shortage in plan.space.compactMap(\.shortage) {
             print("jobrun: warning: \(shortage); apply will refuse to start (unless --no-space-check)", to: &stderr)
         }
+        let out = shardOptions.expand(out)
         if let out {
             let bytes = PlanJSON.render(
                 plan, pretty: true,

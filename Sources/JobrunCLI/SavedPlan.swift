@@ -17,6 +17,8 @@ struct SavedPlan {
     var concurrency: ConcurrencyOverride
     /// The ids `plan --resource` was given, `nil` when the plan covers every resource.
     var selection: [String]?
+    /// The shard `plan --shard` was given, `nil` when the plan is not a shard's.
+    var shard: ShardSpec?
     /// `resource id` → `slice path` → action.
     var actions: [String: [String: String]]
 
@@ -39,6 +41,10 @@ struct SavedPlan {
         struct Selection: Decodable {
             var requested: [String]?
         }
+        struct Shard: Decodable {
+            var index: Int?
+            var count: Int?
+        }
         struct Entry: Decodable {
             struct SliceAction: Decodable {
                 var path: String?
@@ -54,10 +60,11 @@ struct SavedPlan {
         var sliceLists: [ManifestFile]?
         var options: Options?
         var selection: Selection?
+        var shard: Shard?
         var resources: [Entry]?
         enum CodingKeys: String, CodingKey {
             case kind, formatVersion = "format_version", jobrunVersion = "jobrun_version", manifests
-            case sliceLists = "slice_lists", options, selection, resources
+            case sliceLists = "slice_lists", options, selection, shard, resources
         }
     }
 
@@ -88,6 +95,14 @@ struct SavedPlan {
             print("jobrun: error: '\(path)' records a per_host of \(perHost), outside 1 to 256; run 'jobrun plan' again", to: &stderr)
             throw ExitCode(ExitStatus.manifestInvalid.rawValue)
         }
+        var shard: ShardSpec?
+        if let saved = document.shard {
+            guard let index = saved.index, let count = saved.count, case .success(let spec) = ShardSpec.resolve("\(index)/\(count)", count: nil, environment: [:]) else {
+                print("jobrun: error: '\(path)' records a shard that is not one of its count; run 'jobrun plan' again", to: &stderr)
+                throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+            }
+            shard = spec
+        }
         let manifests = document.manifests ?? []
         var fingerprints: [String: String] = [:]
         for m in manifests + (document.sliceLists ?? []) {
@@ -106,7 +121,7 @@ struct SavedPlan {
             jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
             fingerprints: fingerprints, outputOverride: document.options?.output,
             allowFileURLs: document.options?.allowFileURLs ?? false,
-            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, actions: actions)
+            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, shard: shard, actions: actions)
     }
 
     /// Why the plan no longer describes what applying would do, or `nil` when it still does.
@@ -134,11 +149,11 @@ struct SavedPlan {
     /// - Throws: `ExitCode` 1 when an id it selected names no resource now: the manifests
     ///   changed since, and the plan is stale whatever `--refresh` says.
     func select(from manifest: Manifest) throws -> Manifest {
-        guard let selection else { return manifest }
+        guard let selection else { return shard.map { ShardOptions.narrowed(manifest, to: $0) } ?? manifest }
         switch manifest.selecting(ids: selection) {
         case .success(let narrowed):
             ResourceOptions.announce(narrowed)
-            return narrowed
+            return shard.map { ShardOptions.narrowed(narrowed, to: $0) } ?? narrowed
         case .failure(let unknown):
             for entry in unknown.ids {
                 StandardError.write("jobrun: error: the saved plan is stale: it was made for resource '\(entry.id)', which the manifests no longer declare; run 'jobrun plan' again\n")

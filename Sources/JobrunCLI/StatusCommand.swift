@@ -40,6 +40,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var manifestOptions: ManifestOptions
 
     @OptionGroup var resourceOptions: ResourceOptions
+    @OptionGroup var shardOptions: ShardOptions
 
     @Flag(name: .long, help: "Write the status as a versioned JSON document to stdout instead of text.")
     var json = false
@@ -68,7 +69,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let runID = try RunIdentity.resolve()
-        let manifest = try resourceOptions.select(from: manifestOptions.load())
+        let manifest = try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load()))
         let states = MirrorStateOptions.open(for: manifest, access: .reading)
         let status = MirrorStatus.survey(manifest, states: states, runLimit: runs, maxAgeMilliseconds: maxAgeMilliseconds)
         // A store that is there but unusable was reported when it was opened.

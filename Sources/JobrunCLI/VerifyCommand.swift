@@ -41,6 +41,7 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var manifestOptions: ManifestOptions
 
     @OptionGroup var resourceOptions: ResourceOptions
+    @OptionGroup var shardOptions: ShardOptions
 
     @Flag(name: .shortAndLong, help: "Print only the slices that are not ok, and the summary.")
     var quiet = false
@@ -79,13 +80,13 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandRun.run("verify", events: eventOptions) { run in try verify(run) }
+        try CommandRun.run("verify", events: shardOptions.expanding(eventOptions)) { run in try verify(run) }
     }
 
     func verify(_ run: CommandRun) throws {
-        let manifest = try resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest))
+        let manifest = try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest)))
         run.start()
-        let sums = recordSums.map(RecordSums.init(template:))
+        let sums = shardOptions.expand(recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
@@ -96,7 +97,7 @@ struct VerifyCommand: ParsableCommand {
         states.learn(result.proofs)
         ProcessLifetime.keepUntilExit(result)
         var stderr = StandardError()
-        if let junit {
+        if let junit = shardOptions.expand(junit) {
             let report = ReportClock.finish(VerifyReports.junit(
                 result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: run.runID))
             OutputFiles.prepareParent(of: junit)

@@ -1,8 +1,10 @@
 extension Manifest {
-    /// Every resource the manifests declare: ``resources`` and those a selection left out.
+    /// Every resource the manifests declare, each with every slice: ``resources`` (before
+    /// sharding) and those a selection left out.
     public var declaredResources: [Resource] {
-        guard let selection else { return resources }
-        return resources + selection.unselected
+        let kept = shard?.declared ?? resources
+        guard let selection else { return kept }
+        return kept + selection.unselected
     }
 
     /// The manifest narrowed to the resources `ids` name and, transitively, the resources they

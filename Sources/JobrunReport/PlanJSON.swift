@@ -48,6 +48,8 @@ public enum PlanJSON {
         writeFiles(plan.manifest.sliceLists, into: &w)
         w.key("selection")
         writeSelection(of: plan, into: &w)
+        w.key("shard")
+        writeShard(of: plan, into: &w)
         w.key("summary")
         writeCounts(plan.counts, resources: plan.entries.count, proofs: plan.proofs, into: &w)
         w.key("space")
@@ -93,6 +95,21 @@ public enum PlanJSON {
         for entry in plan.entries { w.string(entry.resource.id) }
         w.endArray()
         w.key("declared"); w.int(Int64(plan.manifest.declaredResources.count))
+        w.endObject()
+    }
+
+    /// `null` without `--shard`; else the shard (`index`, 0-based, of `count`) and its slices
+    /// against all the manifests' (after `--resource`).
+    static func writeShard(of plan: Plan, into w: inout JSONWriter) {
+        guard let shard = plan.manifest.shard else {
+            w.null()
+            return
+        }
+        w.beginObject()
+        w.key("index"); w.int(Int64(shard.spec.index))
+        w.key("count"); w.int(Int64(shard.spec.count))
+        w.key("slices"); w.int(Int64(shard.sliceCount))
+        w.key("total_slices"); w.int(Int64(shard.totalSliceCount))
         w.endObject()
     }
 

@@ -79,7 +79,7 @@ public struct MirrorMemory: Sendable {
             }
         }
         if runCount > 0 { recorded[runRoot, default: 0] += runCount }
-        guard manifest.selection == nil else { return proofs }
+        guard !manifest.isPartial else { return proofs }
         let unnamed = known.keys.filter { (known[$0]?.count ?? 0) > recorded[$0] ?? 0 }
         for (root, gone) in Self.unnamedAndGone(in: Set(unnamed), records: known, expectations: expectations) {
             proofs.stale[root, default: []].append(contentsOf: gone)

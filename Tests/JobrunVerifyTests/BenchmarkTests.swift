@@ -1,6 +1,7 @@
 import Foundation
 import JobrunCore
 import JobrunVerify
+import JobrunTestSupport
 import Testing
 
 /// Throughput measurements, run by hand in a release build on idle cores (they print their

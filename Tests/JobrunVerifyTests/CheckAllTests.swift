@@ -1,6 +1,7 @@
 import Foundation
 import JobrunCore
 @testable import JobrunVerify
+import JobrunTestSupport
 import Testing
 
 struct CheckAllTests {

@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunVerify
+import JobrunTestSupport
 import Testing
 
 /// Property: however a message is cut into update() calls, the digest is the one-shot digest.

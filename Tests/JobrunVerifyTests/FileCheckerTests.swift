@@ -1,6 +1,7 @@
 import Foundation
 import JobrunCore
 import JobrunVerify
+import JobrunTestSupport
 import Testing
 
 struct FileCheckerTests {

@@ -58,29 +58,6 @@ func makeSymlink(_ root: String, _ relativePath: String, to destination: String)
     try FileManager.default.createSymbolicLink(atPath: root + "/" + relativePath, withDestinationPath: destination)
 }
 
-/// Deterministic bytes (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(count + 8)
-        while out.count < count {
-            withUnsafeBytes(of: next().littleEndian) { out.append(contentsOf: $0) }
-        }
-        out.removeLast(out.count - count)
-        return out
-    }
-}
-
 var isRoot: Bool { geteuid() == 0 }
 
 /// A digest from published hex; a typo yields an empty digest that no computation matches.

@@ -109,6 +109,12 @@ public struct Manifest: Sendable {
     public var resources: [Resource]
     /// What `--resource` selected, `nil` when every resource is (see ``selecting(ids:)``).
     public var selection: ResourceSelection?
+    /// What `--shard` kept, `nil` when the run is not one of several shards (``sharding(_:)``).
+    public var shard: ShardSelection?
+
+    /// Some resource or slice the manifests declare is left out (`--resource`, `--shard`): what a
+    /// run proves or finds is not the whole mirror's.
+    public var isPartial: Bool { selection != nil || shard != nil }
 
     public var sliceCount: Int { resources.reduce(0) { $0 + $1.slices.count } }
 }

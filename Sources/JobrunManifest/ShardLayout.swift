@@ -1,0 +1,150 @@
+/// Which of `count` shards each slice belongs to (`--shard K/N`, docs/sharding.md): a pure
+/// function of the manifests, the same on every machine that reads them, whatever the order in
+/// which the manifests were given.
+///
+/// 1. Resources joined by `depends_on` (either way, transitively) form a component, and a
+///    component never splits: a dependent resource runs where its dependency runs.
+/// 2. Weights are declared bytes; when any slice declares no size, every weight is a count of
+///    slices instead (one unit for all).
+/// 3. A component of one resource (no dependency, no dependent) heavier than an even share
+///    (total / count) is split: each of its slices goes to the shard its identity hashes to
+///    (FNV-1a of the resource id and the slice path, mixed), so a slice stays on its shard while
+///    the manifests grow.
+/// 4. The other components go whole, heaviest first (ties: the smallest resource id), each to the
+///    least loaded shard so far (ties: the lowest index), the split resources' slices counted.
+///
+/// Every slice thus belongs to exactly one shard, and no shard carries more than an even share
+/// plus its heaviest whole component.
+public struct ShardLayout: Sendable, Hashable {
+    /// What the layout is made from: a resource's id, the ids it depends on, and its slices.
+    public struct Unit: Sendable, Hashable {
+        public var id: String
+        public var dependsOn: [String]
+        public var paths: [String]
+        public var sizes: [Int64?]
+
+        public init(id: String, dependsOn: [String], paths: [String], sizes: [Int64?]) {
+            self.id = id
+            self.dependsOn = dependsOn
+            self.paths = paths
+            self.sizes = sizes
+        }
+    }
+
+    /// Where a resource goes.
+    public enum Placement: Sendable, Hashable {
+        /// Every slice on this shard.
+        case whole(shard: Int)
+        /// Each slice on the shard of its identity's hash.
+        case split
+    }
+
+    public let count: Int
+    /// By resource, in the order given.
+    public let placements: [Placement]
+    /// Each shard's weight: declared bytes, or slices when ``isByBytes`` is false.
+    public let loads: [Int64]
+    public let isByBytes: Bool
+
+    /// The layout of `units` over `count` shards (at least 1).
+    public init(units: [Unit], count: Int) {
+        let count = max(1, count)
+        self.count = count
+        let isByBytes = units.allSatisfy { $0.sizes.allSatisfy { $0 != nil } } && units.contains { $0.sizes.contains { ($0 ?? 0) > 0 } }
+        self.isByBytes = isByBytes
+        func weight(_ u: Unit) -> Int64 {
+            isByBytes ? u.sizes.reduce(Int64(0)) { $0.saturatingAdding($1 ?? 0) } : Int64(u.paths.count)
+        }
+        let components = Self.components(units)
+        let total = units.reduce(Int64(0)) { $0.saturatingAdding(weight($1)) }
+        let share = total / Int64(count)
+
+        var placements = [Placement](repeating: .whole(shard: 0), count: units.count)
+        var loads = [Int64](repeating: 0, count: count)
+        var whole: [(weight: Int64, key: String, members: [Int])] = []
+        for members in components {
+            let w = members.reduce(Int64(0)) { $0.saturatingAdding(weight(units[$1])) }
+            if members.count == 1, count > 1, w > share, let r = members.first {
+                placements[r] = .split
+                let unit = units[r]
+                for s in unit.paths.indices {
+                    let k = Self.shard(ofSlice: unit.paths[s], resource: unit.id, count: count)
+                    loads[k] = loads[k].saturatingAdding(isByBytes ? unit.sizes[s] ?? 0 : 1)
+                }
+            } else {
+                whole.append((w, members.map { units[$0].id }.min() ?? "", members))
+            }
+        }
+        whole.sort { ($0.weight, $1.key) > ($1.weight, $0.key) }
+        for component in whole {
+            var target = 0
+            for k in loads.indices where loads[k] < loads[target] { target = k }
+            loads[target] = loads[target].saturatingAdding(component.weight)
+            for r in component.members { placements[r] = .whole(shard: target) }
+        }
+        self.placements = placements
+        self.loads = loads
+    }
+
+    /// The shard of slice `path` of resource `resource`, a split one.
+    public static func shard(ofSlice path: String, resource: String, count: Int) -> Int {
+        Int(mixed(fnv1a(resource, path)) % UInt64(max(1, count)))
+    }
+
+    /// The slices of resource `r` (of id `resource`, paths `paths`) on shard `index`.
+    public func slices(ofResource r: Int, id resource: String, paths: [String], onShard index: Int) -> [Int] {
+        switch placements[r] {
+        case .whole(let shard): shard == index ? Array(paths.indices) : []
+        case .split: paths.indices.filter { Self.shard(ofSlice: paths[$0], resource: resource, count: count) == index }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Resources joined by `depends_on`, either way: each component's members in the order given.
+    static func components(_ units: [Unit]) -> [[Int]] {
+        var parent = Array(units.indices)
+        func root(_ i: Int) -> Int {
+            var i = i
+            while parent[i] != i {
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            }
+            return i
+        }
+        var indexByID: [String: Int] = [:]
+        for (i, u) in units.enumerated() where indexByID[u.id] == nil { indexByID[u.id] = i }
+        for (i, u) in units.enumerated() {
+            for d in u.dependsOn {
+                guard let j = indexByID[d] else { continue }
+                let (a, b) = (root(i), root(j))
+                if a != b { parent[max(a, b)] = min(a, b) }
+            }
+        }
+        var members: [Int: [Int]] = [:]
+        var order: [Int] = []
+        for i in units.indices {
+            let r = root(i)
+            if members[r] == nil { order.append(r) }
+            members[r, default: []].append(i)
+        }
+        return order.map { members[$0] ?? [] }
+    }
+
+    /// FNV-1a (64-bit) of the resource id, a NUL, and the path's UTF-8.
+    static func fnv1a(_ resource: String, _ path: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in resource.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        hash = (hash ^ 0) &* 0x0000_0100_0000_01B3
+        for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+
+    /// SplitMix64's finalizer: FNV's low bits alone are poorly spread for a small modulus.
+    static func mixed(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,47 @@
+/// What `--shard K/N` kept of the manifests (``ShardLayout``): the resources placed whole on this
+/// shard and this shard's slices of the split ones.
+public struct ShardSelection: Sendable {
+    public var spec: ShardSpec
+    /// The resources before sharding, every slice of them: a file of another shard's slice is no
+    /// stranger where shards share an output root (`verify --extra`).
+    public var declared: [Resource]
+    /// Resources on this shard whole, and split ones with slices here.
+    public var wholeCount: Int
+    public var splitCount: Int
+    /// Slices on this shard, and in all.
+    public var sliceCount: Int
+    public var totalSliceCount: Int
+    /// This shard's weight and all shards' together: bytes, or slices when ``isByBytes`` is false.
+    public var load: Int64
+    public var totalLoad: Int64
+    public var isByBytes: Bool
+}
+
+extension Manifest {
+    /// The manifest narrowed to shard `spec` of its resources (already narrowed by `--resource`
+    /// when that was given): the resources placed on it whole, and its slices of those split over
+    /// every shard, in load order. Resources with no slice here are left out.
+    public func sharding(_ spec: ShardSpec) -> Manifest {
+        let units = resources.map { r in
+            ShardLayout.Unit(id: r.id, dependsOn: r.dependsOn.map(\.id), paths: r.slices.map(\.path), sizes: r.slices.map(\.size))
+        }
+        let layout = ShardLayout(units: units, count: spec.count)
+        var narrowed = self
+        narrowed.resources = []
+        var whole = 0
+        var split = 0
+        for (r, resource) in resources.enumerated() {
+            let kept = layout.slices(ofResource: r, id: resource.id, paths: units[r].paths, onShard: spec.index)
+            guard !kept.isEmpty || layout.placements[r] == .whole(shard: spec.index) else { continue }
+            var part = resource
+            if kept.count != resource.slices.count { part.slices = kept.map { resource.slices[$0] } }
+            if layout.placements[r] == .split { split += 1 } else { whole += 1 }
+            narrowed.resources.append(part)
+        }
+        narrowed.shard = ShardSelection(
+            spec: spec, declared: resources, wholeCount: whole, splitCount: split, sliceCount: narrowed.sliceCount,
+            totalSliceCount: sliceCount, load: layout.loads[spec.index], totalLoad: layout.loads.reduce(0) { $0.saturatingAdding($1) },
+            isByBytes: layout.isByBytes)
+        return narrowed
+    }
+}
