@@ -258,7 +258,7 @@ struct ApplyCommand: ParsableCommand {
             }
         }
         try sums?.write(ApplyReports.checksumLists(result))
-        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID)) }
+        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID, shard: manifest.shard)) }
         var status = result.exitStatus
         if status == .ok, deferralOptions.requireComplete, result.counts.deferred > 0 { status = .locked }
         run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)

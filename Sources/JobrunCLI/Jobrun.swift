@@ -27,7 +27,7 @@ public struct Jobrun: ParsableCommand {
             """,
         version: JobrunVersion.current,
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, ConditionsCommand.self, GraphCommand.self, VersionCommand.self,
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, ConditionsCommand.self, GraphCommand.self, ReportCommand.self, VersionCommand.self,
         ]
     )
 

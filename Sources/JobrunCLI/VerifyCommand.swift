@@ -110,7 +110,7 @@ struct VerifyCommand: ParsableCommand {
         }
         try sums?.write(VerifyReports.checksumLists(result))
         if json {
-            StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID))
+            StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID, shard: manifest.shard))
         } else {
             // With `--events -`, stdout carries the events.
             let text = VerifyReports.text(result, problemsOnly: quiet)

@@ -131,6 +131,19 @@ public struct ShardLayout: Sendable, Hashable {
         return order.map { members[$0] ?? [] }
     }
 
+    /// One slice's part of the manifests' fingerprint (``ShardSelection/planFingerprint``): its
+    /// identity, its declared size and digests.
+    public static func fingerprint(resource: String, path: String, size: Int64?, digests: [(algorithm: String, bytes: [UInt8])]) -> UInt64 {
+        var hash = fnv1a(resource, path)
+        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        withUnsafeBytes(of: (size ?? -1).littleEndian) { for b in $0 { add(b) } }
+        for d in digests {
+            for b in d.algorithm.utf8 { add(b) }
+            for b in d.bytes { add(b) }
+        }
+        return mixed(hash)
+    }
+
     /// FNV-1a (64-bit) of the resource id, a NUL, and the path's UTF-8.
     static func fnv1a(_ resource: String, _ path: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325

@@ -15,6 +15,9 @@ public struct ShardSelection: Sendable {
     public var load: Int64
     public var totalLoad: Int64
     public var isByBytes: Bool
+    /// What every shard of one plan agrees on: a fingerprint of every slice's identity, size and
+    /// digests (their order aside), 16 hex digits. `report merge` refuses shards that differ.
+    public var planFingerprint: String
 }
 
 extension Manifest {
@@ -38,10 +41,19 @@ extension Manifest {
             if layout.placements[r] == .split { split += 1 } else { whole += 1 }
             narrowed.resources.append(part)
         }
+        // A sum of the slices' fingerprints: the order of the manifests changes nothing.
+        var fingerprint: UInt64 = 0
+        for r in resources {
+            for s in r.slices {
+                fingerprint &+= ShardLayout.fingerprint(
+                    resource: r.id, path: s.path, size: s.size, digests: s.digests.map { ($0.algorithm.rawValue, $0.bytes) })
+            }
+        }
+        let hex = String(fingerprint, radix: 16)
         narrowed.shard = ShardSelection(
             spec: spec, declared: resources, wholeCount: whole, splitCount: split, sliceCount: narrowed.sliceCount,
             totalSliceCount: sliceCount, load: layout.loads[spec.index], totalLoad: layout.loads.reduce(0) { $0.saturatingAdding($1) },
-            isByBytes: layout.isByBytes)
+            isByBytes: layout.isByBytes, planFingerprint: String(repeating: "0", count: 16 - hex.count) + hex)
         return narrowed
     }
 }

@@ -1,5 +1,5 @@
 import JobrunCore
-import JobrunManifest
+public import JobrunManifest
 public import JobrunOutcome
 
 /// `apply` results for programs (JSON) and for CI (JUnit).
@@ -12,14 +12,15 @@ public enum ApplyReports {
     /// `jobrun apply --json`: one record per slice (identity, destination, status, bytes, attempts,
     /// digests, integrity, computed digests, timings, error). Versioned by `format_version`;
     /// secrets never appear (URLs are shown without their query). `run_id` is the run's id
-    /// (``RunID``), when given.
-    public static func json(_ result: ApplyResult, runID: String? = nil) -> [UInt8] {
+    /// (``RunID``), when given; `shard` the shard the run was (`--shard`), `null` without one.
+    public static func json(_ result: ApplyResult, runID: String? = nil, shard: ShardSelection? = nil) -> [UInt8] {
         let c = result.counts
         var w = JSONWriter(pretty: true)
         w.beginObject()
         w.key("format_version"); w.int(1)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
         if let runID { w.key("run_id"); w.string(runID) }
+        w.key("shard"); w.shard(shard)
         w.key("summary")
         w.beginObject()
         w.key("fetched"); w.int(Int64(c.fetched))

@@ -101,16 +101,7 @@ public enum PlanJSON {
     /// `null` without `--shard`; else the shard (`index`, 0-based, of `count`) and its slices
     /// against all the manifests' (after `--resource`).
     static func writeShard(of plan: Plan, into w: inout JSONWriter) {
-        guard let shard = plan.manifest.shard else {
-            w.null()
-            return
-        }
-        w.beginObject()
-        w.key("index"); w.int(Int64(shard.spec.index))
-        w.key("count"); w.int(Int64(shard.spec.count))
-        w.key("slices"); w.int(Int64(shard.sliceCount))
-        w.key("total_slices"); w.int(Int64(shard.totalSliceCount))
-        w.endObject()
+        w.shard(plan.manifest.shard)
     }
 
     static func writeCounts(_ c: PlanCounts, resources: Int?, proofs: CheckProofs? = nil, into w: inout JSONWriter) {

@@ -60,6 +60,7 @@ import Testing
         for (k, shard) in shards.enumerated() {
             let result = try #require(await shard.wait(timeout: .seconds(120)), "shard \(k) did not end: \(shard.stderr)")
             #expect(result.status == 0, "shard \(k): \(result)")
+            try fixture.directory.write(file: "shard-\(k).json", contents: result.stdout)
             let report = try ApplyJSON.decode(result.stdout, context: "shard \(k): \(result)")
             let mine = Self.fetched(report)
             #expect(Set(mine.keys).isDisjoint(with: union.keys), "shard \(k) fetched what another did")
@@ -85,6 +86,35 @@ import Testing
         let whole = try await fixture.applyJSON(["--output", "whole"])
         #expect(whole.result.status == 0, "\(whole.result)")
         #expect(Self.fetched(whole.report) == union)
+
+        // Merged, the shards' results are the unsharded run's, slice for slice, and the JUnit
+        // report has every slice's test case once.
+        let merge = try await fixture.run(["report", "merge", "shard-2.json", "shard-0.json", "shard-1.json", "--json", "merged.json", "--junit", "merged.xml"])
+        #expect(merge.status == 0 && merge.stderr.hasPrefix("Merged 3 of 3 shards: 82 fetched"), "\(merge)")
+        let merged = try ApplyJSON.decode(try #require(fixture.directory.contents(of: "merged.json")), context: "merged")
+        // Each shard wrote into its own root: files compare below it.
+        func records(_ report: ApplyJSON) -> [String: String] {
+            var out: [String: String] = [:]
+            for r in report.resources {
+                for s in r.slices { out[r.id + "/" + s.path] = "\(s.status) \(s.attempts) \(s.size ?? -1) \(s.integrity) \(s.digests) \(s.file.split(separator: "/", maxSplits: 1).last ?? "")" }
+            }
+            return out
+        }
+        #expect(records(merged) == records(whole.report))
+        #expect(merged.summary.fetched == whole.report.summary.fetched && merged.summary.bytesTransferred == whole.report.summary.bytesTransferred)
+        let xml = try #require(fixture.directory.contents(of: "merged.xml"))
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == 82 && !xml.contains("<failure") && !xml.contains("<error"), "\(xml.prefix(2000))")
+        JUnitSchemaCheck.expectValid(fixture.directory.path("merged.xml"))
+
+        // A shard missing, one twice, or a result of no shard: said, and exit 1.
+        let missing = try await fixture.run(["report", "merge", "shard-0.json", "shard-2.json", "--junit", "partial.xml"])
+        #expect(missing.status == 1 && missing.stderr.contains("jobrun: error: shard 1 of 3 is missing"), "\(missing)")
+        #expect(fixture.directory.contents(of: "partial.xml")?.contains("shard 1 of 3 is missing") == true)
+        let twice = try await fixture.run(["report", "merge", "shard-0.json", "shard-1.json", "shard-1.json", "shard-2.json"])
+        #expect(twice.status == 1 && twice.stderr.contains("shard 1 of 3 is there 2 times: 'shard-1.json', 'shard-1.json'"), "\(twice)")
+        try fixture.directory.write(file: "whole.json", contents: whole.result.stdout)
+        let stranger = try await fixture.run(["report", "merge", "shard-0.json", "shard-1.json", "shard-2.json", "whole.json"])
+        #expect(stranger.status == 1 && stranger.stderr.contains("'whole.json' is not a shard's result: it was not run with --shard"), "\(stranger)")
     }
 
     /// A plan saved for a shard applies that shard, and `--shard` beside it is refused.

@@ -4,7 +4,7 @@ import Testing
 /// `--help` of the root command and every subcommand, compared with `Golden/help/`, so a change
 /// to the command line's documentation is always deliberate (and reviewed as a diff).
 @Suite struct HelpTests {
-    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["status"], ["conditions"], ["graph"], ["version"]]
+    static let commands: [[String]] = [[], ["validate"], ["plan"], ["apply"], ["verify"], ["status"], ["conditions"], ["graph"], ["report"], ["report", "merge"], ["version"]]
 
     @Test(arguments: commands)
     func helpMatchesTheGolden(command: [String]) async throws {
@@ -13,7 +13,7 @@ import Testing
         let result = try await Harness.run(command + ["--help"], in: directory.path)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
-        Harness.expectGolden(result.stdout, "help/\(command.first ?? "jobrun").txt")
+        Harness.expectGolden(result.stdout, "help/\(command.isEmpty ? "jobrun" : command.joined(separator: "-")).txt")
         // `jobrun help <command>` says the same.
         let viaHelp = try await Harness.run(["help"] + command, in: directory.path)
         #expect(viaHelp.status == 0)
@@ -22,12 +22,12 @@ import Testing
 
     /// The flags the documentation promises exist under those exact names.
     @Test(arguments: [
-        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host", "--events"]),
-        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--resource", "--events"]),
+        ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host", "--events", "--shard", "--shard-count"]),
+        ("verify", ["--output", "--allow-file-urls", "--quiet", "--json", "--junit", "--extra", "--fail-on-extra", "--jobs", "--resource", "--events", "--shard", "--shard-count"]),
         ("validate", ["--output", "--allow-file-urls"]),
-        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host", "--events", "--deadline", "--deadline-margin", "--progress", "--progress-interval", "--quiet", "--verbose", "--limit-rate"]),
+        ("apply", ["--output", "--allow-file-urls", "--refresh", "--cacert", "--json", "--junit", "--resource", "--concurrency", "--per-host", "--events", "--deadline", "--deadline-margin", "--progress", "--progress-interval", "--quiet", "--verbose", "--limit-rate", "--shard", "--shard-count", "--offline-wait", "--on-run-end"]),
         ("graph", ["--output", "--allow-file-urls", "--resource"]),
-        ("status", ["--output", "--allow-file-urls", "--resource", "--json", "--max-age", "--runs"]),
+        ("status", ["--output", "--allow-file-urls", "--resource", "--json", "--max-age", "--runs", "--shard", "--shard-count"]),
     ])
     func documentedFlagsExist(command: String, flags: [String]) async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-help")

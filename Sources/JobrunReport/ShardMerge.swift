@@ -1,0 +1,147 @@
+public import JobrunCore
+
+/// `jobrun report merge`: the `apply --json` results of the shards of one plan (`--shard K/N`)
+/// as one result (docs/sharding.md, "One answer from many shards"). Pure: documents in, a
+/// document and what is wrong with the set out.
+///
+/// The set must be one plan: every document an `apply --json` result of a sharded run, all with
+/// the same count and plan fingerprint, every index from 0 to N-1 exactly once, and no slice in
+/// two of them. Whatever breaks that is a problem (exit 1), and the merge still goes as far as
+/// the documents allow, so that the reports show what is there.
+public enum ShardMerge {
+    /// One shard's result, and the file it came from.
+    public struct Input: Sendable {
+        public var name: String
+        public var document: JSONValue
+
+        public init(name: String, document: JSONValue) {
+            self.name = name
+            self.document = document
+        }
+    }
+
+    public struct Output: Sendable {
+        /// The merged result: the shape of `apply --json`, resources by id and slices by path,
+        /// `shards` for the run each came from, and `problems`.
+        public var document: JSONValue
+        public var problems: [String]
+        /// 1 for a problem or a failed slice, else 75 when a shard stopped early, else 0.
+        public var exitStatus: ExitStatus
+    }
+
+    /// The summary's counters, each the sum of the shards'.
+    static let summedCounts = ["fetched", "resumed", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified"]
+    static let remainingCounts = ["cancelled", "partials_kept", "not_started", "not_started_bytes", "not_started_unsized"]
+
+    public static func merge(_ inputs: [Input]) -> Output {
+        var problems: [String] = []
+        var shards: [(index: Int, input: Input)] = []
+        var counts = Set<Int64>()
+        var plans = Set<String>()
+        for input in inputs {
+            let d = input.document
+            guard d["format_version"]?.intValue == 1, d["summary"] != nil, d["resources"]?.arrayValue != nil else {
+                problems.append("'\(input.name)' is not a result of 'jobrun apply --json' (format_version 1)")
+                continue
+            }
+            guard let shard = d["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue, let plan = shard["plan"]?.stringValue else {
+                problems.append("'\(input.name)' is not a shard's result: it was not run with --shard")
+                continue
+            }
+            counts.insert(count)
+            plans.insert(plan)
+            shards.append((Int(index), input))
+        }
+        if counts.count > 1 {
+            problems.append("the shards do not agree on their count: " + shards.map { "'\($0.input.name)' says \($0.input.document["shard"]?["count"]?.intValue ?? 0)" }.joined(separator: ", "))
+        }
+        if plans.count > 1 {
+            problems.append("the shards were not made from the same manifests (plan fingerprints \(plans.sorted().joined(separator: ", ")))")
+        }
+        shards.sort { ($0.index, $0.input.name) < ($1.index, $1.input.name) }
+        if let count = counts.max() {
+            for k in 0..<Int(count) {
+                let named = shards.filter { $0.index == k }.map { "'\($0.input.name)'" }
+                if named.isEmpty { problems.append("shard \(k) of \(count) is missing") }
+                if named.count > 1 { problems.append("shard \(k) of \(count) is there \(named.count) times: \(named.joined(separator: ", "))") }
+            }
+        }
+
+        // Resources by id; a split resource's slices come from several shards.
+        var resources: [String: (members: [(String, JSONValue)], slices: [String: JSONValue], complete: Bool, hooks: [JSONValue], hasHooks: Bool)] = [:]
+        var sliceShard: [String: Int] = [:]
+        for (index, input) in shards {
+            for r in input.document["resources"]?.arrayValue ?? [] {
+                guard case .object(let members) = r, let id = r["id"]?.stringValue else { continue }
+                var entry = resources[id] ?? (members, [:], true, [], false)
+                entry.complete = entry.complete && (r["complete"]?.boolValue ?? false)
+                if let hooks = r["hooks"]?.arrayValue {
+                    entry.hooks += hooks
+                    entry.hasHooks = true
+                }
+                for s in r["slices"]?.arrayValue ?? [] {
+                    guard let path = s["path"]?.stringValue else { continue }
+                    let key = id + "\u{0}" + path
+                    if let other = sliceShard[key] {
+                        problems.append("slice '\(path)' of '\(id)' is in shard \(other) and shard \(index)")
+                        continue
+                    }
+                    sliceShard[key] = index
+                    entry.slices[path] = s
+                }
+                resources[id] = entry
+            }
+        }
+        let merged: [JSONValue] = resources.keys.sorted().compactMap { id in
+            guard let entry = resources[id] else { return nil }
+            var members: [(String, JSONValue)] = []
+            for (key, value) in entry.members where key != "hooks" {
+                switch key {
+                case "complete": members.append((key, .bool(entry.complete)))
+                case "slices": members.append((key, .array(entry.slices.keys.sorted().compactMap { entry.slices[$0] })))
+                default: members.append((key, value))
+                }
+            }
+            if entry.hasHooks { members.append(("hooks", .array(entry.hooks))) }
+            return .object(members)
+        }
+
+        let summaries = shards.compactMap { $0.input.document["summary"] }
+        func sum(_ key: String, in objects: [JSONValue]) -> Int64 { objects.reduce(0) { $0 + ($1[key]?.intValue ?? 0) } }
+        var summary: [(String, JSONValue)] = summedCounts.map { ($0, .int(sum($0, in: summaries))) }
+        let stopReason = summaries.lazy.compactMap { $0["stop_reason"]?.stringValue }.first
+        let failed = sum("failed", in: summaries) + sum("hooks_failed", in: summaries)
+        let isSuccess = problems.isEmpty && !summaries.isEmpty && summaries.allSatisfy { $0["success"]?.boolValue == true }
+        summary.append(("success", .bool(isSuccess)))
+        summary.append(("interrupted_by_signal", summaries.lazy.compactMap { $0["interrupted_by_signal"]?.intValue }.first.map { .int($0) } ?? .null))
+        summary.append(("stop_reason", stopReason.map { .string($0) } ?? .null))
+        let remaining = summaries.compactMap { $0["remaining"] }
+        if !remaining.isEmpty { summary.append(("remaining", .object(remainingCounts.map { ($0, .int(sum($0, in: remaining))) }))) }
+        // The shards ran side by side: the longest is the run's.
+        summary.append(("elapsed_seconds", .double(summaries.compactMap { $0["elapsed_seconds"]?.doubleValue }.max() ?? 0)))
+        summary.append(("offline_seconds", .double(summaries.compactMap { $0["offline_seconds"]?.doubleValue }.max() ?? 0)))
+        if summaries.contains(where: { $0["hooks_failed"] != nil }) { summary.append(("hooks_failed", .int(sum("hooks_failed", in: summaries)))) }
+
+        let document = JSONValue.object([
+            ("format_version", .int(1)),
+            ("jobrun_version", .string(JobrunVersion.current)),
+            ("shards", .array(shards.map { shard in
+                let d = shard.input.document
+                return .object([
+                    ("file", .string(shard.input.name)), ("index", .int(Int64(shard.index))), ("run_id", d["run_id"] ?? .null),
+                    ("success", d["summary"]?["success"] ?? .null), ("stop_reason", d["summary"]?["stop_reason"] ?? .null),
+                ])
+            })),
+            ("shard", .object([
+                ("count", counts.count == 1 ? .int(counts.first ?? 0) : .null),
+                ("plan", plans.count == 1 ? .string(plans.first ?? "") : .null),
+            ])),
+            ("problems", .array(problems.map { .string($0) })),
+            ("summary", .object(summary)),
+            ("resources", .array(merged)),
+        ])
+        let skipped = sum("skipped", in: summaries)
+        let status: ExitStatus = !problems.isEmpty || failed > 0 ? .failure : stopReason != nil ? .locked : skipped > 0 || !isSuccess ? .failure : .ok
+        return Output(document: document, problems: problems, exitStatus: status)
+    }
+}
