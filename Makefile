@@ -39,8 +39,12 @@ release: deps
 release-bin:
 	@echo "$(RELEASE_BIN)"
 
-## test: unit and integration tests (integration tests run the real binary)
+## test: unit and integration tests (integration tests run the real binary); the checkers of the
+## deployment examples come from PyPI where pip can install them (their checks are skipped otherwise)
+TEST_PIP_PACKAGES := kubernetes-validate check-jsonschema
 test: build
+	@python3 -m pip install --quiet --disable-pip-version-check $(TEST_PIP_PACKAGES) >/dev/null 2>&1 || \
+	  echo "make test: pip could not install $(TEST_PIP_PACKAGES): the deployment examples' schema checks are skipped"
 	$(SWIFT) test $(SWIFT_FLAGS)
 
 ## fuzz: libFuzzer targets (manifest loader, checksum lists, response heads), FUZZ_SECONDS each

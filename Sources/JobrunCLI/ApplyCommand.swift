@@ -160,10 +160,13 @@ struct ApplyCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandRun.run("apply", events: shardOptions.expanding(eventOptions), progressInterval: progressEvery ?? .seconds(30)) { run in try apply(run) }
+        let savedShard = SavedPlan.shard(ofPlanIn: manifestOptions.manifests)
+        try CommandRun.run("apply", events: shardOptions.expanding(eventOptions, saved: savedShard), progressInterval: progressEvery ?? .seconds(30)) { run in
+            try apply(run, savedShard: savedShard)
+        }
     }
 
-    func apply(_ run: CommandRun) throws {
+    func apply(_ run: CommandRun, savedShard: ShardSpec?) throws {
         let preparation = Executor.startPreparingLibraries()
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
@@ -191,7 +194,7 @@ struct ApplyCommand: ParsableCommand {
                 from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
         run.start()
-        let sums = shardOptions.expand(recordSums).map(RecordSums.init(template:))
+        let sums = shardOptions.expand(recordSums, saved: savedShard).map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
@@ -247,7 +250,7 @@ struct ApplyCommand: ParsableCommand {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }
         }
-        if let junit = shardOptions.expand(junit) {
+        if let junit = shardOptions.expand(junit, saved: savedShard) {
             OutputFiles.prepareParent(of: junit)
             do {
                 try ReportClock.finish(ApplyReports.junit(

@@ -24,9 +24,11 @@ struct RecordSums {
     /// Refuses FILE when it cannot hold the manifests' resources apart; before anything is done.
     /// - Throws: `ExitCode` 64.
     func check(_ manifest: Manifest) throws {
-        guard !template.contains(Self.placeholder), manifest.resources.count > 1 else { return }
+        // The resources before sharding, not a shard's: every shard accepts or refuses the same FILE.
+        let count = manifest.shard?.declared.count ?? manifest.resources.count
+        guard !template.contains(Self.placeholder), count > 1 else { return }
         StandardError.write(
-            "jobrun: error: --record-sums: the manifests have \(manifest.resources.count) resources, and a list is one resource's (its paths are relative to the resource's folder); put \(Self.placeholder) in the file name, for example 'sums/\(Self.placeholder).sha256'; nothing was done\n")
+            "jobrun: error: --record-sums: the manifests have \(count) resources, and a list is one resource's (its paths are relative to the resource's folder); put \(Self.placeholder) in the file name, for example 'sums/\(Self.placeholder).sha256'; nothing was done\n")
         throw ExitCode(ExitStatus.usage.rawValue)
     }
 

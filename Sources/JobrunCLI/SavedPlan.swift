@@ -68,6 +68,20 @@ struct SavedPlan {
         }
     }
 
+    /// The shard a saved plan in `arguments` was made for, read quietly (``loadIfPlanFile(_:)``
+    /// says what is wrong with the file): what `{shard}` in report names becomes before the
+    /// plan is loaded.
+    static func shard(ofPlanIn arguments: [String]) -> ShardSpec? {
+        struct Peek: Decodable {
+            var shard: Document.Shard?
+        }
+        guard arguments.count == 1, let path = arguments.first, !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
+            case .success(let bytes) = FileReader.read(path, limit: .max), bytes.first == UInt8(ascii: "{"),
+            let peek = try? JSONDecoder().decode(Peek.self, from: Data(bytes)), let index = peek.shard?.index, let count = peek.shard?.count
+        else { return nil }
+        return try? ShardSpec.resolve("\(index)/\(count)", count: nil, environment: [:]).get()
+    }
+
     /// The saved plan when `arguments` is a single plan file; `nil` for manifests.
     static func loadIfPlanFile(_ arguments: [String]) throws -> SavedPlan? {
         guard arguments.count == 1, let path = arguments.first else { return nil }

@@ -41,16 +41,23 @@ struct ShardOptions: ParsableArguments {
         return narrowed
     }
 
-    /// `path` with `{shard}` replaced by the shard's index (unchanged without `--shard`).
-    func expand(_ path: String?) -> String? {
-        guard let path, let spec else { return path }
-        return path.replacing("{shard}", with: String(spec.index))
+    /// `path` with `{shard}` replaced by the shard's index: `--shard`'s, else `saved`'s (the
+    /// shard of a saved plan being applied). Without a shard it stays, with a warning.
+    func expand(_ path: String?, saved: ShardSpec? = nil) -> String? {
+        guard let path, path.contains(Self.placeholder) else { return path }
+        guard let shard = spec ?? saved else {
+            StandardError.write("jobrun: warning: '\(Self.placeholder)' in '\(path)' stays as it is: this run is no shard (--shard K/N)\n")
+            return path
+        }
+        return path.replacing(Self.placeholder, with: String(shard.index))
     }
 
+    static let placeholder = "{shard}"
+
     /// `options` with `{shard}` in the events file's name replaced.
-    func expanding(_ options: EventOptions) -> EventOptions {
+    func expanding(_ options: EventOptions, saved: ShardSpec? = nil) -> EventOptions {
         var options = options
-        options.events = expand(options.events)
+        options.events = expand(options.events, saved: saved)
         return options
     }
 

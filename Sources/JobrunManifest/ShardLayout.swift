@@ -6,15 +6,17 @@
 ///    component never splits: a dependent resource runs where its dependency runs.
 /// 2. Weights are declared bytes; when any slice declares no size, every weight is a count of
 ///    slices instead (one unit for all).
-/// 3. A component of one resource (no dependency, no dependent) heavier than an even share
-///    (total / count) is split: each of its slices goes to the shard its identity hashes to
-///    (FNV-1a of the resource id and the slice path, mixed), so a slice stays on its shard while
-///    the manifests grow.
+/// 3. A component of one resource (no dependency, no dependent, no hook: a hook tells of the
+///    whole resource) heavier than an even share (total / count) is split: each of its slices
+///    goes to the shard its identity hashes to (FNV-1a of the resource id and the slice path,
+///    mixed), so that a slice stays on its shard while the resource stays split and the count
+///    stays the same.
 /// 4. The other components go whole, heaviest first (ties: the smallest resource id), each to the
 ///    least loaded shard so far (ties: the lowest index), the split resources' slices counted.
 ///
 /// Every slice thus belongs to exactly one shard, and no shard carries more than an even share
-/// plus its heaviest whole component.
+/// plus its heaviest whole component and what the hash gives it of the split resources beyond
+/// their even shares.
 public struct ShardLayout: Sendable, Hashable {
     /// What the layout is made from: a resource's id, the ids it depends on, and its slices.
     public struct Unit: Sendable, Hashable {
@@ -22,12 +24,15 @@ public struct ShardLayout: Sendable, Hashable {
         public var dependsOn: [String]
         public var paths: [String]
         public var sizes: [Int64?]
+        /// May be spread over the shards when it is alone and large (not with hooks).
+        public var isSplittable: Bool
 
-        public init(id: String, dependsOn: [String], paths: [String], sizes: [Int64?]) {
+        public init(id: String, dependsOn: [String], paths: [String], sizes: [Int64?], isSplittable: Bool = true) {
             self.id = id
             self.dependsOn = dependsOn
             self.paths = paths
             self.sizes = sizes
+            self.isSplittable = isSplittable
         }
     }
 
@@ -64,7 +69,7 @@ public struct ShardLayout: Sendable, Hashable {
         var whole: [(weight: Int64, key: String, members: [Int])] = []
         for members in components {
             let w = members.reduce(Int64(0)) { $0.saturatingAdding(weight(units[$1])) }
-            if members.count == 1, count > 1, w > share, let r = members.first {
+            if members.count == 1, count > 1, w > share, let r = members.first, units[r].isSplittable {
                 placements[r] = .split
                 let unit = units[r]
                 for s in unit.paths.indices {

@@ -1,3 +1,5 @@
+import JobrunCore
+
 /// What `--shard K/N` kept of the manifests (``ShardLayout``): the resources placed whole on this
 /// shard and this shard's slices of the split ones.
 public struct ShardSelection: Sendable {
@@ -26,7 +28,9 @@ extension Manifest {
     /// every shard, in load order. Resources with no slice here are left out.
     public func sharding(_ spec: ShardSpec) -> Manifest {
         let units = resources.map { r in
-            ShardLayout.Unit(id: r.id, dependsOn: r.dependsOn.map(\.id), paths: r.slices.map(\.path), sizes: r.slices.map(\.size))
+            ShardLayout.Unit(
+                id: r.id, dependsOn: r.dependsOn.map(\.id), paths: r.slices.map(\.path), sizes: r.slices.map(\.size),
+                isSplittable: r.settings.hooks.commands.isEmpty)
         }
         let layout = ShardLayout(units: units, count: spec.count)
         var narrowed = self
@@ -41,9 +45,13 @@ extension Manifest {
             if layout.placements[r] == .split { split += 1 } else { whole += 1 }
             narrowed.resources.append(part)
         }
-        // A sum of the slices' fingerprints: the order of the manifests changes nothing.
-        var fingerprint: UInt64 = 0
+        // A sum of the slices' fingerprints (the order of the manifests changes nothing), and of
+        // what else the layout depends on: each resource's dependencies and hooks, and the
+        // jobrun that made it.
+        var fingerprint = ShardLayout.fingerprint(resource: "jobrun", path: JobrunVersion.current, size: Int64(spec.count), digests: [])
         for r in resources {
+            let edges = r.dependsOn.map(\.id).sorted().joined(separator: "\u{0}") + (r.settings.hooks.commands.isEmpty ? "" : "\u{0}hooks")
+            fingerprint &+= ShardLayout.fingerprint(resource: r.id, path: "\u{0}" + edges, size: nil, digests: [])
             for s in r.slices {
                 fingerprint &+= ShardLayout.fingerprint(
                     resource: r.id, path: s.path, size: s.size, digests: s.digests.map { ($0.algorithm.rawValue, $0.bytes) })

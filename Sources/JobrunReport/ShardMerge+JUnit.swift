@@ -64,8 +64,7 @@ extension ShardMerge {
         default:
             result = .skipped(message: s["skip_reason"]?.stringValue ?? "not attempted")
         }
-        let seconds = s["seconds"]?.doubleValue ?? 0
-        return JUnitReport.TestCase(classname: id, name: s["path"]?.stringValue ?? "", time: .milliseconds(Int64((seconds * 1000).rounded())), result: result)
+        return JUnitReport.TestCase(classname: id, name: s["path"]?.stringValue ?? "", time: duration(s["seconds"]), result: result)
     }
 
     /// The cases of the hooks that could fail the run (`on_hook_failure: fail`).
@@ -81,8 +80,15 @@ extension ShardMerge {
             } else {
                 result = .passed
             }
-            let seconds = hook["seconds"]?.doubleValue ?? 0
-            return JUnitReport.TestCase(classname: id, name: "hook \(name)", time: .milliseconds(Int64((seconds * 1000).rounded())), result: result)
+            return JUnitReport.TestCase(classname: id, name: "hook \(name)", time: duration(hook["seconds"]), result: result)
         }
+    }
+
+    /// Seconds as a report gives them, within a day's worth of years: a file's absurd number
+    /// cannot trap the conversion.
+    static func duration(_ seconds: JSONValue?) -> Duration {
+        let s = seconds?.doubleValue ?? 0
+        guard s.isFinite, s > 0 else { return .zero }
+        return .milliseconds(Int64((min(s, 1e12) * 1000).rounded()))
     }
 }

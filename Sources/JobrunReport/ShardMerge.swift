@@ -1,4 +1,5 @@
 public import JobrunCore
+import JobrunManifest
 
 /// `jobrun report merge`: the `apply --json` results of the shards of one plan (`--shard K/N`)
 /// as one result (docs/sharding.md, "One answer from many shards"). Pure: documents in, a
@@ -40,12 +41,17 @@ public enum ShardMerge {
         var plans = Set<String>()
         for input in inputs {
             let d = input.document
-            guard d["format_version"]?.intValue == 1, d["summary"] != nil, d["resources"]?.arrayValue != nil else {
+            // `summary.fetched` is apply's alone: a verify result has the rest of the shape.
+            guard d["format_version"]?.intValue == 1, d["summary"]?["fetched"] != nil, d["resources"]?.arrayValue != nil else {
                 problems.append("'\(input.name)' is not a result of 'jobrun apply --json' (format_version 1)")
                 continue
             }
             guard let shard = d["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue, let plan = shard["plan"]?.stringValue else {
                 problems.append("'\(input.name)' is not a shard's result: it was not run with --shard")
+                continue
+            }
+            guard (1...Int64(ShardSpec.maxCount)).contains(count), (0..<count).contains(index) else {
+                problems.append("'\(input.name)' says it is shard \(index) of \(count), which no run can be")
                 continue
             }
             counts.insert(count)
@@ -59,13 +65,18 @@ public enum ShardMerge {
             problems.append("the shards were not made from the same manifests (plan fingerprints \(plans.sorted().joined(separator: ", ")))")
         }
         shards.sort { ($0.index, $0.input.name) < ($1.index, $1.input.name) }
+        var byIndex: [Int: [String]] = [:]
+        for shard in shards { byIndex[shard.index, default: []].append("'\(shard.input.name)'") }
         if let count = counts.max() {
             for k in 0..<Int(count) {
-                let named = shards.filter { $0.index == k }.map { "'\($0.input.name)'" }
+                let named = byIndex[k] ?? []
                 if named.isEmpty { problems.append("shard \(k) of \(count) is missing") }
-                if named.count > 1 { problems.append("shard \(k) of \(count) is there \(named.count) times: \(named.joined(separator: ", "))") }
+                if named.count > 1 { problems.append("shard \(k) of \(count) is there \(named.count) times: \(named.joined(separator: ", ")); the first is merged") }
             }
         }
+        // A shard given twice counts once: the first file of each index.
+        var seenIndex = Set<Int>()
+        shards = shards.filter { seenIndex.insert($0.index).inserted }
 
         // Resources by id; a split resource's slices come from several shards.
         var resources: [String: (members: [(String, JSONValue)], slices: [String: JSONValue], complete: Bool, hooks: [JSONValue], hasHooks: Bool)] = [:]
@@ -107,7 +118,7 @@ public enum ShardMerge {
         }
 
         let summaries = shards.compactMap { $0.input.document["summary"] }
-        func sum(_ key: String, in objects: [JSONValue]) -> Int64 { objects.reduce(0) { $0 + ($1[key]?.intValue ?? 0) } }
+        func sum(_ key: String, in objects: [JSONValue]) -> Int64 { objects.reduce(0) { $0.saturatingAdding($1[key]?.intValue ?? 0) } }
         var summary: [(String, JSONValue)] = summedCounts.map { ($0, .int(sum($0, in: summaries))) }
         let stopReason = summaries.lazy.compactMap { $0["stop_reason"]?.stringValue }.first
         let failed = sum("failed", in: summaries) + sum("hooks_failed", in: summaries)
@@ -121,6 +132,12 @@ public enum ShardMerge {
         summary.append(("elapsed_seconds", .double(summaries.compactMap { $0["elapsed_seconds"]?.doubleValue }.max() ?? 0)))
         summary.append(("offline_seconds", .double(summaries.compactMap { $0["offline_seconds"]?.doubleValue }.max() ?? 0)))
         if summaries.contains(where: { $0["hooks_failed"] != nil }) { summary.append(("hooks_failed", .int(sum("hooks_failed", in: summaries)))) }
+
+        // Every slice of the plan in some shard's result: the shards' layouts agreed.
+        let planned = shards.compactMap { $0.input.document["shard"]?["total_slices"]?.intValue }
+        if problems.isEmpty, let total = planned.first, planned.allSatisfy({ $0 == total }), Int64(sliceShard.count) != total {
+            problems.append("the shards' results hold \(sliceShard.count) slices of the plan's \(total): \(total - Int64(sliceShard.count)) are in no shard's result")
+        }
 
         let document = JSONValue.object([
             ("format_version", .int(1)),

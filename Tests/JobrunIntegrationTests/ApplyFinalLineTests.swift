@@ -73,9 +73,9 @@ import Darwin
         let apply = try fixture.startApply()
         defer { apply.kill() }
         // jobrun has counted the failure once it has printed it.
-        let failed = await Poll.until(timeout: .seconds(20)) { apply.stdout.contains("gone.bin: HTTP 404") }
+        let failed = await Poll.until(timeout: .seconds(120)) { apply.stdout.contains("gone.bin: HTTP 404") }
         try #require(failed, "the 404 was not reported: \(apply.stdout)")
-        let midway = await Poll.until(timeout: .seconds(20)) { fixture.size(of: "mirror/r/.slow.bin.jobrun-part") == 1 << 20 }
+        let midway = await Poll.until(timeout: .seconds(120)) { fixture.size(of: "mirror/r/.slow.bin.jobrun-part") == 1 << 20 }
         try #require(midway, "the transfer never got half-way: \(apply.stderr)")
         apply.signal(signal)
         let result = try #require(await apply.wait(timeout: .seconds(20)), "jobrun did not stop after signal \(signal)")

@@ -31,7 +31,7 @@ import Darwin
 
             """)
         let apply = try fixture.startApply(extra)
-        let midway = await Poll.until(timeout: .seconds(20)) { fixture.size(of: "mirror/r/.held.bin.jobrun-part") == cut }
+        let midway = await Poll.until(timeout: .seconds(120)) { fixture.size(of: "mirror/r/.held.bin.jobrun-part") == cut }
         try #require(midway, "the first apply never got half-way: \(apply.stderr)")
         return apply
     }
@@ -96,7 +96,7 @@ import Darwin
         defer { holder.kill() }
         let waiter = try fixture.startApply(["--lock-timeout", "2m"])
         defer { waiter.kill() }
-        let waiting = await Poll.until(timeout: .seconds(20)) {
+        let waiting = await Poll.until(timeout: .seconds(120)) {
             waiter.stderr.contains("jobrun: waiting up to 2m for the output root 'mirror', \(Self.lockedBy(holder))")
         }
         try #require(waiting, "no waiting line: \(waiter.stderr)")

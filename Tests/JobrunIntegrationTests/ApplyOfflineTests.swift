@@ -38,10 +38,10 @@ import Testing
     /// Stops the server once jobrun has had the first slices answered (the others stall), and
     /// waits for jobrun to say it is offline.
     static func takeTheServerAway(_ fixture: ApplyFixture, from apply: BackgroundProcess) async throws {
-        let answered = await Poll.until(timeout: .seconds(30)) { ((try? fixture.server.requests().count) ?? 0) >= 4 }
+        let answered = await Poll.until(timeout: .seconds(120)) { ((try? fixture.server.requests().count) ?? 0) >= 4 }
         try #require(answered, "jobrun did not start: \(apply.stderr)")
         fixture.server.stop()
-        let offline = await Poll.until(timeout: .seconds(30)) {
+        let offline = await Poll.until(timeout: .seconds(120)) {
             fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"network_offline""#) == true
         }
         try #require(offline, "jobrun did not go offline: \(apply.stdout)\(apply.stderr)")
@@ -155,9 +155,9 @@ import Testing
         defer { apply.kill() }
         // The body stalls part of the way in: what arrived is in the partial file.
         let partial = "mirror/r/.big.bin.jobrun-part"
-        try #require(await Poll.until(timeout: .seconds(30)) { (fixture.size(of: partial) ?? 0) > 0 }, "no partial file: \(apply.stderr)")
+        try #require(await Poll.until(timeout: .seconds(120)) { (fixture.size(of: partial) ?? 0) > 0 }, "no partial file: \(apply.stderr)")
         fixture.server.stop()
-        try #require(await Poll.until(timeout: .seconds(30)) {
+        try #require(await Poll.until(timeout: .seconds(120)) {
             fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"network_offline""#) == true
         }, "jobrun did not go offline: \(apply.stdout)\(apply.stderr)")
         let kept = try #require(fixture.size(of: partial))

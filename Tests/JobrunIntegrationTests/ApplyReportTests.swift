@@ -142,7 +142,7 @@ import Darwin
         let apply = try fixture.startApply(["--junit", "junit.xml"])
         defer { apply.kill() }
         let partial = "mirror/first/.slow.bin.jobrun-part"
-        let midway = await Poll.until(timeout: .seconds(20)) { fixture.size(of: partial) == 1 << 20 }
+        let midway = await Poll.until(timeout: .seconds(120)) { fixture.size(of: partial) == 1 << 20 }
         try #require(midway, "the transfer never got half-way: \(apply.stderr)")
         apply.signal(signal)
         let result = try #require(await apply.wait(timeout: .seconds(20)), "jobrun did not stop after signal \(signal)")

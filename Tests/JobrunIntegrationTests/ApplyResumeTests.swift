@@ -277,7 +277,7 @@ import Darwin
         defer { apply.kill() }
         let finished = (1..<count).map { "mirror/r/k\($0).bin" }
         let partial = "mirror/r/.k\(count).bin.jobrun-part"
-        let ready = await Poll.until(timeout: .seconds(30), interval: .milliseconds(20)) {
+        let ready = await Poll.until(timeout: .seconds(120), interval: .milliseconds(20)) {
             finished.allSatisfy { fixture.size(of: $0) == Self.size } && fixture.size(of: partial) == Self.cut
         }
         try #require(ready, "never reached 7 committed slices and one half-way:\n\(DirectoryTree.entries(under: fixture.directory.path("mirror")))\n\(apply.stderr)")

@@ -131,8 +131,10 @@ import Testing
 
         let refused = try await fixture.run(["apply", "plan-1.json", "--shard", "0/3"])
         #expect(refused.status == 64 && refused.stderr.contains("--shard cannot be given with a saved plan, which applies the shard it was made for (--shard 1/3)"), "\(refused)")
-        let applied = try await fixture.applyJSON([], manifest: "plan-1.json")
+        let applied = try await fixture.applyJSON(["--junit", "junit-{shard}.xml"], manifest: "plan-1.json")
         #expect(applied.result.status == 0 && applied.result.stderr.contains("Shard 1/3: "), "\(applied.result)")
+        // {shard} is the saved plan's shard.
+        #expect(fixture.directory.exists("junit-1.xml"), "\(applied.result)")
         #expect(Self.fetched(applied.report).count == shard["slices"] as? Int)
     }
 

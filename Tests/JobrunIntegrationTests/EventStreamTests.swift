@@ -138,7 +138,7 @@ import Testing
             """)
         let apply = try fixture.startApply(["--events", "events.ndjson", "--progress-interval", "100ms"])
         defer { apply.kill() }
-        let midway = await Poll.until(timeout: .seconds(20)) {
+        let midway = await Poll.until(timeout: .seconds(120)) {
             fixture.size(of: "mirror/first/.slow.bin.jobrun-part") == 1 << 20
                 && EventLog(fixture.directory.contents(of: "events.ndjson") ?? "").types.contains("progress")
         }
@@ -172,7 +172,7 @@ import Testing
         defer { holder.kill() }
         let waiter = try fixture.startApply(["--lock-timeout", "2m", "--events", "waiter.ndjson"])
         defer { waiter.kill() }
-        let waiting = await Poll.until(timeout: .seconds(20)) {
+        let waiting = await Poll.until(timeout: .seconds(120)) {
             EventLog(fixture.directory.contents(of: "waiter.ndjson") ?? "").types.contains("lock_wait")
         }
         try #require(waiting, "no lock_wait: \(waiter.stderr)")
@@ -271,7 +271,7 @@ import Testing
         let holder = try await ApplyLockTests.startHoldingApply(fixture, ["--events", "holder.ndjson"])
         defer { holder.kill() }
         var holderID: String?
-        _ = await Poll.until(timeout: .seconds(20)) {
+        _ = await Poll.until(timeout: .seconds(120)) {
             holderID = EventLog(fixture.directory.contents(of: "holder.ndjson") ?? "").events.first?.run
             return holderID != nil
         }

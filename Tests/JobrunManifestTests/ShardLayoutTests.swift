@@ -109,6 +109,14 @@ import Testing
         #expect(!ShardLayout(units: unsized, count: 2).isByBytes)
     }
 
+    /// A resource with hooks stays whole, however large: its hooks tell of all of it.
+    @Test func aResourceWithHooksIsNeverSplit() {
+        let paths = (0..<100).map { "s\($0)" }
+        let hooked = Unit(id: "site", dependsOn: [], paths: paths, sizes: paths.map { _ in 10 }, isSplittable: false)
+        let layout = ShardLayout(units: [hooked, Unit(id: "small", dependsOn: [], paths: ["x"], sizes: [1])], count: 4)
+        #expect(layout.placements == [.whole(shard: 0), .whole(shard: 1)])
+    }
+
     @Test func oneShardHoldsEverything() {
         let units = Self.units(seed: 7, resources: 9, unsized: false)
         let layout = ShardLayout(units: units, count: 1)

@@ -37,7 +37,7 @@ import Testing
     @Test func whatKeepsTheSetFromBeingOnePlan() {
         #expect(ShardMerge.merge([Self.shard(0, of: 3, slices: ["a"]), Self.shard(2, of: 3, slices: ["b"])]).problems == ["shard 1 of 3 is missing"])
         #expect(ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(0, slices: ["b"]), Self.shard(1, slices: ["c"])]).problems
-            == ["shard 0 of 2 is there 2 times: 'shard-0.json', 'shard-0.json'"])
+            == ["shard 0 of 2 is there 2 times: 'shard-0.json', 'shard-0.json'; the first is merged"])
         #expect(ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, plan: "00000000000000bb", slices: ["b"])]).problems
             == ["the shards were not made from the same manifests (plan fingerprints 00000000000000aa, 00000000000000bb)"])
         let overlap = ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, slices: ["a"])])
@@ -46,6 +46,13 @@ import Testing
         #expect(counts.problems.first == "the shards do not agree on their count: 'shard-0.json' says 2, 'shard-1.json' says 3")
         let stranger = ShardMerge.merge([ShardMerge.Input(name: "x.json", document: .object([("format_version", .int(1))]))])
         #expect(stranger.problems == ["'x.json' is not a result of 'jobrun apply --json' (format_version 1)"])
+        // A file's absurd shard is refused, not followed.
+        var absurd = Self.shard(0, slices: ["a"])
+        if case .object(var members) = absurd.document, let k = members.firstIndex(where: { $0.0 == "shard" }) {
+            members[k].1 = .object([("index", .int(3)), ("count", .int(-1)), ("plan", .string("x"))])
+            absurd.document = .object(members)
+        }
+        #expect(ShardMerge.merge([absurd]).problems == ["'shard-0.json' says it is shard 3 of -1, which no run can be"])
     }
 
     @Test func theExitStatusSaysHowTheWholeEnded() {
