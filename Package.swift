@@ -103,6 +103,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
         ("FuzzManifest", "manifest", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzChecksumList", "checksum-list", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
+        ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunReport"]),
     ]
     package.targets.append(.systemLibrary(name: "CFuzzer", path: "fuzz/CFuzzer"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer"], path: "fuzz/support", swiftSettings: strict))

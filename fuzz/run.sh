@@ -3,14 +3,14 @@
 # with the seed corpus; exits non-zero, naming the reproducer, when one of them crashes.
 #
 #   FUZZ_SECONDS   seconds per target (default 60)
-#   FUZZ_TARGETS   which targets, space-separated (default: all three)
+#   FUZZ_TARGETS   which targets, space-separated (default: all four)
 #   FUZZ_FLAGS     extra libFuzzer flags (e.g. -jobs=2 -workers=2, -only_ascii=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"manifest checksum-list response-head"}
+TARGETS=${FUZZ_TARGETS:-"manifest checksum-list response-head report-json"}
 SCRATCH=.build-fuzz
 WORK=$SCRATCH/fuzz
 
@@ -19,7 +19,8 @@ product() {
         manifest) echo FuzzManifest ;;
         checksum-list) echo FuzzChecksumList ;;
         response-head) echo FuzzResponseHead ;;
-        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, response-head)" >&2; exit 64 ;;
+        report-json) echo FuzzReportJSON ;;
+        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, response-head, report-json)" >&2; exit 64 ;;
     esac
 }
 
@@ -73,6 +74,12 @@ seed() {
             ;;
         response-head)
             cp fuzz/corpus/head/* "$dir/"
+            ;;
+        report-json)
+            # The reports jobrun writes (goldens), and the event schema for deeper nesting.
+            for f in Tests/JobrunIntegrationTests/Golden/report/*.json docs/events.schema.json; do
+                cp "$f" "$dir/$(echo "$f" | tr '/' '_')"
+            done
             ;;
     esac
 }
