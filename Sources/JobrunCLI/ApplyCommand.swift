@@ -160,13 +160,15 @@ struct ApplyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let savedShard = SavedPlan.shard(ofPlanIn: manifestOptions.manifests)
+        let plan = SavedPlan.read(manifestOptions.manifests)
+        let savedShard = try? plan?.get().shard
         try CommandRun.run("apply", events: shardOptions.expanding(eventOptions, saved: savedShard), progressInterval: progressEvery ?? .seconds(30)) { run in
-            try apply(run, savedShard: savedShard)
+            try apply(run, plan: plan)
         }
     }
 
-    func apply(_ run: CommandRun, savedShard: ShardSpec?) throws {
+    /// - Parameter plan: the saved plan the arguments name, as read before the run started.
+    func apply(_ run: CommandRun, plan savedPlan: Result<SavedPlan, SavedPlan.Problem>?) throws {
         let preparation = Executor.startPreparingLibraries()
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
@@ -179,7 +181,8 @@ struct ApplyCommand: ParsableCommand {
         let display = try progressOptions.install(
             on: events, runID: runID, interval: progressEvery ?? .seconds(30), resultsToStderr: json || eventOptions.isOnStdout)
         let manifest: Manifest
-        let saved = try SavedPlan.loadIfPlanFile(manifestOptions.manifests)
+        let saved = try SavedPlan.loaded(savedPlan)
+        let savedShard = saved?.shard
         if let saved {
             try resourceOptions.refuse(beside: saved)
             try shardOptions.refuse(beside: saved)

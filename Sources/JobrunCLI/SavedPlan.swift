@@ -68,52 +68,39 @@ struct SavedPlan {
         }
     }
 
-    /// The shard a saved plan in `arguments` was made for, read quietly (``loadIfPlanFile(_:)``
-    /// says what is wrong with the file): what `{shard}` in report names becomes before the
-    /// plan is loaded.
-    static func shard(ofPlanIn arguments: [String]) -> ShardSpec? {
-        struct Peek: Decodable {
-            var shard: Document.Shard?
-        }
-        guard arguments.count == 1, let path = arguments.first, !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
-            case .success(let bytes) = FileReader.read(path, limit: .max), bytes.first == UInt8(ascii: "{"),
-            let peek = try? JSONDecoder().decode(Peek.self, from: Data(bytes)), let index = peek.shard?.index, let count = peek.shard?.count
-        else { return nil }
-        return try? ShardSpec.resolve("\(index)/\(count)", count: nil, environment: [:]).get()
+    /// Why a plan file cannot be applied: what `jobrun: error:` says of it (exit 65).
+    struct Problem: Error {
+        var message: String
     }
 
-    /// The saved plan when `arguments` is a single plan file; `nil` for manifests.
-    static func loadIfPlanFile(_ arguments: [String]) throws -> SavedPlan? {
+    /// The saved plan when `arguments` is a single plan file, read once and reported (said on
+    /// stderr and thrown, exit 65) when asked (``loaded(_:)``): the run reads it before its event
+    /// stream opens, for `{shard}` in file names, and reports it inside the stream.
+    static func read(_ arguments: [String]) -> Result<SavedPlan, Problem>? {
         guard arguments.count == 1, let path = arguments.first else { return nil }
         // Anything but a readable regular file (a folder, a missing path) is left to the manifest
         // loader, which reports it.
         guard !path.hasSuffix(".yaml"), !path.hasSuffix(".yml"),
             case .success(let bytes) = FileReader.read(path, limit: .max), bytes.first == UInt8(ascii: "{")
         else { return nil }
-        var stderr = StandardError()
         guard let document = try? JSONDecoder().decode(Document.self, from: Data(bytes)), document.kind == PlanJSON.kind else {
-            print("jobrun: error: '\(path)' is neither a manifest nor a plan saved by 'jobrun plan --out'", to: &stderr)
-            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+            return .failure(Problem(message: "'\(path)' is neither a manifest nor a plan saved by 'jobrun plan --out'"))
         }
         guard document.formatVersion == PlanJSON.formatVersion else {
-            print("jobrun: error: '\(path)' was saved in an unknown plan format", to: &stderr)
-            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+            return .failure(Problem(message: "'\(path)' was saved in an unknown plan format"))
         }
         // An edited limit of 0 would start nothing and never end.
         let concurrency = ConcurrencyOverride(total: document.options?.concurrency, perHost: document.options?.perHost)
         if let total = concurrency.total, !ConcurrencyLimits.totalRange.contains(total) {
-            print("jobrun: error: '\(path)' records a concurrency of \(total), outside 1 to 1024; run 'jobrun plan' again", to: &stderr)
-            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+            return .failure(Problem(message: "'\(path)' records a concurrency of \(total), outside 1 to 1024; run 'jobrun plan' again"))
         }
         if let perHost = concurrency.perHost, !ConcurrencyLimits.perHostRange.contains(perHost) {
-            print("jobrun: error: '\(path)' records a per_host of \(perHost), outside 1 to 256; run 'jobrun plan' again", to: &stderr)
-            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+            return .failure(Problem(message: "'\(path)' records a per_host of \(perHost), outside 1 to 256; run 'jobrun plan' again"))
         }
         var shard: ShardSpec?
         if let saved = document.shard {
             guard let index = saved.index, let count = saved.count, case .success(let spec) = ShardSpec.resolve("\(index)/\(count)", count: nil, environment: [:]) else {
-                print("jobrun: error: '\(path)' records a shard that is not one of its count; run 'jobrun plan' again", to: &stderr)
-                throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+                return .failure(Problem(message: "'\(path)' records a shard that is not one of its count; run 'jobrun plan' again"))
             }
             shard = spec
         }
@@ -131,11 +118,23 @@ struct SavedPlan {
             }
             actions[id] = byPath
         }
-        return SavedPlan(
+        return .success(SavedPlan(
             jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
             fingerprints: fingerprints, outputOverride: document.options?.output,
             allowFileURLs: document.options?.allowFileURLs ?? false,
-            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, shard: shard, actions: actions)
+            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, shard: shard, actions: actions))
+    }
+
+    /// The plan `read` found, or nothing for manifests.
+    /// - Throws: `ExitCode` 65 after saying what is wrong with the plan file.
+    static func loaded(_ read: Result<SavedPlan, Problem>?) throws -> SavedPlan? {
+        switch read {
+        case nil: return nil
+        case .success(let plan)?: return plan
+        case .failure(let problem)?:
+            StandardError.write("jobrun: error: \(problem.message)\n")
+            throw ExitCode(ExitStatus.manifestInvalid.rawValue)
+        }
     }
 
     /// Why the plan no longer describes what applying would do, or `nil` when it still does.

@@ -56,6 +56,13 @@ public enum DurationParser {
 }
 
 extension Duration {
+    /// `4.2 s` under ten seconds (tenths, cut not rounded), `42 s` from there: how logs and
+    /// summary lines say a short wait.
+    public var secondsText: String {
+        let ms = wholeMilliseconds
+        return ms < 10_000 ? "\(Double(ms / 100) / 10) s" : "\(ms / 1000) s"
+    }
+
     /// Whole milliseconds, for rendering.
     public var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components

@@ -50,6 +50,8 @@ public struct ShardLayout: Sendable, Hashable {
     /// Each shard's weight: declared bytes, or slices when ``isByBytes`` is false.
     public let loads: [Int64]
     public let isByBytes: Bool
+    /// By split resource, the shard of each of its slices, hashed once.
+    private let splitShards: [Int: [UInt32]]
 
     /// The layout of `units` over `count` shards (at least 1).
     public init(units: [Unit], count: Int) {
@@ -66,16 +68,20 @@ public struct ShardLayout: Sendable, Hashable {
 
         var placements = [Placement](repeating: .whole(shard: 0), count: units.count)
         var loads = [Int64](repeating: 0, count: count)
+        var splitShards: [Int: [UInt32]] = [:]
         var whole: [(weight: Int64, key: String, members: [Int])] = []
         for members in components {
             let w = members.reduce(Int64(0)) { $0.saturatingAdding(weight(units[$1])) }
             if members.count == 1, count > 1, w > share, let r = members.first, units[r].isSplittable {
                 placements[r] = .split
                 let unit = units[r]
+                var shards = [UInt32](repeating: 0, count: unit.paths.count)
                 for s in unit.paths.indices {
                     let k = Self.shard(ofSlice: unit.paths[s], resource: unit.id, count: count)
+                    shards[s] = UInt32(k)
                     loads[k] = loads[k].saturatingAdding(isByBytes ? unit.sizes[s] ?? 0 : 1)
                 }
+                splitShards[r] = shards
             } else {
                 whole.append((w, members.map { units[$0].id }.min() ?? "", members))
             }
@@ -89,6 +95,7 @@ public struct ShardLayout: Sendable, Hashable {
         }
         self.placements = placements
         self.loads = loads
+        self.splitShards = splitShards
     }
 
     /// The shard of slice `path` of resource `resource`, a split one.
@@ -96,11 +103,14 @@ public struct ShardLayout: Sendable, Hashable {
         Int(mixed(fnv1a(resource, path)) % UInt64(max(1, count)))
     }
 
-    /// The slices of resource `r` (of id `resource`, paths `paths`) on shard `index`.
-    public func slices(ofResource r: Int, id resource: String, paths: [String], onShard index: Int) -> [Int] {
+    /// The slices (by index) of resource `r`, which has `sliceCount` of them, on shard `index`.
+    public func slices(ofResource r: Int, sliceCount: Int, onShard index: Int) -> [Int] {
         switch placements[r] {
-        case .whole(let shard): shard == index ? Array(paths.indices) : []
-        case .split: paths.indices.filter { Self.shard(ofSlice: paths[$0], resource: resource, count: count) == index }
+        case .whole(let shard):
+            return shard == index ? Array(0..<sliceCount) : []
+        case .split:
+            let shards = splitShards[r] ?? []
+            return shards.indices.filter { shards[$0] == UInt32(index) }
         }
     }
 

@@ -38,17 +38,25 @@ extension Manifest {
         var whole = 0
         var split = 0
         for (r, resource) in resources.enumerated() {
-            let kept = layout.slices(ofResource: r, id: resource.id, paths: units[r].paths, onShard: spec.index)
+            let kept = layout.slices(ofResource: r, sliceCount: resource.slices.count, onShard: spec.index)
             guard !kept.isEmpty || layout.placements[r] == .whole(shard: spec.index) else { continue }
             var part = resource
             if kept.count != resource.slices.count { part.slices = kept.map { resource.slices[$0] } }
             if layout.placements[r] == .split { split += 1 } else { whole += 1 }
             narrowed.resources.append(part)
         }
-        // A sum of the slices' fingerprints (the order of the manifests changes nothing), and of
-        // what else the layout depends on: each resource's dependencies and hooks, and the
-        // jobrun that made it.
-        var fingerprint = ShardLayout.fingerprint(resource: "jobrun", path: JobrunVersion.current, size: Int64(spec.count), digests: [])
+        narrowed.shard = ShardSelection(
+            spec: spec, declared: resources, wholeCount: whole, splitCount: split, sliceCount: narrowed.sliceCount,
+            totalSliceCount: sliceCount, load: layout.loads[spec.index], totalLoad: layout.loads.reduce(0) { $0.saturatingAdding($1) },
+            isByBytes: layout.isByBytes, planFingerprint: planFingerprint(count: spec.count))
+        return narrowed
+    }
+
+    /// 16 hex digits every shard of one plan shares: a sum (so the order of the manifests changes
+    /// nothing) of every slice's identity, size and digests, and of what else the layout depends
+    /// on: each resource's dependencies and hooks, the count, and the jobrun that made it.
+    func planFingerprint(count: Int) -> String {
+        var fingerprint = ShardLayout.fingerprint(resource: "jobrun", path: JobrunVersion.current, size: Int64(count), digests: [])
         for r in resources {
             let edges = r.dependsOn.map(\.id).sorted().joined(separator: "\u{0}") + (r.settings.hooks.commands.isEmpty ? "" : "\u{0}hooks")
             fingerprint &+= ShardLayout.fingerprint(resource: r.id, path: "\u{0}" + edges, size: nil, digests: [])
@@ -58,10 +66,6 @@ extension Manifest {
             }
         }
         let hex = String(fingerprint, radix: 16)
-        narrowed.shard = ShardSelection(
-            spec: spec, declared: resources, wholeCount: whole, splitCount: split, sliceCount: narrowed.sliceCount,
-            totalSliceCount: sliceCount, load: layout.loads[spec.index], totalLoad: layout.loads.reduce(0) { $0.saturatingAdding($1) },
-            isByBytes: layout.isByBytes, planFingerprint: String(repeating: "0", count: 16 - hex.count) + hex)
-        return narrowed
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -220,8 +220,7 @@ public struct ApplyResult: Sendable {
     /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.
     public var offlineClause: String {
         guard offline > .zero else { return "" }
-        let ms = offline.wholeMilliseconds
-        return "; offline for " + (ms < 10_000 ? "\(Double(ms / 100) / 10) s" : "\(ms / 1000) s")
+        return "; offline for " + offline.secondsText
     }
 
     /// Deferred slices by cause, ` (metered 8, window 4)`, or nothing when none is deferred (as

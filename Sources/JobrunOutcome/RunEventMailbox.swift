@@ -7,13 +7,19 @@ import Synchronization
 /// blocks on an observer.
 public final class RunEventMailbox: Sendable {
     private let posted = Mutex<[RunEvent]>([])
+    /// Whether `posted` holds events, set and cleared under its lock: every event the run emits
+    /// looks here first, and a run without hooks never takes the lock for it.
+    private let hasPosts = Atomic<Bool>(false)
     private let arrived = DispatchSemaphore(value: 0)
 
     public init() {}
 
     /// Queues `event` for the run's thread, from any thread.
     public func post(_ event: RunEvent) {
-        posted.withLock { $0.append(event) }
+        posted.withLock { events in
+            events.append(event)
+            hasPosts.store(true, ordering: .releasing)
+        }
         arrived.signal()
     }
 
@@ -24,7 +30,9 @@ public final class RunEventMailbox: Sendable {
 
     /// The events posted so far, oldest first; the mailbox is empty afterwards.
     func take() -> [RunEvent] {
-        posted.withLock { events in
+        guard hasPosts.load(ordering: .acquiring) else { return [] }
+        return posted.withLock { events in
+            hasPosts.store(false, ordering: .releasing)
             defer { events = [] }
             return events
         }

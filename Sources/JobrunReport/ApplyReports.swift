@@ -122,7 +122,7 @@ public enum ApplyReports {
             let r = entry.resource
             var notes = IntegrityNotes()
             let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
-                var text = "file: \(r.filePath(of: s))\nurl: \(o.displayURL)\nattempts: \(o.attempts)\nbytes received: \(o.bytesTransferred)\nlast error: \(o.failure?.message ?? "none")"
+                var text = caseText(file: r.filePath(of: s), url: o.displayURL, attempts: Int64(o.attempts), bytes: o.bytesTransferred, lastError: o.failure?.message)
                 if let actual = o.failure?.actualDigests, !actual.isEmpty {
                     text += "\n" + Digest.comparisonLines(expected: s.digests, actual: actual).dropLast()
                 }
@@ -133,11 +133,7 @@ public enum ApplyReports {
                     notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
                 case .failed:
                     let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
-                    if f.kind == .checksumMismatch || f.kind == .sizeMismatch {
-                        outcome = .failure(type: f.typeName, message: f.message, text: text)
-                    } else {
-                        outcome = .error(type: f.typeName, message: f.message, text: text)
-                    }
+                    outcome = failedCase(type: f.typeName, message: f.message, text: text)
                 case .skipped where o.failure?.kind == .interrupted:
                     outcome = .error(type: SliceErrorKind.interrupted.rawValue, message: o.failure?.message ?? "interrupted", text: text)
                 case .skipped:
@@ -157,6 +153,18 @@ public enum ApplyReports {
         }
         return report
 
+    }
+
+    /// A slice's test case text: where its file is, what was asked, how often, what came.
+    static func caseText(file: String, url: String, attempts: Int64, bytes: Int64, lastError: String?) -> String {
+        "file: \(file)\nurl: \(url)\nattempts: \(attempts)\nbytes received: \(bytes)\nlast error: \(lastError ?? "none")"
+    }
+
+    /// A failed slice's result: `<failure>` when the check ran and said no (a digest or size
+    /// mismatch), `<error>` when it could not run.
+    static func failedCase(type: String, message: String, text: String) -> JUnitReport.TestCase.Result {
+        let isMismatch = type == SliceErrorKind.checksumMismatch.rawValue || type == SliceErrorKind.sizeMismatch.rawValue
+        return isMismatch ? .failure(type: type, message: message, text: text) : .error(type: type, message: message, text: text)
     }
 
     /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.

@@ -15,7 +15,7 @@ extension HumanLog {
         } else if end.hasFailed {
             notices("jobrun: warning: hook \(end.hook.description) failed: \(end.outcome)\(Self.lastOutput(end.outputTail))\(redelivery)\n")
         } else if detail == .verbose {
-            results("  hook \(end.hook.description): \(end.outcome) (\(Self.seconds(end.duration)))\(redelivery)\n")
+            results("  hook \(end.hook.description): \(end.outcome) (\(end.duration.secondsText))\(redelivery)\n")
         }
     }
 

@@ -43,14 +43,14 @@ public final class HumanLog: RunObserver {
         case .sliceSettled(let settled):
             sliceLine(settled)
         case .sliceRetrying(let slice, let failure, let attempt, let delay) where detail == .verbose:
-            results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(Self.seconds(delay))\n")
+            results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(delay.secondsText)\n")
         case .origin(let origin, let change):
             originLine(origin, change)
         case .networkOffline(let origins, let wait):
             let which = origins.map { "\($0.origin): \(Self.failureText($0.failure))" }.joined(separator: "; ")
-            results("! offline: no origin with work to do can be reached (\(which)); probing them, for up to \(Self.seconds(wait))\n")
+            results("! offline: no origin with work to do can be reached (\(which)); probing them, for up to \(wait.secondsText)\n")
         case .networkOnline(let origin, let after):
-            results("= online: \(origin) answered after \(Self.seconds(after)) offline; work resumes\n")
+            results("= online: \(origin) answered after \(after.secondsText) offline; work resumes\n")
         case .stopRequested(let reason):
             stopReason = reason
             switch reason {
@@ -128,11 +128,6 @@ public final class HumanLog: RunObserver {
         case .offline?: "stopped offline"
         case .signal?, nil: "interrupted"
         }
-    }
-
-    static func seconds(_ d: Duration) -> String {
-        let ms = d.wholeMilliseconds
-        return ms < 10_000 ? "\(Double(ms / 100) / 10) s" : "\(ms / 1000) s"
     }
 
     /// `+ id: 3 fetched, 1 up to date (12.0 KiB), 1 size only`, or `= id: 4 up to date`.

@@ -86,14 +86,8 @@ public enum PlanJSON {
             return
         }
         w.beginObject()
-        w.key("requested")
-        w.beginArray()
-        for id in selection.requested.sorted() { w.string(id) }
-        w.endArray()
-        w.key("selected")
-        w.beginArray()
-        for entry in plan.entries { w.string(entry.resource.id) }
-        w.endArray()
+        w.key("requested"); w.strings(selection.requested.sorted())
+        w.key("selected"); w.strings(plan.entries.map(\.resource.id))
         w.key("declared"); w.int(Int64(plan.manifest.declaredResources.count))
         w.endObject()
     }
@@ -128,10 +122,7 @@ public enum PlanJSON {
     /// A file system the plan writes to: its roots, the bytes to fetch there and its room.
     static func writeSpace(_ need: SpaceNeed, into w: inout JSONWriter) {
         w.beginObject()
-        w.key("roots")
-        w.beginArray()
-        for root in need.roots { w.string(root) }
-        w.endArray()
+        w.key("roots"); w.strings(need.roots)
         w.key("bytes_to_transfer"); w.int(need.bytesToTransfer)
         w.key("unsized_to_transfer"); w.int(Int64(need.unsizedToTransfer))
         switch need.capacity {
@@ -155,10 +146,7 @@ public enum PlanJSON {
         w.key("manifest"); w.string(r.location.description)
         w.key("output"); w.string(r.outputRoot)
         w.key("dest"); w.string(r.dest)
-        w.key("depends_on")
-        w.beginArray()
-        for d in r.dependsOn.map(\.id).sorted() { w.string(d) }
-        w.endArray()
+        w.key("depends_on"); w.strings(r.dependsOn.map(\.id).sorted())
         w.key("counts")
         writeCounts(entry.counts, resources: nil, into: &w)
         w.deferral(entry.deferral)

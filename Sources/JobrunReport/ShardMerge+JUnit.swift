@@ -42,7 +42,9 @@ extension ShardMerge {
     /// A slice's test case, as `apply --junit` writes it.
     static func sliceCase(_ s: JSONValue, of id: String) -> JUnitReport.TestCase {
         let error = s["error"]
-        var text = "file: \(s["file"]?.stringValue ?? "")\nurl: \(s["url"]?.stringValue ?? "")\nattempts: \(s["attempts"]?.intValue ?? 0)\nbytes received: \(s["bytes_transferred"]?.intValue ?? 0)\nlast error: \(error?["message"]?.stringValue ?? "none")"
+        var text = ApplyReports.caseText(
+            file: s["file"]?.stringValue ?? "", url: s["url"]?.stringValue ?? "", attempts: s["attempts"]?.intValue ?? 0,
+            bytes: s["bytes_transferred"]?.intValue ?? 0, lastError: error?["message"]?.stringValue)
         if case .object(let actual)? = error?["actual_digests"], !actual.isEmpty {
             for (algorithm, value) in actual {
                 text += "\nexpected \(algorithm): \(s["digests"]?[algorithm]?.stringValue ?? "?")\nactual   \(algorithm): \(value.stringValue ?? "?")"
@@ -55,8 +57,7 @@ extension ShardMerge {
         case "fetched", "resumed", "up-to-date":
             result = .passed
         case "failed":
-            let isMismatch = type == SliceErrorKind.checksumMismatch.rawValue || type == SliceErrorKind.sizeMismatch.rawValue
-            result = isMismatch ? .failure(type: type, message: message, text: text) : .error(type: type, message: message, text: text)
+            result = ApplyReports.failedCase(type: type, message: message, text: text)
         case "skipped" where s["skip_reason"]?.stringValue?.hasPrefix("interrupted in flight") == true:
             result = .error(type: SliceErrorKind.interrupted.rawValue, message: s["skip_reason"]?.stringValue ?? "interrupted", text: text)
         case "deferred":

@@ -30,6 +30,15 @@ public enum ShardMerge {
         public var exitStatus: ExitStatus
     }
 
+    /// A resource as the shards' results give it: the first one's members, the slices of all of
+    /// them by path, complete when it is in each, and the hooks of all (`nil` when none had any).
+    struct MergedResource {
+        var members: [(String, JSONValue)]
+        var slices: [String: JSONValue] = [:]
+        var isComplete = true
+        var hooks: [JSONValue]?
+    }
+
     /// The summary's counters, each the sum of the shards'.
     static let summedCounts = ["fetched", "resumed", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified"]
     static let remainingCounts = ["cancelled", "partials_kept", "not_started", "not_started_bytes", "not_started_unsized"]
@@ -79,17 +88,14 @@ public enum ShardMerge {
         shards = shards.filter { seenIndex.insert($0.index).inserted }
 
         // Resources by id; a split resource's slices come from several shards.
-        var resources: [String: (members: [(String, JSONValue)], slices: [String: JSONValue], complete: Bool, hooks: [JSONValue], hasHooks: Bool)] = [:]
+        var resources: [String: MergedResource] = [:]
         var sliceShard: [String: Int] = [:]
         for (index, input) in shards {
             for r in input.document["resources"]?.arrayValue ?? [] {
                 guard case .object(let members) = r, let id = r["id"]?.stringValue else { continue }
-                var entry = resources[id] ?? (members, [:], true, [], false)
-                entry.complete = entry.complete && (r["complete"]?.boolValue ?? false)
-                if let hooks = r["hooks"]?.arrayValue {
-                    entry.hooks += hooks
-                    entry.hasHooks = true
-                }
+                var entry = resources[id] ?? MergedResource(members: members)
+                entry.isComplete = entry.isComplete && (r["complete"]?.boolValue ?? false)
+                if let hooks = r["hooks"]?.arrayValue { entry.hooks = (entry.hooks ?? []) + hooks }
                 for s in r["slices"]?.arrayValue ?? [] {
                     guard let path = s["path"]?.stringValue else { continue }
                     let key = id + "\u{0}" + path
@@ -108,12 +114,12 @@ public enum ShardMerge {
             var members: [(String, JSONValue)] = []
             for (key, value) in entry.members where key != "hooks" {
                 switch key {
-                case "complete": members.append((key, .bool(entry.complete)))
+                case "complete": members.append((key, .bool(entry.isComplete)))
                 case "slices": members.append((key, .array(entry.slices.keys.sorted().compactMap { entry.slices[$0] })))
                 default: members.append((key, value))
                 }
             }
-            if entry.hasHooks { members.append(("hooks", .array(entry.hooks))) }
+            if let hooks = entry.hooks { members.append(("hooks", .array(hooks))) }
             return .object(members)
         }
 

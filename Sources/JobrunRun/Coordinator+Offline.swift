@@ -42,7 +42,7 @@ extension Coordinator {
         var reach = writer.writeFailure == nil ? Self.reach(of: result, writer: writer) : result.head == nil ? .unknown : .answered
         if isStopping {
             // Nothing is queued again; what the missing network cut is not a failure of the slice.
-            if offline.isOffline, reach == .lost || { if case .unreachable = reach { true } else { false } }() { return .cut }
+            if offline.isOffline, reach.isTransportFailure { return .cut }
             reach = .unknown
         }
         if reach == .unknown {

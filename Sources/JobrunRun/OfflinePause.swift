@@ -1,3 +1,4 @@
+import JobrunManifest
 import JobrunOutcome
 
 /// Whether the run is offline, and what that does to its attempts (docs/apply.md, "Offline"):
@@ -36,8 +37,17 @@ struct OfflinePause {
         case unreachable(AttemptFailure)
         /// The connection broke or stalled after it was made.
         case lost
-        /// Nothing is known of the network (cancelled, a local failure, a TLS or protocol error).
+        /// Nothing is known of the network (cancelled, a local failure before the response, a
+        /// protocol error).
         case unknown
+
+        /// The attempt failed at the transport level: unreachable or lost.
+        var isTransportFailure: Bool {
+            switch self {
+            case .unreachable, .lost: true
+            case .answered, .unknown: false
+            }
+        }
     }
 
     enum Action: Equatable {
@@ -124,9 +134,17 @@ struct OfflinePause {
         offlineTotal + (currentPeriod(now: now) ?? .zero)
     }
 
-    /// The probe delay after `failed` failed probes: 1 s, 2 s, 4 s, 8 s, 16 s, then 30 s.
+    /// The probes' schedule: from 1 s, doubling, to 30 s.
+    static let probeBackoff: Backoff = {
+        var backoff = Backoff()
+        backoff.maximum = .seconds(30)
+        return backoff
+    }()
+
+    /// The probe delay after `failed` failed probes: 1 s, 2 s, 4 s, 8 s, 16 s, then 30 s (the
+    /// backoff's ceiling each time, without jitter: there is one probe per origin to spread).
     static func probeDelay(afterFailures failed: Int) -> Duration {
-        .seconds(min(30, 1 << min(failed, 5)))
+        probeBackoff.delay(afterAttempt: failed + 1, random: 1)
     }
 
     /// Job `job`'s attempt at `origin`, started at `started`, ended so. `originsWithWork` are the

@@ -33,7 +33,7 @@ import Testing
         var owners: [String: [Int]] = [:]
         for k in 0..<layout.count {
             for (r, u) in units.enumerated() {
-                for s in layout.slices(ofResource: r, id: u.id, paths: u.paths, onShard: k) { owners[u.id + "|" + u.paths[s], default: []].append(k) }
+                for s in layout.slices(ofResource: r, sliceCount: u.paths.count, onShard: k) { owners[u.id + "|" + u.paths[s], default: []].append(k) }
             }
         }
         return owners
