@@ -7,7 +7,7 @@ extension Digest {
         var matching: [String] = []
         for want in expected {
             guard let got = actual.first(where: { $0.algorithm == want.algorithm }) else { continue }
-            if got.bytes == want.bytes {
+            if got == want {
                 matching.append("\(want.algorithm.rawValue) matches")
             } else {
                 differing.append("\(want.algorithm.rawValue) differs: expected \(want.hex), actual \(got.hex)")

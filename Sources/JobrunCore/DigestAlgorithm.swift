@@ -28,12 +28,91 @@ public enum DigestAlgorithm: String, Sendable, Hashable, CaseIterable, Comparabl
 
 /// An expected or computed digest: an algorithm and its bytes.
 public struct Digest: Hashable, Sendable, CustomStringConvertible {
-    public var algorithm: DigestAlgorithm
-    public var bytes: [UInt8]
+    /// The first 32 bytes, inline (all of an MD5, SHA-1, SHA-224 or SHA-256), zero past the end:
+    /// a manifest keeps a digest per slice, and an array of its own would be an allocation more
+    /// for each.
+    private var word0: UInt64 = 0, word1: UInt64 = 0, word2: UInt64 = 0, word3: UInt64 = 0
+    /// The algorithm, and what does not fit inline; one word.
+    private var kind: Kind
+
+    private enum Kind: Hashable, Sendable {
+        case md5, sha1, sha224, sha256
+        /// The bytes past the first 32.
+        case sha384(tail: [UInt8]), sha512(tail: [UInt8])
+        /// Bytes of another length than the algorithm's, all of them (never from a digest
+        /// computed or parsed here).
+        case irregular(Irregular)
+    }
+
+    private final class Irregular: Hashable, Sendable {
+        let algorithm: DigestAlgorithm
+        let bytes: [UInt8]
+        init(_ algorithm: DigestAlgorithm, _ bytes: [UInt8]) {
+            self.algorithm = algorithm
+            self.bytes = bytes
+        }
+        static func == (a: Irregular, b: Irregular) -> Bool { a.algorithm == b.algorithm && a.bytes == b.bytes }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(algorithm)
+            hasher.combine(bytes)
+        }
+    }
+
+    private static let inlineCount = 32
 
     public init(algorithm: DigestAlgorithm, bytes: [UInt8]) {
-        self.algorithm = algorithm
-        self.bytes = bytes
+        guard bytes.count == algorithm.byteCount else {
+            kind = .irregular(Irregular(algorithm, bytes))
+            return
+        }
+        let tail = bytes.count > Self.inlineCount ? Array(bytes[Self.inlineCount...]) : []
+        switch algorithm {
+        case .md5: kind = .md5
+        case .sha1: kind = .sha1
+        case .sha224: kind = .sha224
+        case .sha256: kind = .sha256
+        case .sha384: kind = .sha384(tail: tail)
+        case .sha512: kind = .sha512(tail: tail)
+        }
+        var head: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &head) { raw in
+            for (k, byte) in bytes.prefix(Self.inlineCount).enumerated() { raw[k] = byte }
+        }
+        (word0, word1, word2, word3) = head
+    }
+
+    public var algorithm: DigestAlgorithm {
+        switch kind {
+        case .md5: .md5
+        case .sha1: .sha1
+        case .sha224: .sha224
+        case .sha256: .sha256
+        case .sha384: .sha384
+        case .sha512: .sha512
+        case .irregular(let other): other.algorithm
+        }
+    }
+
+    /// The digest's bytes (a new array each time).
+    public var bytes: [UInt8] {
+        get { bytesArray() }
+        set { self = Digest(algorithm: algorithm, bytes: newValue) }
+    }
+
+    private func bytesArray() -> [UInt8] {
+        var tail: [UInt8] = []
+        switch kind {
+        case .irregular(let other): return other.bytes
+        case .sha384(let t), .sha512(let t): tail = t
+        case .md5, .sha1, .sha224, .sha256: break
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(algorithm.byteCount)
+        withUnsafeBytes(of: (word0, word1, word2, word3)) { head in
+            out.append(contentsOf: head.prefix(min(algorithm.byteCount, Self.inlineCount)))
+        }
+        out.append(contentsOf: tail)
+        return out
     }
 
     /// Parses hex of the right length for `algorithm`, any case. `nil` when the length or alphabet is wrong.

@@ -78,11 +78,18 @@ extension ManifestDecoder {
         }
 
         var slices: [Slice] = []
+        var slicesHaveErrors = false
         let slicesNode = doc.value(forKey: "slices", in: node)
         if let n = slicesNode, !doc.isNull(n), requireSequence(n, "'slices'") {
-            slices.reserveCapacity(doc.count(n))
-            for item in doc.items(n) {
-                if let s = slice(item, baseURL: baseURL) { slices.append(s) }
+            if let k = doc.collapsedList(n), sliceLists.indices.contains(k) {
+                // Decoded as the parser read them: shared with the list, not copied.
+                slices = sliceLists[k].slices
+                slicesHaveErrors = sliceLists[k].hasErrors
+            } else {
+                slices.reserveCapacity(doc.count(n))
+                for item in doc.items(n) {
+                    if let s = slice(item) { slices.append(s) }
+                }
             }
         }
         let fromNode = doc.value(forKey: "slices_from", in: node)
@@ -91,7 +98,7 @@ extension ManifestDecoder {
         }
         if slicesNode == nil && fromNode == nil {
             diagnostics.error("resource '\(id)' has no 'slices' and no 'slices_from'", at: idLocation)
-        } else if slices.isEmpty && diagnostics.errorCount == errorsBefore {
+        } else if slices.isEmpty && diagnostics.errorCount == errorsBefore && !slicesHaveErrors {
             diagnostics.error("resource '\(id)' has no slices", at: idLocation)
         }
         if baseURL == nil && doc.value(forKey: "base_url", in: node) == nil {

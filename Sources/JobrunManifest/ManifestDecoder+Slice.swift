@@ -3,7 +3,7 @@ import JobrunCore
 extension ManifestDecoder {
     /// One slice mapping. This is the hot path of a million-slice manifest: keys are compared as
     /// bytes, and strings are made only for values that are kept or reported.
-    mutating func slice(_ node: YAMLNode, baseURL: String?) -> Slice? {
+    mutating func slice(_ node: YAMLNode) -> Slice? {
         guard doc.kind(node) == .mapping else {
             diagnostics.error("a slice must be a mapping with at least 'path', found \(doc.kindDescription(node))", at: location(node))
             return nil

@@ -6,7 +6,10 @@ import Synchronization
 ///
 /// Cross-file rules (unique ids, dependencies, colliding destinations) belong to ``ManifestValidator``.
 struct ManifestDecoder {
-    let doc: YAMLDocument
+    var doc: YAMLDocument
+    /// The `slices` lists the parser decoded as it read them (``SliceListReader``), by the
+    /// number the document keeps for each.
+    let sliceLists: [SliceListReader.List]
     /// Folder of the manifest, relative paths (output, slices_from) are resolved against it.
     let manifestDirectory: String
     let options: ManifestLoader.Options
@@ -30,8 +33,9 @@ struct ManifestDecoder {
     static let resourceKeys = ["id", "base_url", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
     static let sliceKeys = ["path", "url", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
 
-    init(doc: YAMLDocument, manifestDirectory: String, options: ManifestLoader.Options) {
+    init(doc: YAMLDocument, manifestDirectory: String, options: ManifestLoader.Options, sliceLists: [SliceListReader.List] = []) {
         self.doc = doc
+        self.sliceLists = sliceLists
         self.manifestDirectory = manifestDirectory
         self.options = options
     }
@@ -101,7 +105,7 @@ struct ManifestDecoder {
         let template = self
         let results = Mutex<[Int: ManifestDecoder.ChunkResult]>([:])
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var decoder = ManifestDecoder(doc: template.doc, manifestDirectory: template.manifestDirectory, options: template.options)
+            var decoder = ManifestDecoder(doc: template.doc, manifestDirectory: template.manifestDirectory, options: template.options, sliceLists: template.sliceLists)
             let lower = items.count * chunk / chunks
             let upper = items.count * (chunk + 1) / chunks
             let resources = Self.decode(items[lower..<upper], with: &decoder, defaults: defaults, outputRoot: outputRoot)

@@ -103,11 +103,17 @@ public enum ManifestLoader {
             sources.add(file, bytes: bytes)
             options.manifestRead?(bytes)
             loaded.append(ManifestFile(path: file, byteCount: bytes.count, fingerprint: options.fingerprint?(bytes)))
-            let (document, yamlDiagnostics) = YAMLParser.parse(file: file, bytes: bytes)
+            let directory = SlashPath.folder(of: file)
+            let reader = SliceListReader(file: file, manifestDirectory: directory, options: options)
+            let (document, yamlDiagnostics) = YAMLParser.parse(file: file, bytes: bytes, itemSink: reader)
             collector.append(contentsOf: yamlDiagnostics)
             if let document {
-                var decoder = ManifestDecoder(doc: document, manifestDirectory: SlashPath.folder(of: file), options: options)
+                var decoder = ManifestDecoder(doc: document, manifestDirectory: directory, options: options, sliceLists: reader.lists)
                 resources.append(contentsOf: decoder.decode())
+                // The slices' own problems (a document with YAML errors is not decoded, so theirs
+                // are not reported either).
+                collector.append(contentsOf: reader.decoder.diagnostics.diagnostics)
+                sources.redact(reader.decoder.secretLiterals)
                 collector.append(contentsOf: decoder.diagnostics.diagnostics)
                 for aux in decoder.auxiliaryFiles {
                     sources.add(aux.path, bytes: aux.bytes)

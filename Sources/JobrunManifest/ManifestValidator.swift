@@ -105,9 +105,11 @@ enum ManifestValidator {
     static func checkDestinations(_ resources: [Resource], currentDirectory: String, into diagnostics: inout DiagnosticCollector) {
         // Values are (resource, slice) indices packed in an Int: a location per entry would cost
         // a retain and release per slice on a million-slice manifest.
-        var files: [String: Int] = [:]
+        func base(_ r: Resource) -> String { PathRules.join(currentDirectory, r.outputRoot) + "/" + (r.dest.isEmpty ? "" : r.dest + "/") }
+        var files = PathTable(capacity: resources.reduce(0) { $0 + $1.slices.count }) { packed in
+            base(resources[packed >> 32]) + resources[packed >> 32].slices[packed & 0xFFFF_FFFF].path
+        }
         var directories: [String: Int] = [:]
-        files.reserveCapacity(resources.reduce(0) { $0 + $1.slices.count })
         func location(_ packed: Int) -> SourceLocation { resources[packed >> 32].slices[packed & 0xFFFF_FFFF].location }
         var collisions = 0
         // Every output root's state folder, absolute: no slice writes into one, whichever root it
@@ -118,7 +120,7 @@ enum ManifestValidator {
         for (ri, r) in resources.enumerated() where !r.id.isEmpty {
             // Keys are absolute so `./mirror` and `../x/mirror` naming one folder still collide.
             let root = PathRules.join(currentDirectory, r.outputRoot)
-            let base = root + "/" + (r.dest.isEmpty ? "" : r.dest + "/")
+            let base = base(r)
             let shown = r.outputRoot == "." ? "" : r.outputRoot + "/"
             var lastFolder: Substring.UTF8View?
             if let folder = stateFolders.first(where: { base.hasPrefix($0 + "/") }) {
@@ -141,8 +143,7 @@ enum ManifestValidator {
                     continue
                 }
                 let full = base + s.path
-                if let first = files.updateValue(packed, forKey: full) {
-                    files[full] = first
+                if let first = files.insert(full, packed) {
                     collisions += 1
                     if collisions <= 100 {
                         diagnostics.error(
@@ -170,7 +171,7 @@ enum ManifestValidator {
             diagnostics.error("\(collisions - 100) more slices write files that other slices write", at: nil)
         }
         for (dir, needer) in directories.sorted(by: { $0.key < $1.key }) {
-            if let file = files[dir] {
+            if let file = files.number(of: dir) {
                 diagnostics.error(
                     "slice file '\(display(dir, currentDirectory))' is also a folder that another slice writes into", at: location(file),
                     notes: [.note("this slice needs '\(display(dir, currentDirectory))' to be a folder", at: location(needer))])

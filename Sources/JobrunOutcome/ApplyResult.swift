@@ -44,33 +44,84 @@ public struct SliceOutcome: Sendable {
     }
 
     public var status: Status
+    /// The body's end was marked only by the connection closing (no Content-Length, no
+    /// chunked coding): a connection cut short would have looked the same.
+    public var hadUndeclaredLength = false
+    /// Cut in flight, its partial file is kept for the next run to resume.
+    public var keptPartial = false
+    private var httpVersionCode: UInt8 = 0
+    private var attemptCount: Int32
     /// Bytes received in this run.
     public var bytesTransferred: Int64
-    /// Size of the file now on disk (for fetched, resumed and up-to-date slices).
-    public var size: Int64?
-    public var attempts: Int
+    /// `-1` for none: an optional would take another eight bytes, and a run keeps one outcome
+    /// per slice.
+    private var sizeOrNone: Int64
     /// Digests verified (those the manifest declares).
     public var digests: [Digest]
     /// Digests of the final file that the manifest does not declare: the SHA-256 of what was
     /// fetched for a slice that declares no digest (computed as it was written), and with
     /// `--record-sums` the SHA-256 of every other final file that declares none.
     public var computedDigests: [Digest]
-    /// The last attempt's failure, for failed slices.
-    public var failure: AttemptFailure?
+    /// Boxed: few slices fail or are redirected, and the failure is the largest field.
+    private var rare: Rare?
     /// Why a slice was skipped.
     public var skipReason: String?
+    private var nanoseconds: Int64
+
+    private final class Rare: Sendable {
+        let failure: AttemptFailure?
+        let displayURL: String?
+        init?(failure: AttemptFailure?, displayURL: String?) {
+            guard failure != nil || displayURL != nil else { return nil }
+            self.failure = failure
+            self.displayURL = displayURL
+        }
+    }
+
+    /// Size of the file now on disk (for fetched, resumed and up-to-date slices).
+    public var size: Int64? {
+        get { sizeOrNone < 0 ? nil : sizeOrNone }
+        set { sizeOrNone = newValue ?? -1 }
+    }
+
+    public var attempts: Int {
+        get { Int(attemptCount) }
+        set { attemptCount = Int32(clamping: newValue) }
+    }
+
+    /// The last attempt's failure, for failed slices.
+    public var failure: AttemptFailure? {
+        get { rare?.failure }
+        set { rare = Rare(failure: newValue, displayURL: displayURL) }
+    }
+
+    /// The URL last used, without its query (safe to print), when it is not the slice's own
+    /// (a redirect's target); `nil` for the slice's own URL (``ApplyResult/Entry/displayURL(at:)``).
+    public var displayURL: String? {
+        get { rare?.displayURL }
+        set { rare = Rare(failure: failure, displayURL: newValue) }
+    }
+
     /// From the first attempt until the slice was verified (or failed); the batched commit that
     /// follows is not its own time.
-    public var duration: Duration
-    /// The URL last used, without its query (safe to print).
-    public var displayURL: String
-    /// The HTTP version of the last response (`1.1`, `2`), when there was one.
-    public var httpVersion: String?
-    /// The fetched body's end was marked only by the connection closing (no Content-Length, no
-    /// chunked coding): a connection cut short would have looked the same.
-    public var hadUndeclaredLength = false
-    /// Cut in flight, its partial file is kept for the next run to resume.
-    public var keptPartial = false
+    public var duration: Duration {
+        get { .nanoseconds(nanoseconds) }
+        set { nanoseconds = Self.nanoseconds(newValue) }
+    }
+
+    /// The HTTP version of the last response (`1.0`, `1.1`, `2`, `3`), when there was one.
+    public var httpVersion: String? {
+        get { Self.httpVersions[Int(httpVersionCode)] }
+        set { httpVersionCode = UInt8(Self.httpVersions.firstIndex(of: newValue) ?? 0) }
+    }
+
+    /// The versions libcurl reports, by code; `nil` (code 0) for none.
+    private static let httpVersions: [String?] = [nil, "1.0", "1.1", "2", "3"]
+
+    private static func nanoseconds(_ d: Duration) -> Int64 {
+        let (seconds, attoseconds) = d.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+    }
 
     /// The final file is in place: fetched, resumed or up to date.
     public var hasPassed: Bool { status.hasPassed }
@@ -82,17 +133,16 @@ public struct SliceOutcome: Sendable {
 
     public init(status: Status, bytesTransferred: Int64 = 0, size: Int64? = nil, attempts: Int = 0, digests: [Digest] = [],
                 computedDigests: [Digest] = [], failure: AttemptFailure? = nil, skipReason: String? = nil,
-                duration: Duration = .zero, displayURL: String, httpVersion: String? = nil) {
+                duration: Duration = .zero, displayURL: String? = nil, httpVersion: String? = nil) {
         self.status = status
         self.bytesTransferred = bytesTransferred
-        self.size = size
-        self.attempts = attempts
+        self.sizeOrNone = size ?? -1
+        self.attemptCount = Int32(clamping: attempts)
         self.digests = digests
         self.computedDigests = computedDigests
-        self.failure = failure
+        self.rare = Rare(failure: failure, displayURL: displayURL)
         self.skipReason = skipReason
-        self.duration = duration
-        self.displayURL = displayURL
+        self.nanoseconds = Self.nanoseconds(duration)
         self.httpVersion = httpVersion
     }
 }
@@ -111,6 +161,13 @@ public struct ApplyResult: Sendable {
             self.outcomes = outcomes
             self.deferral = deferral
         }
+
+        /// The URL slice `i` was last fetched from, as shown: the redirect's target its outcome
+        /// names, or the slice's own identity.
+        public func displayURL(at i: Int) -> String {
+            outcomes[i].displayURL ?? resource.identity(of: resource.slices[i])
+        }
+
         /// Every slice verified and committed durably.
         public var isComplete: Bool {
             // By index, here and below: iterating the outcomes would copy each one.

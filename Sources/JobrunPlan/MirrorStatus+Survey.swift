@@ -22,7 +22,7 @@ extension MirrorStatus {
             for s in r.slices { expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size)) }
         }
         let results = FileChecker().check(expectations, observed: true)
-        let partials = PartialScan.find(for: manifest.resources, checks: results.checks, expectations: expectations) { $0 == .missing }
+        let partials = PartialScan.find(for: manifest.resources.lazy.map { ($0, $0.slices.count) }, checks: results.checks, expectations: expectations) { $0 == .missing }
         // Read first: a store that fails to read is dropped, and is not in use.
         let records = states.provenFiles()
         let inUse = Set(states.roots)

@@ -5,17 +5,17 @@ import JobrunVerify
 /// Finds the partial downloads a plan can resume: one directory listing per folder that holds
 /// slices to transfer (not a stat per slice, so an empty mirror of a million slices stays cheap).
 enum PartialScan {
-    /// The partials of the slices of `resources` whose check `wants` (`checks` and `expectations`
-    /// hold one entry per slice of `resources`, in order). Only folders that exist can hold one:
+    /// The partials of the slices of `resources` whose check `wants` (each resource with how
+    /// many of its slices `checks` and `expectations` hold, in order, one entry per slice). Only folders that exist can hold one:
     /// a resource with no such slice, or whose folder is missing, costs at most one stat.
     static func find(
-        for resources: some Sequence<Resource>, checks: [FileCheck], expectations: [FileExpectation], where wants: (FileCheck) -> Bool
+        for resources: some Sequence<(resource: Resource, count: Int)>, checks: [FileCheck], expectations: [FileExpectation], where wants: (FileCheck) -> Bool
     ) -> [String: [String: PartialDownload.Found]] {
         var candidates: [(root: String, relativePath: String)] = []
         var k = 0
-        for r in resources {
-            let range = k..<(k + r.slices.count)
-            k += r.slices.count
+        for (r, count) in resources {
+            let range = k..<(k + count)
+            k += count
             guard checks[range].contains(where: wants), FileStatus.isDirectory(atPath: r.folderPath) else { continue }
             for j in range where wants(checks[j]) { candidates.append((expectations[j].root, expectations[j].relativePath)) }
         }

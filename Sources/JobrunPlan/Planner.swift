@@ -20,64 +20,131 @@ public enum Planner {
         memory: MirrorMemory? = nil, policy: PolicyContext? = nil
     ) -> Plan {
         let order = manifest.dependencyOrder
-        var expectations = manifest.fileExpectations(in: order)
-        if let memory { memory.recall(into: &expectations) }
-        let results = FileChecker().check(expectations, parallelism: parallelism ?? FileChecker.defaultParallelism, observed: memory != nil)
-        let checks = results.checks
-        // Slices to transfer that have a partial download with matching metadata are resumed.
-        let partials = PartialScan.find(for: order.lazy.map { manifest.resources[$0] }, checks: checks, expectations: expectations) { check in
-            switch check {
-            case .missing, .sizeMismatch, .digestMismatch: true
-            default: false
-            }
+        var builder = Builder(manifest: manifest, memory: memory, policy: policy, parallelism: parallelism ?? FileChecker.defaultParallelism)
+        // The slices in plan order, checked a batch at a time: what checking holds per slice
+        // (expectations, results, observations) is bounded by the batch, not by the manifests.
+        var segments: [(resource: Int, slices: Range<Int>)] = []
+        var batched = 0
+        for index in order {
+            let count = manifest.resources[index].slices.count
+            var start = 0
+            repeat {
+                let end = min(count, start + batchSize - batched)
+                segments.append((index, start..<end))
+                batched += end - start
+                start = end
+                if batched == batchSize {
+                    builder.check(segments)
+                    segments = []
+                    batched = 0
+                }
+            } while start < count
         }
+        if !segments.isEmpty { builder.check(segments) }
+        return builder.finish(space: measure)
+    }
+
+    /// Slices checked at once: enough for every core to have work in every batch.
+    static let batchSize = 16384
+
+    /// A plan made batch by batch: each resource's decisions and counts as its slices are
+    /// checked; its entry when its last slice is.
+    struct Builder {
+        let manifest: Manifest
+        let memory: MirrorMemory?
+        let policy: PolicyContext?
+        let parallelism: Int
         var entries: [Plan.Entry] = []
-        entries.reserveCapacity(order.count)
         var total = PlanCounts()
         var warnings: [String] = []
         var deferredIDs = Set<String>()
-        var k = 0
-        for index in order {
-            let r = manifest.resources[index]
-            var decisions: [SliceDecision] = []
-            decisions.reserveCapacity(r.slices.count)
-            var counts = PlanCounts()
-            for s in r.slices {
-                var decision = decide(checks[k], for: s)
-                var bytes = s.size
-                if decision.action == .fetch || decision.action == .refetch,
-                    let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
-                    partial.continues(identity: r.identity(of: s), expectedSize: s.size)
-                {
-                    decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded", resumeOffset: partial.size)
-                    bytes = s.size.map { $0 - partial.size }
+        var decisions: [SliceDecision] = []
+        var counts = PlanCounts()
+        var proofs: MirrorMemory.ProofCollector?
+        var hashed = 0
+
+        init(manifest: Manifest, memory: MirrorMemory?, policy: PolicyContext?, parallelism: Int) {
+            self.manifest = manifest
+            self.memory = memory
+            self.policy = policy
+            self.parallelism = parallelism
+            proofs = memory.map { MirrorMemory.ProofCollector(memory: $0) }
+            entries.reserveCapacity(manifest.resources.count)
+        }
+
+        mutating func check(_ segments: [(resource: Int, slices: Range<Int>)]) {
+            var expectations = manifest.fileExpectations(of: segments)
+            if let memory { memory.recall(into: &expectations) }
+            let results = FileChecker().check(expectations, parallelism: parallelism, observed: memory != nil)
+            let checks = results.checks
+            // Slices to transfer that have a partial download with matching metadata are resumed.
+            let resources = manifest.resources
+            let partials = PartialScan.find(
+                for: segments.lazy.map { (resources[$0.resource], $0.slices.count) }, checks: checks, expectations: expectations
+            ) { check in
+                switch check {
+                case .missing, .sizeMismatch, .digestMismatch: true
+                default: false
                 }
-                switch checks[k] {
-                case .notRegularFile, .ioError:
-                    warnings.append("\(r.id): slice '\(s.path)': \(decision.reason ?? "")")
-                default:
-                    break
-                }
-                k += 1
-                counts.add(decision.action, bytes: bytes)
-                counts.integrity.add(s.integrity)
-                decisions.append(decision)
             }
+            var k = 0
+            for segment in segments {
+                let r = manifest.resources[segment.resource]
+                if segment.slices.lowerBound == 0 {
+                    decisions = []
+                    decisions.reserveCapacity(r.slices.count)
+                    counts = PlanCounts()
+                }
+                for s in r.slices[segment.slices] {
+                    var decision = decide(checks[k], for: s)
+                    var bytes = s.size
+                    if decision.action == .fetch || decision.action == .refetch,
+                        let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
+                        partial.continues(identity: r.identity(of: s), expectedSize: s.size)
+                    {
+                        decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded", resumeOffset: partial.size)
+                        bytes = s.size.map { $0 - partial.size }
+                    }
+                    switch checks[k] {
+                    case .notRegularFile, .ioError:
+                        warnings.append("\(r.id): slice '\(s.path)': \(decision.reason ?? "")")
+                    default:
+                        break
+                    }
+                    k += 1
+                    counts.add(decision.action, bytes: bytes)
+                    counts.integrity.add(s.integrity)
+                    decisions.append(decision)
+                }
+                if segment.slices.upperBound == r.slices.count { finishEntry(r) }
+            }
+            if proofs != nil {
+                proofs?.add(segments.map { (manifest.resources[$0.resource].id, $0.slices.count) }, expectations: expectations, results: results)
+            } else {
+                hashed += CheckProofs.hashedCount(expectations, checks)
+            }
+        }
+
+        private mutating func finishEntry(_ r: Resource) {
             var entry = Plan.Entry(resource: r, decisions: decisions, counts: counts)
+            decisions = []
             if let policy { policy.apply(to: &entry, deferredDependencies: deferredIDs) }
             if entry.deferral != nil { deferredIDs.insert(r.id) }
             total += entry.counts
             entries.append(entry)
         }
-        var plan = Plan(
-            manifest: manifest, entries: entries, counts: total, warnings: warnings,
-            space: SpaceCheck.needs(of: entries, measure: measure))
-        if let memory {
-            plan.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
-        } else {
-            plan.proofs.hashed = CheckProofs.hashedCount(expectations, checks)
+
+        func finish(space measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure>) -> Plan {
+            var plan = Plan(
+                manifest: manifest, entries: entries, counts: total, warnings: warnings,
+                space: SpaceCheck.needs(of: entries, measure: measure))
+            if let proofs {
+                plan.proofs = proofs.finish(manifest)
+            } else {
+                plan.proofs.hashed = hashed
+            }
+            return plan
         }
-        return plan
     }
 
     /// The action for one slice given what is on disk. A pure function:

@@ -64,8 +64,9 @@ public enum ApplyReports {
             for (s, o) in zip(r.slices, entry.outcomes) {
                 w.beginObject()
                 w.key("path"); w.string(s.path)
-                w.key("identity"); w.string(r.identity(of: s))
-                w.key("url"); w.string(o.displayURL)
+                let identity = r.identity(of: s)
+                w.key("identity"); w.string(identity)
+                w.key("url"); w.string(o.displayURL ?? identity)
                 w.key("file"); w.string(r.filePath(of: s))
                 w.key("status"); w.string(o.status.rawValue)
                 w.key("bytes_transferred"); w.int(o.bytesTransferred)
@@ -122,7 +123,7 @@ public enum ApplyReports {
             let r = entry.resource
             var notes = IntegrityNotes()
             let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
-                var text = caseText(file: r.filePath(of: s), url: o.displayURL, attempts: Int64(o.attempts), bytes: o.bytesTransferred, lastError: o.failure?.message)
+                var text = caseText(file: r.filePath(of: s), url: o.displayURL ?? r.identity(of: s), attempts: Int64(o.attempts), bytes: o.bytesTransferred, lastError: o.failure?.message)
                 if let actual = o.failure?.actualDigests, !actual.isEmpty {
                     text += "\n" + Digest.comparisonLines(expected: s.digests, actual: actual).dropLast()
                 }

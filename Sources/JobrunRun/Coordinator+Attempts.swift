@@ -73,17 +73,17 @@ extension Coordinator {
         if isFirstStart { jobs[j].firstStart = now }
         let deadline = (jobs[j].firstStart ?? now) + settings.timeouts.resource
         guard now < deadline else {
-            fail(j, jobs[j].outcome?.failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
+            fail(j, outcomes[jobs[j].resource][jobs[j].slice].failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
             return
         }
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
             jobs[j].attempts += 1
-            jobs[j].url = jobs[j].own.url
-            jobs[j].headers = resource.headers(for: slice)
-            jobs[j].hops = 0
+            jobs[j].hopCount = 0
+            if !hops.isEmpty { hops[j] = nil }
         }
-        let identity = jobs[j].own.identity
+        let own = address(j)
+        let identity = own.identity
         // The plan was made by this process moments ago from one listing per folder: a first
         // attempt of a slice it classified fetch/refetch has no resumable partial (a partial
         // with matching metadata would have made it `resume`), so the per-slice lookup is
@@ -103,8 +103,9 @@ extension Coordinator {
                 executor.post(.bodyProgress(job: j, token: token, written: written))
             },
             buffers: bodyBuffers)
+        let hop = hops.isEmpty ? nil : hops[j]
         var request = TransferRequest(
-            url: jobs[j].url, headers: jobs[j].headers.map { ($0.name, $0.value) },
+            url: hop?.url ?? own.url, headers: (hop?.headers ?? resource.headers(for: slice)).map { ($0.name, $0.value) },
             rangeStart: resume?.offset, ifRange: resume?.validator.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
@@ -118,12 +119,13 @@ extension Coordinator {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
-        jobs[j].engine = engine
+        jobs[j].engine = UInt8(engine)
         let id = engines[engine].start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
         }
-        jobs[j].state = .running(token: token, transfer: id, writer: writer)
-        scheduler.started(at: jobs[j].origin)
+        writer.token = token
+        jobs[j].state = .running(transfer: id, writer: writer)
+        scheduler.started(at: origin(j))
     }
 
     /// A partial file this slice may continue: its size, its validator, and what its metadata
@@ -163,13 +165,13 @@ extension Coordinator {
             for event in executor.takeEvents() {
                 switch event {
                 case .transferDone(let j, let token, let result):
-                    guard case .running(let current, _, let writer) = jobs[j].state, current == token else { continue }
-                    progress.bytesInFlight -= jobs[j].inFlight
+                    guard case .running(_, let writer) = jobs[j].state, writer.token == token else { continue }
+                    progress.bytesInFlight -= writer.countedInFlight
                     progress.bytesReceived += result.bodyBytes
-                    jobs[j].inFlight = 0
-                    scheduler.ended(at: jobs[j].origin)
+                    writer.countedInFlight = 0
+                    scheduler.ended(at: origin(j))
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
-                    if !scheduler.gates.isEmpty { scheduler.observe(jobs[j].own.origin, bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
+                    if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
                     freedSlots = true
                     if diskFullCount == 0, writer.hasBodyToCheck(result) {
                         bodies.append((j, writer, result))
@@ -178,12 +180,12 @@ extension Coordinator {
                         complete(j, writer: writer, result: result)
                     }
                 case .bodyProgress(let j, let token, let written):
-                    guard case .running(let current, _, let writer) = jobs[j].state, current == token else { continue }
+                    guard case .running(_, let writer) = jobs[j].state, writer.token == token else { continue }
                     writer.hash(upTo: written, scratch: digestPool.scratch)
                     // Counted up to the slice's declared size: its share of the completion.
                     let counted = min(written - writer.startOffset, plan.entries[jobs[j].resource].resource.slices[jobs[j].slice].size ?? 0)
-                    progress.bytesInFlight += counted - jobs[j].inFlight
-                    jobs[j].inFlight = counted
+                    progress.bytesInFlight += counted - writer.countedInFlight
+                    writer.countedInFlight = counted
                 case .bodyStored(let j, let writer, let outcome):
                     guard case .storing(let current) = jobs[j].state, current === writer else { continue }
                     storing -= 1
@@ -215,7 +217,7 @@ extension Coordinator {
         var handedOver = false
         defer { if !handedOver { writer.close() } }
         jobs[j].bytesTransferred += result.bodyBytes
-        if let version = result.httpVersion { jobs[j].httpVersion = version }
+        writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
             settleCut(j, writer: writer)
             return
@@ -236,15 +238,18 @@ extension Coordinator {
         }
         switch writer.verdict {
         case .redirect(let location):
-            switch RedirectPolicy.decide(location: location, current: jobs[j].url, original: jobs[j].own.url, hops: jobs[j].hops, headers: jobs[j].headers) {
+            let own = address(j)
+            let current = hops.isEmpty ? nil : hops[j]
+            switch RedirectPolicy.decide(
+                location: location, current: current?.url ?? own.url, original: own.url, hops: Int(jobs[j].hopCount),
+                headers: current?.headers ?? resource.headers(for: slice)) {
             case .follow(let url, let headers):
                 let hop = (try? ParsedURL.parse(url).get())?.origin ?? url
                 // The hop's origin is held to its breaker like any other request.
                 guard admitsHop(j, to: hop) else { return }
-                jobs[j].url = url
-                jobs[j].headers = headers
-                jobs[j].hops += 1
-                jobs[j].origin = hop
+                hops[j] = Hop(url: url, headers: headers)
+                jobs[j].hopCount += 1
+                hopOrigins[j] = hop
                 startAdmitted(j, at: hop, isRedirectHop: true)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
@@ -269,12 +274,12 @@ extension Coordinator {
                 if learned[j] == nil, let earlier = writer.learned { learned[j] = earlier }
                 discardPartial(writer)
             }
-            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping, mayStart(at: jobs[j].own.origin, now: ContinuousClock.now) {
+            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) {
                 // The resume cannot continue this partial file: the slice starts again from byte
                 // 0 at once, without Range (so this cannot repeat), at its own URL and origin.
-                jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
-                jobs[j].origin = jobs[j].own.origin
-                startAdmitted(j, at: jobs[j].origin)
+                outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+                resetOrigin(j)
+                startAdmitted(j, at: origin(j))
                 return
             }
             if let value = result.retryAfter, let delay = RetryAfter.delay(value, now: options.wallClock()) {
@@ -357,14 +362,14 @@ extension Coordinator {
     mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
         let resource = plan.entries[jobs[j].resource].resource
         let settings = resource.settings
-        jobs[j].outcome = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure, displayURL: displayURL(j))
+        outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
-        let originFailed = !breakers.isEmpty && (breakers[jobs[j].own.origin]?.isFailed ?? false || breakers[jobs[j].origin]?.isFailed ?? false)
-        guard failure.isTransient, jobs[j].attempts < settings.retries.attempts, !isStopping, !originFailed else {
+        let originFailed = !breakers.isEmpty && (breakers[ownOrigin(j)]?.isFailed ?? false || breakers[origin(j)]?.isFailed ?? false)
+        guard failure.isTransient, Int(jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
             fail(j, failure)
             return
         }
-        let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: jobs[j].attempts, random: options.random())
+        let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: Int(jobs[j].attempts), random: options.random())
         let now = ContinuousClock.now
         if let start = jobs[j].firstStart, now + delay >= start + settings.timeouts.resource {
             fail(j, failure)
@@ -372,20 +377,20 @@ extension Coordinator {
         }
         if failure.coolsDownHost {
             let until = now + delay
-            scheduler.coolDown(jobs[j].origin, until: until)
+            scheduler.coolDown(origin(j), until: until)
         }
         // After a redirect the origin is the last hop's; the next attempt starts again at the
         // slice's own URL, so it queues and counts against that host's limit.
-        jobs[j].origin = jobs[j].own.origin
+        resetOrigin(j)
         self.delay(j, until: now + delay)
         let slice = resource.slices[jobs[j].slice]
-        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: displayURL(j)), failure: failure, attempt: jobs[j].attempts, delay: delay))
+        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(jobs[j].attempts), delay: delay))
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.
     mutating func fail(_ j: Int, _ failure: AttemptFailure, announce: Bool = true) {
         settle(j, SliceOutcome(
-            status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts, failure: failure,
+            status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure,
             duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.

@@ -14,7 +14,8 @@ extension Coordinator {
     /// Queues a verified slice for the next flush; `now` flushes at once.
     mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
-        jobs[j].state = .committing(writer: writer, digests: digests, verifiedAt: now)
+        writer.verified = (digests, now)
+        jobs[j].state = .committing(writer: writer)
         pendingCommits.append(j)
         if oldestPendingCommit == nil { oldestPendingCommit = now }
         // A resource whose last slice this is completes now rather than after the timer.
@@ -35,7 +36,7 @@ extension Coordinator {
         // 2. Each verified file takes its final name atomically.
         var touched = Set<Int>()
         for j in batch {
-            guard case .committing(let writer, let digests, let verifiedAt) = jobs[j].state else { continue }
+            guard case .committing(let writer) = jobs[j].state, let (digests, verifiedAt) = writer.verified else { continue }
             let resource = plan.entries[jobs[j].resource].resource
             touched.insert(jobs[j].resource)
             if let error = syncErrors[resource.outputRoot] {
@@ -53,9 +54,9 @@ extension Coordinator {
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
             var outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
-                size: writer.written, attempts: jobs[j].attempts, digests: reported.verified, computedDigests: reported.computed,
+                size: writer.written, attempts: Int(jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
-                httpVersion: jobs[j].httpVersion)
+                httpVersion: writer.httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size

@@ -13,9 +13,10 @@ extension Coordinator {
         slice.digests.isEmpty ? pinningAlgorithms : slice.digests.map(\.algorithm)
     }
 
-    /// A verified body's digests as its outcome reports them: the declared ones verified, or,
-    /// for a slice that declares none, the computed SHA-256.
+    /// A verified body's digests as its outcome reports them: the declared ones verified (the
+    /// slice's own array, equal to what was computed, so that a run's outcomes share the
+    /// manifest's storage), or, for a slice that declares none, the computed SHA-256.
     static func outcomeDigests(_ digests: [Digest], for slice: Slice) -> (verified: [Digest], computed: [Digest]) {
-        slice.digests.isEmpty ? ([], digests) : (digests, [])
+        slice.digests.isEmpty ? ([], digests) : (slice.digests, [])
     }
 }

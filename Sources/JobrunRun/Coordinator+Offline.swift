@@ -47,12 +47,12 @@ extension Coordinator {
         }
         if reach == .unknown {
             // A probe that ended so never told: the origin gets its next one.
-            if offline.isOffline { offline.probeAbandoned(job: j, at: jobs[j].origin) }
+            if offline.isOffline { offline.probeAbandoned(job: j, at: origin(j)) }
             return .counts
         }
         if reach == .answered && !offline.isOffline && !offline.hasRecords { return .counts }
         let now = ContinuousClock.now
-        let action = offline.attemptEnded(job: j, at: jobs[j].origin, reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt] in
+        let action = offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
         switch action {
@@ -90,8 +90,8 @@ extension Coordinator {
     mutating func giveBack(_ j: Int, writer: SliceWriter) {
         jobs[j].attempts = max(0, jobs[j].attempts - 1)
         if case .body = writer.verdict, let seen = writer.representation { learned[j] = seen }
-        breakers[jobs[j].origin]?.probeAbandoned(job: j)
-        jobs[j].origin = jobs[j].own.origin
+        breakers[origin(j)]?.probeAbandoned(job: j)
+        resetOrigin(j)
         jobs[j].state = .ready
         enqueue(j)
     }
@@ -110,7 +110,7 @@ extension Coordinator {
         let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
         let reason = kept ? "interrupted in flight; the partial file is kept" : "interrupted in flight"
         var outcome = SliceOutcome(
-            status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: jobs[j].attempts,
+            status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
             skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
         outcome.keptPartial = kept
@@ -132,7 +132,7 @@ extension Coordinator {
     /// is no work at its origin for the offline pause (the gate, not the network, holds it).
     mutating func delay(_ j: Int, until: ContinuousClock.Instant, isRetry: Bool = true) {
         leaveDelayed(j)
-        if isRetry { retryingAt[jobs[j].own.origin, default: 0] += 1 } else { parkedJobs.insert(j) }
+        if isRetry { retryingAt[ownOrigin(j), default: 0] += 1 } else { parkedJobs.insert(j) }
         jobs[j].state = .delayed(until: until)
         delayedJobs.insert(j)
     }
@@ -141,7 +141,7 @@ extension Coordinator {
     mutating func leaveDelayed(_ j: Int) {
         guard case .delayed = jobs[j].state else { return }
         if !parkedJobs.isEmpty, parkedJobs.remove(j) != nil { return }
-        let origin = jobs[j].own.origin
+        let origin = ownOrigin(j)
         if let count = retryingAt[origin], count > 1 { retryingAt[origin] = count - 1 } else { retryingAt[origin] = nil }
     }
 }

@@ -16,11 +16,11 @@ extension Coordinator {
         } else if writer.verdict == nil {
             // Ended on this side (a write failed) before the origin's answer was known: says
             // nothing of its health; a probe that ended so is simply no longer under way.
-            breakers[jobs[j].origin]?.probeAbandoned(job: j)
+            breakers[origin(j)]?.probeAbandoned(job: j)
             return
         }
         if let f = failure, !f.countsAgainstOrigin { failure = nil }
-        let origin = jobs[j].origin
+        let origin = origin(j)
         if failure == nil && breakers[origin] == nil { return }
         let policy = plan.entries[jobs[j].resource].resource.settings.retries
         var breaker = breakers[origin] ?? OriginBreaker()
@@ -49,7 +49,7 @@ extension Coordinator {
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         _ = scheduler.removeAll(at: origin)
-        let unrequested = jobs.indices.filter { jobs[$0].own.origin == origin && isWaitingToStart($0) }
+        let unrequested = jobs.indices.filter { ownOrigin($0) == origin && isWaitingToStart($0) }
         events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: breaker.lastFailureText, slicesFailed: unrequested.count)))
         for j in unrequested { fail(j, failure, announce: false) }
     }
@@ -114,7 +114,7 @@ extension Coordinator {
             // An answer from before the network went redirects there: the slice waits for the
             // network at its own origin, without an attempt spent.
             jobs[j].attempts = max(0, jobs[j].attempts - 1)
-            jobs[j].origin = jobs[j].own.origin
+            resetOrigin(j)
             jobs[j].state = .ready
             enqueue(j)
             return false

@@ -13,40 +13,61 @@ struct Coordinator {
         case waiting
         /// May start when its host and the total limit allow.
         case ready
-        /// A transfer is running.
-        case running(token: UInt64, transfer: TransferID, writer: SliceWriter)
+        /// A transfer is running; the writer's ``SliceWriter/token`` names the attempt.
+        case running(transfer: TransferID, writer: SliceWriter)
         /// Waiting for a retry.
         case delayed(until: ContinuousClock.Instant)
         /// A memory body the ``BodyStore`` is verifying and writing.
         case storing(writer: SliceWriter)
-        /// Verified (at `verifiedAt`, where the slice's own time ends), waiting for the batched
-        /// sync and rename.
-        case committing(writer: SliceWriter, digests: [Digest], verifiedAt: ContinuousClock.Instant)
+        /// Verified (the writer holds the digests and when, where the slice's own time ends),
+        /// waiting for the batched sync and rename.
+        case committing(writer: SliceWriter)
         /// Finished one way or another.
         case done
     }
 
+    /// One slice's progress. A run keeps one per slice of its manifests, so what only a running
+    /// attempt needs lives elsewhere: its writer (``SliceWriter``), a redirect's hop (`hops`),
+    /// and the outcome, in `outcomes`.
     struct Job {
-        let resource: Int
-        let slice: Int
-        let sequence: Int
-        /// The slice's own URL, its identity (also how it is shown) and its origin.
-        let own: SliceAddress
-        var origin: String
+        private let resourceIndex: Int32
+        private let sliceIndex: Int32
+        var state: JobState = .waiting
+        var attempts: Int32 = 0
+        /// Redirects followed in the running attempt.
+        var hopCount: UInt8 = 0
+        /// The engine of the running transfer.
+        var engine: UInt8 = 0
+        var didResume = false
+        /// Nanoseconds from ``epoch`` to the first attempt's start, `-1` before it.
+        private var firstStartNanoseconds: Int64 = -1
+        var bytesTransferred: Int64 = 0
+
+        init(resource: Int, slice: Int) {
+            resourceIndex = Int32(truncatingIfNeeded: resource)
+            sliceIndex = Int32(truncatingIfNeeded: slice)
+        }
+
+        /// The plan entry and the slice within it.
+        var resource: Int { Int(resourceIndex) }
+        var slice: Int { Int(sliceIndex) }
+
+        private static let epoch = ContinuousClock.now
+
+        var firstStart: ContinuousClock.Instant? {
+            get { firstStartNanoseconds < 0 ? nil : Self.epoch + .nanoseconds(firstStartNanoseconds) }
+            set {
+                guard let newValue else { return firstStartNanoseconds = -1 }
+                let (seconds, attoseconds) = (newValue - Self.epoch).components
+                firstStartNanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            }
+        }
+    }
+
+    /// Where a redirect took an attempt: the URL and the headers of its next request.
+    struct Hop {
         var url: String
         var headers: [HeaderField]
-        var hops = 0
-        var attempts = 0
-        /// The engine of the running transfer.
-        var engine = 0
-        var state: JobState = .waiting
-        var firstStart: ContinuousClock.Instant?
-        var bytesTransferred: Int64 = 0
-        /// Bytes the running transfer has written so far, as last reported (``RunProgress``).
-        var inFlight: Int64 = 0
-        var didResume = false
-        var httpVersion: String?
-        var outcome: SliceOutcome?
     }
 
     let executor: Executor
@@ -73,10 +94,21 @@ struct Coordinator {
     let started = ContinuousClock.now
 
     var jobs: [Job] = []
+    /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
+    /// outcome once done, "not attempted" until then.
+    var outcomes: [[SliceOutcome]] = []
+    /// Jobs whose attempt follows a redirect.
+    var hops: [Int: Hop] = [:]
+    /// Jobs whose next or running request goes to a redirect's origin rather than their own.
+    var hopOrigins: [Int: String] = [:]
+    /// What the slices of each resource share of their URLs (``SliceAddress/Base``), by plan entry.
+    var bases: [SliceAddress.Base?] = []
+    /// The origin of each job whose slice does not go by its resource's base URL.
+    var ownOrigins: [Int: String] = [:]
     /// Each job's declared size, kept only when a gate asks (a deadline is set).
     var expectedSizes: [Int64?] = []
     /// Jobs of each resource (indices into `jobs`), by plan entry.
-    var jobsOfResource: [[Int]] = []
+    var jobsOfResource: [Range<Int>] = []
     var resourceState: [ResourceState]
     /// Each plan entry's dependencies, by id and plan entry, looked up once.
     let dependencies: [[(id: String, entry: Int)]]
@@ -85,8 +117,8 @@ struct Coordinator {
     /// Jobs that entered `.delayed` (a retry waits); entries whose job has left that state are
     /// dropped by `releaseDueRetries()`. Keeps the per-event work independent of the job count.
     var delayedJobs: Set<Int> = []
-    /// Per resource: how many of its first jobs (in `jobsOfResource` order) are known to be done,
-    /// and how many are known to be done or committing. Both states are final (`.done` is never
+    /// Per resource: the first of its jobs (in `jobsOfResource`) not known to be done, and the
+    /// first not known to be done or committing. Both states are final (`.done` is never
     /// left, `.committing` only becomes `.done`), so scans resume where the last one stopped.
     var doneCursor: [Int]
     var settledCursor: [Int]
@@ -139,8 +171,8 @@ struct Coordinator {
         self.store = store
         resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
         offline = OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline)
-        doneCursor = Array(repeating: 0, count: executor.plan.entries.count)
-        settledCursor = Array(repeating: 0, count: executor.plan.entries.count)
+        doneCursor = []
+        settledCursor = []
         var entryByID: [String: Int] = [:]
         for (index, entry) in executor.plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
             entryByID[entry.resource.id] = index
@@ -157,46 +189,79 @@ struct Coordinator {
     }
 
     private mutating func buildJobs() {
-        var sequence = 0
         jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
+        let notAttempted = SliceOutcome(status: .skipped, skipReason: "not attempted")
         for (r, entry) in plan.entries.enumerated() {
-            var indices: [Int] = []
-            indices.reserveCapacity(entry.resource.slices.count)
+            let first = jobs.count
             let base = SliceAddress.Base(entry.resource)
+            bases.append(base)
+            var resourceOutcomes = Array(repeating: notAttempted, count: entry.resource.slices.count)
             for (s, slice) in entry.resource.slices.enumerated() {
-                let own = SliceAddress(slice, of: entry.resource, base: base)
-                var job = Job(resource: r, slice: s, sequence: sequence, own: own, origin: own.origin, url: own.url, headers: entry.resource.headers(for: slice))
+                if slice.url != nil || base == nil {
+                    ownOrigins[jobs.count] = SliceAddress(slice, of: entry.resource, base: base).origin
+                }
+                var job = Job(resource: r, slice: s)
                 switch entry.decisions[s].action {
                 case .upToDate:
                     job.state = .done
-                    job.outcome = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests, displayURL: own.identity)
+                    resourceOutcomes[s] = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests)
                     progress.counts.add(.upToDate, bytes: 0, integrity: slice.integrity)
                 case .deferred:
                     job.state = .done
-                    job.outcome = SliceOutcome(status: .deferred, skipReason: entry.decisions[s].reason, displayURL: own.identity)
+                    resourceOutcomes[s] = SliceOutcome(status: .deferred, skipReason: entry.decisions[s].reason)
                     progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
                 case .fetch, .refetch, .resume:
                     progress.slicesToTransfer += 1
                     if let size = slice.size { progress.bytesToTransfer = progress.bytesToTransfer.saturatingAdding(size) } else { progress.unsizedToTransfer += 1 }
                 }
-                indices.append(jobs.count)
                 jobs.append(job)
                 if options.deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
-                sequence += 1
             }
-            jobsOfResource.append(indices)
+            jobsOfResource.append(first..<jobs.count)
+            doneCursor.append(first)
+            settledCursor.append(first)
+            outcomes.append(resourceOutcomes)
         }
         progress.slicesTotal = jobs.count
+    }
+
+    /// Job `j`'s own URL, identity and origin (those of its slice).
+    func address(_ j: Int) -> SliceAddress {
+        let resource = plan.entries[jobs[j].resource].resource
+        return SliceAddress(resource.slices[jobs[j].slice], of: resource, base: bases[jobs[j].resource])
+    }
+
+    /// The origin of job `j`'s next or running request: its own, or a redirect's target.
+    func origin(_ j: Int) -> String {
+        if !hopOrigins.isEmpty, let hop = hopOrigins[j] { return hop }
+        return ownOrigin(j)
+    }
+
+    /// Job `j`'s next request goes to its own origin.
+    mutating func resetOrigin(_ j: Int) {
+        if !hopOrigins.isEmpty { hopOrigins[j] = nil }
+    }
+
+    /// The origin of job `j`'s own URL.
+    func ownOrigin(_ j: Int) -> String {
+        if !ownOrigins.isEmpty, let origin = ownOrigins[j] { return origin }
+        return bases[jobs[j].resource]?.origin ?? address(j).origin
     }
 
     func display(_ url: String) -> String {
         (try? ParsedURL.parse(url).get())?.displayString ?? url
     }
 
-    /// How job `j`'s current URL is shown: without query and fragment (and without a parse
-    /// when it is the slice's own URL).
-    func displayURL(_ j: Int) -> String {
-        jobs[j].url == jobs[j].own.url ? jobs[j].own.identity : display(jobs[j].url)
+    /// How job `j`'s current URL is shown when it is a redirect's target (without query and
+    /// fragment); `nil` when it is the slice's own (its outcome names none).
+    func displayURL(_ j: Int) -> String? {
+        guard !hops.isEmpty, let hop = hops[j] else { return nil }
+        return display(hop.url)
+    }
+
+    /// How job `j`'s current URL is shown in an event.
+    func shownURL(_ j: Int) -> String {
+        displayURL(j) ?? address(j).identity
     }
 
     // MARK: The loop
@@ -244,10 +309,11 @@ struct Coordinator {
             for root in renamedSinceSync.sorted() { _ = syncRoot(root) }
         }
         // The outcomes move into the result (the coordinator ends here): no copy of each.
+        jobs = []
         let entries = plan.entries.enumerated().map { r, entry in
-            ApplyResult.Entry(resource: entry.resource, outcomes: jobsOfResource[r].map { j in
-                jobs[j].outcome.take() ?? SliceOutcome(status: .skipped, skipReason: "not attempted", displayURL: displayURL(j))
-            }, deferral: deferralOf[r])
+            let kept = outcomes[r]
+            outcomes[r] = []
+            return ApplyResult.Entry(resource: entry.resource, outcomes: kept, deferral: deferralOf[r])
         }
         var result = ApplyResult(entries: entries, stopReason: stopReason, elapsed: ContinuousClock.now - started)
         result.offline = offline.offlineDuration(now: ContinuousClock.now)
@@ -348,26 +414,26 @@ struct Coordinator {
     /// Every slice of resource `r` is done. Amortised O(1) per call: `.done` is final, so the
     /// scan continues from the first slice that was not done last time.
     mutating func allDone(resource r: Int) -> Bool {
-        let list = jobsOfResource[r]
-        var k = doneCursor[r]
-        while k < list.count, isDone(list[k]) { k += 1 }
-        doneCursor[r] = k
-        return k == list.count
+        let end = jobsOfResource[r].upperBound
+        var j = doneCursor[r]
+        while j < end, isDone(j) { j += 1 }
+        doneCursor[r] = j
+        return j == end
     }
 
     /// Every slice of resource `r` is done or verified and waiting for its commit (both final).
     mutating func allSettled(resource r: Int) -> Bool {
-        let list = jobsOfResource[r]
-        var k = settledCursor[r]
-        while k < list.count {
-            switch jobs[list[k]].state {
-            case .done, .committing: k += 1
+        let end = jobsOfResource[r].upperBound
+        var j = settledCursor[r]
+        while j < end {
+            switch jobs[j].state {
+            case .done, .committing: j += 1
             default:
-                settledCursor[r] = k
+                settledCursor[r] = j
                 return false
             }
         }
-        settledCursor[r] = k
+        settledCursor[r] = j
         return true
     }
 
@@ -379,10 +445,8 @@ struct Coordinator {
         // exit of such a run.
         var counts = ApplyResult.Counts()
         let resource = plan.entries[r].resource
-        for j in jobsOfResource[r] {
-            if let status = jobs[j].outcome?.status {
-                counts.add(status, bytes: jobs[j].outcome?.bytesTransferred ?? 0, integrity: resource.slices[jobs[j].slice].integrity)
-            }
+        for s in outcomes[r].indices {
+            counts.add(outcomes[r][s].status, bytes: outcomes[r][s].bytesTransferred, integrity: resource.slices[s].integrity)
         }
         let total = jobsOfResource[r].count
         activeResources.remove(r)
@@ -436,16 +500,18 @@ struct Coordinator {
         progress.slicesSettled += 1
         progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
         events.emit(.sliceSettled(SettledSlice(
-            slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL),
+            slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? address(j).identity),
             outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: jobs[j].slice, file: file)))
-        jobs[j].outcome = outcome
+        outcomes[jobs[j].resource][jobs[j].slice] = outcome
+        if !hops.isEmpty { hops[j] = nil }
+        resetOrigin(j)
     }
 
     // MARK: Queue
 
     mutating func enqueue(_ j: Int) {
-        let jobs = self.jobs  // shares storage; lets the closure read while the queue is mutated
-        scheduler.enqueue(j, sequence: jobs[j].sequence, resource: jobs[j].resource, origin: jobs[j].origin) { jobs[$0].sequence }
+        // Jobs are numbered in plan order: a job's number is its sequence.
+        scheduler.enqueue(j, sequence: j, resource: jobs[j].resource, origin: origin(j)) { $0 }
     }
 
     mutating func releaseDueRetries() {
@@ -494,7 +560,7 @@ struct Coordinator {
                 // only some resources (the network policy) defers their slices.
                 if let stop { stopReason = stopReason ?? stop }
                 let status: SliceOutcome.Status = stop == nil ? .deferred : .skipped
-                settle(j, SliceOutcome(status: status, attempts: jobs[j].attempts, skipReason: reason, displayURL: displayURL(j)), bulk: true)
+                settle(j, SliceOutcome(status: status, attempts: Int(jobs[j].attempts), skipReason: reason, displayURL: displayURL(j)), bulk: true)
                 finishResourceIfDone(jobs[j].resource)
             }
         }
@@ -552,10 +618,10 @@ struct Coordinator {
         let why = Self.notStartedReason(reason)
         for j in jobs.indices {
             switch jobs[j].state {
-            case .running(_, let transfer, _):
-                engines[jobs[j].engine].cancel(transfer)
+            case .running(let transfer, _):
+                engines[Int(jobs[j].engine)].cancel(transfer)
             case .ready, .delayed, .waiting:
-                settle(j, SliceOutcome(status: .skipped, attempts: jobs[j].attempts, skipReason: why, displayURL: displayURL(j)), bulk: true)
+                settle(j, SliceOutcome(status: .skipped, attempts: Int(jobs[j].attempts), skipReason: why, displayURL: displayURL(j)), bulk: true)
             case .storing, .committing, .done:
                 break
             }

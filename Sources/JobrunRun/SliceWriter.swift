@@ -67,6 +67,13 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let algorithms: [DigestAlgorithm]
     /// When the attempt began (its transfer's duration is the rate a gate estimates with).
     let startedAt = ContinuousClock.now
+    // What the coordinator keeps of the attempt, on its thread only: the attempt's number (its
+    // events name it), the bytes its progress counts as in flight, the response's HTTP version,
+    // and once verified, the digests and when.
+    var token: UInt64 = 0
+    var countedInFlight: Int64 = 0
+    var httpVersion: String?
+    var verified: (digests: [Digest], at: ContinuousClock.Instant)?
     /// Called on the engine thread with the bytes now in the partial file (file mode only).
     private let progress: (@Sendable (Int64) -> Void)?
     /// Where memory bodies come from and go back to.

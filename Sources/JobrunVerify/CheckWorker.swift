@@ -176,7 +176,7 @@ final class CheckWorker {
         let computed = digester.finalize()
         for algorithm in algorithms {
             guard let actual = computed.first(where: { $0.algorithm == algorithm }) else { continue }
-            for expected in expectation.digests where expected.algorithm == algorithm && expected.bytes != actual.bytes {
+            for expected in expectation.digests where expected.algorithm == algorithm && expected != actual {
                 return .digestMismatch(expected: expected, actual: computed, size: hashedSize)
             }
         }

@@ -34,68 +34,94 @@ public struct MirrorMemory: Sendable {
     /// What the checks of `expectations` (made by ``recall(into:)`` from the slices of
     /// `manifest`'s resources in `order`) proved, and which records they made stale. When the
     /// manifest is checked whole (no resource selection), records no slice names are stale too
-    /// once their file is gone (``unnamedAndGone(in:records:expectations:)``).
+    /// once their file is gone (``unnamedAndGone(in:records:manifest:)``).
     public func proofs(of manifest: Manifest, in order: [Int], expectations: [FileExpectation], results: FileChecker.Results) -> CheckProofs {
+        var collector = ProofCollector(memory: self)
+        collector.add(order.map { (manifest.resources[$0].id, manifest.resources[$0].slices.count) }, expectations: expectations, results: results)
+        return collector.finish(manifest)
+    }
+
+    /// ``proofs(of:in:expectations:results:)`` gathered batch by batch, for checks made a part
+    /// of the manifest at a time (a plan's), in plan order.
+    public struct ProofCollector: Sendable {
+        let memory: MirrorMemory
         var proofs = CheckProofs()
         // Expectations with a record, counted by root in runs (expectations come root by root).
         var recorded: [String: Int] = [:]
         var runRoot = ""
         var runCount = 0
-        var k = 0
-        for index in order {
-            let r = manifest.resources[index]
-            for _ in r.slices {
-                defer { k += 1 }
-                let expectation = expectations[k]
-                let observation = k < results.observations.count ? results.observations[k] : FileObservation()
-                // Looked up only where needed: an unchanged mirror is all `.recognized`.
-                let hasRecord = observation.proof == .recognized || known[expectation.root]?[expectation.relativePath] != nil
-                if hasRecord {
-                    if expectation.root != runRoot {
-                        if runCount > 0 { recorded[runRoot, default: 0] += runCount }
-                        (runRoot, runCount) = (expectation.root, 0)
+
+        public init(memory: MirrorMemory) { self.memory = memory }
+
+        /// One batch: `expectations` and their `results`, made from `segments`' slices (each a
+        /// resource's id and how many of its slices are next).
+        public mutating func add(_ segments: [(id: String, count: Int)], expectations: [FileExpectation], results: FileChecker.Results) {
+            let known = memory.known
+            var k = 0
+            for segment in segments {
+                for _ in 0..<segment.count {
+                    defer { k += 1 }
+                    let expectation = expectations[k]
+                    let observation = k < results.observations.count ? results.observations[k] : FileObservation()
+                    // Looked up only where needed: an unchanged mirror is all `.recognized`.
+                    let hasRecord = observation.proof == .recognized || known[expectation.root]?[expectation.relativePath] != nil
+                    if hasRecord {
+                        if expectation.root != runRoot {
+                            if runCount > 0 { recorded[runRoot, default: 0] += runCount }
+                            (runRoot, runCount) = (expectation.root, 0)
+                        }
+                        runCount += 1
                     }
-                    runCount += 1
-                }
-                switch observation.proof {
-                case .recognized:
-                    proofs.recognized += 1
-                case .hashed, .metadata:
-                    if observation.proof == .hashed { proofs.hashed += 1 }
-                    guard case .ok(_, let digests) = results.checks[k], let file = observation.identity else {
+                    switch observation.proof {
+                    case .recognized:
+                        proofs.recognized += 1
+                    case .hashed, .metadata:
+                        if observation.proof == .hashed { proofs.hashed += 1 }
+                        guard case .ok(_, let digests) = results.checks[k], let file = observation.identity else {
+                            if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
+                            continue
+                        }
+                        // A stat proves nothing new of a file already recorded as it is (and must not
+                        // overwrite the digests its fetch computed, nor make it look freshly proven).
+                        if observation.proof == .metadata, known[expectation.root]?[expectation.relativePath]?.file == file { continue }
+                        proofs.proven[expectation.root, default: []].append(ProvenSlice(
+                            path: expectation.relativePath, resource: segment.id,
+                            digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
+                            provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
+                    case nil:
                         if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
-                        continue
                     }
-                    // A stat proves nothing new of a file already recorded as it is (and must not
-                    // overwrite the digests its fetch computed, nor make it look freshly proven).
-                    if observation.proof == .metadata, known[expectation.root]?[expectation.relativePath]?.file == file { continue }
-                    proofs.proven[expectation.root, default: []].append(ProvenSlice(
-                        path: expectation.relativePath, resource: r.id,
-                        digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
-                        provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
-                case nil:
-                    if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
                 }
             }
         }
-        if runCount > 0 { recorded[runRoot, default: 0] += runCount }
-        guard !manifest.isPartial else { return proofs }
-        let unnamed = known.keys.filter { (known[$0]?.count ?? 0) > recorded[$0] ?? 0 }
-        for (root, gone) in Self.unnamedAndGone(in: Set(unnamed), records: known, expectations: expectations) {
-            proofs.stale[root, default: []].append(contentsOf: gone)
+
+        /// The proofs of every batch added, with, for a whole `manifest`, the records no slice
+        /// names whose file is gone.
+        public func finish(_ manifest: Manifest) -> CheckProofs {
+            var proofs = proofs
+            var recorded = recorded
+            if runCount > 0 { recorded[runRoot, default: 0] += runCount }
+            guard !manifest.isPartial else { return proofs }
+            let known = memory.known
+            let unnamed = known.keys.filter { (known[$0]?.count ?? 0) > recorded[$0] ?? 0 }
+            for (root, gone) in MirrorMemory.unnamedAndGone(in: Set(unnamed), records: known, manifest: manifest) {
+                proofs.stale[root, default: []].append(contentsOf: gone)
+            }
+            return proofs
         }
-        return proofs
     }
 
-    /// By output root (of `roots`), the paths of `records` that no expectation names and where
+    /// By output root (of `roots`), the paths of `records` that no slice of `manifest` names and where
     /// no file is any more: a slice taken out of the manifests, its file deleted. A record whose
     /// file is still there is kept: another set of manifests may mirror into the same root.
     static func unnamedAndGone(
-        in roots: Set<String>, records: [String: [String: ProvenFile]], expectations: [FileExpectation]
+        in roots: Set<String>, records: [String: [String: ProvenFile]], manifest: Manifest
     ) -> [String: [String]] {
         guard !roots.isEmpty else { return [:] }
         var named: [String: Set<String>] = [:]
-        for e in expectations where roots.contains(e.root) { named[e.root, default: []].insert(e.relativePath) }
+        for r in manifest.resources where roots.contains(r.outputRoot) {
+            for s in r.slices { named[r.outputRoot, default: []].insert(r.relativePath(of: s)) }
+        }
         var gone: [String: [String]] = [:]
         var status = stat()
         for root in roots {

@@ -75,11 +75,17 @@ extension Manifest {
     /// `alsoComputing`, that algorithm's digest is computed for every slice that declares none
     /// of it.
     public func fileExpectations(in order: [Int], alsoComputing extra: DigestAlgorithm? = nil) -> [FileExpectation] {
+        fileExpectations(of: order.map { ($0, resources[$0].slices.indices) }, alsoComputing: extra)
+    }
+
+    /// ``fileExpectations(in:alsoComputing:)`` for some slices of some resources: `segments`
+    /// are resources (by index) and the range of their slices, in the order wanted.
+    public func fileExpectations(of segments: [(resource: Int, slices: Range<Int>)], alsoComputing extra: DigestAlgorithm? = nil) -> [FileExpectation] {
         var expectations: [FileExpectation] = []
-        expectations.reserveCapacity(sliceCount)
-        for index in order {
-            let r = resources[index]
-            for s in r.slices {
+        expectations.reserveCapacity(segments.reduce(0) { $0 + $1.slices.count })
+        for segment in segments {
+            let r = resources[segment.resource]
+            for s in r.slices[segment.slices] {
                 var computes: [DigestAlgorithm] = []
                 if let extra, !s.digests.contains(where: { $0.algorithm == extra }) { computes = [extra] }
                 expectations.append(FileExpectation(

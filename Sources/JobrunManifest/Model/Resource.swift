@@ -62,22 +62,48 @@ public struct Resource: Sendable {
 public struct Slice: Sendable {
     /// Relative path below the resource's destination, normalised.
     public var path: String
-    /// Absolute URL when the manifest gives one; otherwise the URL is the resource's base plus the path.
-    public var url: String?
-    public var size: Int64?
     /// Expected digests, sorted by algorithm, at most one per algorithm.
     public var digests: [Digest]
-    /// Headers of this slice only (merged over the resource's by ``Resource/headers(for:)``).
-    public var headers: [HeaderField]
     public var location: SourceLocation
+    /// `-1` for none: an optional would take eight bytes more, for each of a million slices.
+    private var sizeOrNone: Int64
+    /// The URL and headers of the few slices that have their own, boxed: one word a slice.
+    private var own: Own?
+
+    private final class Own: Sendable {
+        let url: String?
+        let headers: [HeaderField]
+        init?(url: String?, headers: [HeaderField]) {
+            guard url != nil || !headers.isEmpty else { return nil }
+            self.url = url
+            self.headers = headers
+        }
+    }
 
     public init(path: String, url: String? = nil, size: Int64? = nil, digests: [Digest] = [], headers: [HeaderField] = [], location: SourceLocation) {
         self.path = path
-        self.url = url
-        self.size = size
+        self.sizeOrNone = size ?? -1
         self.digests = digests
-        self.headers = headers
         self.location = location
+        self.own = Own(url: url, headers: headers)
+    }
+
+    /// Absolute URL when the manifest gives one; otherwise the URL is the resource's base plus the path.
+    public var url: String? {
+        get { own?.url }
+        set { own = Own(url: newValue, headers: headers) }
+    }
+
+    /// Headers of this slice only (merged over the resource's by ``Resource/headers(for:)``).
+    public var headers: [HeaderField] {
+        get { own?.headers ?? [] }
+        set { own = Own(url: url, headers: newValue) }
+    }
+
+    /// The declared size in bytes (never negative), if any.
+    public var size: Int64? {
+        get { sizeOrNone < 0 ? nil : sizeOrNone }
+        set { sizeOrNone = newValue.map { max(0, $0) } ?? -1 }
     }
 }
 

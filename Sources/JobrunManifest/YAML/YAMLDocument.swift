@@ -23,6 +23,8 @@ public struct YAMLDocument: Sendable {
         var start: UInt32
         /// Scalar: byte count. Mapping: number of pairs. Sequence: number of items.
         var count: UInt32
+        /// A sequence whose items a ``YAMLItemSink`` took: `start` is the number it gave the list.
+        var isCollapsed = false
     }
 
     /// The file as the user named it, used in every location.
@@ -88,6 +90,12 @@ public struct YAMLDocument: Sendable {
         return scalar(node, equals: "null") || scalar(node, equals: "Null") || scalar(node, equals: "NULL")
     }
 
+    /// The number a ``YAMLItemSink`` gave the sequence whose items it took, `nil` for any other node.
+    func collapsedList(_ node: YAMLNode) -> Int? {
+        let r = records[Int(node.index)]
+        return r.isCollapsed ? Int(r.start) : nil
+    }
+
     /// Number of pairs of a mapping or items of a sequence; 0 for scalars.
     public func count(_ node: YAMLNode) -> Int {
         let r = records[Int(node.index)]
@@ -101,10 +109,11 @@ public struct YAMLDocument: Sendable {
         return Pairs(children: children, start: Int(r.start), count: Int(r.count))
     }
 
-    /// The items of a sequence, in document order (empty for other kinds).
+    /// The items of a sequence, in document order (empty for other kinds, and for a sequence
+    /// whose items were collapsed).
     public func items(_ node: YAMLNode) -> Items {
         let r = records[Int(node.index)]
-        guard r.kind == .sequence else { return Items(children: children, start: 0, count: 0) }
+        guard r.kind == .sequence, !r.isCollapsed else { return Items(children: children, start: 0, count: 0) }
         return Items(children: children, start: Int(r.start), count: Int(r.count))
     }
 

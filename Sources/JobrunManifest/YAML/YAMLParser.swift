@@ -18,8 +18,9 @@ public enum YAMLParser {
         parse(file: file, bytes: bytes, sizeLimit: maximumFileSize)
     }
 
-    /// ``parse(file:bytes:)`` with another size limit, so tests need not allocate 256 MiB.
-    static func parse(file: String, bytes: [UInt8], sizeLimit: Int) -> (document: YAMLDocument?, diagnostics: [Diagnostic]) {
+    /// ``parse(file:bytes:)`` with another size limit (so tests need not allocate 256 MiB), and a
+    /// sink that takes the items of some lists as they are read (``YAMLItemSink``).
+    static func parse(file: String, bytes: [UInt8], sizeLimit: Int = maximumFileSize, itemSink: (any YAMLItemSink)? = nil) -> (document: YAMLDocument?, diagnostics: [Diagnostic]) {
         if bytes.count > sizeLimit {
             let limit = sizeLimit % (1 << 20) == 0 ? "\(sizeLimit >> 20) MiB" : "\(sizeLimit) bytes"
             let message = "manifest is \(bytes.count) bytes; the limit is \(limit)"
@@ -27,7 +28,7 @@ public enum YAMLParser {
         }
         return bytes.withUnsafeBufferPointer { buffer in
             var scan = YAMLPreScan(scanning: buffer)
-            var builder = YAMLTreeBuilder(file: file, maximumDepth: maximumDepth, expectedBytes: buffer.count)
+            var builder = YAMLTreeBuilder(file: file, maximumDepth: maximumDepth, expectedBytes: buffer.count, itemSink: itemSink)
             var diagnostics = DiagnosticCollector()
             var hasDocument = false
             // A UTF-16 file would be decoded as such by libyaml and produce nonsense on top of the

@@ -11,6 +11,9 @@ struct YAMLTreeBuilder {
         var record: Int32
         var pendingStart: Int
         var isMapping: Bool
+        /// A list whose items go to the ``itemSink``, and how many went.
+        var collapses = false
+        var collapsedItems: UInt32 = 0
     }
 
     /// Mappings with more pairs than this are checked for duplicates with a hash table; smaller
@@ -28,16 +31,24 @@ struct YAMLTreeBuilder {
     private var placeholders: Set<Int32> = []
     private var root: Int32?
     private(set) var diagnostics: [Diagnostic] = []
+    /// Takes the items of the lists at its ``YAMLItemSink/listPath`` as they complete.
+    let itemSink: (any YAMLItemSink)?
+    /// Where the arena ended when the item being read began (its nodes are dropped after it).
+    private var itemMark = (records: 0, text: 0, children: 0)
 
-    init(file: String, maximumDepth: Int, expectedBytes: Int) {
+    init(file: String, maximumDepth: Int, expectedBytes: Int, itemSink: (any YAMLItemSink)? = nil) {
         self.file = file
         self.maximumDepth = maximumDepth
+        self.itemSink = itemSink
         // Reserving address space is cheap (untouched pages cost nothing) and saves the copies of
         // repeated doubling on a 100 MB manifest. Scalars never outgrow the source by much; a node
         // takes at least a dozen bytes of source in real manifests.
-        text.reserveCapacity(expectedBytes)
-        records.reserveCapacity(expectedBytes / 12 + 16)
-        children.reserveCapacity(expectedBytes / 12 + 16)
+        // With a sink, the lists that make a manifest large never stay in the tree.
+        if itemSink == nil {
+            text.reserveCapacity(expectedBytes)
+            records.reserveCapacity(expectedBytes / 12 + 16)
+            children.reserveCapacity(expectedBytes / 12 + 16)
+        }
         pending.reserveCapacity(1024)
     }
 
@@ -79,6 +90,7 @@ struct YAMLTreeBuilder {
                 at: location(line: line, column: column)))
         }
         let index = Int32(truncatingIfNeeded: records.count)
+        let isItem = beginItem()
         // Offsets fit in 32 bits: the input is at most 256 MiB and scalars are at most 1.5 times
         // their source (the `\L` escape).
         records.append(YAMLDocument.Record(
@@ -86,15 +98,18 @@ struct YAMLTreeBuilder {
             start: UInt32(truncatingIfNeeded: text.count), count: UInt32(truncatingIfNeeded: bytes.count)))
         text.append(contentsOf: bytes)
         attach(index)
+        if isItem { finishItem(index) }
     }
 
     /// An alias: reported by the caller; recorded as an empty scalar so the tree stays well-formed.
     mutating func addPlaceholder(line: UInt32, column: UInt32) {
         let index = Int32(truncatingIfNeeded: records.count)
+        let isItem = beginItem()
         placeholders.insert(index)
         records.append(YAMLDocument.Record(
             kind: .scalar, style: .plain, line: line, column: column, start: UInt32(truncatingIfNeeded: text.count), count: 0))
         attach(index)
+        if isItem { finishItem(index) }
     }
 
     /// Opens a mapping or sequence. Returns false, recording nothing, when it would nest deeper
@@ -105,21 +120,78 @@ struct YAMLTreeBuilder {
             diagnostics.append(.error("mapping keys must be plain strings", at: location(line: line, column: column)))
         }
         let index = Int32(truncatingIfNeeded: records.count)
+        _ = beginItem()
+        let collapses = kind == .sequence && isAtListPath
         records.append(YAMLDocument.Record(kind: kind, style: .plain, line: line, column: column, start: 0, count: 0))
         attach(index)
-        frames.append(Frame(record: index, pendingStart: pending.count, isMapping: kind == .mapping))
+        frames.append(Frame(record: index, pendingStart: pending.count, isMapping: kind == .mapping, collapses: collapses))
         return true
     }
 
     mutating func endCollection() {
         guard let frame = frames.popLast() else { return }
-        let start = frame.pendingStart
-        let childCount = pending.count - start
-        if frame.isMapping && childCount >= 3 { checkDuplicateKeys(from: start) }
-        records[Int(frame.record)].start = UInt32(truncatingIfNeeded: children.count)
-        records[Int(frame.record)].count = UInt32(truncatingIfNeeded: frame.isMapping ? childCount / 2 : childCount)
-        children.append(contentsOf: pending[start...])
-        pending.removeLast(childCount)
+        if frame.collapses, let itemSink {
+            records[Int(frame.record)].start = itemSink.endList()
+            records[Int(frame.record)].count = frame.collapsedItems
+            records[Int(frame.record)].isCollapsed = true
+        } else {
+            let start = frame.pendingStart
+            let childCount = pending.count - start
+            if frame.isMapping && childCount >= 3 { checkDuplicateKeys(from: start) }
+            records[Int(frame.record)].start = UInt32(truncatingIfNeeded: children.count)
+            records[Int(frame.record)].count = UInt32(truncatingIfNeeded: frame.isMapping ? childCount / 2 : childCount)
+            children.append(contentsOf: pending[start...])
+            pending.removeLast(childCount)
+        }
+        if frames.last?.collapses == true { finishItem(frame.record) }
+    }
+
+    // MARK: Lists whose items go to the sink
+
+    /// Whether a sequence opened now is at the sink's ``YAMLItemSink/listPath``. An open
+    /// collection's key is the node its parent mapping collected just before the collection
+    /// itself; the new sequence's is the last one collected.
+    private var isAtListPath: Bool {
+        guard let path = itemSink?.listPath, frames.count == path.count, !nextIsKey else { return false }
+        for (depth, key) in path.enumerated() {
+            guard frames[depth].isMapping == (key != nil) else { return false }
+            guard let key else { continue }
+            let keyIndex = depth + 1 < frames.count ? frames[depth + 1].pendingStart - 2 : pending.count - 1
+            guard keyIndex >= frames[depth].pendingStart, isScalar(pending[keyIndex], equalTo: key) else { return false }
+        }
+        return true
+    }
+
+    private func isScalar(_ node: Int32, equalTo key: StaticString) -> Bool {
+        let r = records[Int(node)]
+        guard r.kind == .scalar, Int(r.count) == key.utf8CodeUnitCount else { return false }
+        let start = Int(r.start)
+        for k in 0..<key.utf8CodeUnitCount where text[start + k] != key.utf8Start[k] { return false }
+        return true
+    }
+
+    /// Notes where the arena ends when a node begins as an item of a collapsing list.
+    private mutating func beginItem() -> Bool {
+        guard frames.last?.collapses == true else { return false }
+        itemMark = (records.count, text.count, children.count)
+        return true
+    }
+
+    /// Hands the complete item `index` to the sink, then drops its nodes.
+    private mutating func finishItem(_ index: Int32) {
+        guard let itemSink else { return }
+        // The view is a temporary of this statement: released before the arrays below shrink,
+        // which therefore do so in place.
+        itemSink.item(YAMLNode(index: index), in: document())
+        records.removeSubrange(itemMark.records...)
+        text.removeSubrange(itemMark.text...)
+        children.removeSubrange(itemMark.children...)
+        pending.removeLast()
+        frames[frames.count - 1].collapsedItems += 1
+        if !placeholders.isEmpty {
+            let kept = Int32(truncatingIfNeeded: itemMark.records)
+            placeholders = placeholders.filter { $0 < kept }
+        }
     }
 
     /// Closes every open collection, so that duplicate keys before a syntax error are reported too.

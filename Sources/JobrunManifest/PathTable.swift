@@ -1,0 +1,41 @@
+/// A set of paths, each with a number, that keeps no path: a 64-bit hash of each (FNV-1a of its
+/// UTF-8) and the number, and the exact path only for the rare one whose hash another path took.
+/// A manifest of a million slices checks that no two write one file; keeping their absolute
+/// paths for that took a hundred bytes a slice.
+struct PathTable {
+    private var byHash: [UInt64: Int] = [:]
+    /// Paths whose hash an earlier, different path took.
+    private var exact: [String: Int] = [:]
+    /// The path a number was inserted with (only asked when two hashes agree).
+    private let path: (Int) -> String
+
+    init(capacity: Int, path: @escaping (Int) -> String) {
+        byHash.reserveCapacity(capacity)
+        self.path = path
+    }
+
+    /// Adds `key` as `number`, unless it is there: then the number it has.
+    mutating func insert(_ key: String, _ number: Int) -> Int? {
+        let h = Self.hash(key)
+        guard let first = byHash[h] else {
+            byHash[h] = number
+            return nil
+        }
+        if path(first) == key { return first }
+        if let other = exact[key] { return other }
+        exact[key] = number
+        return nil
+    }
+
+    /// The number `key` was added with.
+    func number(of key: String) -> Int? {
+        guard let first = byHash[Self.hash(key)] else { return nil }
+        return path(first) == key ? first : exact[key]
+    }
+
+    static func hash(_ key: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+}
