@@ -8,15 +8,18 @@ struct PathTable {
     private var exact: [String: Int] = [:]
     /// The path a number was inserted with (only asked when two hashes agree).
     private let path: (Int) -> String
+    private let hash: (String) -> UInt64
 
-    init(capacity: Int, path: @escaping (Int) -> String) {
+    /// `hash` is FNV-1a but in tests, which make paths collide.
+    init(capacity: Int, hash: @escaping (String) -> UInt64 = PathTable.fnv1a, path: @escaping (Int) -> String) {
         byHash.reserveCapacity(capacity)
+        self.hash = hash
         self.path = path
     }
 
     /// Adds `key` as `number`, unless it is there: then the number it has.
     mutating func insert(_ key: String, _ number: Int) -> Int? {
-        let h = Self.hash(key)
+        let h = hash(key)
         guard let first = byHash[h] else {
             byHash[h] = number
             return nil
@@ -29,13 +32,16 @@ struct PathTable {
 
     /// The number `key` was added with.
     func number(of key: String) -> Int? {
-        guard let first = byHash[Self.hash(key)] else { return nil }
+        guard let first = byHash[hash(key)] else { return nil }
         return path(first) == key ? first : exact[key]
     }
 
-    static func hash(_ key: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
+    static func fnv1a(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return hash
+        }
     }
 }

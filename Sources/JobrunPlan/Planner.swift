@@ -14,11 +14,13 @@ public enum Planner {
     ///     collected in ``Plan/proofs`` to be recorded.
     ///   - policy: the conditions and time the network policies are judged by; without it no
     ///     resource is deferred.
+    ///   - batchSize: slices checked at once (tests make it small).
     public static func plan(
         for manifest: Manifest, parallelism: Int? = nil,
         measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:),
-        memory: MirrorMemory? = nil, policy: PolicyContext? = nil
+        memory: MirrorMemory? = nil, policy: PolicyContext? = nil, batchSize: Int = Planner.batchSize
     ) -> Plan {
+        let batchSize = max(1, batchSize)
         let order = manifest.dependencyOrder
         var builder = Builder(manifest: manifest, memory: memory, policy: policy, parallelism: parallelism ?? FileChecker.defaultParallelism)
         // The slices in plan order, checked a batch at a time: what checking holds per slice
@@ -45,7 +47,7 @@ public enum Planner {
     }
 
     /// Slices checked at once: enough for every core to have work in every batch.
-    static let batchSize = 16384
+    public static let batchSize = 16384
 
     /// A plan made batch by batch: each resource's decisions and counts as its slices are
     /// checked; its entry when its last slice is.
@@ -62,6 +64,7 @@ public enum Planner {
         var counts = PlanCounts()
         var proofs: MirrorMemory.ProofCollector?
         var hashed = 0
+        var partialListings = PartialScan.Listings()
 
         init(manifest: Manifest, memory: MirrorMemory?, policy: PolicyContext?, parallelism: Int) {
             self.manifest = manifest
@@ -80,7 +83,8 @@ public enum Planner {
             // Slices to transfer that have a partial download with matching metadata are resumed.
             let resources = manifest.resources
             let partials = PartialScan.find(
-                for: segments.lazy.map { (resources[$0.resource], $0.slices.count) }, checks: checks, expectations: expectations
+                for: segments.lazy.map { (resources[$0.resource], $0.slices.count) }, checks: checks, expectations: expectations,
+                listings: &partialListings
             ) { check in
                 switch check {
                 case .missing, .sizeMismatch, .digestMismatch: true

@@ -85,7 +85,9 @@ public enum ApplyReports {
                 w.endObject()
                 w.key("seconds"); w.double(seconds(o.duration))
                 w.key("http_version"); if let v = o.httpVersion { w.string(v) } else { w.null() }
-                if let f = o.failure, o.status == .failed {
+                // A failed slice's last error, and a slice cut in flight by a stop (its error
+                // says so, so that a reader need not match its skip reason's words).
+                if let f = o.failure, o.status == .failed || (o.status == .skipped && f.kind == .interrupted) {
                     w.key("error")
                     w.beginObject()
                     w.key("type"); w.string(f.typeName)

@@ -58,8 +58,12 @@ extension ShardMerge {
             result = .passed
         case "failed":
             result = ApplyReports.failedCase(type: type, message: message, text: text)
-        case "skipped" where s["skip_reason"]?.stringValue?.hasPrefix("interrupted in flight") == true:
-            result = .error(type: SliceErrorKind.interrupted.rawValue, message: s["skip_reason"]?.stringValue ?? "interrupted", text: text)
+        case "skipped" where type == SliceErrorKind.interrupted.rawValue:
+            result = .error(type: type, message: message, text: text)
+        case "skipped" where error == nil && s["skip_reason"]?.stringValue?.hasPrefix("interrupted in flight") == true:
+            // Written before `--json` gave such a slice its error: its skip reason says it.
+            let reason = s["skip_reason"]?.stringValue ?? "interrupted"
+            result = .error(type: SliceErrorKind.interrupted.rawValue, message: reason, text: text)
         case "deferred":
             result = .skipped(message: s["skip_reason"]?.stringValue ?? "deferred by the network policy")
         default:

@@ -29,11 +29,18 @@ extension Coordinator {
     /// 24 KiB over TLS) are where spreading starts to pay on two cores; the measurements are in
     /// docs/performance.md, "Where transfers run, and why".
     ///
-    /// Unsized slices: plain HTTP stays on engine 0 (most are small: manifests, playlists); TLS
-    /// spreads, since a large unsized body would otherwise be decrypted on one core.
+    /// An unsized slice goes by the mean of its resource's unsized bodies so far
+    /// (``BodySizeEstimate``), and spreads before the first has arrived: a large body kept on
+    /// one engine would be received and hashed on one core.
     static func takesTurns(size: Int64?, overTLS: Bool) -> Bool {
-        guard let size else { return overTLS }
+        guard let size else { return true }
         return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
+    }
+
+    /// The size a transfer of job `j` is planned by: its slice's, or the estimate for its
+    /// resource's unsized slices.
+    func plannedSize(_ j: Int, declared: Int64?) -> Int64? {
+        declared ?? unsizedBodies[jobs[j].resource]?.mean
     }
 
     /// Opens (creating as needed) the folder a slice's file lives in.
@@ -110,12 +117,14 @@ extension Coordinator {
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
-        // curl tool uses 100 KiB; measured in docs/performance.md). Small and
-        // unsized slices keep libcurl's 16 KiB and the pool of reused easy handles.
-        request.receiveBufferSize = Self.receiveBuffer(forSize: slice.size)
+        // curl tool uses 100 KiB; measured in docs/performance.md). Small slices (unsized ones by
+        // their resource's mean so far) keep libcurl's 16 KiB and the pool of reused easy handles.
+        let size = plannedSize(j, declared: slice.size)
+        // An unsized slice before any of its resource's bodies has arrived is taken to be large.
+        request.receiveBufferSize = Self.receiveBuffer(forSize: size ?? Self.largeSliceSize)
         let executor = self.executor
         var engine = 0
-        if Self.takesTurns(size: slice.size, overTLS: request.usesTLS) {
+        if Self.takesTurns(size: size, overTLS: request.usesTLS) {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
@@ -287,6 +296,7 @@ extension Coordinator {
             }
             retryOrFail(j, failure)
         case .body:
+            if slice.size == nil, result.failure == nil { unsizedBodies[jobs[j].resource, default: BodySizeEstimate()].observe(writer.written) }
             if let seen = writer.representation, result.failure != nil || writer.written != slice.size ?? writer.declaredEnd {
                 // Held against the next attempt's response (only slices that need one keep it).
                 learned[j] = seen

@@ -62,7 +62,7 @@ extension Coordinator {
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the
             // rename's own time step.
-            settle(j, outcome, file: Self.renamedIdentity(of: writer))
+            settle(j, outcome, file: Self.renamedIdentity(of: writer), identity: writer.identity)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

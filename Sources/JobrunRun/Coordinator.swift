@@ -77,8 +77,8 @@ struct Coordinator {
     var progress = RunProgress()
     /// Resources under way (for ``progress``), by plan entry.
     var activeResources = Set<Int>()
-    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB or of unknown size, and every
-    /// TLS transfer under 24 KiB; the others take turns over all engines
+    /// `engines[0]` runs every plain-HTTP transfer under 64 KiB and every TLS transfer under
+    /// 24 KiB (an unsized slice by its resource's mean so far); the others take turns over all engines
     /// (``takesTurns(size:overTLS:)``). Each engine keeps its own
     /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]
@@ -88,6 +88,8 @@ struct Coordinator {
     var storing = 0
     var storingBytes: Int64 = 0
     var nextSharedEngine = 0
+    /// What each resource's unsized bodies weighed so far, by plan entry.
+    var unsizedBodies: [Int: BodySizeEstimate] = [:]
     var plan: Plan { executor.plan }
     var options: ApplyOptions { executor.options }
     let clock = ContinuousClock()
@@ -227,8 +229,9 @@ struct Coordinator {
 
     /// Job `j`'s own URL, identity and origin (those of its slice).
     func address(_ j: Int) -> SliceAddress {
-        let resource = plan.entries[jobs[j].resource].resource
-        return SliceAddress(resource.slices[jobs[j].slice], of: resource, base: bases[jobs[j].resource])
+        let r = jobs[j].resource
+        // Read in place: a copy of the resource would retain each of its fields.
+        return SliceAddress(executor.plan.entries[r].resource.slices[jobs[j].slice], of: executor.plan.entries[r].resource, base: bases[r])
     }
 
     /// The origin of job `j`'s next or running request: its own, or a redirect's target.
@@ -490,8 +493,8 @@ struct Coordinator {
 
     /// Job `j` has ended with `outcome`: its state, the run's counters and an event. `bulk`: one
     /// of many ended together for a reason another event tells; `file`: the identity of the file
-    /// a fetch renamed into place.
-    mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil) {
+    /// a fetch renamed into place; `identity`: the slice's, when the caller has it.
+    mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
         // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
         if !delayedJobs.isEmpty { leaveDelayed(j) }
         jobs[j].state = .done
@@ -500,7 +503,7 @@ struct Coordinator {
         progress.slicesSettled += 1
         progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
         events.emit(.sliceSettled(SettledSlice(
-            slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? address(j).identity),
+            slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? identity ?? address(j).identity),
             outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: jobs[j].slice, file: file)))
         outcomes[jobs[j].resource][jobs[j].slice] = outcome
         if !hops.isEmpty { hops[j] = nil }

@@ -37,7 +37,10 @@ import Testing
         let slices = Dictionary(uniqueKeysWithValues: report.resources.flatMap { r in r.slices.map { ("\(r.id)/\($0.path)", $0) } })
         #expect(slices["first/a.bin"]?.status == "fetched")
         #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "interrupted in flight; the partial file is kept")
+        // Cut in flight: its error says so; a slice not started has none.
+        #expect(slices["first/slow.bin"]?.error?.type == "Interrupted" && slices["first/slow.bin"]?.error?.message == "interrupted in flight; the partial file is kept")
         #expect(slices["then/later.bin"]?.status == "skipped" && slices["then/later.bin"]?.skipReason == "not started: the run stopped at its deadline")
+        #expect(slices["then/later.bin"]?.error == nil)
         let kept = fixture.size(of: "mirror/first/.slow.bin.jobrun-part") ?? 0
         #expect(kept > 0 && kept < Self.big, "partial: \(kept)")
         let junit = try JUnitFile.parse(try #require(fixture.directory.contents(of: "junit.xml")))

@@ -284,6 +284,60 @@ import Testing
         #expect(Planner.plan(for: manifest, parallelism: 1, memory: named).proofs.stale.isEmpty)
     }
 
+    /// The plan is checked a batch of slices at a time; where the batches cut (inside a
+    /// resource, between two, one slice each) changes nothing it decides, counts or proves.
+    @Test func batchesChangeNothing() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let abc = Self.sha256Hex("abc")
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - id: one
+                base_url: https://h/1/
+                slices: [{path: a.bin, size: 3, sha256: \(abc)}]
+              - id: five
+                base_url: https://h/5/
+                depends_on: [one]
+                slices:
+                  - {path: ok.bin, size: 3, sha256: \(abc)}
+                  - {path: short.bin, size: 4}
+                  - {path: missing.bin, size: 2MiB}
+                  - {path: partial.bin, size: 2MiB}
+                  - {path: recorded.bin, size: 3, sha256: \(abc)}
+              - id: two
+                base_url: https://h/2/
+                slices: [{path: x.bin}, {path: y.bin, size: 3}]
+            """)
+        for file in ["mirror/one/a.bin", "mirror/five/ok.bin", "mirror/five/short.bin", "mirror/five/recorded.bin", "mirror/two/y.bin"] {
+            _ = try dir.write(file: file, contents: "abc")
+        }
+        _ = try dir.write(file: "mirror/five/.partial.bin.jobrun-part", bytes: Array(repeating: 1, count: 1000))
+        let meta = PartialDownload.Metadata(identity: "https://h/5/partial.bin", validator: "\"v\"", validatorKind: .etag, totalSize: 2 << 20)
+        _ = try dir.write(file: "mirror/five/.partial.bin.jobrun-meta", bytes: meta.encoded())
+        let manifest = try Self.manifestWithMirror(in: dir)
+        let root = dir.path("mirror")
+        let recorded = try FileIdentity.ofFile(atPath: dir.path("mirror/five/recorded.bin"))
+        let gone = try FileIdentity.ofFile(atPath: dir.path("mirror/one/a.bin"))
+        let memory = MirrorMemory(known: [root: ["five/recorded.bin": Self.record(recorded), "old/gone.bin": Self.record(gone)]])
+        func summary(_ plan: Plan) -> String {
+            let decisions = plan.entries.map { e in "\(e.resource.id): " + e.decisions.map { "\($0.action)/\($0.resumeOffset)/\($0.reason ?? "")" }.joined(separator: ", ") }
+            let proven = plan.proofs.proven.mapValues { $0.map { "\($0.resource)/\($0.path)" }.sorted() }
+            return "\(decisions)\n\(plan.counts)\n\(plan.warnings)\n\(proven.sorted { $0.key < $1.key })\n\(plan.proofs.stale)\n\(plan.proofs.hashed) \(plan.proofs.recognized)"
+        }
+        let whole = Planner.plan(for: manifest, parallelism: 1, memory: memory)
+        #expect(whole.entries.map(\.resource.id) == ["one", "five", "two"])
+        #expect(whole.entries[1].decisions.map(\.action) == [.upToDate, .refetch, .fetch, .resume, .upToDate])
+        #expect(whole.proofs.stale[root] == ["old/gone.bin"])
+        for size in [1, 2, 3, 5, 7] {
+            #expect(summary(Planner.plan(for: manifest, parallelism: 2, memory: memory, batchSize: size)) == summary(whole), "batches of \(size)")
+        }
+        let unremembered = Planner.plan(for: manifest, parallelism: 1)
+        for size in [1, 4] {
+            #expect(summary(Planner.plan(for: manifest, parallelism: 1, batchSize: size)) == summary(unremembered), "batches of \(size)")
+        }
+    }
+
     /// A settled record of `file`, proven by a fetch against ``digest``.
     static func record(_ file: FileIdentity) -> ProvenFile {
         ProvenFile(file: file, digests: [digest], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)

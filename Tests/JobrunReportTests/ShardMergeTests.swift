@@ -72,4 +72,36 @@ import Testing
         }
         #expect(type == "ShardsIncomplete" && message == "shard 1 of 3 is missing")
     }
+
+    /// A slice cut in flight is an error case: by its error's type, or, in a result written
+    /// before `--json` gave it one, by its skip reason. A slice not started is skipped.
+    @Test func aSliceCutInFlightIsAnErrorCase() throws {
+        func merged(_ record: JSONValue) throws -> JUnitReport.TestCase.Result {
+            var input = Self.shard(0, of: 1, slices: [])
+            if case .object(var members) = input.document, let k = members.firstIndex(where: { $0.0 == "resources" }) {
+                members[k].1 = .array([.object([("id", .string("r")), ("complete", .bool(false)), ("slices", .array([record]))])])
+                input.document = .object(members)
+            }
+            let report = ShardMerge.junit(ShardMerge.merge([input]).document, timestamp: JUnitReport.Timestamp(secondsSince1970: 0), hostname: "h")
+            return try #require(report.suites.first?.testCases.first?.result)
+        }
+        let reason = JSONValue.string("interrupted in flight; the partial file is kept")
+        let typed = try merged(.object([("path", .string("a")), ("status", .string("skipped")), ("skip_reason", reason),
+            ("error", .object([("type", .string("Interrupted")), ("message", reason)]))]))
+        let older = try merged(.object([("path", .string("a")), ("status", .string("skipped")), ("skip_reason", reason)]))
+        for result in [typed, older] {
+            guard case .error(let type, let message, _) = result else {
+                Issue.record("not an error case: \(result)")
+                continue
+            }
+            #expect(type == "Interrupted" && message == "interrupted in flight; the partial file is kept")
+        }
+        let notStarted = try merged(.object([("path", .string("a")), ("status", .string("skipped")),
+            ("skip_reason", .string("not started: the run stopped at its deadline"))]))
+        guard case .skipped(let message) = notStarted else {
+            Issue.record("not a skipped case: \(notStarted)")
+            return
+        }
+        #expect(message == "not started: the run stopped at its deadline")
+    }
 }

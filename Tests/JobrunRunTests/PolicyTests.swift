@@ -119,7 +119,7 @@ import Testing
 @Suite struct EngineChoiceTests {
     /// Which transfers take turns over the engines and which stay on the driven one.
     @Test(arguments: [
-        (Int64?.none, false, false), (Int64?.none, true, true),
+        (Int64?.none, false, true), (Int64?.none, true, true),
         (16 << 10, false, false), (64 << 10 - 1, false, false), (64 << 10, false, true),
         (128 << 10, false, true), (1 << 20, false, true), (512 << 20, false, true),
         (0, true, false), (16 << 10, true, false), (24 << 10 - 1, true, false), (24 << 10, true, true),
@@ -127,6 +127,28 @@ import Testing
     ] as [(Int64?, Bool, Bool)])
     func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
         #expect(Coordinator.takesTurns(size: size, overTLS: overTLS) == spreads)
+    }
+
+    /// An unsized slice goes by its resource's bodies so far: none yet, it is taken to be large;
+    /// then by their mean, which small bodies bring down.
+    @Test func unsizedSlicesGoByTheMeanSoFar() {
+        var estimate = BodySizeEstimate()
+        #expect(estimate.mean == nil)
+        estimate.observe(40 << 20)
+        #expect(estimate.mean == 40 << 20)
+        #expect(Coordinator.takesTurns(size: estimate.mean, overTLS: false))
+        #expect(Coordinator.receiveBuffer(forSize: estimate.mean) == Coordinator.largeReceiveBuffer)
+        var small = BodySizeEstimate()
+        for _ in 0..<9 { small.observe(2 << 10) }
+        small.observe(100 << 10)
+        let expected: Int64 = (9 * 2048 + 102_400) / 10
+        #expect(small.mean == expected)
+        #expect(!Coordinator.takesTurns(size: small.mean, overTLS: false))
+        #expect(Coordinator.receiveBuffer(forSize: small.mean) == nil)
+        var huge = BodySizeEstimate()
+        huge.observe(.max)
+        huge.observe(.max)
+        #expect(huge.mean == .max / 2)
     }
 
     /// Every slice large enough for the big receive buffer is also spread, and TLS spreads no

@@ -17,14 +17,15 @@ public struct YAMLDocument: Sendable {
     struct Record: Sendable {
         var kind: Kind
         var style: ScalarStyle
+        /// A sequence whose items a ``YAMLItemSink`` took: `start` is the number it gave the list.
+        /// (Beside the two bytes above, where it takes no room.)
+        var isCollapsed = false
         var line: UInt32
         var column: UInt32
         /// Scalar: byte offset into `text`. Collection: index into `children`.
         var start: UInt32
         /// Scalar: byte count. Mapping: number of pairs. Sequence: number of items.
         var count: UInt32
-        /// A sequence whose items a ``YAMLItemSink`` took: `start` is the number it gave the list.
-        var isCollapsed = false
     }
 
     /// The file as the user named it, used in every location.
