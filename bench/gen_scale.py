@@ -18,15 +18,7 @@ import os
 import random
 import sys
 
-
-def write_unless_there(path, data):
-    try:
-        if os.stat(path).st_size == len(data):
-            return
-    except FileNotFoundError:
-        pass
-    with open(path, "wb") as f:
-        f.write(data)
+from gen_manifest import write_unless_there
 
 
 def header(out, conc):

@@ -78,7 +78,7 @@ struct ShardOptions: ParsableArguments {
 
     static func shardLine(_ manifest: Manifest) -> String? {
         guard let s = manifest.shard else { return nil }
-        let resources = s.wholeCount + s.splitCount
+        let resources = manifest.resources.count
         let weight = s.isByBytes ? ", \(ByteCount(s.load)) of \(ByteCount(s.totalLoad))" : ""
         return "Shard \(s.spec): \(resources) resource\(resources == 1 ? "" : "s")\(s.splitCount > 0 ? ", \(s.splitCount) of them split" : ""); \(s.sliceCount) of \(s.totalSliceCount) slices\(weight)."
     }

@@ -75,9 +75,7 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible {
         case .sha512: kind = .sha512(tail: tail)
         }
         var head: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &head) { raw in
-            for (k, byte) in bytes.prefix(Self.inlineCount).enumerated() { raw[k] = byte }
-        }
+        withUnsafeMutableBytes(of: &head) { $0.copyBytes(from: bytes.prefix(Self.inlineCount)) }
         (word0, word1, word2, word3) = head
     }
 

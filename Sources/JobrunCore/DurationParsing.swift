@@ -68,4 +68,11 @@ extension Duration {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
+
+    /// Whole nanoseconds, for storing in eight bytes (wrapping past 292 years, which no run
+    /// lasts).
+    public var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+    }
 }

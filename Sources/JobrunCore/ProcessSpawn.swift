@@ -6,6 +6,13 @@
 /// can (`posix_spawn_file_actions_addclosefrom_np`), and should be close-on-exec anyway.
 /// Used by the completion hooks, and by the tests' process runners.
 public enum ProcessSpawn {
+    /// How a process that `waitpid` reaped ended: its exit status, or the signal that ended it
+    /// (WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import: they are macros).
+    public static func termination(_ status: Int32) -> (exitStatus: Int32?, signal: Int32?) {
+        let signal = status & 0x7F
+        return signal == 0 ? ((status >> 8) & 0xFF, nil) : (nil, signal)
+    }
+
     // Darwin imports the spawn handles as optional opaque pointers, glibc as structs.
     #if canImport(Darwin)
     public typealias FileActions = posix_spawn_file_actions_t?

@@ -76,7 +76,10 @@ public final class HookDispatcher: RunObserver {
         var seen = Set<[UInt64]>()
         for root in Set(resources.map(\.outputRoot)).sorted() {
             var st = stat()
-            if stat(root, &st) == 0, !seen.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted { continue }
+            if stat(root, &st) == 0 {
+                let identity = FileIdentity(st)
+                if !seen.insert([identity.device, identity.inode]).inserted { continue }
+            }
             for entry in states.undeliveredHooks(root: root, now: now) { runner.add(Self.redelivery(of: entry, root: root)) }
         }
     }
@@ -173,7 +176,8 @@ public final class HookDispatcher: RunObserver {
     /// The job of an outbox entry due in an earlier run. One whose event cannot be read still
     /// runs, with the stored line and the run id alone.
     static func redelivery(of entry: HookOutboxEntry, root: String) -> HookJob {
-        let policy = HookFailurePolicy(rawValue: entry.failurePolicy) ?? .warn
+        // Whatever its policy was: the run whose outcome it could have failed has ended.
+        let policy = HookFailurePolicy.warn
         let timeout = Duration.milliseconds(max(1, entry.timeoutMilliseconds))
         var job: HookJob
         if var facts = HookEvent.read(entry.event) {

@@ -133,9 +133,7 @@ enum HookProcess {
             outcome.launchError = "its exit status was lost: \(systemErrorText(errno))"
             return outcome
         }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
-        let signal = status & 0x7F
-        if signal == 0 { outcome.exitStatus = (status >> 8) & 0xFF } else { outcome.signal = signal }
+        (outcome.exitStatus, outcome.signal) = ProcessSpawn.termination(status)
         return outcome
     }
 

@@ -6,7 +6,8 @@ struct HookQueue<Job> {
     let limit: Int
     private var waiting: [(key: String, job: Job)] = []
     private var runningKeys = Set<String>()
-    private(set) var running = 0
+    /// Hooks running now (one per key).
+    var running: Int { runningKeys.count }
 
     init(limit: Int) {
         self.limit = max(1, limit)
@@ -24,7 +25,6 @@ struct HookQueue<Job> {
 
     /// A job of `key` has ended. Returns the jobs to start now.
     mutating func finished(key: String) -> [Job] {
-        running -= 1
         runningKeys.remove(key)
         return startable()
     }
@@ -46,7 +46,6 @@ struct HookQueue<Job> {
                 continue
             }
             runningKeys.insert(key)
-            running += 1
             started.append(waiting.remove(at: k).job)
         }
         return started

@@ -177,7 +177,7 @@ final class HookRunner: Sendable {
         let end = HookEnd(
             hook: job.ref, exitStatus: outcome.exitStatus, signal: outcome.signal, hasTimedOut: outcome.hasTimedOut,
             launchError: outcome.launchError, duration: outcome.duration, outputTail: outcome.outputTail, outputBytes: outcome.outputBytes,
-            policy: job.ref.isRedelivery ? .warn : job.policy, wasCut: outcome.wasCut)
+            policy: job.policy, wasCut: outcome.wasCut)
         if !end.wasCut, let id = job.outboxID, let root = job.root {
             states?.markHookDelivered(id: id, root: root, atMilliseconds: RunID.milliseconds())
         }

@@ -1,3 +1,5 @@
+import JobrunCore
+
 /// A set of paths, each with a number, that keeps no path: a 64-bit hash of each (FNV-1a of its
 /// UTF-8) and the number, and the exact path only for the rare one whose hash another path took.
 /// A manifest of a million slices checks that no two write one file; keeping their absolute
@@ -37,11 +39,8 @@ struct PathTable {
     }
 
     static func fnv1a(_ key: String) -> UInt64 {
-        var key = key
-        return key.withUTF8 { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            return hash
-        }
+        var hash = FNV1a()
+        hash.add(key)
+        return hash.value
     }
 }

@@ -1,3 +1,5 @@
+import JobrunCore
+
 /// Which of `count` shards each slice belongs to (`--shard K/N`, docs/sharding.md): a pure
 /// function of the manifests, the same on every machine that reads them, whatever the order in
 /// which the manifests were given.
@@ -100,7 +102,7 @@ public struct ShardLayout: Sendable, Hashable {
 
     /// The shard of slice `path` of resource `resource`, a split one.
     public static func shard(ofSlice path: String, resource: String, count: Int) -> Int {
-        Int(mixed(fnv1a(resource, path)) % UInt64(max(1, count)))
+        Int(SplitMix64.mix(identityHash(resource, path).value) % UInt64(max(1, count)))
     }
 
     /// The slices (by index) of resource `r`, which has `sliceCount` of them, on shard `index`.
@@ -149,30 +151,21 @@ public struct ShardLayout: Sendable, Hashable {
     /// One slice's part of the manifests' fingerprint (``ShardSelection/planFingerprint``): its
     /// identity, its declared size and digests.
     public static func fingerprint(resource: String, path: String, size: Int64?, digests: [(algorithm: String, bytes: [UInt8])]) -> UInt64 {
-        var hash = fnv1a(resource, path)
-        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        withUnsafeBytes(of: (size ?? -1).littleEndian) { for b in $0 { add(b) } }
+        var hash = identityHash(resource, path)
+        withUnsafeBytes(of: (size ?? -1).littleEndian) { hash.add($0) }
         for d in digests {
-            for b in d.algorithm.utf8 { add(b) }
-            for b in d.bytes { add(b) }
+            hash.add(d.algorithm)
+            hash.add(d.bytes)
         }
-        return mixed(hash)
+        return SplitMix64.mix(hash.value)
     }
 
-    /// FNV-1a (64-bit) of the resource id, a NUL, and the path's UTF-8.
-    static func fnv1a(_ resource: String, _ path: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in resource.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        hash = (hash ^ 0) &* 0x0000_0100_0000_01B3
-        for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    /// FNV-1a of the resource id, a NUL, and the path's UTF-8.
+    static func identityHash(_ resource: String, _ path: String) -> FNV1a {
+        var hash = FNV1a()
+        hash.add(resource)
+        hash.add(0)
+        hash.add(path)
         return hash
-    }
-
-    /// SplitMix64's finalizer: FNV's low bits alone are poorly spread for a small modulus.
-    static func mixed(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

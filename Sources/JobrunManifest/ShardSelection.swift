@@ -7,8 +7,7 @@ public struct ShardSelection: Sendable {
     /// The resources before sharding, every slice of them: a file of another shard's slice is no
     /// stranger where shards share an output root (`verify --extra`).
     public var declared: [Resource]
-    /// Resources on this shard whole, and split ones with slices here.
-    public var wholeCount: Int
+    /// Resources split over the shards with slices on this one (the others here are whole).
     public var splitCount: Int
     /// Slices on this shard, and in all.
     public var sliceCount: Int
@@ -35,18 +34,17 @@ extension Manifest {
         let layout = ShardLayout(units: units, count: spec.count)
         var narrowed = self
         narrowed.resources = []
-        var whole = 0
         var split = 0
         for (r, resource) in resources.enumerated() {
             let kept = layout.slices(ofResource: r, sliceCount: resource.slices.count, onShard: spec.index)
             guard !kept.isEmpty || layout.placements[r] == .whole(shard: spec.index) else { continue }
             var part = resource
             if kept.count != resource.slices.count { part.slices = kept.map { resource.slices[$0] } }
-            if layout.placements[r] == .split { split += 1 } else { whole += 1 }
+            if layout.placements[r] == .split { split += 1 }
             narrowed.resources.append(part)
         }
         narrowed.shard = ShardSelection(
-            spec: spec, declared: resources, wholeCount: whole, splitCount: split, sliceCount: narrowed.sliceCount,
+            spec: spec, declared: resources, splitCount: split, sliceCount: narrowed.sliceCount,
             totalSliceCount: sliceCount, load: layout.loads[spec.index], totalLoad: layout.loads.reduce(0) { $0.saturatingAdding($1) },
             isByBytes: layout.isByBytes, planFingerprint: planFingerprint(count: spec.count))
         return narrowed

@@ -106,7 +106,7 @@ public struct SliceOutcome: Sendable {
     /// follows is not its own time.
     public var duration: Duration {
         get { .nanoseconds(nanoseconds) }
-        set { nanoseconds = Self.nanoseconds(newValue) }
+        set { nanoseconds = newValue.wholeNanoseconds }
     }
 
     /// The HTTP version of the last response (`1.0`, `1.1`, `2`, `3`), when there was one.
@@ -117,11 +117,6 @@ public struct SliceOutcome: Sendable {
 
     /// The versions libcurl reports, by code; `nil` (code 0) for none.
     private static let httpVersions: [String?] = [nil, "1.0", "1.1", "2", "3"]
-
-    private static func nanoseconds(_ d: Duration) -> Int64 {
-        let (seconds, attoseconds) = d.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
-    }
 
     /// The final file is in place: fetched, resumed or up to date.
     public var hasPassed: Bool { status.hasPassed }
@@ -142,7 +137,7 @@ public struct SliceOutcome: Sendable {
         self.computedDigests = computedDigests
         self.rare = Rare(failure: failure, displayURL: displayURL)
         self.skipReason = skipReason
-        self.nanoseconds = Self.nanoseconds(duration)
+        self.nanoseconds = duration.wholeNanoseconds
         self.httpVersion = httpVersion
     }
 }

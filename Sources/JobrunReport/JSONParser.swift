@@ -164,7 +164,7 @@ public enum JSONParser {
                         throw failure("a lone surrogate")
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { throw failure("not a Unicode scalar") }
-                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
+                    UTF8.encode(unicode) { out.append($0) }
                 default:
                     i -= 1
                     throw failure("an unknown escape")

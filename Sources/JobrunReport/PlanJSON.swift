@@ -48,8 +48,10 @@ public enum PlanJSON {
         writeFiles(plan.manifest.sliceLists, into: &w)
         w.key("selection")
         writeSelection(of: plan, into: &w)
+        // `null` without `--shard`; else the shard (`index`, 0-based, of `count`) and its slices
+        // against all the manifests' (after `--resource`).
         w.key("shard")
-        writeShard(of: plan, into: &w)
+        w.shard(plan.manifest.shard)
         w.key("summary")
         writeCounts(plan.counts, resources: plan.entries.count, proofs: plan.proofs, into: &w)
         w.key("space")
@@ -90,12 +92,6 @@ public enum PlanJSON {
         w.key("selected"); w.strings(plan.entries.map(\.resource.id))
         w.key("declared"); w.int(Int64(plan.manifest.declaredResources.count))
         w.endObject()
-    }
-
-    /// `null` without `--shard`; else the shard (`index`, 0-based, of `count`) and its slices
-    /// against all the manifests' (after `--resource`).
-    static func writeShard(of plan: Plan, into w: inout JSONWriter) {
-        w.shard(plan.manifest.shard)
     }
 
     static func writeCounts(_ c: PlanCounts, resources: Int?, proofs: CheckProofs? = nil, into w: inout JSONWriter) {

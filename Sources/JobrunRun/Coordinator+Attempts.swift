@@ -86,7 +86,6 @@ extension Coordinator {
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
             jobs[j].attempts += 1
-            jobs[j].hopCount = 0
             if !hops.isEmpty { hops[j] = nil }
         }
         let own = address(j)
@@ -110,9 +109,9 @@ extension Coordinator {
                 executor.post(.bodyProgress(job: j, token: token, written: written))
             },
             buffers: bodyBuffers)
-        let hop = hops.isEmpty ? nil : hops[j]
+        let next = nextRequest(j, own: own)
         var request = TransferRequest(
-            url: hop?.url ?? own.url, headers: (hop?.headers ?? resource.headers(for: slice)).map { ($0.name, $0.value) },
+            url: next.url, headers: next.headers.map { ($0.name, $0.value) },
             rangeStart: resume?.offset, ifRange: resume?.validator.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
@@ -248,17 +247,14 @@ extension Coordinator {
         switch writer.verdict {
         case .redirect(let location):
             let own = address(j)
-            let current = hops.isEmpty ? nil : hops[j]
-            switch RedirectPolicy.decide(
-                location: location, current: current?.url ?? own.url, original: own.url, hops: Int(jobs[j].hopCount),
-                headers: current?.headers ?? resource.headers(for: slice)) {
+            let current = nextRequest(j, own: own)
+            let count = hops.isEmpty ? 0 : hops[j]?.count ?? 0
+            switch RedirectPolicy.decide(location: location, current: current.url, original: own.url, hops: count, headers: current.headers) {
             case .follow(let url, let headers):
                 let hop = (try? ParsedURL.parse(url).get())?.origin ?? url
                 // The hop's origin is held to its breaker like any other request.
                 guard admitsHop(j, to: hop) else { return }
-                hops[j] = Hop(url: url, headers: headers)
-                jobs[j].hopCount += 1
-                hopOrigins[j] = hop
+                hops[j] = Hop(url: url, headers: headers, count: count + 1, origin: hop)
                 startAdmitted(j, at: hop, isRedirectHop: true)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))

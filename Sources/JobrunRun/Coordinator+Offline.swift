@@ -9,17 +9,20 @@ extension Coordinator {
     /// connection that broke or stalled, a whole response (whatever its status), or nothing
     /// known of the network.
     static func reach(of result: TransferResult, writer: SliceWriter) -> OfflinePause.Reach {
-        switch result.failure {
-        case .resolve?, .connect?, .connectTimeout?:
-            return .unreachable(result.failure.map(failure(from:)) ?? AttemptFailure(kind: .connect, message: "could not connect", isTransient: true))
-        case .timeout?, .network?, .truncated?:
+        // A local failure after the response's head says the origin answered; before it, nothing.
+        if writer.writeFailure != nil { return result.head == nil ? .unknown : .answered }
+        guard let failure = result.failure else { return writer.verdict == nil ? .unknown : .answered }
+        switch failure {
+        case .resolve, .connect, .connectTimeout:
+            return .unreachable(Self.failure(from: failure))
+        case .timeout, .network, .truncated:
             return .lost
-        case .tls?:
+        case .tls:
             // A TLS handshake, even a failed one, went over a connection that was made.
             return .answered
-        case .cancelled?, .protocolRefused?, .other?:
+        case .cancelled, .protocolRefused, .other:
             return .unknown
-        case .abortedBySink?, nil:
+        case .abortedBySink:
             return writer.verdict == nil ? .unknown : .answered
         }
     }
@@ -38,8 +41,7 @@ extension Coordinator {
     mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> ReachVerdict {
         // The common case, a whole answer while online with nothing remembered, decides nothing.
         guard offline.isEnabled, offline.isOffline || offline.hasRecords || result.failure != nil else { return .counts }
-        // A local failure after the response's head says the origin answered; before it, nothing.
-        var reach = writer.writeFailure == nil ? Self.reach(of: result, writer: writer) : result.head == nil ? .unknown : .answered
+        var reach = Self.reach(of: result, writer: writer)
         if isStopping {
             // Nothing is queued again; what the missing network cut is not a failure of the slice.
             if offline.isOffline, reach.isTransportFailure { return .cut }
@@ -75,8 +77,7 @@ extension Coordinator {
             for g in Set(earlier) where g != j {
                 guard case .delayed = jobs[g].state else { continue }
                 leaveDelayed(g)
-                jobs[g].state = .ready
-                enqueue(g)
+                requeue(g)
             }
             giveBack(j, writer: writer)
             // Never negative: an attempt that ended just past the deadline finds the pause over.
@@ -91,6 +92,11 @@ extension Coordinator {
         jobs[j].attempts = max(0, jobs[j].attempts - 1)
         if case .body = writer.verdict, let seen = writer.representation { learned[j] = seen }
         breakers[origin(j)]?.probeAbandoned(job: j)
+        requeue(j)
+    }
+
+    /// Job `j` is ready again, queued at its own origin.
+    mutating func requeue(_ j: Int) {
         resetOrigin(j)
         jobs[j].state = .ready
         enqueue(j)

@@ -114,9 +114,7 @@ extension Coordinator {
             // An answer from before the network went redirects there: the slice waits for the
             // network at its own origin, without an attempt spent.
             jobs[j].attempts = max(0, jobs[j].attempts - 1)
-            resetOrigin(j)
-            jobs[j].state = .ready
-            enqueue(j)
+            requeue(j)
             return false
         }
         guard !mayStart(at: hop, now: now), let breaker = breakers[hop] else { return true }

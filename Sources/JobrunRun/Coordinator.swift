@@ -27,15 +27,13 @@ struct Coordinator {
     }
 
     /// One slice's progress. A run keeps one per slice of its manifests, so what only a running
-    /// attempt needs lives elsewhere: its writer (``SliceWriter``), a redirect's hop (`hops`),
+    /// attempt needs lives elsewhere: its writer (``SliceWriter``), a redirect's ``Hop`` (`hops`),
     /// and the outcome, in `outcomes`.
     struct Job {
         private let resourceIndex: Int32
         private let sliceIndex: Int32
         var state: JobState = .waiting
         var attempts: Int32 = 0
-        /// Redirects followed in the running attempt.
-        var hopCount: UInt8 = 0
         /// The engine of the running transfer.
         var engine: UInt8 = 0
         var didResume = false
@@ -58,16 +56,20 @@ struct Coordinator {
             get { firstStartNanoseconds < 0 ? nil : Self.epoch + .nanoseconds(firstStartNanoseconds) }
             set {
                 guard let newValue else { return firstStartNanoseconds = -1 }
-                let (seconds, attoseconds) = (newValue - Self.epoch).components
-                firstStartNanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+                firstStartNanoseconds = max(0, (newValue - Self.epoch).wholeNanoseconds)
             }
         }
     }
 
-    /// Where a redirect took an attempt: the URL and the headers of its next request.
+    /// Where a redirect took an attempt: the URL and headers of its next request, how many it
+    /// followed, and the origin the next request goes to.
     struct Hop {
         var url: String
         var headers: [HeaderField]
+        /// Redirects followed in the attempt.
+        var count: Int
+        /// The origin of the next or running request, while it is the redirect's target.
+        var origin: String?
     }
 
     let executor: Executor
@@ -99,10 +101,8 @@ struct Coordinator {
     /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
     /// outcome once done, "not attempted" until then.
     var outcomes: [[SliceOutcome]] = []
-    /// Jobs whose attempt follows a redirect.
+    /// Jobs whose attempt follows a redirect, until their next attempt or their end.
     var hops: [Int: Hop] = [:]
-    /// Jobs whose next or running request goes to a redirect's origin rather than their own.
-    var hopOrigins: [Int: String] = [:]
     /// What the slices of each resource share of their URLs (``SliceAddress/Base``), by plan entry.
     var bases: [SliceAddress.Base?] = []
     /// The origin of each job whose slice does not go by its resource's base URL.
@@ -236,13 +236,21 @@ struct Coordinator {
 
     /// The origin of job `j`'s next or running request: its own, or a redirect's target.
     func origin(_ j: Int) -> String {
-        if !hopOrigins.isEmpty, let hop = hopOrigins[j] { return hop }
+        if !hops.isEmpty, let origin = hops[j]?.origin { return origin }
         return ownOrigin(j)
     }
 
-    /// Job `j`'s next request goes to its own origin.
+    /// Job `j`'s next request goes to its own origin (its redirect's URL stays for its outcome).
     mutating func resetOrigin(_ j: Int) {
-        if !hopOrigins.isEmpty { hopOrigins[j] = nil }
+        if !hops.isEmpty { hops[j]?.origin = nil }
+    }
+
+    /// The URL and headers of job `j`'s next or running request: a redirect's, or those of its
+    /// slice (whose `own` address is given).
+    func nextRequest(_ j: Int, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
+        if !hops.isEmpty, let hop = hops[j] { return (hop.url, hop.headers) }
+        let resource = executor.plan.entries[jobs[j].resource].resource
+        return (own.url, resource.headers(for: resource.slices[jobs[j].slice]))
     }
 
     /// The origin of job `j`'s own URL.
@@ -390,10 +398,7 @@ struct Coordinator {
                         warnIfOverridden(r)
                         events.emit(.resourceStarted(id: plan.entries[r].resource.id))
                     }
-                    for j in jobsOfResource[r] where !isDone(j) {
-                        jobs[j].state = .ready
-                        enqueue(j)
-                    }
+                    for j in jobsOfResource[r] where !isDone(j) { requeue(j) }
                     finishResourceIfDone(r)
                     changed = true
                 }
@@ -507,7 +512,6 @@ struct Coordinator {
             outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: jobs[j].slice, file: file)))
         outcomes[jobs[j].resource][jobs[j].slice] = outcome
         if !hops.isEmpty { hops[j] = nil }
-        resetOrigin(j)
     }
 
     // MARK: Queue
@@ -529,8 +533,7 @@ struct Coordinator {
             if until <= now {
                 delayedJobs.remove(j)
                 leaveDelayed(j)
-                jobs[j].state = .ready
-                enqueue(j)
+                requeue(j)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import JobrunCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -115,10 +116,8 @@ public final class BackgroundProcess: Sendable {
     public func wait(timeout: Duration) async -> RunResult? {
         let exited = await Poll.until(timeout: timeout, interval: .milliseconds(20)) { !isRunning }
         guard exited, let raw = exitStatus.withLock({ $0 }) else { return nil }
-        let signal = raw & 0x7F
-        return RunResult(
-            status: signal == 0 ? (raw >> 8) & 0xFF : 128 + signal, stdout: stdout, stderr: stderr,
-            signal: signal == 0 ? nil : signal)
+        let (exitStatus, signal) = ProcessSpawn.termination(raw)
+        return RunResult(status: exitStatus ?? 128 + (signal ?? 0), stdout: stdout, stderr: stderr, signal: signal)
     }
 }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import JobrunCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -97,11 +98,9 @@ enum ProcessRunner {
             stderr += "\n[ProcessRunner: the exit status was lost (reaped elsewhere)]\n"
             return RunResult(status: -1, stdout: stdout, stderr: stderr, hasTimedOut: hasTimedOut)
         }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
-        let signal = status & 0x7F
+        let (exitStatus, signal) = ProcessSpawn.termination(status)
         var result = RunResult(
-            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: stdout, stderr: stderr,
-            signal: signal == 0 ? nil : signal, hasTimedOut: hasTimedOut)
+            status: exitStatus ?? 128 + (signal ?? 0), stdout: stdout, stderr: stderr, signal: signal, hasTimedOut: hasTimedOut)
         result.cpuTime = cpu
         result.exitTime = exitTime
         return result

@@ -1,3 +1,5 @@
+import JobrunCore
+
 /// Deterministic random numbers (SplitMix64), so that a failing generated case reproduces from
 /// its seed.
 public struct SeededGenerator: RandomNumberGenerator {
@@ -7,10 +9,7 @@ public struct SeededGenerator: RandomNumberGenerator {
 
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        return SplitMix64.mix(state)
     }
 
     /// `count` bytes.
