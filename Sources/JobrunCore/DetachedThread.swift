@@ -13,9 +13,11 @@ import Darwin
 public enum DetachedThread {
     private final class Body {
         let name: String
+        let isBackground: Bool
         let run: @Sendable () -> Void
-        init(name: String, run: @escaping @Sendable () -> Void) {
+        init(name: String, isBackground: Bool, run: @escaping @Sendable () -> Void) {
             self.name = name
+            self.isBackground = isBackground
             self.run = run
         }
     }
@@ -25,13 +27,18 @@ public enum DetachedThread {
 
     /// Starts `body` on a new thread called `name` (at most 15 bytes are kept) with a stack of
     /// ``stackSize`` bytes. Returns the `pthread_create` error, or `nil` when the thread runs.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32? {
+    ///
+    /// `background`: the thread runs at the lowest priority (nice 19; Linux only, where a nice
+    /// value is a thread's). For work that another thread of the process hands over and waits
+    /// for in its own time: when such a thread shares a core with the thread that hands it work,
+    /// it yields rather than preempting it, and it still runs whenever that thread waits.
+    public static func start(name: String, background: Bool = false, _ body: @escaping @Sendable () -> Void) -> Int32? {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, Self.stackSize)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let argument = Unmanaged.passRetained(Body(name: String(decoding: name.utf8.prefix(15), as: UTF8.self), run: body)).toOpaque()
+        let argument = Unmanaged.passRetained(Body(name: String(decoding: name.utf8.prefix(15), as: UTF8.self), isBackground: background, run: body)).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
         let status = pthread_create(&thread, &attributes, { raw in
@@ -59,6 +66,8 @@ public enum DetachedThread {
         pthread_setname_np(body.name)
         #elseif canImport(Glibc)
         pthread_setname_np(pthread_self(), body.name)
+        // Best effort: a thread left at its priority still does its work.
+        if body.isBackground { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) }
         #endif
         body.run()
     }

@@ -6,12 +6,13 @@ import JobrunOutcome
 
 /// A thread that finishes memory bodies (see ``SliceWriter``) for the coordinator: it hashes
 /// each one, compares the digests with the slice's, and writes a body that matches to its
-/// partial file (``SliceWriter/persist()``). The result goes back to the coordinator as an
-/// event; the rename into place stays with the coordinator's batched commit.
+/// partial file (``SliceWriter/persist()``); and it performs the coordinator's batched commits
+/// (``CommitBatch``: a sync, then the renames into place). Results go back to the coordinator
+/// as events, in the order the work was handed over.
 ///
-/// Why a thread of its own: with thousands of small slices, creating and writing their files
-/// is a third of the run's CPU time. On the coordinator it delayed everything else that thread
-/// does (taking completions, starting the next slices); here it runs beside it.
+/// Why a thread of its own: with thousands of small slices, creating, writing and renaming
+/// their files is a third of the run's CPU time. On the coordinator it delayed everything else
+/// that thread does (taking completions, starting the next slices); here it runs beside it.
 final class BodyStore: Sendable {
     struct Work: @unchecked Sendable {
         let job: Int
@@ -31,9 +32,22 @@ final class BodyStore: Sendable {
         case writeFailed(WriteFailure)
     }
 
+    /// What the thread hands back, in the order the work came.
+    enum Report {
+        case body(job: Int, writer: SliceWriter, outcome: Outcome)
+        case committed(CommitBatch, CommitBatch.Result)
+    }
+
+    private enum Task {
+        case body(Work)
+        case commit(CommitBatch)
+    }
+
     private struct Inbox {
-        var work: [Work] = []
+        var work: [Task] = []
         var isShutDown = false
+        /// The thread was signalled and has not taken the work yet.
+        var isSignalled = false
     }
 
     /// State shared with the thread.
@@ -45,20 +59,26 @@ final class BodyStore: Sendable {
 
     private let shared = Shared()
 
-    /// `deliver` runs on this thread with each batch of outcomes, in the order submitted.
-    init(deliver: @escaping @Sendable ([(job: Int, writer: SliceWriter, outcome: Outcome)]) -> Void) throws(EngineError) {
+    /// `deliver` runs on this thread with the reports of each batch of work, in the order submitted.
+    init(deliver: @escaping @Sendable ([Report]) -> Void) throws(EngineError) {
         let shared = self.shared
-        let failure = DetachedThread.start(name: "jobrun-store") {
+        let failure = DetachedThread.start(name: "jobrun-store", background: true) {
             let pool = DigestPool()
             while true {
                 shared.hasWork.wait()
                 let (batch, stop) = shared.inbox.withLock { box in
                     let taken = box.work
                     box.work = []
+                    box.isSignalled = false
                     return (taken, box.isShutDown)
                 }
                 if !batch.isEmpty {
-                    deliver(batch.map { ($0.job, $0.writer, Self.check($0.writer, expected: $0.expected, pool: pool)) })
+                    deliver(batch.map { task in
+                        switch task {
+                        case .body(let work): .body(job: work.job, writer: work.writer, outcome: Self.check(work.writer, expected: work.expected, pool: pool))
+                        case .commit(let commit): .committed(commit, commit.perform())
+                        }
+                    })
                 }
                 if stop { break }
             }
@@ -70,10 +90,28 @@ final class BodyStore: Sendable {
         }
     }
 
-    /// Hands a memory body over; the caller does not touch `work.writer` until its outcome.
+    /// Hands a memory body over, to be started at the next ``start()``; the caller does not touch
+    /// `work.writer` until its outcome.
     func submit(_ work: Work) {
-        shared.inbox.withLock { $0.work.append(work) }
-        shared.hasWork.signal()
+        shared.inbox.withLock { $0.work.append(.body(work)) }
+    }
+
+    /// Hands a commit over, to be started at the next ``start()``; the caller does not touch its
+    /// writers until its result.
+    func submit(_ batch: CommitBatch) {
+        shared.inbox.withLock { $0.work.append(.commit(batch)) }
+    }
+
+    /// Wakes the thread for the work submitted: the coordinator calls it before it sleeps, so
+    /// that the work of a turn of its loop costs the thread one wakeup (each one would take the
+    /// coordinator's core from it), not one a body.
+    func start() {
+        let wake = shared.inbox.withLock { box in
+            guard !box.work.isEmpty, !box.isSignalled else { return false }
+            box.isSignalled = true
+            return true
+        }
+        if wake { shared.hasWork.signal() }
     }
 
     /// Finishes what was submitted, then stops the thread; returns when it has.

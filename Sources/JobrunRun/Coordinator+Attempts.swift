@@ -200,6 +200,8 @@ extension Coordinator {
                     storingBytes -= writer.written
                     freedSlots = true
                     finishChecked(j, writer: writer, outcome: outcome)
+                case .committed(let batch, let result):
+                    finishCommit(batch, result)
                 }
             }
             // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them (or

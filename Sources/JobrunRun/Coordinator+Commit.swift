@@ -5,9 +5,10 @@ import JobrunVerify
 import JobrunOutcome
 
 /// Durable commits without an fsync per file: verified partial files wait in a batch; a flush
-/// syncs the file system once (their data is on disk), then renames each into place. The
-/// resource's completion syncs once more (the renames are on disk) before it is reported. A crash
-/// at any point leaves every final path holding a verified file or nothing.
+/// hands the batch to the store's thread (``CommitBatch``), which syncs the file system once
+/// (their data is on disk), then renames each into place. The resource's completion syncs once
+/// more (the renames are on disk) before it is reported. A crash at any point leaves every final
+/// path holding a verified file or nothing.
 extension Coordinator {
     static let commitBatch = 256
 
@@ -25,32 +26,45 @@ extension Coordinator {
     mutating func flushCommitsIfDue(force: Bool) {
         guard !pendingCommits.isEmpty else { return }
         if !force, let oldest = oldestPendingCommit, ContinuousClock.now - oldest < .seconds(1) { return }
-        let batch = pendingCommits
+        var batch = CommitBatch()
+        for j in pendingCommits {
+            guard case .committing(let writer) = jobs[j].state else { continue }
+            let root = plan.entries[jobs[j].resource].resource.outputRoot
+            batch.add(job: j, writer: writer, root: root, fd: directories[root]?.rootFD)
+        }
         pendingCommits = []
         oldestPendingCommit = nil
-        // 1. The batch's data reaches the disk: one syncfs per output root.
-        var syncErrors: [String: Int32] = [:]
-        for root in Set(batch.map { plan.entries[jobs[$0].resource].resource.outputRoot }) {
-            if let error = syncRoot(root) { syncErrors[root] = error }
+        commitsInFlight += 1
+        store.submit(batch)
+    }
+
+    /// The store's thread performed `batch`: its slices are settled, and the resources they
+    /// complete are finished.
+    mutating func finishCommit(_ batch: CommitBatch, _ result: CommitBatch.Result) {
+        commitsInFlight -= 1
+        // The renames settled before this batch preceded its syncs.
+        for root in result.synced {
+            renamedSinceSync.remove(root)
+            events.emit(.synced(root: root))
         }
-        // 2. Each verified file takes its final name atomically.
         var touched = Set<Int>()
-        for j in batch {
-            guard case .committing(let writer) = jobs[j].state, let (digests, verifiedAt) = writer.verified else { continue }
+        for (file, fileResult) in zip(batch.files, result.files) {
+            let j = file.job
+            guard case .committing(let writer) = jobs[j].state, writer === file.writer, let (digests, verifiedAt) = writer.verified else { continue }
             let resource = plan.entries[jobs[j].resource].resource
             touched.insert(jobs[j].resource)
-            if let error = syncErrors[resource.outputRoot] {
+            let renamed: FileIdentity?
+            switch fileResult {
+            case .notSynced(let error):
                 fail(j, AttemptFailure(kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(systemErrorText(error))", isTransient: false))
                 continue
-            }
-            if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {
-                let error = errno
-                let failure = WriteFailure(path: writer.displayPath, operation: "rename into", errno: error)
+            case .renameFailed(let failure):
                 fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
                 continue
+            case .renamed(let identity):
+                renamed = identity
             }
             renamedSinceSync.insert(resource.outputRoot)
-            if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
             var outcome = SliceOutcome(
                 status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
@@ -62,19 +76,9 @@ extension Coordinator {
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the
             // rename's own time step.
-            settle(j, outcome, file: Self.renamedIdentity(of: writer), identity: writer.identity)
+            settle(j, outcome, file: renamed, identity: writer.identity)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
-    }
-
-    /// The identity of the file `writer` closed, just after its rename into place; `nil` when
-    /// the name no longer refers to it as it was closed (the rename changes only the change time).
-    static func renamedIdentity(of writer: SliceWriter) -> FileIdentity? {
-        guard let closed = writer.closedIdentity else { return nil }
-        var status = stat()
-        guard fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-        let renamed = FileIdentity(status)
-        return renamed.isSameWrite(as: closed) ? renamed : nil
     }
 
     /// A 416 to a resume of a partial file that already has the declared size: hash it whole,

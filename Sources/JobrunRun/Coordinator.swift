@@ -139,6 +139,8 @@ struct Coordinator {
     var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
     var pendingCommits: [Int] = []
+    /// Commits handed to the store's thread whose results have not come back.
+    var commitsInFlight = 0
     var oldestPendingCommit: ContinuousClock.Instant?
     var directories: [String: OutputDirectory] = [:]
     /// Output roots with files renamed into place since their last sync.
@@ -302,10 +304,10 @@ struct Coordinator {
             reportProgressIfDue()
             // Events of other threads (hooks) reach the observers at least once a turn.
             events.deliverPosted()
+            store.start()
             executor.wait(until: nextDeadline())
             handleEvents()
         }
-        flushCommitsIfDue(force: true)
         if let reason = stopReason {
             // Resources that never became ready (their dependencies were cut short) are not
             // dependency failures: they were not started.
@@ -332,7 +334,7 @@ struct Coordinator {
     }
 
     var isFinished: Bool {
-        guard running == 0 && storing == 0 && pendingCommits.isEmpty else { return false }
+        guard running == 0 && storing == 0 && pendingCommits.isEmpty && commitsInFlight == 0 else { return false }
         // By index: `allSatisfy` would copy every job.
         for j in jobs.indices {
             switch jobs[j].state {

@@ -66,6 +66,8 @@ public final class Executor: Sendable {
         case bodyProgress(job: Int, token: UInt64, written: Int64)
         /// The ``BodyStore`` finished a memory body.
         case bodyStored(job: Int, writer: SliceWriter, outcome: BodyStore.Outcome)
+        /// The ``BodyStore`` performed a commit.
+        case committed(CommitBatch, CommitBatch.Result)
     }
 
     public init(plan: Plan, options: ApplyOptions) {
@@ -148,7 +150,12 @@ public final class Executor: Sendable {
         }
         let store = try BodyStore { [weak self] batch in
             guard let self else { return }
-            for item in batch { self.post(.bodyStored(job: item.job, writer: item.writer, outcome: item.outcome)) }
+            for report in batch {
+                switch report {
+                case .body(let job, let writer, let outcome): self.post(.bodyStored(job: job, writer: writer, outcome: outcome))
+                case .committed(let commit, let result): self.post(.committed(commit, result))
+                }
+            }
             self.wakeIfSleeping()
         }
         defer { store.shutdown() }

@@ -26,7 +26,8 @@ public struct WriteFailure: Error, Sendable, Hashable {
 
 /// An output root opened once; folders below it are created and opened one component at a time
 /// with `O_NOFOLLOW`, so no write can leave the root through a symbolic link, whatever appears on
-/// disk between planning and writing. Used from the coordinator thread only.
+/// disk between planning and writing. Used from the coordinator thread only; its descriptors also
+/// from the store's (``BodyStore``), while the coordinator keeps it.
 final class OutputDirectory {
     let rootPath: String
     let rootFD: Int32
@@ -87,9 +88,13 @@ final class OutputDirectory {
     }
 
     /// Flushes every file system the root lives on: one call instead of an fsync per file.
-    func syncFileSystem() -> Int32? {
+    func syncFileSystem() -> Int32? { Self.syncFileSystem(rootFD) }
+
+    /// Flushes the file system of the open folder `fd`; the error number when that failed. Safe
+    /// from any thread while the folder is open.
+    static func syncFileSystem(_ fd: Int32) -> Int32? {
         #if os(Linux)
-        return syncfs(rootFD) == 0 ? nil : errno
+        return syncfs(fd) == 0 ? nil : errno
         #else
         // Without syncfs(2): sync(2) flushes everything, which is at least as strong.
         sync()

@@ -122,7 +122,7 @@ public final class StateRecorder: RunObserver {
             self.states = states
             self.plan = plan
             self.runID = runID
-            guard DetachedThread.start(name: "jobrun-state", { [self] in loop() }) == nil else { return nil }
+            guard DetachedThread.start(name: "jobrun-state", background: true, { [self] in loop() }) == nil else { return nil }
         }
 
         func enqueue(_ job: Job) {
@@ -179,44 +179,29 @@ public final class StateRecorder: RunObserver {
         }
 
         /// Each committed file as it is now, if its identity is still the one taken just after its
-        /// rename, change time included. A file renamed too recently to be settled is looked at
-        /// again once its time step has passed (waiting at most ``longestWait``), and dropped if
-        /// it changed meanwhile.
+        /// rename, change time included. Files renamed too recently to be settled are waited for
+        /// first (at most ``longestWait``), so that one look at each finds it settled; a file
+        /// that would need longer is recorded as it is, and read once more by the next check.
         static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
+            let now = FileIdentity.now()
+            let wait = committed.lazy.map { $0.file.settlesAt - now }.filter { $0 <= longestWait }.max() ?? 0
+            if wait > 0 {
+                var pause = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+                var left = timespec()
+                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            }
             var proven: [ProvenSlice] = []
-            var paths: [String] = []
             proven.reserveCapacity(committed.count)
             var folder = FolderLook()
             for item in committed {
                 let resource = plan.entries[item.entry].resource
                 let slice = resource.slices[item.slice]
-                let path = resource.filePath(of: slice)
-                guard let (file, seenAt) = folder.look(at: path), file == item.file else { continue }
+                guard let (file, seenAt) = folder.look(at: resource.filePath(of: slice)), file == item.file else { continue }
                 proven.append(ProvenSlice(
                     path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: file,
                     seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
-                paths.append(path)
             }
-            let now = FileIdentity.now()
-            let again = proven.indices.filter { k in
-                !proven[k].file.isSettled(at: proven[k].seenAtNanoseconds) && proven[k].file.settlesAt - now <= longestWait
-            }
-            guard !again.isEmpty else { return proven }
-            let wait = again.map { proven[$0].file.settlesAt - now }.max() ?? 0
-            if wait > 0 {
-                var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
-                var left = timespec()
-                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
-            }
-            var changed = Set<Int>()
-            for k in again {
-                if let (file, seenAt) = folder.look(at: paths[k]), file == proven[k].file {
-                    proven[k].seenAtNanoseconds = seenAt
-                } else {
-                    changed.insert(k)
-                }
-            }
-            return changed.isEmpty ? proven : proven.indices.filter { !changed.contains($0) }.map { proven[$0] }
+            return proven
         }
     }
 

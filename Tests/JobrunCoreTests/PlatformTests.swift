@@ -39,6 +39,28 @@ import Darwin
         #expect(Self.currentThreadName() != body)
     }
 
+    #if os(Linux)
+    /// A background thread runs at nice 19, and only it: the caller's thread and a thread started
+    /// without `background` keep the caller's priority.
+    @Test func aBackgroundThreadRunsAtTheLowestPriority() {
+        let callers = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        func priority(background: Bool) -> Int32? {
+            let ran = DispatchSemaphore(value: 0)
+            let seen = Mutex<Int32?>(nil)
+            let failure = DetachedThread.start(name: "jobrun-test-nice", background: background) {
+                seen.withLock { $0 = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+                ran.signal()
+            }
+            #expect(failure == nil)
+            #expect(ran.wait(timeout: .now() + .seconds(10)) == .success, "the thread's body did not run")
+            return seen.withLock { $0 }
+        }
+        #expect(priority(background: true) == 19)
+        #expect(priority(background: false) == callers)
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == callers)
+    }
+    #endif
+
     private static func currentThreadName() -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         #if os(Linux)

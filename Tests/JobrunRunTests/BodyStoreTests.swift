@@ -5,18 +5,31 @@ import Synchronization
 import Testing
 @testable import JobrunRun
 
-/// The store thread: memory bodies are hashed, compared and written there, and every one comes
-/// back with its outcome, in the order handed over.
+/// The store thread: memory bodies are hashed, compared and written there, commits are synced
+/// and renamed there, and every one comes back with its outcome, in the order handed over.
 @Suite struct BodyStoreTests {
     typealias Folder = SliceWriterTests.Folder
 
-    /// Outcomes as the store delivers them (on its own thread).
+    /// Reports as the store delivers them (on its own thread).
     final class Delivered: Sendable {
-        private let items = Mutex<[(job: Int, outcome: BodyStore.Outcome)]>([])
-        func add(_ batch: [(job: Int, writer: SliceWriter, outcome: BodyStore.Outcome)]) {
-            items.withLock { $0 += batch.map { ($0.job, $0.outcome) } }
+        private let reports = Mutex<[BodyStore.Report]>([])
+        func add(_ batch: [BodyStore.Report]) {
+            reports.withLock { $0 += batch }
         }
-        var all: [(job: Int, outcome: BodyStore.Outcome)] { items.withLock { $0 } }
+        var all: [(job: Int, outcome: BodyStore.Outcome)] {
+            reports.withLock { $0 }.compactMap { report in
+                if case .body(let job, _, let outcome) = report { (job, outcome) } else { nil }
+            }
+        }
+        var commits: [(batch: CommitBatch, result: CommitBatch.Result)] {
+            reports.withLock { $0 }.compactMap { report in
+                if case .committed(let batch, let result) = report { (batch, result) } else { nil }
+            }
+        }
+        /// Bodies as 'b', commits as 'c', in the order delivered.
+        var order: String {
+            String(reports.withLock { $0 }.map { if case .body = $0 { "b" } else { "c" } })
+        }
     }
 
     /// A writer holding `body` in memory, as the engine leaves it when the transfer completes.
@@ -83,5 +96,72 @@ import Testing
         }
         #expect(failure.errno == EBADF, "\(failure)")
         #expect(failure.message.contains("mirror/f.bin"), "\(failure.message)")
+    }
+
+    /// A commit syncs the root and renames each file into place, after the bodies handed over
+    /// before it; it reports each file's identity just after the rename, and a file that cannot
+    /// be renamed (its partial file is gone) as such, without stopping the others.
+    @Test func aCommitRenamesAfterTheBodiesBeforeItAndReportsEachFile() throws {
+        let folder = try Folder()
+        let delivered = Delivered()
+        let store = try BodyStore { delivered.add($0) }
+        var writers: [SliceWriter] = []
+        for i in 0..<6 {
+            let body = Generated.bytes(size: 2_000 + i, name: "c\(i)")
+            let writer = Self.received(body, in: folder, name: "c\(i).bin")
+            writers.append(writer)
+            store.submit(BodyStore.Work(job: i, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        }
+        var batch = CommitBatch()
+        for (i, writer) in writers.enumerated() { batch.add(job: i, writer: writer, root: folder.directory.path, fd: folder.fd) }
+        // Job 6's partial file was never written: its rename fails.
+        batch.add(job: 6, writer: folder.writer(size: 10, name: "missing.bin"), root: folder.directory.path, fd: folder.fd)
+        store.submit(batch)
+        store.shutdown()
+
+        #expect(delivered.order == "bbbbbbc")
+        #expect(delivered.all.count == 6)
+        guard let (committed, result) = delivered.commits.first else {
+            Issue.record("no commit was reported")
+            return
+        }
+        #expect(committed.files.map(\.job) == Array(0...6))
+        #expect(result.synced == [folder.directory.path])
+        #expect(result.files.count == 7)
+        for i in 0..<6 {
+            let path = folder.directory.path("c\(i).bin")
+            #expect(result.files[i] == .renamed(identity: try FileIdentity.ofFile(atPath: path)), "file \(i): \(result.files[i])")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(Generated.bytes(size: 2_000 + i, name: "c\(i)")))
+        }
+        guard case .renameFailed(let failure) = result.files[6] else {
+            Issue.record("the missing file was reported as \(result.files[6])")
+            return
+        }
+        #expect(failure.errno == ENOENT && failure.message.contains("mirror/missing.bin"), "\(failure.message)")
+        #expect(folder.entries() == (0..<6).map { "c\($0).bin" }, "no partial file is left")
+    }
+
+    /// A root whose sync fails renames none of its files, and says so for each; a root without a
+    /// directory is neither synced nor reported synced.
+    @Test func aFailedSyncRenamesNothingOfItsRoot() throws {
+        let folder = try Folder()
+        let delivered = Delivered()
+        let store = try BodyStore { delivered.add($0) }
+        let body = Generated.bytes(size: 3_000, name: "s")
+        let writer = Self.received(body, in: folder, name: "s.bin")
+        store.submit(BodyStore.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        var batch = CommitBatch()
+        batch.add(job: 0, writer: writer, root: "bad-root", fd: -1)  // syncfs fails with EBADF
+        store.submit(batch)
+        var none = CommitBatch()
+        none.add(job: 1, writer: folder.writer(size: 10, name: "none.bin"), root: "no-directory", fd: nil)
+        store.submit(none)
+        store.shutdown()
+
+        let results = delivered.commits.map(\.result)
+        #expect(delivered.order == "bcc")
+        #expect(results.first?.synced == [] && results.first?.files == [.notSynced(errno: EBADF)])
+        #expect(folder.entries() == [".s.bin.jobrun-part"], "a file was renamed although its root's sync failed")
+        #expect(results.last?.synced == [])
     }
 }

@@ -1,0 +1,89 @@
+import JobrunCore
+#if canImport(Glibc)
+internal import CLinux
+#endif
+
+/// Verified partial files that take their final names together (the commit protocol of
+/// `Coordinator+Commit`): each output root is synced once, so that the files' data is on disk,
+/// and then each file is renamed into place. ``perform()`` runs on the ``BodyStore``'s thread,
+/// which owns the writers until the coordinator has the ``Result``; a crash at any point leaves
+/// every final path holding a verified file or nothing, as the sync precedes every rename.
+struct CommitBatch: @unchecked Sendable {
+    struct File {
+        let job: Int
+        let writer: SliceWriter
+        /// Its output root: an index into `roots`.
+        let root: Int
+    }
+
+    /// The output roots of the files, with the descriptor of each (its ``OutputDirectory``'s,
+    /// open for as long as the run); `nil` for a root with no open directory, which is not synced.
+    var roots: [(path: String, fd: Int32?)] = []
+    var files: [File] = []
+
+    /// What happened to each file, in the order of `files`.
+    enum FileResult: Equatable, Sendable {
+        /// In place. `identity` is the file's just after the rename, `nil` when the name no longer
+        /// refers to it as it was closed (see ``renamedIdentity(of:)``).
+        case renamed(identity: FileIdentity?)
+        /// Its root's sync failed with this error number: the file was not renamed.
+        case notSynced(errno: Int32)
+        case renameFailed(WriteFailure)
+    }
+
+    struct Result: Sendable {
+        /// The roots synced, whose renames the coordinator had settled before are durable now.
+        var synced: [String] = []
+        var files: [FileResult] = []
+    }
+
+    /// Adds `writer`'s file (job `job`) under `root`.
+    mutating func add(job: Int, writer: SliceWriter, root path: String, fd: @autoclosure () -> Int32?) {
+        let index: Int
+        if let known = roots.lastIndex(where: { $0.path == path }) {
+            index = known
+        } else {
+            index = roots.count
+            roots.append((path, fd()))
+        }
+        files.append(File(job: job, writer: writer, root: index))
+    }
+
+    func perform() -> Result {
+        var result = Result()
+        var syncErrors = [Int32?](repeating: nil, count: roots.count)
+        for (i, root) in roots.enumerated() {
+            guard let fd = root.fd else { continue }
+            if let error = OutputDirectory.syncFileSystem(fd) {
+                syncErrors[i] = error
+            } else {
+                result.synced.append(root.path)
+            }
+        }
+        result.files.reserveCapacity(files.count)
+        for file in files {
+            if let error = syncErrors[file.root] {
+                result.files.append(.notSynced(errno: error))
+                continue
+            }
+            let writer = file.writer
+            if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {
+                result.files.append(.renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno)))
+                continue
+            }
+            if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
+            result.files.append(.renamed(identity: Self.renamedIdentity(of: writer)))
+        }
+        return result
+    }
+
+    /// The identity of the file `writer` closed, just after its rename into place; `nil` when
+    /// the name no longer refers to it as it was closed (the rename changes only the change time).
+    static func renamedIdentity(of writer: SliceWriter) -> FileIdentity? {
+        guard let closed = writer.closedIdentity else { return nil }
+        var status = stat()
+        guard fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        let renamed = FileIdentity(status)
+        return renamed.isSameWrite(as: closed) ? renamed : nil
+    }
+}
