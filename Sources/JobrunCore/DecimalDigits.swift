@@ -2,6 +2,7 @@ extension Int64 {
     /// A length or position as HTTP writes it (RFC 9110's `1*DIGIT`): ASCII digits only, no sign,
     /// no spaces; `nil` when empty, anything else, or too large for Int64. (`Int64(_:)` would
     /// also take `-5` and `+5`.)
+    @inlinable
     public init?(decimalDigits text: some StringProtocol) {
         var value: Int64 = 0
         var any = false

@@ -25,7 +25,7 @@ public struct TransferRequest: Sendable {
     /// The URL is `https:` (schemes are case-insensitive: a manifest may say `HTTPS://`). The
     /// coordinator spreads such transfers over its engines; the engine lets them wait for a
     /// multiplexed connection (`CURLOPT_PIPEWAIT`).
-    public var usesTLS: Bool { url.prefix(6).lowercased() == "https:" }
+    public var usesTLS: Bool { ResponseHead.equalsIgnoringCase(String(url.utf8.prefix(6)) ?? "", ascii: "https:") }
 
     public init(
         url: String, headers: [(name: String, value: String)] = [], rangeStart: Int64? = nil, ifRange: String? = nil,
@@ -90,7 +90,15 @@ public struct ResponseHead: Sendable, Hashable {
     static func equalsIgnoringCase(_ a: String, ascii: String) -> Bool {
         guard a.utf8.count == ascii.utf8.count else { return false }
         func lower(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c }
-        return a.utf8.elementsEqual(ascii.utf8) { lower($0) == lower($1) }
+        var a = a
+        var b = ascii
+        // Over the contiguous bytes: the UTF-8 views' iterators cost several times as much.
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for i in x.indices where lower(x[i]) != lower(y[i]) { return false }
+                return true
+            }
+        }
     }
 }
 

@@ -8,6 +8,8 @@ import JobrunOutcome
 extension Coordinator {
     /// Tells job `j`'s origin breaker how its attempt ended, and carries out what it decides.
     mutating func noteOriginHealth(_ j: Int, result: TransferResult, writer: SliceWriter) {
+        // The common case, decided without the origin's name: an answer while no origin has failures.
+        if breakers.isEmpty, result.failure == nil, case .body? = writer.verdict { return }
         var failure: AttemptFailure?
         if case .refused(let refused) = writer.verdict {
             failure = refused

@@ -23,4 +23,11 @@ import Testing
         #expect(Self.head([], version: "2").hasDelimitedBody)
         #expect(Self.head([], version: "").hasDelimitedBody, "file://")
     }
+
+    /// A request is over TLS by its scheme, in any case; a longer or shorter prefix is not.
+    @Test func aRequestUsesTLSByItsScheme() {
+        #expect(TransferRequest(url: "https://h/a").usesTLS && TransferRequest(url: "HTTPS://h/a").usesTLS)
+        #expect(!TransferRequest(url: "http://h/a").usesTLS && !TransferRequest(url: "https").usesTLS && !TransferRequest(url: "").usesTLS)
+        #expect(!TransferRequest(url: "httpss://h/a").usesTLS && !TransferRequest(url: "file:///https:").usesTLS)
+    }
 }
