@@ -1,6 +1,6 @@
 // Linux system calls (and one flag) that glibc declares only under _GNU_SOURCE, which Swift's
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
-// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id, the O_PATH flag for symlink-proof lookups), and openat2, which
+// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id, malloc_trim from malloc.h, the O_PATH flag for symlink-proof lookups), and openat2, which
 // glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
 // nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <malloc.h>
 
 /// sync_file_range(2): with SYNC_FILE_RANGE_WRITE, starts writeback of a range and returns
 /// without waiting for it.

@@ -71,8 +71,7 @@ extension Coordinator {
 
     /// Starts the next attempt of job `j` (or the next hop of a redirect).
     mutating func startAttempt(_ j: Int, isRedirectHop: Bool = false) {
-        let entry = plan.entries[jobs[j].resource]
-        let resource = entry.resource
+        let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
@@ -95,7 +94,7 @@ extension Coordinator {
         // with matching metadata would have made it `resume`), so the per-slice lookup is
         // skipped there. Later starts (retries, attempts given back while offline), redirect
         // hops and `resume` slices look on disk as before.
-        let mayHavePartial = isRedirectHop || !isFirstStart || entry.decisions[jobs[j].slice].action == .resume
+        let mayHavePartial = isRedirectHop || !isFirstStart || plan.entries[jobs[j].resource].decisions[jobs[j].slice].action == .resume
         let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size) : nil
         let token = nextToken
         nextToken += 1

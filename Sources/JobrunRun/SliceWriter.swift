@@ -110,7 +110,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     private var readFailure: WriteFailure?
 
     let partName: String
-    let metaName: String
+    /// Derived when needed: most slices never have metadata.
+    var metaName: String { PartialDownload.metaName(for: fileName) }
     /// The body is (still) held in memory rather than in the partial file.
     var isInMemory: Bool { buffer != nil }
     /// This attempt may have written a metadata file (or found one to resume from).
@@ -123,7 +124,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         self.directoryFD = directoryFD
         self.fileName = fileName
         partName = PartialDownload.partName(for: fileName)
-        metaName = PartialDownload.metaName(for: fileName)
         self.displayPath = displayPath
         self.identity = identity
         check = ResponseCheck(resumeOffset: resumeOffset, resumeValidator: resumeValidator, expectedSize: expectedSize, cap: cap, learned: learned)

@@ -4,11 +4,17 @@ import Testing
 @testable import JobrunManifest
 
 /// Parses `bytes` as `m.yaml`; returns the document and the diagnostics rendered like the CLI does.
+/// Each input is parsed twice, as asked and read ahead on a thread (``YAMLEventSource``): both
+/// must give the same document and the same diagnostics.
 private func parse(_ bytes: [UInt8], sizeLimit: Int = YAMLParser.maximumFileSize) -> (document: YAMLDocument?, rendered: String) {
-    let (document, diagnostics) = YAMLParser.parse(file: "m.yaml", bytes: bytes, sizeLimit: sizeLimit)
     var sources = SourceFiles()
     sources.add("m.yaml", bytes: bytes)
-    return (document, DiagnosticRenderer(sources: sources).render(diagnostics))
+    let (document, diagnostics) = YAMLParser.parse(file: "m.yaml", bytes: bytes, sizeLimit: sizeLimit, threadedSize: .max)
+    let (ahead, aheadDiagnostics) = YAMLParser.parse(file: "m.yaml", bytes: bytes, sizeLimit: sizeLimit, threadedSize: 0)
+    let rendered = DiagnosticRenderer(sources: sources).render(diagnostics)
+    #expect(DiagnosticRenderer(sources: sources).render(aheadDiagnostics) == rendered, "read ahead on a thread")
+    #expect(ahead?.contentsDescription == document?.contentsDescription, "read ahead on a thread")
+    return (document, rendered)
 }
 
 private func parse(_ text: String) -> (document: YAMLDocument?, rendered: String) { parse(Array(text.utf8)) }
@@ -588,3 +594,43 @@ func hostileNestingIsRefusedQuickly(_ opener: String) {
     #expect(doc.location(item) == SourceLocation(file: "m.yaml", line: 3, column: 5))
     #expect(doc.scalar(item) == "x")
 }
+
+// MARK: - Read ahead on a thread
+
+/// Inputs of many chunks of events: the thread's chunks and the hand-over between them give the
+/// same document as parsing as asked, and a problem far into the input is reported the same way.
+@Test(arguments: [
+    "", "slices:\n  - {path: tail.bin, size: [1}\n", "slices:\n  - {path: tail.bin, size: &a 1}\n",
+    "slices:\n  - " + String(repeating: "[", count: 70) + "\n", "---\nslices: []\n---\nb: 1\n",
+])
+func aLongInputReadAheadIsTheSame(ending tail: String) {
+    var text = "resources:\n  - id: r\n    slices:\n"
+    for k in 0..<3 * YAMLEventSource.chunkSize { text += "      - {path: d\(k % 7)/\(k).bin, size: \(k), sha256: \"\(k)\"}\n" }
+    text += tail
+    let result = parse(Array(text.utf8))
+    #expect((result.document == nil) == !tail.isEmpty, "\(result.rendered)")
+}
+
+/// A file of at least `threadedSize` bytes is read ahead on a thread by default, and its list
+/// items still reach the item sink one by one, in order.
+@Test func aLargeFileIsReadAheadWithItsItemsInOrder() throws {
+    var text = "resources:\n  - id: r\n    slices:\n"
+    var k = 0
+    while text.utf8.count < YAMLEventSource.threadedSize + 1 {
+        text += "      - {path: \(k).bin, size: \(k)}\n"
+        k += 1
+    }
+    final class Counter: YAMLItemSink {
+        var paths: [String] = []
+        var listPath: [StaticString?] { ["resources", nil, "slices"] }
+        func item(_ node: YAMLNode, in document: YAMLDocument) {
+            if let path = document.value(forKey: "path", in: node) { paths.append(document.scalar(path)) }
+        }
+        func endList() -> UInt32 { 0 }
+    }
+    let sink = Counter()
+    let (document, diagnostics) = YAMLParser.parse(file: "m.yaml", bytes: Array(text.utf8), itemSink: sink)
+    #expect(diagnostics.isEmpty && document != nil)
+    #expect(sink.paths == (0..<k).map { "\($0).bin" })
+}
+

@@ -23,5 +23,12 @@ fuzzerMain { data, size in
         options: options)
     // Rendering quotes source lines with a caret: it must cope with any location it is given.
     _ = DiagnosticRenderer(sources: result.sources).render(result.diagnostics)
+    // Read ahead on a thread (as large files are), the manifest must parse to the same document
+    // with the same diagnostics.
+    let asked = YAMLParser.parse(file: "m.yaml", bytes: manifest, threadedSize: .max)
+    let ahead = YAMLParser.parse(file: "m.yaml", bytes: manifest, threadedSize: 0)
+    if ahead.diagnostics != asked.diagnostics || ahead.document?.contentsDescription != asked.document?.contentsDescription {
+        fatalError("parsed ahead on a thread, the manifest gave another document or other diagnostics")
+    }
     return 0
 }

@@ -40,6 +40,12 @@ public struct YAMLDocument: Sendable {
 
     init(file: String) { self.file = file }
 
+    /// Everything the document holds, as text: two parses of one input compare by it.
+    var contentsDescription: String {
+        let described = records.map { "\($0.kind) \($0.style) \($0.isCollapsed) \($0.line):\($0.column) \($0.start)+\($0.count)" }
+        return "\(root?.index ?? -1) \(described) \(children) \(text)"
+    }
+
     public func kind(_ node: YAMLNode) -> Kind { records[Int(node.index)].kind }
 
     public func style(_ node: YAMLNode) -> ScalarStyle { records[Int(node.index)].style }

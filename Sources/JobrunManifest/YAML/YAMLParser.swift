@@ -20,7 +20,11 @@ public enum YAMLParser {
 
     /// ``parse(file:bytes:)`` with another size limit (so tests need not allocate 256 MiB), and a
     /// sink that takes the items of some lists as they are read (``YAMLItemSink``).
-    static func parse(file: String, bytes: [UInt8], sizeLimit: Int = maximumFileSize, itemSink: (any YAMLItemSink)? = nil) -> (document: YAMLDocument?, diagnostics: [Diagnostic]) {
+    /// `threadedSize`: inputs from this size on are parsed ahead on a thread (``YAMLEventSource``).
+    static func parse(
+        file: String, bytes: [UInt8], sizeLimit: Int = maximumFileSize, itemSink: (any YAMLItemSink)? = nil,
+        threadedSize: Int = YAMLEventSource.threadedSize
+    ) -> (document: YAMLDocument?, diagnostics: [Diagnostic]) {
         if bytes.count > sizeLimit {
             let limit = sizeLimit % (1 << 20) == 0 ? "\(sizeLimit >> 20) MiB" : "\(sizeLimit) bytes"
             let message = "manifest is \(bytes.count) bytes; the limit is \(limit)"
@@ -34,7 +38,7 @@ public enum YAMLParser {
             // A UTF-16 file would be decoded as such by libyaml and produce nonsense on top of the
             // pre-scan's clear message.
             if !scan.isUTF16, buffer.count > 0 {
-                hasDocument = readEvents(from: buffer, into: &builder, scan: &scan, diagnostics: &diagnostics)
+                hasDocument = readEvents(from: buffer, into: &builder, scan: &scan, diagnostics: &diagnostics, threadedSize: threadedSize)
             }
             diagnostics.append(contentsOf: scan.diagnostics(file: file))
             diagnostics.append(contentsOf: builder.diagnostics)
@@ -47,7 +51,7 @@ public enum YAMLParser {
     /// end of the stream.
     private static func readEvents(
         from buffer: UnsafeBufferPointer<UInt8>, into builder: inout YAMLTreeBuilder, scan: inout YAMLPreScan,
-        diagnostics: inout DiagnosticCollector
+        diagnostics: inout DiagnosticCollector, threadedSize: Int
     ) -> Bool {
         let file = builder.file
         guard let base = buffer.baseAddress else { return false }
@@ -59,41 +63,38 @@ public enum YAMLParser {
         }
         defer { yaml_parser_delete(parser) }
         yaml_parser_set_input_string(parser, base, buffer.count)
+        var source = YAMLEventSource(parser: parser, inputSize: buffer.count, threadedSize: threadedSize)
+        defer { source.finish() }  // before the parser is deleted
 
         let marks = MarkTranslator(
             table: scan.hasForeignLineBreaks ? YAMLLineTable(bytes: buffer, byteOrderMarkLength: scan.byteOrderMarkLength) : nil)
         func location(_ position: (line: UInt32, column: UInt32)) -> SourceLocation {
             SourceLocation(file: file, line: Int(position.line), column: Int(position.column))
         }
-        var event = yaml_event_t()
         var documentCount = 0
         var isComplete = false
         events: while true {
-            guard yaml_parser_parse(parser, &event) != 0 else {
+            guard let event = source.next() else {
                 if let error = syntaxError(of: parser, marks: marks, scan: scan, buffer: buffer, file: file) {
                     diagnostics.emit(error)
                 }
                 break
             }
-            defer { yaml_event_delete(&event) }
-            let start = marks.position(event.start_mark)
+            let start = marks.position(event.start)
             switch event.type {
             case YAML_SCALAR_EVENT:
-                let scalar = event.data.scalar
-                if scalar.anchor != nil { diagnostics.emit(anchorError(at: location(start))) }
-                if scalar.tag != nil { diagnostics.emit(tagError(at: location(start))) }
-                if event.end_mark.line > event.start_mark.line, !scan.tabIndents.isEmpty {
-                    scan.exemptTabIndents(afterLine: start.line, before: marks.position(event.end_mark))
+                if event.hasAnchor { diagnostics.emit(anchorError(at: location(start))) }
+                if event.hasTag { diagnostics.emit(tagError(at: location(start))) }
+                if event.end.line > event.start.line, !scan.tabIndents.isEmpty {
+                    scan.exemptTabIndents(afterLine: start.line, before: marks.position(event.end))
                 }
-                builder.addScalar(
-                    UnsafeBufferPointer(start: UnsafePointer(scalar.value), count: scalar.length),
-                    style: style(of: scalar.style), line: start.line, column: start.column)
+                source.withValue(of: event) { value in
+                    builder.addScalar(value, style: style(of: event.style), line: start.line, column: start.column)
+                }
             case YAML_MAPPING_START_EVENT, YAML_SEQUENCE_START_EVENT:
                 let isMapping = event.type == YAML_MAPPING_START_EVENT
-                let anchor = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
-                let tag = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
-                if anchor != nil { diagnostics.emit(anchorError(at: location(start))) }
-                if tag != nil { diagnostics.emit(tagError(at: location(start))) }
+                if event.hasAnchor { diagnostics.emit(anchorError(at: location(start))) }
+                if event.hasTag { diagnostics.emit(tagError(at: location(start))) }
                 guard builder.startCollection(isMapping ? .mapping : .sequence, line: start.line, column: start.column) else {
                     // Stop here rather than skip the rest: libyaml's scanner is quadratic in flow
                     // nesting depth (a 20,000-deep `{a: {a: …` takes seconds), so a hostile
