@@ -1,6 +1,6 @@
 // Linux system calls (and one flag) that glibc declares only under _GNU_SOURCE, which Swift's
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
-// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id, malloc_trim from malloc.h, the O_PATH flag for symlink-proof lookups), and openat2, which
+// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id, malloc_trim from malloc.h, the SCHED_BATCH policy, the O_PATH flag for symlink-proof lookups), and openat2, which
 // glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
 // nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <malloc.h>
+#include <sched.h>
 
 /// sync_file_range(2): with SYNC_FILE_RANGE_WRITE, starts writeback of a range and returns
 /// without waiting for it.
@@ -27,6 +28,10 @@ extern int pthread_setname_np(pthread_t thread, const char *name);
 /// its holder's run id this way (MFD_CLOEXEC is 1).
 extern int memfd_create(const char *name, unsigned int flags);
 #define JOBRUN_MFD_CLOEXEC 1u
+
+/// SCHED_BATCH (sched(7)): a thread that is mildly disfavoured when it wakes, at its full share
+/// of the CPU. sched.h names it only under _GNU_SOURCE; the value is Linux's ABI.
+enum { JOBRUN_SCHED_BATCH = 3 };
 
 /// O_PATH: a descriptor for lookups only (needs search permission on the parents, not read
 /// permission on the folder). fcntl.h names it only under _GNU_SOURCE; __O_PATH is always there.

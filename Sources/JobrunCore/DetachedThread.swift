@@ -28,10 +28,11 @@ public enum DetachedThread {
     /// Starts `body` on a new thread called `name` (at most 15 bytes are kept) with a stack of
     /// ``stackSize`` bytes. Returns the `pthread_create` error, or `nil` when the thread runs.
     ///
-    /// `background`: the thread runs at the lowest priority (nice 19; Linux only, where a nice
-    /// value is a thread's). For work that another thread of the process hands over and waits
-    /// for in its own time: when such a thread shares a core with the thread that hands it work,
-    /// it yields rather than preempting it, and it still runs whenever that thread waits.
+    /// `background`: the thread runs under `SCHED_BATCH` (Linux only, where a policy is a
+    /// thread's): for work that another thread of the process hands over and takes back in its
+    /// own time. Woken on the core of the thread that hands it work, it waits for that thread's
+    /// turn to end rather than preempting it; it keeps its full share of the CPU (a lower
+    /// priority would let other work starve it, and the run with it).
     public static func start(name: String, background: Bool = false, _ body: @escaping @Sendable () -> Void) -> Int32? {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -66,8 +67,11 @@ public enum DetachedThread {
         pthread_setname_np(body.name)
         #elseif canImport(Glibc)
         pthread_setname_np(pthread_self(), body.name)
-        // Best effort: a thread left at its priority still does its work.
-        if body.isBackground { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) }
+        if body.isBackground {
+            // Best effort: a thread left under the normal policy still does its work.
+            var parameters = sched_param()
+            _ = sched_setscheduler(0, Int32(JOBRUN_SCHED_BATCH), &parameters)
+        }
         #endif
         body.run()
     }

@@ -11,7 +11,7 @@ import JobrunOutcome
 /// as events, in the order the work was handed over.
 ///
 /// Why a thread of its own: with thousands of small slices, creating, writing and renaming
-/// their files is a third of the run's CPU time. On the coordinator it delayed everything else
+/// their files is much of the run's CPU time. On the coordinator it delayed everything else
 /// that thread does (taking completions, starting the next slices); here it runs beside it.
 final class BodyStore: Sendable {
     struct Work: @unchecked Sendable {
@@ -72,14 +72,18 @@ final class BodyStore: Sendable {
                     box.isSignalled = false
                     return (taken, box.isShutDown)
                 }
-                if !batch.isEmpty {
-                    deliver(batch.map { task in
-                        switch task {
-                        case .body(let work): .body(job: work.job, writer: work.writer, outcome: Self.check(work.writer, expected: work.expected, pool: pool))
-                        case .commit(let commit): .committed(commit, commit.perform())
-                        }
-                    })
+                var reports: [Report] = []
+                for task in batch {
+                    switch task {
+                    case .body(let work):
+                        reports.append(.body(job: work.job, writer: work.writer, outcome: Self.check(work.writer, expected: work.expected, pool: pool)))
+                    case .commit(let commit):
+                        // The bodies checked so far need not wait for the commit's sync.
+                        if !reports.isEmpty { deliver(reports) }
+                        reports = [.committed(commit, commit.perform())]
+                    }
                 }
+                if !reports.isEmpty { deliver(reports) }
                 if stop { break }
             }
             shared.finished.signal()
@@ -90,14 +94,14 @@ final class BodyStore: Sendable {
         }
     }
 
-    /// Hands a memory body over, to be started at the next ``start()``; the caller does not touch
-    /// `work.writer` until its outcome.
+    /// Hands a memory body over, to be started at the latest at the next ``start()``; the caller
+    /// does not touch `work.writer` until its outcome.
     func submit(_ work: Work) {
         shared.inbox.withLock { $0.work.append(.body(work)) }
     }
 
-    /// Hands a commit over, to be started at the next ``start()``; the caller does not touch its
-    /// writers until its result.
+    /// Hands a commit over, to be started at the latest at the next ``start()``; the caller does
+    /// not touch its writers until its result.
     func submit(_ batch: CommitBatch) {
         shared.inbox.withLock { $0.work.append(.commit(batch)) }
     }

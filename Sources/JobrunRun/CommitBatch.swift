@@ -16,9 +16,9 @@ struct CommitBatch: @unchecked Sendable {
         let root: Int
     }
 
-    /// The output roots of the files, with the descriptor of each (its ``OutputDirectory``'s,
-    /// open for as long as the run); `nil` for a root with no open directory, which is not synced.
-    var roots: [(path: String, fd: Int32?)] = []
+    /// The output roots of the files, with a descriptor on each one's file system (its
+    /// ``OutputDirectory``'s, open for as long as the run).
+    var roots: [(path: String, fd: Int32)] = []
     var files: [File] = []
 
     /// What happened to each file, in the order of `files`.
@@ -38,7 +38,7 @@ struct CommitBatch: @unchecked Sendable {
     }
 
     /// Adds `writer`'s file (job `job`) under `root`.
-    mutating func add(job: Int, writer: SliceWriter, root path: String, fd: @autoclosure () -> Int32?) {
+    mutating func add(job: Int, writer: SliceWriter, root path: String, fd: @autoclosure () -> Int32) {
         let index: Int
         if let known = roots.lastIndex(where: { $0.path == path }) {
             index = known
@@ -53,8 +53,7 @@ struct CommitBatch: @unchecked Sendable {
         var result = Result()
         var syncErrors = [Int32?](repeating: nil, count: roots.count)
         for (i, root) in roots.enumerated() {
-            guard let fd = root.fd else { continue }
-            if let error = OutputDirectory.syncFileSystem(fd) {
+            if let error = OutputDirectory.syncFileSystem(root.fd) {
                 syncErrors[i] = error
             } else {
                 result.synced.append(root.path)

@@ -264,6 +264,9 @@ extension Coordinator {
             if failure.status == 416, writer.resumeOffset > 0 {
                 if writer.resumeOffset == slice.size {
                     // The partial file already holds every byte: verify it instead of failing.
+                    // Closed first: a commit hands the writer to the store's thread.
+                    handedOver = true
+                    writer.close()
                     commitCompletePartial(j, writer: writer)
                     return
                 }

@@ -12,7 +12,8 @@ import JobrunOutcome
 extension Coordinator {
     static let commitBatch = 256
 
-    /// Queues a verified slice for the next flush; `now` flushes at once.
+    /// Queues a verified slice for the next flush; `now` flushes at once. `writer` is closed: from
+    /// the flush on it is the store's thread's until the commit's result.
     mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
         writer.verified = (digests, now)
@@ -30,7 +31,8 @@ extension Coordinator {
         for j in pendingCommits {
             guard case .committing(let writer) = jobs[j].state else { continue }
             let root = plan.entries[jobs[j].resource].resource.outputRoot
-            batch.add(job: j, writer: writer, root: root, fd: directories[root]?.rootFD)
+            // The writer's folder is on the root's file system as well.
+            batch.add(job: j, writer: writer, root: root, fd: directories[root]?.rootFD ?? writer.directoryFD)
         }
         pendingCommits = []
         oldestPendingCommit = nil

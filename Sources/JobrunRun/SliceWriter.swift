@@ -32,7 +32,9 @@ import JobrunOutcome
 /// coordinator thread, either after the transfer's completion or for bytes the engine thread
 /// reported as written (the report is posted after the write, through a lock). A memory body's
 /// checks and ``persist()`` may instead run on the ``BodyStore`` thread, which the coordinator
-/// hands the writer to (through a lock) and does not touch until the store reports back.
+/// hands the writer to (through a lock) and does not touch until the store reports back; so does
+/// every verified body's commit (its rename, its metadata file's removal, the look after the
+/// rename), once the writer is closed and in a ``CommitBatch``.
 final class SliceWriter: TransferSink, @unchecked Sendable {
     /// How the attempt's response ended up being handled.
     enum Verdict {

@@ -40,24 +40,28 @@ import Darwin
     }
 
     #if os(Linux)
-    /// A background thread runs at nice 19, and only it: the caller's thread and a thread started
-    /// without `background` keep the caller's priority.
-    @Test func aBackgroundThreadRunsAtTheLowestPriority() {
-        let callers = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        func priority(background: Bool) -> Int32? {
+    /// A background thread runs under SCHED_BATCH at the caller's priority, and only it: the
+    /// caller's thread and a thread started without `background` keep the normal policy.
+    @Test func aBackgroundThreadRunsUnderTheBatchPolicy() {
+        let callers = (policy: sched_getscheduler(0), nice: getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        func seen(background: Bool) -> (policy: Int32, nice: Int32)? {
             let ran = DispatchSemaphore(value: 0)
-            let seen = Mutex<Int32?>(nil)
-            let failure = DetachedThread.start(name: "jobrun-test-nice", background: background) {
-                seen.withLock { $0 = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+            let seen = Mutex<(policy: Int32, nice: Int32)?>(nil)
+            let failure = DetachedThread.start(name: "jobrun-test-batch", background: background) {
+                seen.withLock { $0 = (sched_getscheduler(0), getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)) }
                 ran.signal()
             }
             #expect(failure == nil)
             #expect(ran.wait(timeout: .now() + .seconds(10)) == .success, "the thread's body did not run")
             return seen.withLock { $0 }
         }
-        #expect(priority(background: true) == 19)
-        #expect(priority(background: false) == callers)
-        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == callers)
+        let batch: Int32 = 3  // SCHED_BATCH
+        #expect(callers.policy != batch)
+        let background = seen(background: true)
+        #expect(background?.policy == batch && background?.nice == callers.nice)
+        let normal = seen(background: false)
+        #expect(normal?.policy == callers.policy && normal?.nice == callers.nice)
+        #expect(sched_getscheduler(0) == callers.policy)
     }
     #endif
 

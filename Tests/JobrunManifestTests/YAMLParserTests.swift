@@ -611,6 +611,16 @@ func aLongInputReadAheadIsTheSame(ending tail: String) {
     #expect((result.document == nil) == !tail.isEmpty, "\(result.rendered)")
 }
 
+/// A parse that stops early (at a second document) while the thread waits for room, with chunks
+/// read and not taken: the thread stops, and what it read is let go of.
+@Test func anEarlyStopLeavesTheThreadWaitingForRoom() {
+    var text = "a: 1\n---\nb:\n"
+    for k in 0..<(YAMLEventSource.chunksAhead + 2) * YAMLEventSource.chunkSize { text += "  - \(k)\n" }
+    let result = parse(Array(text.utf8))
+    #expect(result.document == nil)
+    #expect(result.rendered.contains("a manifest must contain exactly one YAML document"), "\(result.rendered)")
+}
+
 /// A file of at least `threadedSize` bytes is read ahead on a thread by default, and its list
 /// items still reach the item sink one by one, in order.
 @Test func aLargeFileIsReadAheadWithItsItemsInOrder() throws {

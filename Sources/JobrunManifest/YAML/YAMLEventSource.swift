@@ -77,7 +77,7 @@ struct YAMLEventSource: ~Copyable {
     }
 
     private let parser: UnsafeMutablePointer<yaml_parser_t>
-    private let pump: Pump?
+    private var pump: Pump?
     /// Read ahead: the chunk being handed out, and the next event's place in it.
     private var chunk = Chunk()
     private var position = 0
@@ -117,11 +117,14 @@ struct YAMLEventSource: ~Copyable {
         return chunk.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[event.value])) }
     }
 
-    /// Deletes the event held, or stops the thread once it has let go of the parser.
+    /// Deletes the event held, or stops the thread once it has let go of the parser. The last
+    /// use of the source (a second call does nothing).
     mutating func finish() {
         if isHolding { yaml_event_delete(&held) }
         isHolding = false
         guard let pump else { return }
+        self.pump = nil
+        chunk = Chunk()
         pump.stop()
         // What libyaml took on the thread stays in that thread's malloc arena, in the process's
         // resident memory for the rest of the run, unless it is handed back now.
