@@ -1,4 +1,4 @@
-# bench/lib.sh — shared by bench/plan.sh, bench/verify.sh and bench/state.sh (source it, do not run it).
+# bench/lib.sh — shared by bench/plan.sh, bench/verify.sh, bench/state.sh and bench/scale.sh (source it, do not run it).
 #
 # measure NAME RUNS WARMUP CMD [ARG...]
 #   Runs CMD (stdout to /dev/null, stderr to $WORK/logs/NAME.stderr) WARMUP + RUNS times,
@@ -20,6 +20,14 @@ CLK_TCK=$(getconf CLK_TCK)
 BENCH_BIN=${BENCH_BIN:-/tmp/jobrun-bench-bin}
 
 die() { echo "bench: $*" >&2; exit 1; }
+
+# release_binary SCRIPT PATH: the absolute path of the jobrun binary a benchmark was given, or a
+# usage line (exit 2) naming SCRIPT when PATH is missing or not an executable.
+release_binary() {
+    [ -n "$2" ] || { echo "usage: $1 PATH-TO-RELEASE-JOBRUN" >&2; exit 2; }
+    [ -x "$2" ] || { echo "$1: $2 is not an executable" >&2; exit 2; }
+    echo "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+}
 
 need_gnu_time() {
     if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then

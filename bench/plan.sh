@@ -12,14 +12,12 @@
 # NO_HYPERFINE=1. Exit status: 0 all targets pass, 1 a target failed, 2 a command failed.
 set -euo pipefail
 
-JOBRUN=${1:?usage: bench/plan.sh PATH-TO-RELEASE-JOBRUN}
-[ -x "$JOBRUN" ] || { echo "bench/plan.sh: $JOBRUN is not an executable" >&2; exit 2; }
-JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
 HERE=$(cd "$(dirname "$0")" && pwd)
-WORK=${BENCH_PLAN_DIR:-/tmp/jobrun-bench-plan}
-SIZES=${BENCH_SIZES:-"100000 1000000"}
 # shellcheck source=bench/lib.sh
 . "$HERE/lib.sh"
+JOBRUN=$(release_binary bench/plan.sh "${1:-}")
+WORK=${BENCH_PLAN_DIR:-/tmp/jobrun-bench-plan}
+SIZES=${BENCH_SIZES:-"100000 1000000"}
 
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')   # the real interpreter, not a pyenv shim
 "$PYTHON" -c 'import yaml; yaml.CSafeLoader' 2>/dev/null ||

@@ -18,10 +18,10 @@
 # subset. Exit status: 0 all targets pass, 1 a target failed, 2 a command failed.
 set -euo pipefail
 
-JOBRUN=${1:?usage: bench/scale.sh PATH-TO-RELEASE-JOBRUN}
-[ -x "$JOBRUN" ] || { echo "bench/scale.sh: $JOBRUN is not an executable" >&2; exit 2; }
-JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
+JOBRUN=$(release_binary bench/scale.sh "${1:-}")
 REPO=$(cd "$HERE/.." && pwd)
 WORK=${BENCH_SCALE_DIR:-/tmp/jobrun-bench-scale}
 OUT_BASE=${BENCH_SCALE_OUT:-/dev/shm}
@@ -29,8 +29,6 @@ PARTS=${PARTS:-"apply plan packages"}
 SHARED=${JOBRUN_SHARED_DIR:-$REPO/../shared}/bench
 [ -x "$SHARED/server.sh" ] || { echo "bench/scale.sh: no server.sh in $SHARED (set JOBRUN_SHARED_DIR to the folder that holds bench/)" >&2; exit 2; }
 NOISY_RETRIES=${NOISY_RETRIES:-0}
-# shellcheck source=bench/lib.sh
-. "$HERE/lib.sh"
 need_gnu_time
 command -v curl >/dev/null || die "curl is needed (the comparison of (a))"
 mkdir -p "$WORK" "$OUT_BASE"

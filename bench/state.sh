@@ -56,10 +56,10 @@
 # Exit status: 0 all targets pass, 1 a target failed, 2 a command failed.
 set -euo pipefail
 
-JOBRUN=${1:?usage: bench/state.sh PATH-TO-RELEASE-JOBRUN}
-[ -x "$JOBRUN" ] || { echo "bench/state.sh: $JOBRUN is not an executable" >&2; exit 2; }
-JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
+JOBRUN=$(release_binary bench/state.sh "${1:-}")
 REPO=$(cd "$HERE/.." && pwd)
 WORK=${BENCH_STATE_DIR:-/tmp/jobrun-bench-state}
 PARTS=${BENCH_PARTS:-"mirror apply"}
@@ -72,8 +72,6 @@ APPLY_DIR=${BENCH_APPLY_DIR:-/dev/shm/jobrun-bench-state-apply}
 SHARED=${JOBRUN_SHARED_DIR:-$REPO/../shared}/bench
 APPLY_CONC=16
 SPEEDUP_MIN=20 STAT_BOUND=2 APPLY_OVERHEAD_MAX=3
-# shellcheck source=bench/lib.sh
-. "$HERE/lib.sh"
 
 case $SIZE in
     *-*) MIN_SIZE=${SIZE%-*} MAX_SIZE=${SIZE#*-} ;;

@@ -15,10 +15,10 @@
 # Exit status: 0 all targets pass, 1 a target failed, 2 a command failed.
 set -euo pipefail
 
-JOBRUN=${1:?usage: bench/verify.sh PATH-TO-RELEASE-JOBRUN}
-[ -x "$JOBRUN" ] || { echo "bench/verify.sh: $JOBRUN is not an executable" >&2; exit 2; }
-JOBRUN=$(cd "$(dirname "$JOBRUN")" && pwd)/$(basename "$JOBRUN")
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
+JOBRUN=$(release_binary bench/verify.sh "${1:-}")
 WORK=${BENCH_VERIFY_DIR:-/tmp/jobrun-bench-verify}
 BIG_BYTES=${BENCH_BIG_BYTES:-2147483648}
 ALGOS=${BENCH_ALGOS:-"md5 sha1 sha224 sha256 sha384 sha512"}
@@ -26,8 +26,6 @@ PARTS=${BENCH_PARTS:-"big many"}
 MANY_FILES=${BENCH_MANY_FILES:-10000} MANY_SIZE=16384 MANY_RESOURCES=20
 MANY_RUNS=${BENCH_MANY_RUNS:-10}   # short runs (~0.3 s): more of them, so one preempted run cannot move the median
 RSS_FLAT_KIB=$((256 * 1024))
-# shellcheck source=bench/lib.sh
-. "$HERE/lib.sh"
 
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 need_gnu_time

@@ -33,7 +33,7 @@ final class BodyStore: Sendable {
     }
 
     /// What the thread hands back, in the order the work came.
-    enum Report {
+    enum Report: Sendable {
         case body(job: Int, writer: SliceWriter, outcome: Outcome)
         case committed(CommitBatch, CommitBatch.Result)
     }

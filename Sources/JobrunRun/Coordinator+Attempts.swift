@@ -193,13 +193,13 @@ extension Coordinator {
                     let counted = min(written - writer.startOffset, plan.entries[jobs[j].resource].resource.slices[jobs[j].slice].size ?? 0)
                     progress.bytesInFlight += counted - writer.countedInFlight
                     writer.countedInFlight = counted
-                case .bodyStored(let j, let writer, let outcome):
+                case .stored(.body(let j, let writer, let outcome)):
                     guard case .storing(let current) = jobs[j].state, current === writer else { continue }
                     storing -= 1
                     storingBytes -= writer.written
                     freedSlots = true
                     finishChecked(j, writer: writer, outcome: outcome)
-                case .committed(let batch, let result):
+                case .stored(.committed(let batch, let result)):
                     finishCommit(batch, result)
                 }
             }
@@ -318,7 +318,7 @@ extension Coordinator {
                 return
             }
             if writer.isInMemory && diskFullCount == 0 {
-                // Hashed, compared and written beside this thread; `bodyStored` finishes it.
+                // Hashed, compared and written beside this thread; its report finishes it.
                 // Once the disk has been full, bodies are stored here, one at a time, so the
                 // next full disk is known before anything else starts.
                 handedOver = true

@@ -45,10 +45,7 @@ extension Coordinator {
     mutating func finishCommit(_ batch: CommitBatch, _ result: CommitBatch.Result) {
         commitsInFlight -= 1
         // The renames settled before this batch preceded its syncs.
-        for root in result.synced {
-            renamedSinceSync.remove(root)
-            events.emit(.synced(root: root))
-        }
+        for root in result.synced { noteSynced(root) }
         var touched = Set<Int>()
         for (file, fileResult) in zip(batch.files, result.files) {
             let j = file.job

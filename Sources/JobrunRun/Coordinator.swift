@@ -493,9 +493,14 @@ struct Coordinator {
     mutating func syncRoot(_ root: String) -> Int32? {
         guard let dir = directories[root] else { return nil }
         if let error = dir.syncFileSystem() { return error }
+        noteSynced(root)
+        return nil
+    }
+
+    /// `root` was synced: every rename into it settled so far is durable.
+    mutating func noteSynced(_ root: String) {
         renamedSinceSync.remove(root)
         events.emit(.synced(root: root))
-        return nil
     }
 
     /// Job `j` has ended with `outcome`: its state, the run's counters and an event. `bulk`: one

@@ -64,10 +64,8 @@ public final class Executor: Sendable {
         case transferDone(job: Int, token: UInt64, result: TransferResult)
         /// A file-mode body has `written` bytes on disk: they can be hashed.
         case bodyProgress(job: Int, token: UInt64, written: Int64)
-        /// The ``BodyStore`` finished a memory body.
-        case bodyStored(job: Int, writer: SliceWriter, outcome: BodyStore.Outcome)
-        /// The ``BodyStore`` performed a commit.
-        case committed(CommitBatch, CommitBatch.Result)
+        /// The ``BodyStore`` finished a memory body or performed a commit.
+        case stored(BodyStore.Report)
     }
 
     public init(plan: Plan, options: ApplyOptions) {
@@ -150,12 +148,7 @@ public final class Executor: Sendable {
         }
         let store = try BodyStore { [weak self] batch in
             guard let self else { return }
-            for report in batch {
-                switch report {
-                case .body(let job, let writer, let outcome): self.post(.bodyStored(job: job, writer: writer, outcome: outcome))
-                case .committed(let commit, let result): self.post(.committed(commit, result))
-                }
-            }
+            for report in batch { self.post(.stored(report)) }
             self.wakeIfSleeping()
         }
         defer { store.shutdown() }

@@ -13,8 +13,15 @@ import Testing
     /// Reports as the store delivers them (on its own thread).
     final class Delivered: Sendable {
         private let reports = Mutex<[BodyStore.Report]>([])
+        /// Signalled once per delivery.
+        private let delivery = DispatchSemaphore(value: 0)
         func add(_ batch: [BodyStore.Report]) {
             reports.withLock { $0 += batch }
+            delivery.signal()
+        }
+        /// Waits for deliveries until `count` bodies have come, or `deadline` has passed.
+        func waitForBodies(_ count: Int, until deadline: DispatchTime) {
+            while all.count < count, delivery.wait(timeout: deadline) == .success {}
         }
         var all: [(job: Int, outcome: BodyStore.Outcome)] {
             reports.withLock { $0 }.compactMap { report in
@@ -175,8 +182,7 @@ import Testing
             let writer = Self.received(body, in: folder, name: "w\(round).bin")
             store.submit(BodyStore.Work(job: round, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
             store.start()
-            let deadline = ContinuousClock.now + .seconds(30)
-            while delivered.all.count < round + 1 && ContinuousClock.now < deadline { usleep(1_000) }
+            delivered.waitForBodies(round + 1, until: .now() + .seconds(30))
             #expect(delivered.all.map(\.job) == Array(0...round), "round \(round)")
         }
     }
