@@ -252,11 +252,19 @@ extension Coordinator {
             let count = hops.isEmpty ? 0 : hops[j]?.count ?? 0
             switch RedirectPolicy.decide(location: location, current: current.url, original: own.url, hops: count, headers: current.headers) {
             case .follow(let url, let headers):
+                // A run that is stopping sends no further request: the attempt ends cut short.
+                guard !isStopping else {
+                    settleCut(j, writer: writer)
+                    return
+                }
                 let hop = (try? ParsedURL.parse(url).get())?.origin ?? url
                 // The hop's origin is held to its breaker like any other request.
                 guard admitsHop(j, to: hop) else { return }
                 hops[j] = Hop(url: url, headers: headers, count: count + 1, origin: hop)
-                startAdmitted(j, at: hop, isRedirectHop: true)
+                // The hop waits for a slot at its target like any request there: its origin's
+                // limit, cooldown and gates hold it as they hold the target's own slices.
+                jobs[j].state = .ready
+                enqueue(j)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
@@ -285,10 +293,10 @@ extension Coordinator {
             }
             if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) {
                 // The resume cannot continue this partial file: the slice starts again from byte
-                // 0 at once, without Range (so this cannot repeat), at its own URL and origin.
+                // 0 as soon as its origin has a slot, without Range (so this cannot repeat), at
+                // its own URL and origin.
                 outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
-                resetOrigin(j)
-                startAdmitted(j, at: origin(j))
+                requeue(j)
                 return
             }
             if let value = result.retryAfter, let delay = RetryAfter.delay(value, now: options.wallClock()) {

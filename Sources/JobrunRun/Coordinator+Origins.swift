@@ -45,13 +45,13 @@ extension Coordinator {
         }
     }
 
-    /// Fails every slice of `origin` waiting to start or to retry, without a request: the origin
-    /// has failed its probes. The origin's event, with their count, comes first: they are not
+    /// Fails every slice waiting to start or to retry at `origin` (its own, or a redirect's
+    /// target it waits for a slot at), without a request: the origin has failed its probes. The origin's event, with their count, comes first: they are not
     /// told one by one.
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         _ = scheduler.removeAll(at: origin)
-        let unrequested = jobs.indices.filter { ownOrigin($0) == origin && isWaitingToStart($0) }
+        let unrequested = jobs.indices.filter { self.origin($0) == origin && isWaitingToStart($0) }
         events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: breaker.lastFailureText, slicesFailed: unrequested.count)))
         for j in unrequested { fail(j, failure, announce: false) }
     }
@@ -90,7 +90,9 @@ extension Coordinator {
 
     /// Starts job `j`'s attempt at `origin`, which ``mayStart(at:now:)`` admitted: as that origin's
     /// probe when its breaker is open, released again if the attempt failed before its request.
-    mutating func startAdmitted(_ j: Int, at origin: String, isRedirectHop: Bool = false) {
+    /// A job whose next request goes to a redirect's target continues its attempt there.
+    mutating func startAdmitted(_ j: Int, at origin: String) {
+        let isRedirectHop = !hops.isEmpty && hops[j]?.origin != nil
         // The clock is read only when a breaker or the offline pause may hold the origin.
         let now = breakers.isEmpty && !offline.isOffline ? nil : ContinuousClock.now
         let isProbe = !breakers.isEmpty && now.map { breakers[origin]?.admission(now: $0) == .probe } == true

@@ -98,4 +98,34 @@ import Testing
         #expect(primary.count == 4, "\(log)")
         #expect(RequestOverlap.maximum(primary) == 1, "more than one request at once on a host limited to 1:\n\(primary.map(\.description).joined(separator: "\n"))")
     }
+
+    /// A redirect's target is held to `per_host` like any host: hops wait for a slot there
+    /// rather than take one over the limit, however many of their own host's answers arrive.
+    @Test func aRedirectTargetIsHeldToItsLimit() async throws {
+        let fixture = try ApplyFixture(secondPort: true)
+        defer { fixture.finish() }
+        let slices = (0..<12).map { i in
+            let target = (try? fixture.server.url("/fault/\(Self.delay)/gen/100/t\(i).bin", on: .second)) ?? ""
+            let hop = "/redirect-to?url=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "&i=\(i)"
+            return "      - {path: t\(i).bin, url: \"\(fixture.url(hop))\", size: 100}"
+        }
+        try fixture.write(manifest: """
+            version: 1
+            defaults:
+              concurrency: {per_host: 2, total: 8}
+            resources:
+              - id: r
+                slices:
+            \(slices.joined(separator: "\n"))
+
+            """)
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        let log = try await fixture.server.waitForRequests { $0.count == 24 }
+        let target = log.filter { $0.port == fixture.server.secondPort }
+        #expect(target.count == 12 && target.allSatisfy { $0.status == 200 }, "\(log)")
+        let peak = RequestOverlap.maximum(target)
+        #expect(peak <= 2, "\(peak) requests at once on the redirect's target, limited to 2:\n\(target.map(\.description).joined(separator: "\n"))")
+        #expect(peak == 2, "the target's slots were not used together")
+    }
 }
