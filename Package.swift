@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunHooksTests", dependencies: ["JobrunHooks", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
-        .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunState", "JobrunTestSupport"],
             resources: [.copy("Golden")], swiftSettings: strict),

@@ -1,4 +1,4 @@
-public import JobrunPlan
+import JobrunPlan
 
 extension JSONWriter {
     /// `"reasons": ["metered"], "details": ["metered network (NetworkManager Metered=YES)"]`.

@@ -4,8 +4,8 @@ internal import CLinux
 #endif
 
 /// Verified partial files that take their final names together (the commit protocol of
-/// `Coordinator+Commit`): each output root is synced once, so that the files' data is on disk,
-/// and then each file is renamed into place. ``perform()`` runs on the ``BodyStore``'s thread,
+/// `Coordinator+Commit`): the file systems of each output root are synced once, so that the
+/// files' data is on disk, and then each file is renamed into place. ``perform()`` runs on the ``BodyStore``'s thread,
 /// which owns the writers until the coordinator has the ``Result``; a crash at any point leaves
 /// every final path holding a verified file or nothing, as the sync precedes every rename.
 struct CommitBatch: @unchecked Sendable {
@@ -16,9 +16,9 @@ struct CommitBatch: @unchecked Sendable {
         let root: Int
     }
 
-    /// The output roots of the files, with a descriptor on each one's file system (its
-    /// ``OutputDirectory``'s, open for as long as the run).
-    var roots: [(path: String, fd: Int32)] = []
+    /// The output roots of the files, with the file systems of each one's folders (its
+    /// ``OutputDirectory``'s descriptors, open for as long as the run).
+    var roots: [(path: String, fileSystems: FileSystemSet)] = []
     var files: [File] = []
 
     /// What happened to each file, in the order of `files`.
@@ -26,7 +26,7 @@ struct CommitBatch: @unchecked Sendable {
         /// In place. `identity` is the file's just after the rename, `nil` when the name no longer
         /// refers to it as it was closed (see ``renamedIdentity(of:)``).
         case renamed(identity: FileIdentity?)
-        /// Its root's sync failed with this error number: the file was not renamed.
+        /// A sync of its root's file systems failed with this error number: the file was not renamed.
         case notSynced(errno: Int32)
         case renameFailed(WriteFailure)
     }
@@ -38,13 +38,13 @@ struct CommitBatch: @unchecked Sendable {
     }
 
     /// Adds `writer`'s file (job `job`) under `root`.
-    mutating func add(job: Int, writer: SliceWriter, root path: String, fd: @autoclosure () -> Int32) {
+    mutating func add(job: Int, writer: SliceWriter, root path: String, fileSystems: @autoclosure () -> FileSystemSet) {
         let index: Int
         if let known = roots.lastIndex(where: { $0.path == path }) {
             index = known
         } else {
             index = roots.count
-            roots.append((path, fd()))
+            roots.append((path, fileSystems()))
         }
         files.append(File(job: job, writer: writer, root: index))
     }
@@ -53,7 +53,7 @@ struct CommitBatch: @unchecked Sendable {
         var result = Result()
         var syncErrors = [Int32?](repeating: nil, count: roots.count)
         for (i, root) in roots.enumerated() {
-            if let error = OutputDirectory.syncFileSystem(root.fd) {
+            if let error = root.fileSystems.sync() {
                 syncErrors[i] = error
             } else {
                 result.synced.append(root.path)

@@ -31,8 +31,9 @@ extension Coordinator {
         for j in pendingCommits {
             guard case .committing(let writer) = jobs[j].state else { continue }
             let root = plan.entries[jobs[j].resource].resource.outputRoot
-            // The writer's folder is on the root's file system as well.
-            batch.add(job: j, writer: writer, root: root, fd: directories[root]?.rootFD ?? writer.directoryFD)
+            // The writer's folder was opened by the root's directory, so its file system is
+            // among the root's.
+            batch.add(job: j, writer: writer, root: root, fileSystems: directories[root]?.fileSystems ?? FileSystemSet(writer.directoryFD))
         }
         pendingCommits = []
         oldestPendingCommit = nil

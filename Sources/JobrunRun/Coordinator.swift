@@ -487,7 +487,7 @@ struct Coordinator {
         activateRunnableResources()
     }
 
-    /// Syncs the file system of `root` (``OutputDirectory/syncFileSystem()``); on success every
+    /// Syncs the file systems of `root`'s folders (``OutputDirectory/syncFileSystem()``); on success every
     /// rename into it so far is durable, which ``RunEvent/synced(root:)`` tells.
     /// - Returns: the error number of a failed sync.
     mutating func syncRoot(_ root: String) -> Int32? {

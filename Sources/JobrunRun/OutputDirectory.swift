@@ -32,10 +32,13 @@ final class OutputDirectory {
     let rootPath: String
     let rootFD: Int32
     private var folders: [String: Int32] = [:]
+    /// The file systems of the root and of every folder opened below it (one may be a mount).
+    private(set) var fileSystems: FileSystemSet
 
     init(rootPath: String) throws(WriteFailure) {
         self.rootPath = rootPath
         rootFD = try Self.openRoot(rootPath)
+        fileSystems = FileSystemSet(rootFD)
     }
 
     /// Creates `rootPath` and its missing parents, and opens it. The root itself is the user's
@@ -78,6 +81,7 @@ final class OutputDirectory {
             }
             if fd < 0 { throw WriteFailure(path: display(prefix), operation: "open folder", errno: errno) }
             folders[prefix] = fd
+            fileSystems.add(fd)
             parent = fd
         }
         return parent
@@ -87,18 +91,7 @@ final class OutputDirectory {
         rootPath == "." ? relative : rootPath + "/" + relative
     }
 
-    /// Flushes every file system the root lives on: one call instead of an fsync per file.
-    func syncFileSystem() -> Int32? { Self.syncFileSystem(rootFD) }
-
-    /// Flushes the file system of the open folder `fd`; the error number when that failed. Safe
-    /// from any thread while the folder is open.
-    static func syncFileSystem(_ fd: Int32) -> Int32? {
-        #if os(Linux)
-        return syncfs(fd) == 0 ? nil : errno
-        #else
-        // Without syncfs(2): sync(2) flushes everything, which is at least as strong.
-        sync()
-        return nil
-        #endif
-    }
+    /// Flushes every file system the root's folders opened so far are on: one call per file
+    /// system instead of an fsync per file.
+    func syncFileSystem() -> Int32? { fileSystems.sync() }
 }

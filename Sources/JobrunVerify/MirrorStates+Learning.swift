@@ -10,30 +10,46 @@ extension MirrorStates {
     /// 30 s; twice that, and a margin.
     static let writebackHorizon: Int64 = 120_000_000_000
 
-    /// Forgets the records `proofs` found stale, and records what they proved. A root where a
-    /// proven file changed within ``writebackHorizon`` is synced first, so that no record claims
-    /// bytes a crash could still take back; if that sync fails, those files are not recorded.
+    /// Forgets the records `proofs` found stale, and records what they proved. The file system
+    /// of a proven file that changed within ``writebackHorizon`` is synced first (a folder below
+    /// the root may be another mount), so that no record claims bytes a crash could still take
+    /// back; the files of a file system whose sync failed are not recorded.
     public func learn(_ proofs: CheckProofs) {
         for root in proofs.stale.keys.sorted() { forget(proofs.stale[root] ?? [], root: root) }
         let now = FileIdentity.now()
         for root in proofs.proven.keys.sorted() {
             var slices = proofs.proven[root] ?? []
             let isYoung = { (s: ProvenSlice) in now - s.file.ctimeNanoseconds < Self.writebackHorizon }
-            if slices.contains(where: isYoung), !Self.syncFileSystem(of: root) { slices.removeAll(where: isYoung) }
+            let young = slices.filter(isYoung)
+            if !young.isEmpty {
+                let unsynced = Self.syncFileSystems(of: young, root: root)
+                if !unsynced.isEmpty { slices.removeAll { isYoung($0) && unsynced.contains($0.file.device) } }
+            }
             record(slices, root: root)
         }
     }
 
-    /// Flushes the file system `root` is on; whether it worked.
-    static func syncFileSystem(of root: String) -> Bool {
-        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        #if os(Linux)
-        return syncfs(fd) == 0
-        #else
-        sync()
-        return true
-        #endif
+    /// Flushes the file system of each of `slices`' files below `root`, through the file's
+    /// folder; the devices that could not be synced (their folder did not open, is on another
+    /// device than the file was, or the flush failed).
+    static func syncFileSystems(of slices: [ProvenSlice], root: String, flush: (Int32) -> Int32? = FileSystemSet.flush) -> Set<UInt64> {
+        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if rootFD >= 0 { close(rootFD) } }
+        var synced = Set<UInt64>()
+        var unsynced = Set<UInt64>()
+        for slice in slices {
+            let device = slice.file.device
+            if synced.contains(device) || unsynced.contains(device) { continue }
+            let folder = SlashPath.split(slice.path).folder
+            let fd = rootFD < 0 || folder.isEmpty ? rootFD : openat(rootFD, String(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            defer { if fd >= 0 && fd != rootFD { close(fd) } }
+            var status = stat()
+            if fd >= 0, fstat(fd, &status) == 0, UInt64(truncatingIfNeeded: status.st_dev) == device, flush(fd) == nil {
+                synced.insert(device)
+            } else {
+                unsynced.insert(device)
+            }
+        }
+        return unsynced
     }
 }

@@ -120,9 +120,9 @@ import Testing
             store.submit(BodyStore.Work(job: i, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         }
         var batch = CommitBatch()
-        for (i, writer) in writers.enumerated() { batch.add(job: i, writer: writer, root: folder.directory.path, fd: folder.fd) }
+        for (i, writer) in writers.enumerated() { batch.add(job: i, writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd)) }
         // Job 6's partial file was never written: its rename fails.
-        batch.add(job: 6, writer: folder.writer(size: 10, name: "missing.bin"), root: folder.directory.path, fd: folder.fd)
+        batch.add(job: 6, writer: folder.writer(size: 10, name: "missing.bin"), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         store.submit(batch)
         store.shutdown()
 
@@ -159,7 +159,7 @@ import Testing
         let writer = Self.received(body, in: folder, name: "s.bin")
         store.submit(BodyStore.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         var batch = CommitBatch()
-        batch.add(job: 0, writer: writer, root: "bad-root", fd: -1)  // syncfs fails with EBADF
+        batch.add(job: 0, writer: writer, root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
         store.submit(batch)
         store.shutdown()
 
