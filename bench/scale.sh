@@ -2,7 +2,8 @@
 # bench/scale.sh JOBRUN — memory per slice, and slices without a declared size (issue 20):
 #   (a) apply of 100,000 × 1 KiB slices (sha256, 16 at once) from nginx on loopback into tmpfs,
 #       against curl --parallel over the same URLs, and apply of their first 10,000 (what a
-#       slice costs is the difference of the peak RSS, over 90,000 slices);
+#       slice costs is the difference of the peak RSS, over 90,000 slices); then the CPU of
+#       putting a file in place both ways (bench/commit_cost.c);
 #   (b) plan of 1,000,000 slices (bench/gen_manifest.py plan) on an empty output folder;
 #   (c) 45 package-like files (7 KiB to 79 MiB, 332 MiB) with sizes and by 'slices_from' (none).
 #
@@ -82,6 +83,12 @@ if has apply; then
     perslice=$(calc "%.0f" "(${R[apply-100000]} - ${R[apply-10000]}) * 1024 / 90000")
     echo "  files/s: jobrun $(calc "%.0f" "100000 / ${W[apply-100000]}"), curl $(calc "%.0f" "100000 / ${W[curl-100000]}");" \
          "peak RSS per slice: $perslice bytes"
+    echo "  CPU per file: jobrun $(calc "%.0f" "${C[apply-100000]} * 10")" "µs, curl $(calc "%.0f" "${C[curl-100000]} * 10") µs (nginx's not included)"
+    # The floor under the difference: what an atomic commit costs on this file system over
+    # writing the final name directly, as curl does.
+    compile_c "$HERE/commit_cost.c" "$BENCH_BIN/commit_cost"
+    read -r in_place commit < <("$BENCH_BIN/commit_cost" "$OUT" 100000)
+    echo "  putting a 1 KiB file in place, CPU: $in_place µs writing its name directly, $commit µs as jobrun commits it (temporary name, rename, look; bench/commit_cost.c)"
     target "apply 100,000 slices: peak RSS < 64 MiB" "${R[apply-100000]} < 65536" "$(mib "${R[apply-100000]}") MiB"
     target "apply 100,000 slices: files/s ≥ curl --parallel's" "${W[apply-100000]} <= ${W[curl-100000]}" \
         "$(calc "%.2f" "${W[curl-100000]} / ${W[apply-100000]}")× curl (${W[apply-100000]} s vs ${W[curl-100000]} s)"
