@@ -70,7 +70,7 @@ extension Coordinator {
     }
 
     /// Starts the next attempt of job `j` (or the next hop of a redirect).
-    mutating func startAttempt(_ j: Int, isRedirectHop: Bool = false) {
+    mutating func startAttempt(_ j: Int, isRedirectHop: Bool) {
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         let settings = resource.settings

@@ -46,8 +46,8 @@ extension Coordinator {
     }
 
     /// Fails every slice waiting to start or to retry at `origin` (its own, or a redirect's
-    /// target it waits for a slot at), without a request: the origin has failed its probes. The origin's event, with their count, comes first: they are not
-    /// told one by one.
+    /// target it waits for a slot at), without a request: the origin has failed its probes. The
+    /// origin's event, with their count, comes first: they are not told one by one.
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         _ = scheduler.removeAll(at: origin)

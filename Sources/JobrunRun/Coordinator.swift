@@ -540,7 +540,10 @@ struct Coordinator {
             if until <= now {
                 delayedJobs.remove(j)
                 leaveDelayed(j)
-                requeue(j)
+                // Queued where its next request goes: a retry's own origin (set when it was
+                // delayed), a parked job's as it was.
+                jobs[j].state = .ready
+                enqueue(j)
             }
         }
     }
@@ -580,17 +583,21 @@ struct Coordinator {
     }
 
     /// The scheduler's next action. Its questions read copies made here, released before the
-    /// action changes the jobs or the breakers (no copy-on-write of either).
+    /// action changes the jobs, the breakers or the hops (no copy-on-write of any).
     mutating func nextAction(now: ContinuousClock.Instant) -> Scheduler.Action? {
         let breakers = self.breakers
         let sizes = expectedSizes
+        let hops = self.hops
+        let continuesAttempt = { (j: Int) in !hops.isEmpty && hops[j]?.origin != nil }
         guard offline.isOffline else {
-            return scheduler.next(now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] })
+            return scheduler.next(
+                now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },
+                continuesAttempt: continuesAttempt)
         }
         let offline = self.offline
         return scheduler.next(
             now: now, mayStart: { offline.admits($0, now: now) && Self.mayStart(at: $0, breakers: breakers, now: now) },
-            expectedBytes: { sizes.isEmpty ? nil : sizes[$0] })
+            expectedBytes: { sizes.isEmpty ? nil : sizes[$0] }, continuesAttempt: continuesAttempt)
     }
 
     static func notStartedReason(_ reason: StopReason) -> String {

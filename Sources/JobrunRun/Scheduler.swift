@@ -65,7 +65,7 @@ struct Scheduler {
         origins[origin, default: OriginQueue()].insert(job, sequence: sequence, resource: resource, priority: priority, sequenceOf: sequenceOf)
     }
 
-    /// A transfer started at `origin` (after a `.start`, a redirect hop, a restart): it holds a slot.
+    /// A transfer started at `origin` (after a `.start`): it holds a slot.
     mutating func started(at origin: String) {
         running += 1
         origins[origin, default: OriginQueue()].running += 1
@@ -111,9 +111,13 @@ struct Scheduler {
     // MARK: Output
 
     /// The next thing to do now, or nil when nothing may start. `mayStart` answers for an
-    /// origin's breaker, `expectedBytes` for a job's declared size (asked only by gates). The
-    /// caller reports a `.start` it carried out with ``started(at:)``.
-    mutating func next(now: Instant, mayStart: (String) -> Bool, expectedBytes: (Int) -> Int64?) -> Action? {
+    /// origin's breaker, `expectedBytes` for a job's declared size (asked only by gates), and
+    /// `continuesAttempt` whether a job's start continues an attempt the gates already admitted
+    /// (a redirect's next request), which they are not asked about again. The caller reports a
+    /// `.start` it carried out with ``started(at:)``.
+    mutating func next(
+        now: Instant, mayStart: (String) -> Bool, expectedBytes: (Int) -> Int64?, continuesAttempt: (Int) -> Bool = { _ in false }
+    ) -> Action? {
         // By index, so that the pick is changed in place without hashing its origin again.
         var best: (index: Dictionary<String, OriginQueue>.Index, priority: Int, turn: UInt64, job: Int)?
         var i = origins.startIndex
@@ -134,7 +138,7 @@ struct Scheduler {
         guard let pick = best, let head = origins.values[pick.index].head else { return nil }
         origins.values[pick.index].removeHead()
         let origin = origins.keys[pick.index]
-        guard !gates.isEmpty else {
+        guard !gates.isEmpty, !continuesAttempt(head.job) else {
             turn += 1
             origins.values[pick.index].lastTurn = turn
             return .start(job: head.job, origin: origin)

@@ -1,4 +1,4 @@
-import JobrunCore
+public import JobrunCore
 public import JobrunState
 #if canImport(Glibc)
 internal import CLinux
@@ -13,8 +13,9 @@ extension MirrorStates {
     /// Forgets the records `proofs` found stale, and records what they proved. The file system
     /// of a proven file that changed within ``writebackHorizon`` is synced first (a folder below
     /// the root may be another mount), so that no record claims bytes a crash could still take
-    /// back; the files of a file system whose sync failed are not recorded.
-    public func learn(_ proofs: CheckProofs) {
+    /// back; the files of a file system whose sync failed are not recorded. `flush` syncs a
+    /// descriptor's file system (``FileSystemSet/flush(_:)`` unless a test gives another).
+    public func learn(_ proofs: CheckProofs, flush: (Int32) -> Int32? = FileSystemSet.flush) {
         for root in proofs.stale.keys.sorted() { forget(proofs.stale[root] ?? [], root: root) }
         let now = FileIdentity.now()
         for root in proofs.proven.keys.sorted() {
@@ -22,34 +23,34 @@ extension MirrorStates {
             let isYoung = { (s: ProvenSlice) in now - s.file.ctimeNanoseconds < Self.writebackHorizon }
             let young = slices.filter(isYoung)
             if !young.isEmpty {
-                let unsynced = Self.syncFileSystems(of: young, root: root)
+                let unsynced = Self.syncFileSystems(of: young, root: root, flush: flush)
                 if !unsynced.isEmpty { slices.removeAll { isYoung($0) && unsynced.contains($0.file.device) } }
             }
             record(slices, root: root)
         }
     }
 
-    /// Flushes the file system of each of `slices`' files below `root`, through the file's
-    /// folder; the devices that could not be synced (their folder did not open, is on another
-    /// device than the file was, or the flush failed).
+    /// Flushes the file system of each of `slices`' files below `root`, through the folder of
+    /// one of its files; the devices that could not be synced: the flush failed, or no folder of
+    /// theirs opened on the device the file was proven on.
     static func syncFileSystems(of slices: [ProvenSlice], root: String, flush: (Int32) -> Int32? = FileSystemSet.flush) -> Set<UInt64> {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if rootFD >= 0 { close(rootFD) } }
         var synced = Set<UInt64>()
-        var unsynced = Set<UInt64>()
-        for slice in slices {
+        var failed = Set<UInt64>()
+        var triedFolders = Set<Substring>()
+        for slice in slices where rootFD >= 0 {
             let device = slice.file.device
-            if synced.contains(device) || unsynced.contains(device) { continue }
+            if synced.contains(device) || failed.contains(device) { continue }
             let folder = SlashPath.split(slice.path).folder
-            let fd = rootFD < 0 || folder.isEmpty ? rootFD : openat(rootFD, String(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard triedFolders.insert(folder).inserted else { continue }
+            let fd = folder.isEmpty ? rootFD : openat(rootFD, String(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             defer { if fd >= 0 && fd != rootFD { close(fd) } }
             var status = stat()
-            if fd >= 0, fstat(fd, &status) == 0, UInt64(truncatingIfNeeded: status.st_dev) == device, flush(fd) == nil {
-                synced.insert(device)
-            } else {
-                unsynced.insert(device)
-            }
+            // Another folder on the device may still open.
+            guard fd >= 0, fstat(fd, &status) == 0, UInt64(truncatingIfNeeded: status.st_dev) == device else { continue }
+            if flush(fd) == nil { synced.insert(device) } else { failed.insert(device) }
         }
-        return unsynced
+        return Set(slices.map(\.file.device)).subtracting(synced)
     }
 }

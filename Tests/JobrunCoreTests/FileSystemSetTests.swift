@@ -44,13 +44,14 @@ import Darwin
         }
         #expect(error == EIO)
         #expect(flushed == expected)
-        #expect(set.sync() == nil, "syncfs of / and /proc")
     }
 
     /// A descriptor `fstat` refuses is a file system of its own, whose flush fails in turn.
     @Test func aDescriptorThatCannotBeStatedIsKeptAndItsFlushFails() {
         let set = FileSystemSet(-1)
         #expect(set.members.map(\.device) == [nil] && set.descriptors == [-1])
+        #if os(Linux)
         #expect(set.sync() == EBADF)
+        #endif
     }
 }

@@ -170,6 +170,25 @@ import Testing
         #expect(Self.drain(&s) == [.notStarted(job: 4, reason: "metered", stop: nil)])
     }
 
+    /// A job whose start continues an attempt (a redirect's next request) is not put to the
+    /// gates again: they admitted the attempt; it still waits for a slot.
+    @Test func aContinuedAttemptIsNotAskedAgain() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
+        s.gates = [FakeGate(decisions: [0: .deferred("no time", .deadline), 1: .later(Self.at(5)), 2: .deferred("metered", nil)])]
+        Self.enqueue(&s, [0, 1, 2], resource: 0)
+        var actions: [Scheduler.Action] = []
+        while let a = s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) {
+            if case .start(_, let origin) = a { s.started(at: origin) }
+            actions.append(a)
+        }
+        #expect(actions == [.start(job: 0, origin: "http://a")])
+        s.ended(at: "http://a")
+        #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) == .start(job: 1, origin: "http://a"))
+        s.ended(at: "http://a")
+        #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) == .notStarted(job: 2, reason: "metered", stop: nil))
+    }
+
     /// The deadline gate with a fake clock: without a measured rate or a size a slice starts
     /// while time is left; with both, only when it would finish (with the margin) in time.
     @Test func theDeadlineGate() {
