@@ -1,7 +1,7 @@
 public import JobrunCore
 public import JobrunManifest
 public import JobrunState
-import JobrunVerify
+public import JobrunVerify
 
 extension MirrorStatus {
     /// Takes the status of `manifest`'s resources: one stat per slice (no file is opened), one
@@ -11,18 +11,36 @@ extension MirrorStatus {
     ///   - maxAgeMilliseconds: a proof older than this counts against the status (`--max-age`).
     ///   - clock: the wall clock in ms since the epoch, read once everything else is: ages are
     ///     counted from it, so no record read is younger than it.
+    ///   - batchSize: slices stat'ed at once (``Manifest/checkBatchSize``; tests make it small):
+    ///     what checking holds per slice besides its result is bounded by it.
     public static func survey(
         _ manifest: Manifest, states: MirrorStates, runLimit: Int, maxAgeMilliseconds: Int64?,
-        clock: () -> Int64 = { FileIdentity.now() / 1_000_000 }
+        clock: () -> Int64 = { FileIdentity.now() / 1_000_000 }, batchSize: Int = Manifest.checkBatchSize
     ) -> MirrorStatus {
-        // The declared size but no digest: the checker stats each file and reads none.
-        var expectations: [FileExpectation] = []
-        expectations.reserveCapacity(manifest.sliceCount)
-        for r in manifest.resources {
-            for s in r.slices { expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size)) }
+        var checks: [FileCheck] = []
+        checks.reserveCapacity(manifest.sliceCount)
+        var identities: [FileIdentity?] = []
+        identities.reserveCapacity(manifest.sliceCount)
+        var partials: [String: [String: PartialDownload.Found]] = [:]
+        var listings = PartialScan.Listings()
+        let resources = manifest.resources
+        manifest.forEachCheckBatch(in: Array(resources.indices), size: batchSize) { segments in
+            // The declared size but no digest: the checker stats each file and reads none.
+            var expectations: [FileExpectation] = []
+            expectations.reserveCapacity(segments.reduce(0) { $0 + $1.slices.count })
+            for segment in segments {
+                let r = resources[segment.resource]
+                for s in r.slices[segment.slices] { expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size)) }
+            }
+            let results = FileChecker().check(expectations, observed: true)
+            let found = PartialScan.find(
+                for: segments.lazy.map { (resources[$0.resource], $0.slices.count) }, checks: results.checks, expectations: expectations,
+                listings: &listings
+            ) { $0 == .missing }
+            for (root, byPath) in found { partials[root, default: [:]].merge(byPath) { first, _ in first } }
+            checks += results.checks
+            identities += results.observations.map(\.identity)
         }
-        let results = FileChecker().check(expectations, observed: true)
-        let partials = PartialScan.find(for: manifest.resources.lazy.map { ($0, $0.slices.count) }, checks: results.checks, expectations: expectations) { $0 == .missing }
         // Read first: a store that fails to read is dropped, and is not in use.
         let records = states.provenFiles()
         let inUse = Set(states.roots)
@@ -33,7 +51,7 @@ extension MirrorStatus {
         }
         let runs = states.lastRuns(limit: runLimit)
         return MirrorStatus(
-            manifest: manifest, checks: results.checks, identities: results.observations.map(\.identity), records: records,
+            manifest: manifest, checks: checks, identities: identities, records: records,
             partials: partials, roots: roots, runs: runs, nowMilliseconds: clock(), maxAgeMilliseconds: maxAgeMilliseconds)
     }
 }

@@ -20,34 +20,13 @@ public enum Planner {
         measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:),
         memory: MirrorMemory? = nil, policy: PolicyContext? = nil, batchSize: Int = Planner.batchSize
     ) -> Plan {
-        let batchSize = max(1, batchSize)
-        let order = manifest.dependencyOrder
         var builder = Builder(manifest: manifest, memory: memory, policy: policy, parallelism: parallelism ?? FileChecker.defaultParallelism)
-        // The slices in plan order, checked a batch at a time: what checking holds per slice
-        // (expectations, results, observations) is bounded by the batch, not by the manifests.
-        var segments: [(resource: Int, slices: Range<Int>)] = []
-        var batched = 0
-        for index in order {
-            let count = manifest.resources[index].slices.count
-            var start = 0
-            repeat {
-                let end = min(count, start + batchSize - batched)
-                segments.append((index, start..<end))
-                batched += end - start
-                start = end
-                if batched == batchSize {
-                    builder.check(segments)
-                    segments = []
-                    batched = 0
-                }
-            } while start < count
-        }
-        if !segments.isEmpty { builder.check(segments) }
+        manifest.forEachCheckBatch(in: manifest.dependencyOrder, size: batchSize) { builder.check($0) }
         return builder.finish(space: measure)
     }
 
-    /// Slices checked at once: enough for every core to have work in every batch.
-    public static let batchSize = 16384
+    /// Slices checked at once (``Manifest/checkBatchSize``).
+    public static let batchSize = Manifest.checkBatchSize
 
     /// A plan made batch by batch: each resource's decisions and counts as its slices are
     /// checked; its entry when its last slice is.

@@ -31,18 +31,11 @@ public struct MirrorMemory: Sendable {
         }
     }
 
-    /// What the checks of `expectations` (made by ``recall(into:)`` from the slices of
-    /// `manifest`'s resources in `order`) proved, and which records they made stale. When the
-    /// manifest is checked whole (no resource selection), records no slice names are stale too
-    /// once their file is gone (``unnamedAndGone(in:records:manifest:)``).
-    public func proofs(of manifest: Manifest, in order: [Int], expectations: [FileExpectation], results: FileChecker.Results) -> CheckProofs {
-        var collector = ProofCollector(memory: self)
-        collector.add(order.map { (manifest.resources[$0].id, manifest.resources[$0].slices.count) }, expectations: expectations, results: results)
-        return collector.finish(manifest)
-    }
-
-    /// ``proofs(of:in:expectations:results:)`` gathered batch by batch, for checks made a part
-    /// of the manifest at a time (a plan's), in plan order.
+    /// What checks of expectations (made by ``recall(into:)``) proved, and which records they
+    /// made stale, gathered batch by batch (a plan's or a verification's), in the order the
+    /// manifest's resources are checked. When the manifest is checked whole (no resource
+    /// selection), records no slice names are stale too once their file is gone
+    /// (``unnamedAndGone(in:records:manifest:)``).
     public struct ProofCollector: Sendable {
         let memory: MirrorMemory
         var proofs = CheckProofs()

@@ -107,42 +107,67 @@ public enum MirrorVerifier {
     ///   - memory: the mirror states' records: with ``MirrorMemory/recognizes``, files unchanged
     ///     since their last proof are not read (`verify --quick`); either way what is proven is
     ///     collected in ``MirrorVerification/proofs``.
+    ///   - batchSize: slices checked at once (``Manifest/checkBatchSize``; tests make it small):
+    ///     what checking holds per slice besides its result is bounded by it.
     public static func verify(
         _ manifest: Manifest, parallelism: Int? = nil, findExtraFiles: Bool = false, requiresDigests: Bool = false,
-        alsoComputing extra: DigestAlgorithm? = nil, timesChecks: Bool = false, memory: MirrorMemory? = nil
+        alsoComputing extra: DigestAlgorithm? = nil, timesChecks: Bool = false, memory: MirrorMemory? = nil,
+        batchSize: Int = Manifest.checkBatchSize
     ) -> MirrorVerification {
         let clock = ContinuousClock()
         let start = clock.now
-        let order = manifest.dependencyOrder
-        var expectations = manifest.fileExpectations(in: order, alsoComputing: extra)
-        if let memory { memory.recall(into: &expectations) }
         let width = parallelism ?? FileChecker.defaultParallelism
-        let results = FileChecker().check(expectations, parallelism: width, timed: timesChecks, observed: memory != nil)
-        let checks = results.checks
-        let seconds = results.seconds
         var entries: [MirrorVerification.Entry] = []
+        entries.reserveCapacity(manifest.resources.count)
         var total = MirrorVerification.Counts(requiresDigests: requiresDigests)
-        var k = 0
-        for index in order {
-            let r = manifest.resources[index]
-            let slice = Array(checks[k..<(k + r.slices.count)])
-            let times = seconds.isEmpty ? [] : Array(seconds[k..<(k + r.slices.count)])
-            k += r.slices.count
-            var counts = MirrorVerification.Counts(requiresDigests: requiresDigests)
-            for (s, c) in zip(r.slices, slice) { counts.add(c, integrity: s.integrity) }
-            total += counts
-            entries.append(.init(resource: r, checks: slice, seconds: times, counts: counts))
+        // The resource whose slices are being checked: its results so far.
+        var checks: [FileCheck] = []
+        var seconds: [Float] = []
+        var counts = MirrorVerification.Counts(requiresDigests: requiresDigests)
+        var collector = memory.map { MirrorMemory.ProofCollector(memory: $0) }
+        var hashed = 0
+        manifest.forEachCheckBatch(in: manifest.dependencyOrder, size: batchSize) { segments in
+            var expectations = manifest.fileExpectations(of: segments, alsoComputing: extra)
+            if let memory { memory.recall(into: &expectations) }
+            let results = FileChecker().check(expectations, parallelism: width, timed: timesChecks, observed: memory != nil)
+            var k = 0
+            for segment in segments {
+                let r = manifest.resources[segment.resource]
+                if segment.slices.lowerBound == 0 {
+                    checks = []
+                    checks.reserveCapacity(r.slices.count)
+                    seconds = []
+                    counts = MirrorVerification.Counts(requiresDigests: requiresDigests)
+                }
+                for s in r.slices[segment.slices] {
+                    counts.add(results.checks[k], integrity: s.integrity)
+                    checks.append(results.checks[k])
+                    if !results.seconds.isEmpty { seconds.append(results.seconds[k]) }
+                    k += 1
+                }
+                if segment.slices.upperBound == r.slices.count {
+                    total += counts
+                    entries.append(.init(resource: r, checks: checks, seconds: seconds, counts: counts))
+                    checks = []
+                    seconds = []
+                }
+            }
+            if collector != nil {
+                collector?.add(segments.map { (manifest.resources[$0.resource].id, $0.slices.count) }, expectations: expectations, results: results)
+            } else {
+                hashed += CheckProofs.hashedCount(expectations, results.checks)
+            }
         }
-        var extra: [String]?
+        var extraFiles: [String]?
         var scanErrors: [FileIOError] = []
         if findExtraFiles {
-            (extra, scanErrors) = extraFiles(manifest)
+            (extraFiles, scanErrors) = Self.extraFiles(manifest)
         }
-        var verification = MirrorVerification(entries: entries, counts: total, extraFiles: extra, scanErrors: scanErrors, elapsed: clock.now - start)
-        if let memory {
-            verification.proofs = memory.proofs(of: manifest, in: order, expectations: expectations, results: results)
+        var verification = MirrorVerification(entries: entries, counts: total, extraFiles: extraFiles, scanErrors: scanErrors, elapsed: clock.now - start)
+        if let collector {
+            verification.proofs = collector.finish(manifest)
         } else {
-            verification.proofs.hashed = CheckProofs.hashedCount(expectations, checks)
+            verification.proofs.hashed = hashed
         }
         return verification
     }

@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunManifest
+import JobrunState
 import JobrunVerify
 import Testing
 
@@ -89,5 +90,64 @@ struct MirrorVerifierTests {
         #expect(extra["whole"] == ["apart/stray.txt", "part/stray.txt", "stray.txt"])
         #expect(extra["part"] == ["part/stray.txt"])
         #expect(extra["apart"] == ["apart/stray.txt"])
+    }
+
+    /// Checked a batch at a time, a verification is the same whatever the batch's size: every
+    /// check in order, the counts, the times, and what the mirror state learns.
+    @Test func batchesOfAnySizeGiveTheSameVerification() throws {
+        try withTemporaryDirectory { root in
+            let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+            try writeFile(root, "m.yaml", Array("""
+                version: 1
+                defaults: {output: ./mirror}
+                resources:
+                  - id: one
+                    base_url: https://h/1/
+                    slices: [{path: a.bin, size: 3, sha256: \(sha)}]
+                  - id: five
+                    base_url: https://h/5/
+                    depends_on: [one]
+                    slices:
+                      - {path: ok.bin, size: 3, sha256: \(sha)}
+                      - {path: short.bin, size: 4}
+                      - {path: missing.bin, size: 2MiB}
+                      - {path: recorded.bin, size: 3, sha256: \(sha)}
+                      - {path: bare.bin}
+                  - id: two
+                    base_url: https://h/2/
+                    slices: [{path: x.bin}, {path: y.bin, size: 3}]
+
+                """.utf8))
+            for file in ["one/a.bin", "five/ok.bin", "five/short.bin", "five/recorded.bin", "five/bare.bin", "two/y.bin"] {
+                try writeFile(root, "mirror/" + file, FileCheckerTests.abc)
+            }
+            let loaded = ManifestLoader.load(paths: [root + "/m.yaml"])
+            let manifest = try #require(loaded.manifest, "\(loaded.diagnostics)")
+            let mirror = manifest.resources[0].outputRoot
+            let recorded = try FileIdentity.ofFile(atPath: root + "/mirror/five/recorded.bin")
+            let gone = try FileIdentity.ofFile(atPath: root + "/mirror/one/a.bin")
+            let record = { (file: FileIdentity) in
+                ProvenFile(file: file, digests: [FileCheckerTests.abcSHA256], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)
+            }
+            let memory = MirrorMemory(known: [mirror: ["five/recorded.bin": record(recorded), "old/gone.bin": record(gone)]])
+            func summary(_ v: MirrorVerification) -> String {
+                let entries = v.entries.map { "\($0.resource.id): \($0.checks) \($0.seconds.count) \($0.counts)" }
+                let proven = v.proofs.proven.mapValues { $0.map { "\($0.resource)/\($0.path)/\($0.digests)" } }
+                return "\(entries)\n\(v.counts)\n\(proven.sorted { $0.key < $1.key })\n\(v.proofs.stale)\n\(v.proofs.hashed) \(v.proofs.recognized)"
+            }
+            let whole = MirrorVerifier.verify(manifest, parallelism: 1, alsoComputing: .sha256, timesChecks: true, memory: memory)
+            #expect(whole.entries.map(\.resource.id) == ["one", "five", "two"])
+            #expect(whole.entries.map(\.checks.count) == [1, 5, 2] && whole.entries.allSatisfy { $0.seconds.count == $0.checks.count })
+            #expect(whole.counts.ok == 5 && whole.counts.mismatched == 1 && whole.counts.missing == 2)
+            #expect(whole.proofs.recognized == 1 && whole.proofs.stale[mirror] == ["old/gone.bin"])
+            for size in [1, 2, 3, 5, 7] {
+                let batched = MirrorVerifier.verify(manifest, parallelism: 2, alsoComputing: .sha256, timesChecks: true, memory: memory, batchSize: size)
+                #expect(summary(batched) == summary(whole), "batches of \(size)")
+            }
+            let unremembered = MirrorVerifier.verify(manifest, parallelism: 1)
+            for size in [1, 4] {
+                #expect(summary(MirrorVerifier.verify(manifest, parallelism: 1, batchSize: size)) == summary(unremembered), "batches of \(size)")
+            }
+        }
     }
 }
