@@ -36,7 +36,8 @@ public struct FileChecker: Sendable {
     /// expected hashing, so each unit opens its directory once. When a directory turns out to
     /// be missing (or a symlink, or not a directory), the component at fault is remembered and
     /// every file beneath it is answered from memory without a system call: planning against
-    /// an empty output root costs about one call per top-level directory.
+    /// an empty output root costs about one call per top-level directory (per call: plans and
+    /// verifications check a batch of slices at a time).
     public func checkAll(_ expectations: [FileExpectation], parallelism: Int = FileChecker.defaultParallelism) -> [FileCheck] {
         checkAll(expectations, parallelism: parallelism, failures: DirectoryFailures())
     }

@@ -71,15 +71,9 @@ public struct MirrorVerification: Sendable {
 }
 
 extension Manifest {
-    /// What should be on disk for every slice, resource by resource in `order`; with
-    /// `alsoComputing`, that algorithm's digest is computed for every slice that declares none
-    /// of it.
-    public func fileExpectations(in order: [Int], alsoComputing extra: DigestAlgorithm? = nil) -> [FileExpectation] {
-        fileExpectations(of: order.map { ($0, resources[$0].slices.indices) }, alsoComputing: extra)
-    }
-
-    /// ``fileExpectations(in:alsoComputing:)`` for some slices of some resources: `segments`
-    /// are resources (by index) and the range of their slices, in the order wanted.
+    /// What should be on disk for some slices of some resources: `segments` are resources (by
+    /// index) and the range of their slices, in the order wanted; with `alsoComputing`, that
+    /// algorithm's digest is computed for every slice that declares none of it.
     public func fileExpectations(of segments: [(resource: Int, slices: Range<Int>)], alsoComputing extra: DigestAlgorithm? = nil) -> [FileExpectation] {
         var expectations: [FileExpectation] = []
         expectations.reserveCapacity(segments.reduce(0) { $0 + $1.slices.count })

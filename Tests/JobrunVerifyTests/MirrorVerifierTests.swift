@@ -101,9 +101,6 @@ struct MirrorVerifierTests {
                 version: 1
                 defaults: {output: ./mirror}
                 resources:
-                  - id: one
-                    base_url: https://h/1/
-                    slices: [{path: a.bin, size: 3, sha256: \(sha)}]
                   - id: five
                     base_url: https://h/5/
                     depends_on: [one]
@@ -116,6 +113,9 @@ struct MirrorVerifierTests {
                   - id: two
                     base_url: https://h/2/
                     slices: [{path: x.bin}, {path: y.bin, size: 3}]
+                  - id: one
+                    base_url: https://h/1/
+                    slices: [{path: a.bin, size: 3, sha256: \(sha)}]
 
                 """.utf8))
             for file in ["one/a.bin", "five/ok.bin", "five/short.bin", "five/recorded.bin", "five/bare.bin", "two/y.bin"] {
@@ -124,6 +124,9 @@ struct MirrorVerifierTests {
             let loaded = ManifestLoader.load(paths: [root + "/m.yaml"])
             let manifest = try #require(loaded.manifest, "\(loaded.diagnostics)")
             let mirror = manifest.resources[0].outputRoot
+            // Checked in dependency order, which is not the order declared.
+            let order = manifest.dependencyOrder.map { manifest.resources[$0].id }
+            #expect(order != manifest.resources.map(\.id))
             let recorded = try FileIdentity.ofFile(atPath: root + "/mirror/five/recorded.bin")
             let gone = try FileIdentity.ofFile(atPath: root + "/mirror/one/a.bin")
             let record = { (file: FileIdentity) in
@@ -136,8 +139,9 @@ struct MirrorVerifierTests {
                 return "\(entries)\n\(v.counts)\n\(proven.sorted { $0.key < $1.key })\n\(v.proofs.stale)\n\(v.proofs.hashed) \(v.proofs.recognized)"
             }
             let whole = MirrorVerifier.verify(manifest, parallelism: 1, alsoComputing: .sha256, timesChecks: true, memory: memory)
-            #expect(whole.entries.map(\.resource.id) == ["one", "five", "two"])
-            #expect(whole.entries.map(\.checks.count) == [1, 5, 2] && whole.entries.allSatisfy { $0.seconds.count == $0.checks.count })
+            #expect(whole.entries.map(\.resource.id) == order)
+            let sizes = ["one": 1, "five": 5, "two": 2]
+            #expect(whole.entries.map(\.checks.count) == order.map { sizes[$0] ?? 0 } && whole.entries.allSatisfy { $0.seconds.count == $0.checks.count })
             #expect(whole.counts.ok == 5 && whole.counts.mismatched == 1 && whole.counts.missing == 2)
             #expect(whole.proofs.recognized == 1 && whole.proofs.stale[mirror] == ["old/gone.bin"])
             for size in [1, 2, 3, 5, 7] {
