@@ -87,7 +87,7 @@ let package = Package(
             name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunState", "JobrunTestSupport"],
             resources: [.copy("Golden")], swiftSettings: strict),
         .testTarget(
-            name: "JobrunReportTests", dependencies: ["JobrunReport", "JobrunTestSupport"],
+            name: "JobrunReportTests", dependencies: ["JobrunReport", "JobrunPlan", "JobrunTestSupport"],
             resources: [.copy("Golden")], swiftSettings: strict),
         .testTarget(
             name: "JobrunIntegrationTests", dependencies: ["JobrunTestSupport", "jobrun", "JobrunState"],

@@ -107,20 +107,21 @@ struct PlanCommand: ParsableCommand {
         }
         let out = shardOptions.expand(out)
         if let out {
-            let bytes = PlanJSON.render(
-                plan, pretty: true,
-                savedPlan: .init(
-                    outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs, concurrency: concurrencyOptions.override))
+            let saved = PlanJSON.SavedPlanOptions(
+                outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs, concurrency: concurrencyOptions.override)
             OutputFiles.prepareParent(of: out)
             do {
-                try AtomicFile.write(bytes, to: out)
+                // Written as it is made: a plan of a million slices is never held as one document.
+                try AtomicFile.write(to: out) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
+                    try PlanJSON.write(plan, pretty: true, savedPlan: saved, to: append)
+                }
             } catch {
                 print("jobrun: error: cannot save the plan: \(error)", to: &stderr)
                 throw ExitCode(detailedExitcode ? ExitStatus.failure.rawValue : ExitStatus.ioError.rawValue)
             }
         }
         if json {
-            StandardOutput.write(bytes: PlanJSON.render(plan, pretty: true, runID: run.runID))
+            PlanJSON.write(plan, pretty: true, runID: run.runID) { StandardOutput.write(bytes: $0) }
         } else {
             // With `--events -`, stdout carries the events.
             let text = plan.renderText(verbose: verbose)

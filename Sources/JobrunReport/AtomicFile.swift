@@ -9,6 +9,15 @@ public enum AtomicFile {
     /// The new file has mode 0644.
     /// - Throws: ``FileWriteError`` naming the step that failed and its `errno`.
     public static func write(_ bytes: [UInt8], to path: String) throws(FileWriteError) {
+        try write(to: path) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in try append(bytes) }
+    }
+
+    /// ``write(_:to:)`` with the content made a part at a time: `produce` calls the function it is
+    /// given with each part, in order, and the file takes the place of `path` once `produce` has
+    /// returned. A failure to write a part, or any error `produce` throws, leaves `path` untouched.
+    public static func write(
+        to path: String, _ produce: (_ append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) -> Void
+    ) throws(FileWriteError) {
         guard !path.isEmpty else { throw FileWriteError(.createTemporary, path: path, errno: ENOENT) }
         let directory = SlashPath.folder(of: path)
         let base = SlashPath.split(path).name
@@ -20,13 +29,20 @@ public enum AtomicFile {
         let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 
         var failure: FileWriteError?
-        if let error = bytes.withUnsafeBytes({ DescriptorIO.writeAll(fd, $0) }) {
-            failure = FileWriteError(.write, path: path, errno: error)
-        } else if fchmod(fd, 0o644) != 0 {
-            failure = FileWriteError(.write, path: path, errno: errno)
-        } else if fsync(fd) != 0 {
-            // Without this a crash after rename could leave a named but empty file.
-            failure = FileWriteError(.sync, path: path, errno: errno)
+        do {
+            try produce { (part: [UInt8]) throws(FileWriteError) in
+                if let error = part.withUnsafeBytes({ DescriptorIO.writeAll(fd, $0) }) { throw FileWriteError(.write, path: path, errno: error) }
+            }
+        } catch {
+            failure = error
+        }
+        if failure == nil {
+            if fchmod(fd, 0o644) != 0 {
+                failure = FileWriteError(.write, path: path, errno: errno)
+            } else if fsync(fd) != 0 {
+                // Without this a crash after rename could leave a named but empty file.
+                failure = FileWriteError(.sync, path: path, errno: errno)
+            }
         }
         if close(fd) != 0, failure == nil {
             failure = FileWriteError(.write, path: path, errno: errno)

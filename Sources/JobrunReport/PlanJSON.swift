@@ -27,7 +27,22 @@ public enum PlanJSON {
 
     /// `runID`: the run's id (``RunID``) as `run_id`, for `plan --json` (a saved plan has none).
     public static func render(_ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil, runID: String? = nil) -> [UInt8] {
-        var w = JSONWriter(pretty: pretty, reservingCapacity: 256 * max(1, plan.counts.slices))
+        var document: [UInt8] = []
+        write(plan, pretty: pretty, savedPlan: savedPlan, runID: runID) { document += $0 }
+        return document
+    }
+
+    /// ``render(_:pretty:savedPlan:runID:)`` handed to `sink` a part at a time, each about
+    /// `chunkSize` bytes or less: a plan of a million slices is never held as a whole document.
+    /// The first error `sink` throws ends the writing.
+    public static func write<Failure: Error>(
+        _ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil, runID: String? = nil, chunkSize: Int = 1 << 20,
+        to sink: ([UInt8]) throws(Failure) -> Void
+    ) throws(Failure) {
+        var w = JSONWriter(pretty: pretty, reservingCapacity: min(chunkSize, 256 * max(1, plan.counts.slices)) + 4_096)
+        let flush = { (w: inout JSONWriter) throws(Failure) in
+            if w.bytes.count >= chunkSize { try sink(w.takeBytes()) }
+        }
         w.beginObject()
         w.key("format_version"); w.int(formatVersion)
         if let savedPlan {
@@ -60,10 +75,10 @@ public enum PlanJSON {
         w.endArray()
         w.key("resources")
         w.beginArray()
-        for entry in plan.entries { writeEntry(entry, into: &w) }
+        for entry in plan.entries { try writeEntry(entry, into: &w, afterSlice: flush) }
         w.endArray()
         w.endObject()
-        return w.finish()
+        try sink(w.finish())
     }
 
     /// Input files by path, each with its size and SHA-256 (what a saved plan's staleness check compares).
@@ -135,7 +150,10 @@ public enum PlanJSON {
         w.endObject()
     }
 
-    static func writeEntry(_ entry: Plan.Entry, into w: inout JSONWriter) {
+    /// `afterSlice` is called after each slice's object (a streaming writer takes its output there).
+    static func writeEntry<Failure: Error>(
+        _ entry: Plan.Entry, into w: inout JSONWriter, afterSlice: (inout JSONWriter) throws(Failure) -> Void
+    ) throws(Failure) {
         let r = entry.resource
         w.beginObject()
         w.key("id"); w.string(r.id)
@@ -168,6 +186,7 @@ public enum PlanJSON {
             w.key("action"); w.string(d.action.rawValue)
             if let reason = d.reason { w.key("reason"); w.string(reason) }
             w.endObject()
+            try afterSlice(&w)
         }
         w.endArray()
         w.endObject()

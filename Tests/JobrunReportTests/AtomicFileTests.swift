@@ -42,4 +42,25 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["taken"])
         #expect(throws: FileWriteError.self) { try AtomicFile.write([], to: "") }
     }
+
+    /// Content made a part at a time: the file appears whole once every part is written, and an
+    /// error while the parts are made leaves the old file and no temporary one.
+    @Test func partsAreWrittenInOrderAndAFailureKeepsTheOldFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("plan.json")
+        try AtomicFile.write(to: path) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
+            for part in ["{", "\"a\": 1", "}"] { try append(Array(part.utf8)) }
+        }
+        #expect(directory.contents(of: "plan.json") == "{\"a\": 1}")
+        let failure = FileWriteError(.write, path: path, errno: ENOSPC)
+        #expect(throws: failure) {
+            try AtomicFile.write(to: path) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
+                try append(Array("new".utf8))
+                throw failure
+            }
+        }
+        #expect(directory.contents(of: "plan.json") == "{\"a\": 1}")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["plan.json"])
+    }
 }
