@@ -29,13 +29,21 @@ public enum AtomicFile {
         let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 
         var failure: FileWriteError?
+        // The first failed write ends the file even if `produce` goes on: later parts are not
+        // written after a gap, and the file is not renamed into place.
+        var writeFailure: FileWriteError?
         do {
             try produce { (part: [UInt8]) throws(FileWriteError) in
-                if let error = part.withUnsafeBytes({ DescriptorIO.writeAll(fd, $0) }) { throw FileWriteError(.write, path: path, errno: error) }
+                if let writeFailure { throw writeFailure }
+                if let error = part.withUnsafeBytes({ DescriptorIO.writeAll(fd, $0) }) {
+                    writeFailure = FileWriteError(.write, path: path, errno: error)
+                    throw FileWriteError(.write, path: path, errno: error)
+                }
             }
         } catch {
             failure = error
         }
+        if failure == nil { failure = writeFailure }
         if failure == nil {
             if fchmod(fd, 0o644) != 0 {
                 failure = FileWriteError(.write, path: path, errno: errno)

@@ -32,9 +32,10 @@ public enum PlanJSON {
         return document
     }
 
-    /// ``render(_:pretty:savedPlan:runID:)`` handed to `sink` a part at a time, each about
-    /// `chunkSize` bytes or less: a plan of a million slices is never held as a whole document.
-    /// The first error `sink` throws ends the writing.
+    /// ``render(_:pretty:savedPlan:runID:)`` handed to `sink` a part at a time: a part ends after
+    /// the first slice that brings it to `chunkSize` bytes (the last part holds the rest), so a
+    /// plan of a million slices is never held as a whole document. The first error `sink` throws
+    /// ends the writing.
     public static func write<Failure: Error>(
         _ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil, runID: String? = nil, chunkSize: Int = 1 << 20,
         to sink: ([UInt8]) throws(Failure) -> Void

@@ -63,4 +63,28 @@ import Testing
         #expect(directory.contents(of: "plan.json") == "{\"a\": 1}")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["plan.json"])
     }
+
+    static let mountProgram = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// A write that fails (a full tmpfs) ends the file even when the content's maker swallows the
+    /// error: later parts are refused, and nothing takes the place of the path.
+    @Test(.enabled(if: getuid() == 0 && mountProgram != nil, "mounting a tmpfs needs root"))
+    func aFailedWriteIsTheFailureEvenWhenSwallowed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let small = try directory.makeDirectory("small")
+        let mount = BinaryRunner(executable: try #require(Self.mountProgram), defaultTimeout: .seconds(10))
+        try #require(try mount.runBlocking(["-t", "tmpfs", "-o", "size=16k", "tmpfs", small]).status == 0)
+        defer { _ = try? BinaryRunner(executable: "/bin/umount", defaultTimeout: .seconds(10)).runBlocking([small]) }
+        let path = small + "/plan.json"
+        var laterPart: FileWriteError?
+        #expect(throws: FileWriteError.self) {
+            try AtomicFile.write(to: path) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
+                _ = try? append([UInt8](repeating: 7, count: 1 << 20))
+                do throws(FileWriteError) { try append([1]) } catch { laterPart = error }
+            }
+        }
+        #expect(laterPart?.code == .write && laterPart?.errno == ENOSPC, "\(String(describing: laterPart))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty)
+    }
 }

@@ -29,6 +29,19 @@ import Testing
         return Planner.plan(for: manifest, parallelism: 1)
     }
 
+    /// Where each slice's object ends in a pretty document: after its closing brace (indented by
+    /// eight spaces), which the next slice's object or the end of the list follows.
+    static func sliceEnds(_ document: [UInt8]) -> Set<Int> {
+        let closing = Array("\n        }".utf8)
+        let followers = [Array(",\n        {".utf8), Array("\n      ]".utf8)]
+        var ends = Set<Int>()
+        for i in 0..<max(0, document.count - closing.count) where document[i..<(i + closing.count)].elementsEqual(closing) {
+            let end = i + closing.count
+            if followers.contains(where: { document[end...].starts(with: $0) }) { ends.insert(end) }
+        }
+        return ends
+    }
+
     @Test func partsMakeTheWholeDocument() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -36,13 +49,21 @@ import Testing
         let whole = PlanJSON.render(plan, pretty: true, runID: "r1")
         var parts: [[UInt8]] = []
         PlanJSON.write(plan, pretty: true, runID: "r1", chunkSize: 512) { parts.append($0) }
+        // The same bytes however they are cut (the document's own bytes are the golden files').
         #expect(Array(parts.joined()) == whole)
-        #expect(parts.count > 4, "\(parts.count) parts of a \(whole.count)-byte document")
-        // Each part but the last ends after the slice that took it past the size asked for: it
-        // is larger by at most that slice, or a resource's fields before its first slice.
-        #expect(parts.dropLast().allSatisfy { $0.count >= 512 } && parts.allSatisfy { $0.count < 512 + 2_048 }, "\(parts.map(\.count))")
-        #expect(parts.filter { $0.count < 512 + 100 }.count > 10, "\(parts.map(\.count))")
         #expect(try JSONSerialization.jsonObject(with: Data(whole)) is [String: Any])
+        #expect(parts.count > 4, "\(parts.count) parts of a \(whole.count)-byte document")
+        // Each part but the last ends after the first slice that brings it to 512 bytes.
+        let ends = Self.sliceEnds(whole)
+        #expect(ends.count == 41)
+        var start = 0
+        for part in parts.dropLast() {
+            let end = start + part.count
+            #expect(ends.contains(end) && part.count >= 512, "a part of \(part.count) bytes ends at \(end)")
+            let previous = ends.filter { $0 > start && $0 < end }.max() ?? start
+            #expect(previous - start < 512, "a part went on past the slice that filled it")
+            start = end
+        }
     }
 
     struct Full: Error {}
