@@ -27,10 +27,16 @@ public struct FileSystemSet: Sendable, Equatable {
 
     public var descriptors: [Int32] { members.map(\.descriptor) }
 
+    /// The device (`st_dev`) of the file system the open descriptor `fd` is on; nil when `fstat`
+    /// fails.
+    public static func device(of fd: Int32) -> UInt64? {
+        var status = stat()
+        return fstat(fd, &status) == 0 ? UInt64(truncatingIfNeeded: status.st_dev) : nil
+    }
+
     /// Adds the file system of the open descriptor `fd`, unless one already added is on it.
     public mutating func add(_ fd: Int32) {
-        var status = stat()
-        let device = fstat(fd, &status) == 0 ? UInt64(truncatingIfNeeded: status.st_dev) : nil
+        let device = Self.device(of: fd)
         if let device, members.contains(where: { $0.device == device }) { return }
         members.append(Member(device: device, descriptor: fd))
     }

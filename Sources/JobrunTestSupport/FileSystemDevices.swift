@@ -1,21 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import JobrunCore
 
 /// Which file system a path or descriptor is on, for tests of code that must reach every file
 /// system below a folder. `/proc` below `/` stands for such a mount: nothing is written there.
 public enum FileSystemDevices {
     public static func device(atPath path: String) -> UInt64? {
-        var status = stat()
-        return stat(path, &status) == 0 ? UInt64(truncatingIfNeeded: status.st_dev) : nil
+        (try? FileIdentity.ofFile(atPath: path))?.device
     }
 
-    public static func device(of fd: Int32) -> UInt64? {
-        var status = stat()
-        return fstat(fd, &status) == 0 ? UInt64(truncatingIfNeeded: status.st_dev) : nil
-    }
+    public static func device(of fd: Int32) -> UInt64? { FileSystemSet.device(of: fd) }
 
     /// Whether `/proc` is a file system other than `/`'s (it is wherever Linux runs).
     public static let procIsAMount: Bool = {

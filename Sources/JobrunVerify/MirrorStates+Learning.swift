@@ -36,19 +36,19 @@ extension MirrorStates {
     static func syncFileSystems(of slices: [ProvenSlice], root: String, flush: (Int32) -> Int32? = FileSystemSet.flush) -> Set<UInt64> {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if rootFD >= 0 { close(rootFD) } }
+        guard rootFD >= 0 else { return Set(slices.map(\.file.device)) }
         var synced = Set<UInt64>()
         var failed = Set<UInt64>()
         var triedFolders = Set<Substring>()
-        for slice in slices where rootFD >= 0 {
+        for slice in slices {
             let device = slice.file.device
             if synced.contains(device) || failed.contains(device) { continue }
             let folder = SlashPath.split(slice.path).folder
             guard triedFolders.insert(folder).inserted else { continue }
             let fd = folder.isEmpty ? rootFD : openat(rootFD, String(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             defer { if fd >= 0 && fd != rootFD { close(fd) } }
-            var status = stat()
             // Another folder on the device may still open.
-            guard fd >= 0, fstat(fd, &status) == 0, UInt64(truncatingIfNeeded: status.st_dev) == device else { continue }
+            guard fd >= 0, FileSystemSet.device(of: fd) == device else { continue }
             if flush(fd) == nil { synced.insert(device) } else { failed.insert(device) }
         }
         return Set(slices.map(\.file.device)).subtracting(synced)

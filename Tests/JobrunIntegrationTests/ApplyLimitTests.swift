@@ -309,47 +309,6 @@ import Darwin
     }
 }
 
-/// A tiny tmpfs for the disk-full test.
-enum DiskFull {
-    /// Whether this process may mount a tmpfs (probed once, on a scratch folder).
-    static let canMount: Bool = {
-        guard getuid() == 0, let probe = try? TemporaryDirectory(prefix: "jobrun-mount-probe") else { return false }
-        defer { probe.remove() }
-        guard mount(at: probe.path) else { return false }
-        unmount(probe.path)
-        return true
-    }()
-
-    static func mount(at path: String) -> Bool {
-        guard let runner = try? BinaryRunner(executable: locate("mount")).runBlocking(
-            ["-t", "tmpfs", "-o", "size=1m", "tmpfs", path], timeout: .seconds(10))
-        else { return false }
-        return runner.status == 0
-    }
-
-    /// `source` mounted again at `path`, read-only.
-    static func bindReadOnly(_ source: String, at path: String) -> Bool {
-        let mount = locate("mount")
-        guard let bound = try? BinaryRunner(executable: mount).runBlocking(["--bind", source, path], timeout: .seconds(10)), bound.status == 0
-        else { return false }
-        guard let readOnly = try? BinaryRunner(executable: mount).runBlocking(["-o", "remount,bind,ro", path], timeout: .seconds(10)),
-            readOnly.status == 0
-        else {
-            unmount(path)
-            return false
-        }
-        return true
-    }
-
-    static func unmount(_ path: String) {
-        _ = try? BinaryRunner(executable: locate("umount")).runBlocking([path], timeout: .seconds(10))
-    }
-
-    private static func locate(_ name: String) -> String {
-        ["/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? name
-    }
-}
-
 #if os(Linux)
 /// A TCP listener on 127.0.0.1 that never accepts, with its accept queue (backlog 0) filled by
 /// connections of its own: Linux drops every further SYN, so connecting to it hangs.

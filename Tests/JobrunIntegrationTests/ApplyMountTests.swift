@@ -13,7 +13,7 @@ import Darwin
 /// into it, before their resource completes, and before the mirror state records them; strace
 /// shows each call with the folder its descriptor is on.
 @Suite struct ApplyMountTests {
-    static let strace = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let strace = Executables.find("strace")
 
     /// Whether strace can trace a child here (it needs ptrace, which a container may refuse).
     static let canTrace: Bool = {

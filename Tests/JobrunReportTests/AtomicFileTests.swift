@@ -64,18 +64,15 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["plan.json"])
     }
 
-    static let mountProgram = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
     /// A write that fails (a full tmpfs) ends the file even when the content's maker swallows the
     /// error: later parts are refused, and nothing takes the place of the path.
-    @Test(.enabled(if: getuid() == 0 && mountProgram != nil, "mounting a tmpfs needs root"))
+    @Test(.enabled(if: DiskFull.canMount, "mounting a tmpfs needs root"))
     func aFailedWriteIsTheFailureEvenWhenSwallowed() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let small = try directory.makeDirectory("small")
-        let mount = BinaryRunner(executable: try #require(Self.mountProgram), defaultTimeout: .seconds(10))
-        try #require(try mount.runBlocking(["-t", "tmpfs", "-o", "size=16k", "tmpfs", small]).status == 0)
-        defer { _ = try? BinaryRunner(executable: "/bin/umount", defaultTimeout: .seconds(10)).runBlocking([small]) }
+        try #require(DiskFull.mount(at: small, size: "16k"))
+        defer { DiskFull.unmount(small) }
         let path = small + "/plan.json"
         var laterPart: FileWriteError?
         #expect(throws: FileWriteError.self) {
