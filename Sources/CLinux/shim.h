@@ -1,7 +1,8 @@
-// Linux system calls (and one flag) that glibc declares only under _GNU_SOURCE, which Swift's
+// Linux system calls (and flags) that glibc declares only under _GNU_SOURCE, which Swift's
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
-// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id, malloc_trim from malloc.h, the SCHED_BATCH policy, the O_PATH flag for symlink-proof lookups), and openat2, which
-// glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
+// commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id,
+// malloc_trim from malloc.h, the SCHED_BATCH policy, the O_PATH flag for symlink-proof lookups),
+// and openat2, which glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
 // nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
 #define JOBRUN_CLINUX_SHIM_H

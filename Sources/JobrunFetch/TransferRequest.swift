@@ -25,7 +25,10 @@ public struct TransferRequest: Sendable {
     /// The URL is `https:` (schemes are case-insensitive: a manifest may say `HTTPS://`). The
     /// coordinator spreads such transfers over its engines; the engine lets them wait for a
     /// multiplexed connection (`CURLOPT_PIPEWAIT`).
-    public var usesTLS: Bool { ResponseHead.equalsIgnoringCase(String(url.utf8.prefix(6)) ?? "", ascii: "https:") }
+    public var usesTLS: Bool {
+        var url = url
+        return url.withUTF8 { $0.count >= 6 && ResponseHead.equalsIgnoringCase(UnsafeBufferPointer(rebasing: $0[..<6]), ascii: "https:") }
+    }
 
     public init(
         url: String, headers: [(name: String, value: String)] = [], rangeStart: Int64? = nil, ifRange: String? = nil,
@@ -89,15 +92,19 @@ public struct ResponseHead: Sendable, Hashable {
     /// response, several times: the length decides most comparisons without a loop).
     static func equalsIgnoringCase(_ a: String, ascii: String) -> Bool {
         guard a.utf8.count == ascii.utf8.count else { return false }
-        func lower(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c }
         var a = a
+        // Over the contiguous bytes, not the UTF-8 view's iterator: this runs for every header.
+        return a.withUTF8 { equalsIgnoringCase($0, ascii: ascii) }
+    }
+
+    /// ``equalsIgnoringCase(_:ascii:)`` for bytes.
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, ascii: String) -> Bool {
+        func lower(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c }
         var b = ascii
-        // Over the contiguous bytes, not the UTF-8 views' iterators: this runs for every header.
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                for i in x.indices where lower(x[i]) != lower(y[i]) { return false }
-                return true
-            }
+        return b.withUTF8 { y in
+            guard a.count == y.count else { return false }
+            for i in a.indices where lower(a[i]) != lower(y[i]) { return false }
+            return true
         }
     }
 }

@@ -26,12 +26,7 @@ extension MirrorStatus {
         let resources = manifest.resources
         manifest.forEachCheckBatch(in: Array(resources.indices), size: batchSize) { segments in
             // The declared size but no digest: the checker stats each file and reads none.
-            var expectations: [FileExpectation] = []
-            expectations.reserveCapacity(segments.reduce(0) { $0 + $1.slices.count })
-            for segment in segments {
-                let r = resources[segment.resource]
-                for s in r.slices[segment.slices] { expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size)) }
-            }
+            let expectations = manifest.fileExpectations(of: segments, withDigests: false)
             let results = FileChecker().check(expectations, observed: true)
             let found = PartialScan.find(
                 for: segments.lazy.map { (resources[$0.resource], $0.slices.count) }, checks: results.checks, expectations: expectations,

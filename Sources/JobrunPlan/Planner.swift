@@ -41,8 +41,7 @@ public enum Planner {
         var deferredIDs = Set<String>()
         var decisions: [SliceDecision] = []
         var counts = PlanCounts()
-        var proofs: MirrorMemory.ProofCollector?
-        var hashed = 0
+        var proofs: MirrorMemory.ProofCollector
         var partialListings = PartialScan.Listings()
 
         init(manifest: Manifest, memory: MirrorMemory?, policy: PolicyContext?, parallelism: Int) {
@@ -50,7 +49,7 @@ public enum Planner {
             self.memory = memory
             self.policy = policy
             self.parallelism = parallelism
-            proofs = memory.map { MirrorMemory.ProofCollector(memory: $0) }
+            proofs = MirrorMemory.ProofCollector(memory: memory)
             entries.reserveCapacity(manifest.resources.count)
         }
 
@@ -101,11 +100,7 @@ public enum Planner {
                 }
                 if segment.slices.upperBound == r.slices.count { finishEntry(r) }
             }
-            if proofs != nil {
-                proofs?.add(segments.map { (manifest.resources[$0.resource].id, $0.slices.count) }, expectations: expectations, results: results)
-            } else {
-                hashed += CheckProofs.hashedCount(expectations, checks)
-            }
+            proofs.add(segments, of: manifest, expectations: expectations, results: results)
         }
 
         private mutating func finishEntry(_ r: Resource) {
@@ -121,11 +116,7 @@ public enum Planner {
             var plan = Plan(
                 manifest: manifest, entries: entries, counts: total, warnings: warnings,
                 space: SpaceCheck.needs(of: entries, measure: measure))
-            if let proofs {
-                plan.proofs = proofs.finish(manifest)
-            } else {
-                plan.proofs.hashed = hashed
-            }
+            plan.proofs = proofs.finish(manifest)
             return plan
         }
     }

@@ -28,7 +28,7 @@ public enum PlanJSON {
     /// `runID`: the run's id (``RunID``) as `run_id`, for `plan --json` (a saved plan has none).
     public static func render(_ plan: Plan, pretty: Bool, savedPlan: SavedPlanOptions? = nil, runID: String? = nil) -> [UInt8] {
         var document: [UInt8] = []
-        write(plan, pretty: pretty, savedPlan: savedPlan, runID: runID) { document += $0 }
+        write(plan, pretty: pretty, savedPlan: savedPlan, runID: runID, chunkSize: .max) { document = $0 }
         return document
     }
 

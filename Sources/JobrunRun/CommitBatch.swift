@@ -1,7 +1,4 @@
 import JobrunCore
-#if canImport(Glibc)
-internal import CLinux
-#endif
 
 /// Verified partial files that take their final names together (the commit protocol of
 /// `Coordinator+Commit`): the file systems of each output root are synced once, so that the

@@ -69,8 +69,9 @@ extension Coordinator {
         }
     }
 
-    /// Starts the next attempt of job `j` (or the next hop of a redirect).
-    mutating func startAttempt(_ j: Int, isRedirectHop: Bool) {
+    /// Starts the next attempt of job `j`, or continues its attempt at a redirect's target.
+    mutating func startAttempt(_ j: Int) {
+        let isRedirectHop = Self.continuesRedirect(j, hops: hops)
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         let settings = resource.settings

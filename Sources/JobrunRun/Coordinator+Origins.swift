@@ -90,16 +90,14 @@ extension Coordinator {
 
     /// Starts job `j`'s attempt at `origin`, which ``mayStart(at:now:)`` admitted: as that origin's
     /// probe when its breaker is open, released again if the attempt failed before its request.
-    /// A job whose next request goes to a redirect's target continues its attempt there.
     mutating func startAdmitted(_ j: Int, at origin: String) {
-        let isRedirectHop = !hops.isEmpty && hops[j]?.origin != nil
         // The clock is read only when a breaker or the offline pause may hold the origin.
         let now = breakers.isEmpty && !offline.isOffline ? nil : ContinuousClock.now
         let isProbe = !breakers.isEmpty && now.map { breakers[origin]?.admission(now: $0) == .probe } == true
         if isProbe { breakers[origin]?.probeStarted(job: j) }
         let isOfflineProbe = offline.isOffline && now.map { offline.admission(at: origin, now: $0) == .probe } == true
         if isOfflineProbe, let now { offline.probeStarted(job: j, at: origin, now: now) }
-        startAttempt(j, isRedirectHop: isRedirectHop)
+        startAttempt(j)
         if isProbe, !isRunning(j) { breakers[origin]?.probeAbandoned(job: j) }
         if isOfflineProbe, !isRunning(j) { offline.probeAbandoned(job: j, at: origin) }
     }

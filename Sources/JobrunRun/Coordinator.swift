@@ -242,6 +242,12 @@ struct Coordinator {
         return ownOrigin(j)
     }
 
+    /// Whether job `j`'s next request continues its attempt at a redirect's target (`hops`: the
+    /// coordinator's, or a copy of them).
+    static func continuesRedirect(_ j: Int, hops: [Int: Hop]) -> Bool {
+        !hops.isEmpty && hops[j]?.origin != nil
+    }
+
     /// Job `j`'s next request goes to its own origin (its redirect's URL stays for its outcome).
     mutating func resetOrigin(_ j: Int) {
         if !hops.isEmpty { hops[j]?.origin = nil }
@@ -487,8 +493,8 @@ struct Coordinator {
         activateRunnableResources()
     }
 
-    /// Syncs the file systems of `root`'s folders (``OutputDirectory/syncFileSystem()``); on success every
-    /// rename into it so far is durable, which ``RunEvent/synced(root:)`` tells.
+    /// Syncs the file systems of `root`'s folders (``OutputDirectory/syncFileSystem()``); on
+    /// success every rename into it so far is durable, which ``RunEvent/synced(root:)`` tells.
     /// - Returns: the error number of a failed sync.
     mutating func syncRoot(_ root: String) -> Int32? {
         guard let dir = directories[root] else { return nil }
@@ -588,7 +594,7 @@ struct Coordinator {
         let breakers = self.breakers
         let sizes = expectedSizes
         let hops = self.hops
-        let continuesAttempt = { (j: Int) in !hops.isEmpty && hops[j]?.origin != nil }
+        let continuesAttempt = { (j: Int) in Self.continuesRedirect(j, hops: hops) }
         guard offline.isOffline else {
             return scheduler.next(
                 now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },

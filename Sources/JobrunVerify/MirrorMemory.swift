@@ -35,24 +35,32 @@ public struct MirrorMemory: Sendable {
     /// made stale, gathered batch by batch (a plan's or a verification's), in the order the
     /// manifest's resources are checked. When the manifest is checked whole (no resource
     /// selection), records no slice names are stale too once their file is gone
-    /// (``unnamedAndGone(in:records:manifest:)``).
+    /// (``unnamedAndGone(in:records:manifest:)``). Without a memory (no mirror state in use) it
+    /// only counts the files proven by hashing.
     public struct ProofCollector: Sendable {
-        let memory: MirrorMemory
+        let memory: MirrorMemory?
         var proofs = CheckProofs()
         // Expectations with a record, counted by root in runs (expectations come root by root).
         var recorded: [String: Int] = [:]
         var runRoot = ""
         var runCount = 0
 
-        public init(memory: MirrorMemory) { self.memory = memory }
+        public init(memory: MirrorMemory?) { self.memory = memory }
 
-        /// One batch: `expectations` and their `results`, made from `segments`' slices (each a
-        /// resource's id and how many of its slices are next).
-        public mutating func add(_ segments: [(id: String, count: Int)], expectations: [FileExpectation], results: FileChecker.Results) {
+        /// One batch: `expectations` and their `results`, made from `segments` (resources of
+        /// `manifest` by index, and the range of their slices checked).
+        public mutating func add(
+            _ segments: [(resource: Int, slices: Range<Int>)], of manifest: Manifest, expectations: [FileExpectation], results: FileChecker.Results
+        ) {
+            guard let memory else {
+                proofs.hashed += CheckProofs.hashedCount(expectations, results.checks)
+                return
+            }
             let known = memory.known
             var k = 0
             for segment in segments {
-                for _ in 0..<segment.count {
+                let id = manifest.resources[segment.resource].id
+                for _ in segment.slices {
                     defer { k += 1 }
                     let expectation = expectations[k]
                     let observation = k < results.observations.count ? results.observations[k] : FileObservation()
@@ -78,7 +86,7 @@ public struct MirrorMemory: Sendable {
                         // overwrite the digests its fetch computed, nor make it look freshly proven).
                         if observation.proof == .metadata, known[expectation.root]?[expectation.relativePath]?.file == file { continue }
                         proofs.proven[expectation.root, default: []].append(ProvenSlice(
-                            path: expectation.relativePath, resource: segment.id,
+                            path: expectation.relativePath, resource: id,
                             digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
                             provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
                     case nil:
@@ -94,7 +102,7 @@ public struct MirrorMemory: Sendable {
             var proofs = proofs
             var recorded = recorded
             if runCount > 0 { recorded[runRoot, default: 0] += runCount }
-            guard !manifest.isPartial else { return proofs }
+            guard let memory, !manifest.isPartial else { return proofs }
             let known = memory.known
             let unnamed = known.keys.filter { (known[$0]?.count ?? 0) > recorded[$0] ?? 0 }
             for (root, gone) in MirrorMemory.unnamedAndGone(in: Set(unnamed), records: known, manifest: manifest) {

@@ -73,13 +73,21 @@ public struct MirrorVerification: Sendable {
 extension Manifest {
     /// What should be on disk for some slices of some resources: `segments` are resources (by
     /// index) and the range of their slices, in the order wanted; with `alsoComputing`, that
-    /// algorithm's digest is computed for every slice that declares none of it.
-    public func fileExpectations(of segments: [(resource: Int, slices: Range<Int>)], alsoComputing extra: DigestAlgorithm? = nil) -> [FileExpectation] {
+    /// algorithm's digest is computed for every slice that declares none of it. `withDigests`
+    /// false: the declared sizes only, and nothing to compute (a check stats each file and reads
+    /// none).
+    public func fileExpectations(
+        of segments: [(resource: Int, slices: Range<Int>)], alsoComputing extra: DigestAlgorithm? = nil, withDigests: Bool = true
+    ) -> [FileExpectation] {
         var expectations: [FileExpectation] = []
         expectations.reserveCapacity(segments.reduce(0) { $0 + $1.slices.count })
         for segment in segments {
             let r = resources[segment.resource]
             for s in r.slices[segment.slices] {
+                guard withDigests else {
+                    expectations.append(FileExpectation(root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size))
+                    continue
+                }
                 var computes: [DigestAlgorithm] = []
                 if let extra, !s.digests.contains(where: { $0.algorithm == extra }) { computes = [extra] }
                 expectations.append(FileExpectation(
@@ -118,8 +126,7 @@ public enum MirrorVerifier {
         var checks: [FileCheck] = []
         var seconds: [Float] = []
         var counts = MirrorVerification.Counts(requiresDigests: requiresDigests)
-        var collector = memory.map { MirrorMemory.ProofCollector(memory: $0) }
-        var hashed = 0
+        var proofs = MirrorMemory.ProofCollector(memory: memory)
         manifest.forEachCheckBatch(in: manifest.dependencyOrder, size: batchSize) { segments in
             var expectations = manifest.fileExpectations(of: segments, alsoComputing: extra)
             if let memory { memory.recall(into: &expectations) }
@@ -146,24 +153,16 @@ public enum MirrorVerifier {
                     seconds = []
                 }
             }
-            if collector != nil {
-                collector?.add(segments.map { (manifest.resources[$0.resource].id, $0.slices.count) }, expectations: expectations, results: results)
-            } else {
-                hashed += CheckProofs.hashedCount(expectations, results.checks)
-            }
+            proofs.add(segments, of: manifest, expectations: expectations, results: results)
         }
         var extraFiles: [String]?
         var scanErrors: [FileIOError] = []
         if findExtraFiles {
             (extraFiles, scanErrors) = Self.extraFiles(manifest)
         }
-        var verification = MirrorVerification(entries: entries, counts: total, extraFiles: extraFiles, scanErrors: scanErrors, elapsed: clock.now - start)
-        if let collector {
-            verification.proofs = collector.finish(manifest)
-        } else {
-            verification.proofs.hashed = hashed
-        }
-        return verification
+        return MirrorVerification(
+            entries: entries, counts: total, extraFiles: extraFiles, scanErrors: scanErrors, elapsed: clock.now - start,
+            proofs: proofs.finish(manifest))
     }
 
     /// Lists files under each output root's resource folders that no slice names. Only the

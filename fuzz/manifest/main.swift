@@ -27,7 +27,7 @@ fuzzerMain { data, size in
     // with the same diagnostics.
     let asked = YAMLParser.parse(file: "m.yaml", bytes: manifest, threadedSize: .max)
     let ahead = YAMLParser.parse(file: "m.yaml", bytes: manifest, threadedSize: 0)
-    if ahead.diagnostics != asked.diagnostics || ahead.document?.contentsDescription != asked.document?.contentsDescription {
+    if ahead.diagnostics != asked.diagnostics || ahead.document != asked.document {
         fatalError("parsed ahead on a thread, the manifest gave another document or other diagnostics")
     }
     return 0

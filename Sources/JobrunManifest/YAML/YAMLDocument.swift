@@ -10,11 +10,11 @@ public struct YAMLNode: Hashable, Sendable {
 ///
 /// Stored as flat arrays (an arena) rather than a tree of objects: a manifest of a million slices
 /// has ten million nodes, and one allocation per node would dominate `jobrun plan`.
-public struct YAMLDocument: Sendable {
+public struct YAMLDocument: Sendable, Equatable {
     public enum Kind: UInt8, Sendable { case scalar, mapping, sequence }
     public enum ScalarStyle: UInt8, Sendable { case plain, singleQuoted, doubleQuoted, literal, folded }
 
-    struct Record: Sendable {
+    struct Record: Sendable, Equatable {
         var kind: Kind
         var style: ScalarStyle
         /// A sequence whose items a ``YAMLItemSink`` took: `start` is the number it gave the list.
@@ -39,12 +39,6 @@ public struct YAMLDocument: Sendable {
     public internal(set) var root: YAMLNode?
 
     init(file: String) { self.file = file }
-
-    /// Everything the document holds, as text: two parses of one input compare by it.
-    var contentsDescription: String {
-        let described = records.map { "\($0.kind) \($0.style) \($0.isCollapsed) \($0.line):\($0.column) \($0.start)+\($0.count)" }
-        return "\(root?.index ?? -1) \(described) \(children) \(text)"
-    }
 
     public func kind(_ node: YAMLNode) -> Kind { records[Int(node.index)].kind }
 

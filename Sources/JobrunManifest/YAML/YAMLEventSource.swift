@@ -87,7 +87,7 @@ struct YAMLEventSource: ~Copyable {
 
     /// Reads from `parser` (set up with its input): ahead on a thread when `inputSize` is at least
     /// `threadedSize`. The caller must call ``finish()`` before it deletes the parser.
-    init(parser: UnsafeMutablePointer<yaml_parser_t>, inputSize: Int, threadedSize: Int = YAMLEventSource.threadedSize) {
+    init(parser: UnsafeMutablePointer<yaml_parser_t>, inputSize: Int, threadedSize: Int) {
         self.parser = parser
         pump = inputSize >= threadedSize ? Pump.start(parser) : nil
     }
