@@ -16,6 +16,8 @@ enum PathRules {
         case componentTooLong
         case pathTooLong
         case trailingSlash
+        /// A name of the form of jobrun's working files (``WorkingFileName``).
+        case workingFileName(String)
     }
 
     /// The normalised form of `path` (no `.`, no empty components, `..` resolved), or why it is refused.
@@ -30,6 +32,8 @@ enum PathRules {
         var componentLength = 0
         var dots = 0
         var highBits: UInt8 = 0
+        // Only a path with a name starting with `.` can hold a working file's name.
+        var hasDotName = false
         for c in bytes {
             highBits |= c
             if c < 0x20 || c == 0x7F || c == UInt8(ascii: "\\") {
@@ -44,6 +48,7 @@ enum PathRules {
             }
             // A name starting with `~` is refused anywhere: shells and tools expand it.
             if componentLength == 0 && c == UInt8(ascii: "~") { return .failure(refusal(of: path, otherwise: .tilde)) }
+            if componentLength == 0 && c == UInt8(ascii: ".") { hasDotName = true }
             componentLength += 1
             if c == UInt8(ascii: ".") { dots += 1 }
         }
@@ -54,6 +59,9 @@ enum PathRules {
         }
         if bytes.first == UInt8(ascii: "/") { return .failure(.absolute) }
         if bytes.last == UInt8(ascii: "/") && !allowTrailingSlash { return .failure(.trailingSlash) }
+        if hasDotName, let reserved = path.split(separator: "/").first(where: { WorkingFileName.isReserved($0) }) {
+            return .failure(.workingFileName(String(reserved)))
+        }
         // Fast path: nothing to normalise.
         if !needsNormalizing && bytes.last != UInt8(ascii: "/") {
             var length = 0
@@ -101,6 +109,8 @@ enum PathRules {
         case .componentTooLong: "\(field) has a path component longer than \(maximumComponentBytes) bytes"
         case .pathTooLong: "\(field) is longer than \(maximumPathBytes) bytes"
         case .trailingSlash: "\(field) '\(value)' ends with '/'; a slice is a file"
+        case .workingFileName(let name):
+            "\(field) '\(value)' has the name '\(name)', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')"
         }
     }
 

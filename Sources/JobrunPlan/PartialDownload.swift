@@ -38,21 +38,12 @@ public enum PartialDownload {
         return Found(size: Int64(st.st_size), metadata: metadata)
     }
 
-    static let partPrefix = "."
-    static let partSuffix = ".jobrun-part"
-    static let metaSuffix = ".jobrun-meta"
-
-    public static func partName(for fileName: String) -> String { partPrefix + fileName + partSuffix }
-    public static func metaName(for fileName: String) -> String { partPrefix + fileName + metaSuffix }
+    public static func partName(for fileName: String) -> String { WorkingFileName.partial(for: fileName) }
+    public static func metaName(for fileName: String) -> String { WorkingFileName.metadata(for: fileName) }
 
     /// The destination name a partial file's name belongs to (`partName`'s inverse); `nil` for
     /// any other name.
-    public static func fileName(ofPart entryName: String) -> String? {
-        guard entryName.count > partPrefix.count + partSuffix.count,
-            entryName.hasPrefix(partPrefix), entryName.hasSuffix(partSuffix)
-        else { return nil }
-        return String(entryName.dropFirst(partPrefix.count).dropLast(partSuffix.count))
-    }
+    public static func fileName(ofPart entryName: String) -> String? { WorkingFileName.fileName(ofPartial: entryName) }
 
     /// What a later attempt needs to resume: the identity it belongs to and the validator.
     public struct Metadata: Sendable, Hashable {

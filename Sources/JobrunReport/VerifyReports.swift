@@ -5,19 +5,23 @@ public import JobrunVerify
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {
     /// The stable summary line: `Verify: 598 ok, 1 mismatched, 1 missing, 0 errors`, with
-    /// `, 3 extra` when extra files were looked for (`--extra`); then, when files passed without
+    /// `, 3 extra` when extra files were looked for (`--extra`), and `, 2 jobrun working files`
+    /// when some of jobrun's own were found with them; then, when files passed without
     /// a digest, ``IntegrityCounts/summaryClause`` (`; 6 without digests (2 size only, 4
     /// unverified)`; they are in `ok` unless digests are required, which makes them failures);
     /// then how the files that passed were proven, ``CheckProofs/summaryClause`` (`; 592 proven by
     /// hashing`), and the period.
     public static func summaryLine(_ v: MirrorVerification) -> String {
         let c = v.counts
-        let extra = v.extraFiles.map { ", \($0.count) extra" } ?? ""
+        var extra = v.extraFiles.map { ", \($0.count) extra" } ?? ""
+        if let working = v.workingFiles, !working.isEmpty {
+            extra += ", \(working.count) jobrun working file\(working.count == 1 ? "" : "s")"
+        }
         return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)\(c.withoutDigests.summaryClause)\(v.proofs.summaryClause)."
     }
 
     /// One line per slice (`=` ok, `~` size only, `?` unverified, `*` differs, `-` missing,
-    /// `!` error), `+` per extra file, then the summary. With `problemsOnly`, `=` lines are left
+    /// `!` error), `#` per extra file, `%` per working file of jobrun's, then the summary. With `problemsOnly`, `=` lines are left
     /// out: a file that passed without a digest is not proven, so its line stays.
     public static func text(_ v: MirrorVerification, problemsOnly: Bool) -> String {
         var out = ""
@@ -45,10 +49,22 @@ public enum VerifyReports {
                 }
             }
         }
-        for extra in v.extraFiles ?? [] { out += "+ \(extra)\n" }
+        for extra in v.extraFiles ?? [] { out += "# \(extra): named by no manifest\n" }
+        for working in v.workingFiles ?? [] { out += "% \(working): \(describeWorkingFile(working))\n" }
         for e in v.scanErrors { out += "! \(e.path): cannot list the folder: \(e.message)\n" }
         out += summaryLine(v) + "\n"
         return out
+    }
+
+    /// What a working file of jobrun's at `path` is, and whose.
+    static func describeWorkingFile(_ path: String) -> String {
+        let (folder, name) = SlashPath.split(path)
+        let owner = WorkingFileName.fileName(ofWorkingFile: String(name)).map { folder.isEmpty ? $0 : folder + "/" + $0 } ?? "?"
+        switch WorkingFileName.kind(of: name) {
+        case .partial: return "jobrun's partial download of \(owner)"
+        case .metadata: return "jobrun's resume metadata of \(owner)"
+        case nil: return "a working file of jobrun's"
+        }
     }
 
     /// The JSON `status`: `no_digest` is a file that passed its declared checks, failed by
@@ -141,6 +157,20 @@ public enum VerifyReports {
         if let extra = v.extraFiles {
             w.beginArray()
             for e in extra { w.string(e) }
+            w.endArray()
+        } else {
+            w.null()
+        }
+        w.key("working_files")
+        if let working = v.workingFiles {
+            w.beginArray()
+            for path in working {
+                let name = SlashPath.split(path).name
+                w.beginObject()
+                w.key("path"); w.string(path)
+                w.key("kind"); w.string(WorkingFileName.kind(of: name) == .metadata ? "metadata" : "partial")
+                w.endObject()
+            }
             w.endArray()
         } else {
             w.null()

@@ -26,6 +26,9 @@ struct CommitBatch: @unchecked Sendable {
         /// A sync of its root's file systems failed with this error number: the file was not renamed.
         case notSynced(errno: Int32)
         case renameFailed(WriteFailure)
+        /// The partial file's name no longer refers to the file that was verified (or the file's
+        /// identity was never known): nothing was renamed.
+        case notTheVerifiedFile
     }
 
     struct Result: Sendable {
@@ -63,6 +66,16 @@ struct CommitBatch: @unchecked Sendable {
                 continue
             }
             let writer = file.writer
+            // A commit renames the very file that was verified, never whatever took its name since.
+            var status = stat()
+            guard fstatat(writer.directoryFD, writer.partName, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+                result.files.append(.renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno)))
+                continue
+            }
+            guard let closed = writer.closedIdentity, FileIdentity(status).isSameWrite(as: closed) else {
+                result.files.append(.notTheVerifiedFile)
+                continue
+            }
             if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {
                 result.files.append(.renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno)))
                 continue

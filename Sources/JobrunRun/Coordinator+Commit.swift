@@ -61,6 +61,9 @@ extension Coordinator {
             case .renameFailed(let failure):
                 fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
                 continue
+            case .notTheVerifiedFile:
+                fail(j, AttemptFailure(kind: .io, message: "'\(writer.displayPath)' was not committed: its partial file is no longer the file that was verified", isTransient: false))
+                continue
             case .renamed(let identity):
                 renamed = identity
             }
@@ -91,6 +94,7 @@ extension Coordinator {
         var ok = fd >= 0
         var computedAll = false
         if fd >= 0 {
+            writer.adoptVerifiedFile(fd)
             // No digests when the file shrank while it was read (or OpenSSL failed).
             if let mapped = try? MappedFile(fileDescriptor: fd, path: writer.displayPath),
                 let computed = try? mapped.digests(Self.hashedAlgorithms(for: slice)) {

@@ -378,6 +378,13 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     }
 
     /// Closes the partial file (kept on disk) and drops a memory body.
+    /// Takes the identity of the partial file open as `descriptor`, which the coordinator
+    /// verifies in place of a body this writer received (a complete partial answered with 416).
+    func adoptVerifiedFile(_ descriptor: Int32) {
+        var status = stat()
+        if fstat(descriptor, &status) == 0 { closedIdentity = FileIdentity(status) }
+    }
+
     func close() {
         if fd >= 0 {
             var status = stat()

@@ -5,11 +5,15 @@ public struct ExtraFileScan: Sendable, Hashable {
     /// Relative paths of entries no expectation names (files, symbolic links, FIFOs, …;
     /// never a directory itself), sorted by their UTF-8 bytes.
     public var extraPaths: [String]
+    /// Relative paths of entries no expectation names that have the form of jobrun's own working
+    /// files (``WorkingFileName``), sorted like `extraPaths`: no manifest can name such a file.
+    public var workingPaths: [String]
     /// Directories that could not be listed, sorted by path. Their contents are unknown.
     public var errors: [FileIOError]
 
-    public init(extraPaths: [String] = [], errors: [FileIOError] = []) {
+    public init(extraPaths: [String] = [], workingPaths: [String] = [], errors: [FileIOError] = []) {
         self.extraPaths = extraPaths
+        self.workingPaths = workingPaths
         self.errors = errors
     }
 }
@@ -20,7 +24,8 @@ public struct ExtraFileScan: Sendable, Hashable {
 /// The walk never follows a symbolic link: a link (to a directory or not) is an entry, and is
 /// extra unless an expectation names its path. A directory is descended into, never reported
 /// itself, so an unexpected directory shows up as the files inside it (and an empty one not
-/// at all). The mirror state's folder at the top of a root (`.jobrun/`) is left out.
+/// at all). The mirror state's folder at the top of a root (`.jobrun/`) is left out, and jobrun's
+/// working files are found apart from the others.
 public struct ExtraFileScanner: Sendable {
     public init() {}
 
@@ -61,10 +66,10 @@ public struct ExtraFileScanner: Sendable {
                 continue
             }
         }
-        var extras = Array(walk.extras)
-        extras.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let extras = walk.extras.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let working = walk.working.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let errors = walk.errors.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        return ExtraFileScan(extraPaths: extras, errors: errors)
+        return ExtraFileScan(extraPaths: extras, workingPaths: working, errors: errors)
     }
 
     /// `directories` without those inside another one of them (they would be walked twice).
@@ -86,6 +91,7 @@ public struct ExtraFileScanner: Sendable {
         let rootPath: String
         let expected: Set<String>
         var extras: Set<String> = []
+        var working: Set<String> = []
         var errors: [FileIOError] = []
 
         init(rootPath: String, expected: Set<String>) {
@@ -94,7 +100,12 @@ public struct ExtraFileScanner: Sendable {
         }
 
         mutating func report(_ relativePath: String) {
-            if !expected.contains(relativePath) { extras.insert(relativePath) }
+            guard !expected.contains(relativePath) else { return }
+            if WorkingFileName.isReserved(SlashPath.split(relativePath).name) {
+                working.insert(relativePath)
+            } else {
+                extras.insert(relativePath)
+            }
         }
 
         /// Lists the directory open on `fd` (taking ownership of it) and everything below it.

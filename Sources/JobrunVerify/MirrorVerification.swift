@@ -62,6 +62,9 @@ public struct MirrorVerification: Sendable {
     /// Files below the resources' folders that no slice names (only when asked for), as paths
     /// relative to the current directory, sorted.
     public var extraFiles: [String]?
+    /// jobrun's own working files below the resources' folders that no apply under way owns, found
+    /// with the extra files (partial downloads and their metadata, ``WorkingFileName``), sorted.
+    public var workingFiles: [String]?
     /// Folders that could not be listed while looking for extra files.
     public var scanErrors: [FileIOError]
     /// Wall time spent checking.
@@ -156,31 +159,35 @@ public enum MirrorVerifier {
             proofs.add(segments, of: manifest, expectations: expectations, results: results)
         }
         var extraFiles: [String]?
+        var workingFiles: [String]?
         var scanErrors: [FileIOError] = []
         if findExtraFiles {
-            (extraFiles, scanErrors) = Self.extraFiles(manifest)
+            let scan = Self.extraFiles(manifest)
+            (extraFiles, workingFiles, scanErrors) = (scan.extraPaths, scan.workingPaths, scan.errors)
         }
         return MirrorVerification(
-            entries: entries, counts: total, extraFiles: extraFiles, scanErrors: scanErrors, elapsed: clock.now - start,
+            entries: entries, counts: total, extraFiles: extraFiles, workingFiles: workingFiles, scanErrors: scanErrors, elapsed: clock.now - start,
             proofs: proofs.finish(manifest))
     }
 
     /// Lists files under each output root's resource folders that no slice names. Only the
     /// selected resources' folders are walked, but a file any declared resource names is
     /// expected: a resource left out by `--resource` may share a root or a folder.
-    static func extraFiles(_ manifest: Manifest) -> ([String], [FileIOError]) {
+    static func extraFiles(_ manifest: Manifest) -> ExtraFileScan {
         var byRoot: [String: (dirs: Set<String>, expected: Set<String>)] = [:]
         for r in manifest.resources { byRoot[r.outputRoot, default: ([], [])].dirs.insert(r.dest) }
         for r in manifest.declaredResources where byRoot[r.outputRoot] != nil {
             for s in r.slices { byRoot[r.outputRoot]?.expected.insert(r.relativePath(of: s)) }
         }
-        var found: [String] = []
-        var errors: [FileIOError] = []
+        var found = ExtraFileScan()
         for (root, entry) in byRoot {
             let scan = ExtraFileScanner().scan(root: root, directories: entry.dirs.sorted(), expected: entry.expected)
-            found += scan.extraPaths.map { root == "." ? $0 : root + "/" + $0 }
-            errors += scan.errors
+            found.extraPaths += scan.extraPaths.map { root == "." ? $0 : root + "/" + $0 }
+            found.workingPaths += scan.workingPaths.map { root == "." ? $0 : root + "/" + $0 }
+            found.errors += scan.errors
         }
-        return (found.sorted(), errors)
+        found.extraPaths.sort()
+        found.workingPaths.sort()
+        return found
     }
 }

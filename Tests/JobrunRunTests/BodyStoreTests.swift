@@ -148,6 +148,30 @@ import Testing
         #expect(folder.entries() == (0..<6).map { "c\($0).bin" }, "no partial file is left")
     }
 
+    /// A commit renames the file that was verified, not whatever has its partial file's name by
+    /// then: here another file was renamed over it after the check, as a slice named like this
+    /// one's partial file would have been.
+    @Test func aPartialFileReplacedAfterItsCheckIsNotCommitted() throws {
+        let folder = try Folder()
+        let delivered = Delivered()
+        let store = try BodyStore { delivered.add($0) }
+        let body = Generated.bytes(size: 4_000, name: "v")
+        let writer = Self.received(body, in: folder, name: "v.bin")
+        store.submit(BodyStore.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        store.shutdown()
+        #expect(folder.entries() == [".v.bin.jobrun-part"])
+        try Data("other".utf8).write(to: URL(fileURLWithPath: folder.directory.path("other")))
+        #expect(rename(folder.directory.path("other"), folder.directory.path(".v.bin.jobrun-part")) == 0)
+
+        let committer = try BodyStore { delivered.add($0) }
+        var batch = CommitBatch()
+        batch.add(job: 0, writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        committer.submit(batch)
+        committer.shutdown()
+        #expect(delivered.commits.first?.result.files == [.notTheVerifiedFile])
+        #expect(folder.entries() == [".v.bin.jobrun-part"], "the replacement was renamed into place")
+    }
+
     #if os(Linux)
     /// A root whose sync fails renames none of its files, and says so for each. (Without
     /// syncfs, as on Darwin, a sync cannot fail.)
