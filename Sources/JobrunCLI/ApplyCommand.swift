@@ -255,16 +255,13 @@ struct ApplyCommand: ParsableCommand {
         }
         if let junit = shardOptions.expand(junit, saved: savedShard) {
             OutputFiles.prepareParent(of: junit)
-            do {
+            Reports.attempt("the JUnit report '\(junit)'") {
                 try ReportClock.finish(ApplyReports.junit(
                     result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: runID)).write(to: junit)
-            } catch {
-                print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
-                throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
-        try sums?.write(ApplyReports.checksumLists(result))
-        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID, shard: manifest.shard)) }
+        sums?.write(ApplyReports.checksumLists(result))
+        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID, shard: manifest.shard), what: "the JSON report to stdout") }
         var status = result.exitStatus
         if status == .ok, deferralOptions.requireComplete, result.counts.deferred > 0 { status = .locked }
         run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)

@@ -43,10 +43,10 @@ final class CommandRun {
         do {
             try body(run)
         } catch {
-            run.end(exitStatus: Jobrun.exitCode(for: error).rawValue)
+            run.end(exitStatus: Reports.status(after: Jobrun.exitCode(for: error).rawValue))
             throw error
         }
-        run.end(exitStatus: ExitStatus.ok.rawValue)
+        run.end(exitStatus: Reports.status(after: ExitStatus.ok.rawValue))
     }
 
     private init(command: String, events options: EventOptions, progressInterval: Duration?) throws {
@@ -71,7 +71,7 @@ final class CommandRun {
     }
 
     /// The writer for `--events PATH` (`-`: stdout). A reader that goes away is a write error
-    /// (SIGPIPE ignored), told once on stderr; the run goes on and its exit status is its own.
+    /// (SIGPIPE ignored), told once on stderr; the run goes on, and exits 74 (``Reports``).
     /// - Throws: `ExitCode` 74 when the file cannot be opened.
     private static func openStream(_ path: String) throws -> BackgroundWriter {
         let isStdout = path == "-"
@@ -86,11 +86,10 @@ final class CommandRun {
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }
         }
-        signal(SIGPIPE, SIG_IGN)
         let name = isStdout ? "stdout" : "'\(path)'"
         do {
             return try BackgroundWriter(descriptor: fd, closesDescriptor: !isStdout) { code in
-                StandardError.write("jobrun: warning: cannot write the events to \(name): \(systemErrorText(code)); the run goes on without them\n")
+                Reports.failed("the events to \(name)", because: "\(systemErrorText(code)); the run goes on without them")
             }
         } catch {
             if !isStdout { close(fd) }

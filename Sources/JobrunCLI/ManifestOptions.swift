@@ -67,14 +67,17 @@ struct StandardError: TextOutputStream {
     }
 }
 
-/// Writes to stdout in one go (large outputs are built as one string first).
+/// Writes to stdout in one go (large outputs are built as one string first). A write that fails
+/// (a full disk, a reader gone) is a report cut short (``Reports``), named by `what`.
 enum StandardOutput {
-    static func write(_ string: String) {
-        writeAll(STDOUT_FILENO, Array(string.utf8))
+    static func write(_ string: String, what: String = "the results to stdout") {
+        write(bytes: Array(string.utf8), what: what)
     }
 
-    static func write(bytes: [UInt8]) {
-        writeAll(STDOUT_FILENO, bytes)
+    static func write(bytes: [UInt8], what: String = "the results to stdout") {
+        if let code = bytes.withUnsafeBytes({ DescriptorIO.writeAll(STDOUT_FILENO, $0) }) {
+            Reports.failed(what, because: systemErrorText(code))
+        }
     }
 }
 

@@ -82,6 +82,8 @@ struct PlanCommand: ParsableCommand {
     }
 
     func plan(_ run: CommandRun) throws {
+        // terraform's contract: with --detailed-exitcode, any error is 1.
+        if detailedExitcode { Reports.failWith(.failure) }
         let manifest: Manifest
         do {
             manifest = try shardOptions.narrow(resourceOptions.select(
@@ -110,23 +112,20 @@ struct PlanCommand: ParsableCommand {
             let saved = PlanJSON.SavedPlanOptions(
                 outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs, concurrency: concurrencyOptions.override)
             OutputFiles.prepareParent(of: out)
-            do {
+            Reports.attempt("the saved plan '\(out)'") {
                 // Written as it is made: a plan of a million slices is never held as one document.
                 try AtomicFile.write(to: out) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
                     try PlanJSON.write(plan, pretty: true, savedPlan: saved, to: append)
                 }
-            } catch {
-                print("jobrun: error: cannot save the plan: \(error)", to: &stderr)
-                throw ExitCode(detailedExitcode ? ExitStatus.failure.rawValue : ExitStatus.ioError.rawValue)
             }
         }
         if json {
-            PlanJSON.write(plan, pretty: true, runID: run.runID) { StandardOutput.write(bytes: $0) }
+            PlanJSON.write(plan, pretty: true, runID: run.runID) { StandardOutput.write(bytes: $0, what: "the JSON plan to stdout") }
         } else {
             // With `--events -`, stdout carries the events.
             let text = plan.renderText(verbose: verbose)
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
-            if let out {
+            if let out, !Reports.haveFailed {
                 print("Saved the plan to \(out).", to: &stderr)
             }
         }

@@ -32,18 +32,13 @@ struct RecordSums {
         throw ExitCode(ExitStatus.usage.rawValue)
     }
 
-    /// Writes each list atomically, in the order given, and says so on stderr.
-    /// - Throws: `ExitCode` 74 when a list cannot be written.
-    func write(_ lists: [(id: String, list: ChecksumList)]) throws {
+    /// Writes each list atomically, in the order given, and says so on stderr; a list that cannot
+    /// be written is a failed report (``Reports``), and the others are still written.
+    func write(_ lists: [(id: String, list: ChecksumList)]) {
         for (id, list) in lists {
             let path = path(for: id)
             OutputFiles.prepareParent(of: path)
-            do {
-                try AtomicFile.write(list.rendered(), to: path)
-            } catch {
-                StandardError.write("jobrun: error: cannot record the sums: \(error)\n")
-                throw ExitCode(ExitStatus.ioError.rawValue)
-            }
+            guard Reports.attempt("the sums of '\(id)' to '\(path)'", { try AtomicFile.write(list.rendered(), to: path) }) else { continue }
             let count = list.lines.count
             StandardError.write("Recorded the SHA-256 of \(count) file\(count == 1 ? "" : "s") of '\(id)' in \(path).\n")
         }

@@ -65,21 +65,15 @@ struct ReportMergeCommand: ParsableCommand {
         for problem in merged.problems { StandardError.write("jobrun: error: \(problem)\n") }
         let rendered = merged.document.renderedBytes(pretty: true)
         if json == "-" || (json == nil && junit == nil) {
-            StandardOutput.write(bytes: rendered)
+            StandardOutput.write(bytes: rendered, what: "the merged JSON result to stdout")
         } else if let json {
             OutputFiles.prepareParent(of: json)
-            do { try AtomicFile.write(rendered, to: json) } catch {
-                StandardError.write("jobrun: error: cannot write '\(json)': \(error)\n")
-                throw ExitCode(ExitStatus.ioError.rawValue)
-            }
+            Reports.attempt("the merged JSON result '\(json)'") { try AtomicFile.write(rendered, to: json) }
         }
         if let junit {
             let report = ReportClock.finish(ShardMerge.junit(merged.document, timestamp: ReportClock.timestamp(Date()), hostname: ReportClock.hostname))
             OutputFiles.prepareParent(of: junit)
-            do { try report.write(to: junit) } catch {
-                StandardError.write("jobrun: error: cannot write '\(junit)': \(error)\n")
-                throw ExitCode(ExitStatus.ioError.rawValue)
-            }
+            Reports.attempt("the merged JUnit report '\(junit)'") { try report.write(to: junit) }
         }
         StandardError.write(Self.summaryLine(merged.document) + "\n")
         let status = unreadable ? ExitStatus.failure : merged.exitStatus

@@ -77,7 +77,7 @@ struct StatusCommand: ParsableCommand {
             StandardError.write("jobrun: warning: no mirror state in '\(root.path)': run 'jobrun apply' to record one\n")
         }
         if json {
-            StandardOutput.write(bytes: StatusReports.json(status, runID: runID))
+            StandardOutput.write(bytes: StatusReports.json(status, runID: runID), what: "the JSON report to stdout")
         } else {
             StandardOutput.write(StatusReports.text(status))
         }

@@ -98,21 +98,15 @@ struct VerifyCommand: ParsableCommand {
             timesChecks: junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: quick))
         states.learn(result.proofs)
         ProcessLifetime.keepUntilExit(result)
-        var stderr = StandardError()
         if let junit = shardOptions.expand(junit) {
             let report = ReportClock.finish(VerifyReports.junit(
                 result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: run.runID))
             OutputFiles.prepareParent(of: junit)
-            do {
-                try report.write(to: junit)
-            } catch {
-                print("jobrun: error: cannot write the JUnit report: \(error)", to: &stderr)
-                throw ExitCode(ExitStatus.ioError.rawValue)
-            }
+            Reports.attempt("the JUnit report '\(junit)'") { try report.write(to: junit) }
         }
-        try sums?.write(VerifyReports.checksumLists(result))
+        sums?.write(VerifyReports.checksumLists(result))
         if json {
-            StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID, shard: manifest.shard))
+            StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID, shard: manifest.shard), what: "the JSON report to stdout")
         } else {
             // With `--events -`, stdout carries the events.
             let text = VerifyReports.text(result, problemsOnly: quiet)

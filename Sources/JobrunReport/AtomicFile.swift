@@ -95,6 +95,9 @@ public struct FileWriteError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// `cannot write 'out/report.xml': No such file or directory (creating a temporary file)`.
     public var description: String {
-        "cannot write '\(path)': \(systemErrorText(errno)) (\(code.rawValue))"
+        "cannot write '\(path)': \(reason)"
     }
+
+    /// `No such file or directory (creating a temporary file)`: why, for a message that names the file.
+    public var reason: String { "\(systemErrorText(errno)) (\(code.rawValue))" }
 }

@@ -1,3 +1,3 @@
 import JobrunCLI
 
-Jobrun.main()
+Jobrun.runAndExit()

@@ -332,9 +332,9 @@ import Testing
         #expect(badID.stderr == "jobrun: error: JOBRUN_RUN_ID: the run id may only hold letters, digits and . _ : -\n", "\(badID)")
 
         let full = try await Harness.run(["plan", "site.yaml", "--events", "/dev/full"], in: directory.path)
-        #expect(full.status == 0, "\(full)")
+        #expect(full.status == 74, "\(full)")
         #expect(full.stdout.contains("Plan: 1 to fetch"), "\(full)")
-        let warning = "jobrun: warning: cannot write the events to '/dev/full': No space left on device; the run goes on without them\n"
+        let warning = "jobrun: error: cannot write the events to '/dev/full': No space left on device; the run goes on without them\n"
         #expect(full.stderr.components(separatedBy: warning).count == 2, "\(full)")
     }
 }

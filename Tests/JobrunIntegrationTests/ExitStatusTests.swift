@@ -245,7 +245,7 @@ import Testing
     @Test func planOutIntoAnUnwritablePlaceIs74() async throws {
         let result = try await Self.run(["plan", "site.yaml", "--output", "mirror", "--out", "site.yaml/plan.json"])
         #expect(result.status == 74, "\(result)")
-        #expect(result.stderr.hasPrefix("jobrun: error: cannot save the plan: "), "\(result)")
+        #expect(result.stderr.hasPrefix("jobrun: error: cannot write the saved plan 'site.yaml/plan.json': "), "\(result)")
         // …and with --detailed-exitcode, an error is 1 like any other.
         let detailed = try await Self.run(
             ["plan", "site.yaml", "--output", "mirror", "--out", "site.yaml/plan.json", "--detailed-exitcode"])
@@ -255,7 +255,7 @@ import Testing
     @Test func verifyJUnitIntoAnUnwritablePlaceIs74() async throws {
         let result = try await Self.run(["verify", "site.yaml", "--output", "mirror", "--junit", "site.yaml/report.xml"], populated: true)
         #expect(result.status == 74, "\(result)")
-        #expect(result.stderr.hasPrefix("jobrun: error: cannot write the JUnit report: "), "\(result)")
+        #expect(result.stderr.hasPrefix("jobrun: error: cannot write the JUnit report 'site.yaml/report.xml': "), "\(result)")
     }
 
     // MARK: 75

@@ -1,0 +1,81 @@
+import ArgumentParser
+import JobrunCore
+import JobrunReport
+import Synchronization
+
+/// The reports a command was asked for, files and stdout alike, each written on its own: one that
+/// cannot be written completely is said on stderr, naming it, the others are still attempted and
+/// the summary still printed, and the command then exits 74 (``ExitStatus/ioError``) instead of
+/// the status it would have had, but for a signal's. A report cut short never passes for a whole one.
+enum Reports {
+    private struct State {
+        var failed: [String] = []
+        /// What a failed report makes the exit status (`plan --detailed-exitcode`: every error is 1).
+        var status = ExitStatus.ioError
+    }
+
+    private static let state = Mutex(State())
+
+    /// Writes the report `name` (`the JUnit report 'x.xml'`) with `write`; a failure is told and
+    /// remembered. Returns whether the report was written.
+    @discardableResult
+    static func attempt(_ name: String, _ write: () throws -> Void) -> Bool {
+        do {
+            try write()
+            return true
+        } catch let error as FileWriteError {
+            failed(name, because: error.reason)
+            return false
+        } catch {
+            failed(name, because: "\(error)")
+            return false
+        }
+    }
+
+    /// The report `name` could not be written completely, because of `reason`: said once per report.
+    static func failed(_ name: String, because reason: String) {
+        let isNew = state.withLock { state in
+            guard !state.failed.contains(name) else { return false }
+            state.failed.append(name)
+            return true
+        }
+        if isNew { StandardError.write("jobrun: error: cannot write \(name): \(reason)\n") }
+    }
+
+    /// Whether a report could not be written.
+    static var haveFailed: Bool { state.withLock { !$0.failed.isEmpty } }
+
+    /// Makes a failed report exit with `status` instead of 74.
+    static func failWith(_ status: ExitStatus) {
+        state.withLock { $0.status = status }
+    }
+
+    /// The exit status of a command that would end with `status`: the failed reports' when some
+    /// failed, unless a signal ended the run.
+    static func status(after status: Int32) -> Int32 {
+        let (failed, failure) = state.withLock { (!$0.failed.isEmpty, $0.status) }
+        guard failed, status != ExitStatus.interrupted.rawValue, status != ExitStatus.terminated.rawValue else { return status }
+        return failure.rawValue
+    }
+}
+
+extension Jobrun {
+    /// Parses the command line, runs the command and exits, with 74 when a report it wrote could
+    /// not be written completely (``Reports``); what `main()` does otherwise.
+    public static func runAndExit() -> Never {
+        // A reader of stdout that goes away is a write error to tell, not a signal that ends the
+        // run untold (children get the default back, ``ProcessSpawn``).
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard Reports.haveFailed else { exit(withError: error) }
+            endProcess(Reports.status(after: exitCode(for: error).rawValue))
+        }
+        endProcess(Reports.status(after: ExitStatus.ok.rawValue))
+    }
+}
+
+/// `exit(3)`, out of reach of the commands' own static `exit(withError:)`.
+private func endProcess(_ status: Int32) -> Never { exit(status) }
