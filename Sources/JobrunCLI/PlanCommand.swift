@@ -55,6 +55,8 @@ struct PlanCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Also list every slice with its action.")
     var verbose = false
 
+    @OptionGroup var quietOption: QuietOption
+
     @Flag(name: .long, help: "Write the plan as a versioned JSON document to stdout instead of text.")
     var json = false
 
@@ -74,6 +76,7 @@ struct PlanCommand: ParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if quietOption.quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         try eventOptions.refuseSharingStdout(withJSON: json)
     }
 
@@ -123,7 +126,7 @@ struct PlanCommand: ParsableCommand {
             PlanJSON.write(plan, pretty: true, runID: run.runID) { StandardOutput.write(bytes: $0, what: "the JSON plan to stdout") }
         } else {
             // With `--events -`, stdout carries the events.
-            let text = plan.renderText(verbose: verbose)
+            let text = plan.renderText(verbose: verbose, problemsOnly: quietOption.quiet)
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
             if let out, !Reports.haveFailed {
                 print("Saved the plan to \(out).", to: &stderr)

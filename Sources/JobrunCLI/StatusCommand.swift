@@ -45,6 +45,8 @@ struct StatusCommand: ParsableCommand {
     @Flag(name: .long, help: "Write the status as a versioned JSON document to stdout instead of text.")
     var json = false
 
+    @OptionGroup var quietOption: QuietOption
+
     @Option(name: .customLong("max-age"), help: ArgumentHelp(
         "Exit 1 when a proof is older than this (for example 12h, 7d, 1h30m).", valueName: "duration"))
     var maxAge: String?
@@ -79,7 +81,7 @@ struct StatusCommand: ParsableCommand {
         if json {
             StandardOutput.write(bytes: StatusReports.json(status, runID: runID), what: "the JSON report to stdout")
         } else {
-            StandardOutput.write(StatusReports.text(status))
+            StandardOutput.write(StatusReports.text(status, problemsOnly: quietOption.quiet))
         }
         if !status.isOK { throw ExitCode(ExitStatus.failure.rawValue) }
     }

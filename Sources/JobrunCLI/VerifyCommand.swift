@@ -45,8 +45,7 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var resourceOptions: ResourceOptions
     @OptionGroup var shardOptions: ShardOptions
 
-    @Flag(name: .shortAndLong, help: "Print only the slices that are not ok, and the summary.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
     @Flag(name: .long, help: "Write the results as a versioned JSON document to stdout instead of text.")
     var json = false
@@ -109,7 +108,7 @@ struct VerifyCommand: ParsableCommand {
             StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID, shard: manifest.shard), what: "the JSON report to stdout")
         } else {
             // With `--events -`, stdout carries the events.
-            let text = VerifyReports.text(result, problemsOnly: quiet)
+            let text = VerifyReports.text(result, problemsOnly: quietOption.quiet)
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
         }
         run.summarize(counts: result.namedCounts, summaryLine: VerifyReports.summaryLine(result))

@@ -24,10 +24,11 @@ extension Plan {
 
     /// The plan as people read it: a line per resource, a line per slice with `verbose` (marked
     /// `[size only]` or `[unverified]` when it declares no digest), a line per file system
-    /// written to (``SpaceNeed/line``), and the summary.
-    public func renderText(verbose: Bool) -> String {
+    /// written to (``SpaceNeed/line``), and the summary; with `problemsOnly`, only the file systems
+    /// short of space, and the summary.
+    public func renderText(verbose: Bool, problemsOnly: Bool = false) -> String {
         var out = ""
-        for entry in entries {
+        for entry in entries where !problemsOnly {
             let r = entry.resource
             let c = entry.counts
             let place = r.folderPath
@@ -58,7 +59,7 @@ extension Plan {
                 out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(marker)\(reason)\n"
             }
         }
-        for need in space { out += need.line + "\n" }
+        for need in space where !problemsOnly || need.shortage != nil { out += need.line + "\n" }
         out += summaryLine + "\n"
         return out
     }

@@ -34,10 +34,11 @@ public enum StatusReports {
     }
 
     /// A line per resource (`=` every slice proven and, with a maximum age, recently enough;
-    /// `~` otherwise), the runs newest first, then the summary line.
-    public static func text(_ s: MirrorStatus) -> String {
+    /// `~` otherwise), the runs newest first, then the summary line; with `problemsOnly`, the `~`
+    /// lines and the summary.
+    public static func text(_ s: MirrorStatus, problemsOnly: Bool = false) -> String {
         var out = ""
-        for entry in s.entries {
+        for entry in s.entries where !(problemsOnly && entry.isOK) {
             let c = entry.counts
             var parts: [String] = []
             if c.proven > 0 {
@@ -54,7 +55,7 @@ public enum StatusReports {
             if let fetched = entry.lastFetchedAtMilliseconds { line += "; last fetched \(moment(fetched, now: s.nowMilliseconds))" }
             out += line + "\n"
         }
-        if !s.runs.isEmpty {
+        if !s.runs.isEmpty && !problemsOnly {
             out += "Last runs, newest first:\n"
             for run in s.runs { out += "  " + runLine(run, now: s.nowMilliseconds) + "\n" }
         }
