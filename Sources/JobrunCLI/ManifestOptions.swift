@@ -6,8 +6,9 @@ import JobrunVerify
 /// Options every manifest-reading command shares.
 struct ManifestOptions: ParsableArguments {
     @Argument(help: ArgumentHelp(
-        "Manifest files or folders (folders: every *.yaml and *.yml in name order).", valueName: "manifests"))
-    var manifests: [String] = ["."]
+        "Manifest files or folders (folders: every *.yaml and *.yml in name order); with none, the folder 'manifests' if it is here, else the files here named jobrun.yaml or *.jobrun.yaml (and .yml).",
+        valueName: "manifests"))
+    var manifests: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Output root for every manifest, overriding 'defaults.output'.", valueName: "dir"))
     var output: String?

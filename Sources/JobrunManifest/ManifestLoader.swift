@@ -44,10 +44,35 @@ public enum ManifestLoader {
         public var hasErrors: Bool { !unreadable.isEmpty || diagnostics.contains { $0.severity == .error } }
     }
 
-    /// Loads `paths` (files, or folders whose `*.yaml`/`*.yml` files are read in name order).
+    /// The folder jobrun reads when no manifest is named and it is there.
+    public static let defaultFolder = "manifests"
+
+    /// What jobrun reads when no manifest is named: the folder `manifests` of `directory` when
+    /// there is one, else `directory`'s files named `jobrun.yaml`, `jobrun.yml`, `*.jobrun.yaml`
+    /// or `*.jobrun.yml` (paths relative to it, in name order), never any other YAML file that
+    /// happens to be there (a `docker-compose.yml`, a CI pipeline); empty when there are none.
+    public static func defaultPaths(in directory: String = ".") -> [String] {
+        let prefix = directory == "." ? "" : (directory.hasSuffix("/") ? directory : directory + "/")
+        if FileStatus.kind(atPath: prefix + defaultFolder) == .directory { return [prefix + defaultFolder] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { name in
+            ["jobrun.yaml", "jobrun.yml"].contains(name) || name.hasSuffix(".jobrun.yaml") || name.hasSuffix(".jobrun.yml")
+        }
+        .filter { FileStatus.kind(atPath: prefix + $0) != .directory }
+        .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        .map { prefix + $0 }
+    }
+
+    /// Loads `paths` (files, or folders whose `*.yaml`/`*.yml` files are read in name order);
+    /// with none, ``defaultPaths(in:)``.
     public static func load(paths: [String], options: Options = Options()) -> Result {
         var unreadable: [Unreadable] = []
         var files: [String] = []
+        let paths = paths.isEmpty ? defaultPaths() : paths
+        if paths.isEmpty {
+            unreadable.append(Unreadable(
+                path: ".", reason: "no manifests named, no folder '\(defaultFolder)' here and no file named jobrun.yaml or *.jobrun.yaml; name the manifests to read"))
+        }
         for path in paths {
             guard let kind = FileStatus.kind(atPath: path) else {
                 unreadable.append(Unreadable(path: path, reason: "No such file or directory"))

@@ -223,7 +223,7 @@ import Testing
         #expect(result.stderr == "jobrun: error: cannot read 'empty': the folder has no *.yaml or *.yml manifests\n")
     }
 
-    /// With no argument jobrun reads the current folder, which here holds no manifest.
+    /// With no argument jobrun reads its own manifests, of which this folder holds none.
     @Test func noArgumentsInAFolderWithoutManifestsIs66() async throws {
         let result = try await Self.run(["validate"]) { directory in
             try FileManager.default.removeItem(atPath: directory.path("site.yaml"))
@@ -238,6 +238,26 @@ import Testing
         }
         #expect(result.status == 66, "\(result)")
         #expect(result.stderr == "jobrun: error: cannot read 'fifo.yaml': not a regular file\n", "\(result)")
+    }
+
+    /// With no manifest named, a repository's other YAML files are not read: jobrun's own are
+    /// found by name (or in `manifests/`), and without any it says so and exits 66.
+    @Test func noManifestNamedReadsOnlyJobrunsOwn() async throws {
+        let directory = try Self.fixture(populated: false)
+        defer { directory.remove() }
+        try directory.write(file: "docker-compose.yml", contents: "services:\n  web: {image: nginx}\n")
+        try directory.write(file: ".gitlab-ci.yml", contents: "stages: [build]\n")
+        let none = try await Harness.run(["validate"], in: directory.path)
+        #expect(none.status == 66, "\(none)")
+        #expect(none.stderr == "jobrun: error: cannot read '.': no manifests named, no folder 'manifests' here and no file named jobrun.yaml or *.jobrun.yaml; name the manifests to read\n", "\(none)")
+
+        try FileManager.default.moveItem(atPath: directory.path("site.yaml"), toPath: directory.path("site.jobrun.yaml"))
+        let named = try await Harness.run(["validate"], in: directory.path)
+        #expect(named.status == 0 && named.stdout == "Valid: 1 manifest, 1 resource, 2 slices.\n", "\(named)")
+        try FileManager.default.createDirectory(atPath: directory.path("manifests"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(atPath: directory.path("site.jobrun.yaml"), toPath: directory.path("manifests/site.yaml"))
+        let folder = try await Harness.run(["validate"], in: directory.path)
+        #expect(folder.status == 0 && folder.stdout == "Valid: 1 manifest, 1 resource, 2 slices.\n", "\(folder)")
     }
 
     // MARK: 74

@@ -46,4 +46,23 @@ import Testing
         _ = try dir.write(file: "none.yaml", contents: "version: 1\nresources:\n  - {id: n, base_url: \"https://h/\", slices: [{path: x}]}\n")
         #expect(try #require(ManifestLoader.load(paths: [dir.path("none.yaml")], options: options).manifest).sliceLists.isEmpty)
     }
+
+    /// With no manifest named, jobrun reads its own: the folder `manifests`, else the files named
+    /// as jobrun's, never another YAML file of the folder.
+    @Test func theDefaultIsJobrunsManifestsOnly() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        for name in ["docker-compose.yml", ".gitlab-ci.yml", "jobrun.yaml", "media.jobrun.yml", "a.jobrun.yaml", "notjobrun.yaml"] {
+            _ = try dir.write(file: name, contents: "x: 1\n")
+        }
+        try dir.makeDirectory("b.jobrun.yaml")
+        #expect(ManifestLoader.defaultPaths(in: dir.path) == ["a.jobrun.yaml", "jobrun.yaml", "media.jobrun.yml"].map { dir.path + "/" + $0 })
+        _ = try dir.write(file: "manifests/site.yaml", contents: "x: 1\n")
+        #expect(ManifestLoader.defaultPaths(in: dir.path) == [dir.path + "/manifests"])
+
+        let empty = try TemporaryDirectory()
+        defer { empty.remove() }
+        _ = try empty.write(file: "docker-compose.yml", contents: "services: {}\n")
+        #expect(ManifestLoader.defaultPaths(in: empty.path).isEmpty)
+    }
 }
