@@ -7,18 +7,19 @@ final class SQLiteDatabase {
     fileprivate var handle: OpaquePointer?
     let path: String
 
-    /// Opens (creating, unless `readOnly`) `path`, waiting up to `busyMilliseconds` when another
-    /// connection holds it.
-    init(path: String, readOnly: Bool = false, busyMilliseconds: Int32 = 1_000) throws(StateError) {
-        self.path = path
+    /// Opens (creating, unless `readOnly`) `path`, which must hold no symbolic link, waiting up
+    /// to `busyMilliseconds` when another connection holds it; messages name it `reportedAs`.
+    init(path: String, readOnly: Bool = false, busyMilliseconds: Int32 = 1_000, reportedAs name: String? = nil) throws(StateError) {
+        self.path = name ?? path
         var db: OpaquePointer?
-        // NOFOLLOW: a symbolic link planted in the mirror must not redirect jobrun's writes.
+        // NOFOLLOW (a link in any component is refused): a symbolic link planted in the mirror
+        // must not redirect jobrun's writes.
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         handle = db
         guard rc == SQLITE_OK else {
-            let error = Self.error(rc, db, path: path, operation: "open")
+            let error = Self.error(rc, db, path: self.path, operation: "open")
             sqlite3_close_v2(db)
             handle = nil
             throw error

@@ -23,15 +23,23 @@ public final class StateStore {
     /// - Throws: a ``StateError``; the caller goes on without the store.
     public init(root: String, readOnly: Bool = false) throws(StateError) {
         let folder = (root.hasSuffix("/") ? root : root + "/") + MirrorStateFolder.name
-        if !readOnly, mkdir(folder, 0o755) != 0, errno != EEXIST {
+        // Links above the root, and the root itself, are the user's to make; SQLite's no-follow
+        // rule, which refuses a link anywhere in a path, then guards only the names below it.
+        guard let resolved = realpath(root, nil) else {
+            throw .failed(path: root, operation: "use the output root", detail: systemErrorText(errno))
+        }
+        let realRoot = String(cString: resolved)
+        free(resolved)
+        let realFolder = (realRoot.hasSuffix("/") ? realRoot : realRoot + "/") + MirrorStateFolder.name
+        if !readOnly, mkdir(realFolder, 0o755) != 0, errno != EEXIST {
             throw .failed(path: folder, operation: "create the folder", detail: systemErrorText(errno))
         }
         // A symbolic link in its place would take jobrun's writes out of the output root.
         var status = stat()
-        guard lstat(folder, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else {
+        guard lstat(realFolder, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else {
             throw .failed(path: folder, operation: "use the folder", detail: "it is not a directory (a symbolic link is not followed)")
         }
-        db = try SQLiteDatabase(path: Self.path(forRoot: root), readOnly: readOnly)
+        db = try SQLiteDatabase(path: Self.path(forRoot: realRoot), readOnly: readOnly, reportedAs: Self.path(forRoot: root))
         if readOnly {
             let found = Int(try db.integer("PRAGMA user_version") ?? 0)
             guard found <= StateSchema.currentVersion else {

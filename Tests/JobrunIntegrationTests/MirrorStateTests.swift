@@ -185,6 +185,36 @@ import Testing
             "\(verify)")
     }
 
+    /// An output root reached through a symbolic link (a folder above it, as `/srv -> /data/srv`,
+    /// or the root itself): its state is recorded and used as any other's, with no warning.
+    @Test(arguments: ["above", "root"])
+    func aRootReachedThroughALinkKeepsItsState(link: String) async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        _ = try fixture.directory.makeDirectory("data")
+        _ = try fixture.directory.makeDirectory("data/srv")
+        let output: String
+        if link == "above" {
+            try FileManager.default.createSymbolicLink(atPath: fixture.directory.path("srv"), withDestinationPath: "data/srv")
+            output = "srv/mirror"
+        } else {
+            _ = try fixture.directory.makeDirectory("data/srv/mirror")
+            try FileManager.default.createSymbolicLink(atPath: fixture.directory.path("mirror"), withDestinationPath: "data/srv/mirror")
+            output = "mirror"
+        }
+        try fixture.write(manifest: Self.manifest(fixture, output: output))
+        let apply = try await fixture.apply()
+        #expect(apply.status == 0 && apply.stderr.isEmpty, "\(apply)")
+        #expect(try Self.records(fixture.directory.path(output)).count == 6)
+        #expect(fixture.directory.exists("data/srv/mirror/.jobrun/state.sqlite"))
+
+        let plan = try await Self.planProofs(fixture)
+        #expect(plan.hashed == 0 && plan.unchanged == 6 && plan.stderr.isEmpty, "\(plan)")
+        let status = try await fixture.run(["status", "site.yaml", "--runs", "0"])
+        #expect(status.status == 0 && status.stderr.isEmpty, "\(status)")
+        #expect(status.stdout.hasPrefix("= r -> \(output)/r/: 6 proven"), "\(status)")
+    }
+
     /// Two output roots: each has its own store, holding its own files.
     @Test func eachOutputRootHasItsOwnState() async throws {
         let fixture = try ApplyFixture()

@@ -314,6 +314,44 @@ import Testing
         #expect(!dir.exists("mirror/.jobrun/state.sqlite.damaged"))
     }
 
+    /// Links above the output root, and the root itself being one, are the user's: the store
+    /// opens through them, under the name the manifests give it; below the root a link is still
+    /// refused.
+    @Test(arguments: ["above", "root"])
+    func aRootReachedThroughALinkHasItsStore(link: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.makeDirectory("data")
+        _ = try dir.makeDirectory("data/srv")
+        _ = try dir.makeDirectory("data/srv/mirror")
+        let root: String
+        if link == "above" {
+            try FileManager.default.createSymbolicLink(atPath: dir.path("srv"), withDestinationPath: dir.path("data/srv"))
+            root = dir.path("srv/mirror")
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: dir.path("mirror"), withDestinationPath: "data/srv/mirror")
+            root = dir.path("mirror")
+        }
+        do {
+            let store = try StateStore(root: root)
+            #expect(store.path == root + "/.jobrun/state.sqlite")
+            try store.record([Self.slice("x")])
+        }
+        #expect(dir.exists("data/srv/mirror/.jobrun/state.sqlite"))
+        #expect(try StateStore(root: root, readOnly: true).proven(path: "x") == Self.slice("x"))
+        let warnings = WarningLog()
+        #expect(MirrorStates(roots: [root], access: .reading, warn: warnings.add).provenFiles()[root]?.keys.sorted() == ["x"])
+        #expect(warnings.lines.isEmpty, "\(warnings.lines)")
+
+        // Below the root, a link in the database's place is not followed.
+        let elsewhere = try dir.makeDirectory("elsewhere")
+        try FileManager.default.removeItem(atPath: dir.path("data/srv/mirror/.jobrun"))
+        _ = try dir.makeDirectory("data/srv/mirror/.jobrun")
+        try FileManager.default.createSymbolicLink(atPath: dir.path("data/srv/mirror/.jobrun/state.sqlite"), withDestinationPath: elsewhere + "/db")
+        #expect(throws: StateError.self) { _ = try StateStore(root: root) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    }
+
     /// A symbolic link in the state folder's place is refused, never followed.
     @Test func aLinkInPlaceOfTheFolderIsRefused() throws {
         let dir = try TemporaryDirectory()
