@@ -192,12 +192,19 @@ public final class MirrorStates: @unchecked Sendable {
         }
     }
 
-    /// Moves a damaged database aside (its write-ahead log and shared memory go: they belong to
-    /// it) and creates a new one.
+    /// Moves a database jobrun cannot use aside, whatever it is (a damaged file, one of no known
+    /// schema, a folder in its place), in place of any set aside before (its write-ahead log and
+    /// shared memory go: they belong to it), and creates a new one.
     private static func startAnew(root: String, after error: StateError, warn: @Sendable (String) -> Void) -> StateStore? {
         let path = StateStore.path(forRoot: root)
         let aside = path + ".damaged"
-        guard rename(path, aside) == 0 else {
+        // rename(2) replaces a file with a file only: an older one of another kind goes first.
+        var isMoved = rename(path, aside) == 0
+        if !isMoved, [EISDIR, ENOTDIR, ENOTEMPTY, EEXIST].contains(errno) {
+            if unlink(aside) != 0 { rmdir(aside) }
+            isMoved = rename(path, aside) == 0
+        }
+        guard isMoved else {
             warn(unusable(error, fallback: fallback(.create)))
             return nil
         }

@@ -53,18 +53,59 @@ enum StateSchema {
 
     static var currentVersion: Int { migrations.count }
 
-    /// Brings `db` to ``currentVersion``.
-    /// - Throws: ``StateError/newerSchema(path:found:supported:)`` for a database of a later
-    ///   version; whatever SQLite reports otherwise (a failed migration changes nothing).
-    static func migrate(_ db: SQLiteDatabase) throws(StateError) {
-        let found = Int(try db.integer("PRAGMA user_version") ?? 0)
-        guard found <= currentVersion else {
-            throw .newerSchema(path: db.path, found: found, supported: currentVersion)
+    /// The objects (tables, indexes, …) of each version's schema, as SQLite describes them in
+    /// `sqlite_master` (`type name table sql`, sorted), made by applying the migrations to an
+    /// empty database in memory; `nil` if that failed, and then no database is judged by them.
+    static let objectsByVersion: [[String]]? = {
+        guard let memory = try? SQLiteDatabase(path: ":memory:") else { return nil }
+        var versions: [[String]] = []
+        for version in 0...currentVersion {
+            if version > 0 { guard (try? memory.execute(migrations[version - 1])) != nil else { return nil } }
+            guard let found = try? objects(of: memory) else { return nil }
+            versions.append(found)
         }
+        return versions
+    }()
+
+    /// `db`'s own objects (SQLite's internal ones aside), as ``objectsByVersion`` lists them.
+    private static func objects(of db: SQLiteDatabase) throws(StateError) -> [String] {
+        try db.query("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").map { row in
+            row.map { value in
+                switch value {
+                case .integer(let n): String(n)
+                case .text(let text): text
+                case .null: ""
+                }
+            }.joined(separator: " ")
+        }.sorted()
+    }
+
+    /// The schema version of `db`, once its objects are found to be exactly that version's: a
+    /// table dropped, one no version has, or a version that does not match the tables makes a
+    /// database jobrun cannot use, however sound its bytes.
+    /// - Throws: ``StateError/newerSchema(path:found:supported:)`` for a database of a later
+    ///   version; ``StateError/corrupt(path:detail:)`` for one that is no version's.
+    static func check(_ db: SQLiteDatabase) throws(StateError) -> Int {
+        let found = try db.integer("PRAGMA user_version") ?? 0
+        guard found <= Int64(currentVersion) else {
+            throw .newerSchema(path: db.path, found: Int(found), supported: currentVersion)
+        }
+        guard found >= 0 else { throw .corrupt(path: db.path, detail: "state schema \(found) is no version") }
+        let version = Int(found)
+        if let known = objectsByVersion, try objects(of: db) != known[version] {
+            throw .corrupt(path: db.path, detail: "its tables are not those of state schema \(version)")
+        }
+        return version
+    }
+
+    /// Brings `db`, found at version `found` by ``check(_:)``, to ``currentVersion``.
+    /// - Throws: what ``check(_:)`` throws; whatever SQLite reports otherwise (a failed migration
+    ///   changes nothing).
+    static func migrate(_ db: SQLiteDatabase, from found: Int) throws(StateError) {
         guard found < currentVersion else { return }
         try db.transaction { () throws(StateError) in
             // Checked again inside the write lock: another process may have migrated meanwhile.
-            let now = Int(try db.integer("PRAGMA user_version") ?? 0)
+            let now = try check(db)
             for version in now..<currentVersion { try db.execute(migrations[version]) }
             try db.execute("PRAGMA user_version = \(currentVersion)")
         }

@@ -39,14 +39,15 @@ public final class StateStore {
         guard lstat(realFolder, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else {
             throw .failed(path: folder, operation: "use the folder", detail: "it is not a directory (a symbolic link is not followed)")
         }
-        db = try SQLiteDatabase(path: Self.path(forRoot: realRoot), readOnly: readOnly, reportedAs: Self.path(forRoot: root))
-        if readOnly {
-            let found = Int(try db.integer("PRAGMA user_version") ?? 0)
-            guard found <= StateSchema.currentVersion else {
-                throw .newerSchema(path: db.path, found: found, supported: StateSchema.currentVersion)
-            }
-            return
+        let realPath = Self.path(forRoot: realRoot)
+        // A folder (or anything else) in the database's place is a store that cannot be used.
+        if lstat(realPath, &status) == 0, !FileStatus.isRegularFile(mode: status.st_mode) {
+            throw .corrupt(path: Self.path(forRoot: root), detail: "it is not a regular file")
         }
+        db = try SQLiteDatabase(path: realPath, readOnly: readOnly, reportedAs: Self.path(forRoot: root))
+        // Checked before anything is written: a database jobrun cannot use is left as it is.
+        let version = try StateSchema.check(db)
+        if readOnly { return }
         // WAL: readers (status, plan) never wait for a run that writes.
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
             throw .failed(path: db.path, operation: "use write-ahead logging", detail: "the journal mode stayed another")
@@ -57,7 +58,7 @@ public final class StateStore {
         // The log kept at close (for read-only readers) is emptied by each checkpoint: no old
         // frames outlive what they were copied into.
         try db.execute("PRAGMA journal_size_limit = 0")
-        try StateSchema.migrate(db)
+        try StateSchema.migrate(db, from: version)
     }
 
     /// The schema version the database has now.

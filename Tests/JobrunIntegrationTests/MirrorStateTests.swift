@@ -98,10 +98,11 @@ import Testing
         #expect(again.hashed == 0 && again.unchanged == 6, "\(again)")
     }
 
-    /// Deleted: plan hashes and creates nothing, apply starts a new store. Damaged (garbage or
-    /// cut short): plan says so once and hashes, apply sets it aside and starts anew. The mirror
-    /// is never the worse for it.
-    @Test(arguments: ["deleted", "garbage", "truncated"])
+    /// Deleted: plan hashes and creates nothing, apply starts a new store. Damaged (garbage, cut
+    /// short, a schema version its tables are not, a folder in its place): plan says so once and
+    /// hashes, apply sets it aside and starts anew, and status is right afterwards. The mirror is
+    /// never the worse for it.
+    @Test(arguments: ["deleted", "garbage", "truncated", "version", "folder"])
     func aMissingOrDamagedStoreCostsOnlyHashing(damage: String) async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
@@ -114,6 +115,15 @@ import Testing
             try FileManager.default.removeItem(atPath: folder)
         case "garbage":
             try Data(repeating: 0x5A, count: 20_000).write(to: URL(fileURLWithPath: database))
+        case "version":
+            // Sound bytes whose schema version (the header's user_version) says 1 over the tables of a later one.
+            _ = try StateStore(root: fixture.directory.path("mirror"))  // opening and closing checkpoints the log
+            var whole = try Data(contentsOf: URL(fileURLWithPath: database))
+            whole.replaceSubrange(60..<64, with: [0, 0, 0, 1])
+            try whole.write(to: URL(fileURLWithPath: database))
+        case "folder":
+            try FileManager.default.removeItem(atPath: database)
+            try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
         default:
             // Everything in the database file itself, then cut to its first page.
             _ = try StateStore(root: fixture.directory.path("mirror"))  // opening and closing checkpoints the log
@@ -142,6 +152,8 @@ import Testing
         }
         let after = try await Self.planProofs(fixture)
         #expect(after.hashed == 0 && after.unchanged == 6 && after.stderr.isEmpty, "\(after)")
+        let status = try await fixture.run(["status", "site.yaml", "--runs", "0"])
+        #expect(status.status == 0 && status.stderr.isEmpty && status.stdout.hasPrefix("= r -> mirror/r/: 6 proven"), "\(status)")
         try await fixture.expectVerified()
     }
 

@@ -110,6 +110,64 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    /// Sound bytes but no store jobrun can use: a table dropped, one of no jobrun schema, a
+    /// version that does not match the tables, a folder in the database's place. Each is damaged:
+    /// `plan` and `verify` say so and leave it as it is, `apply` sets it aside and starts anew,
+    /// and does so again over what an earlier one set aside.
+    @Test(arguments: ["dropped table", "extra table", "foreign database", "older version", "negative version", "folder"])
+    func aStoreOfNoKnownSchemaIsDamaged(kind: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        let path = StateStore.path(forRoot: root)
+        if kind == "folder" {
+            _ = try dir.makeDirectory("mirror/.jobrun")
+            _ = try dir.makeDirectory("mirror/.jobrun/state.sqlite")
+            _ = try dir.write(file: "mirror/.jobrun/state.sqlite/inside", contents: "x")
+        } else if kind == "foreign database" {
+            _ = try dir.makeDirectory("mirror/.jobrun")
+            try SQLiteDatabase(path: path).execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, taken TEXT)")
+        } else {
+            let store = try StateStore(root: root)
+            try store.record([Self.slice("x")])
+            switch kind {
+            case "dropped table": try store.db.execute("DROP TABLE deferrals")
+            case "extra table": try store.db.execute("CREATE TABLE notes (text TEXT)")
+            case "older version": try store.db.execute("PRAGMA user_version = 1")
+            default: try store.db.execute("PRAGMA user_version = -3")
+            }
+            try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let before = DirectoryTree.entries(under: root)
+        let bytes = try? Data(contentsOf: URL(fileURLWithPath: path))
+        for readOnly in [false, true] {
+            #expect {
+                _ = try StateStore(root: root, readOnly: readOnly)
+            } throws: { error in
+                guard case .corrupt(let named, _)? = error as? StateError else { return false }
+                return named == path
+            }
+        }
+        let warnings = WarningLog()
+        #expect(MirrorStates(roots: [root], access: .existing, warn: warnings.add).roots.isEmpty)
+        #expect(warnings.lines.count == 1 && warnings.lines[0].contains("is damaged ("), "\(warnings.lines)")
+        #expect(DirectoryTree.entries(under: root) == before)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+
+        for _ in 0..<2 {
+            let created = MirrorStates(roots: [root], access: .create, warn: warnings.add)
+            #expect(created.roots == [root])
+            #expect(warnings.lines.last?.contains("moved to '\(path).damaged'") == true, "\(warnings.lines)")
+            created.record([Self.slice("y")], root: root)
+            #expect(created.provenFiles()[root]?.keys.sorted() == ["y"])
+            // Damaged again, as it first was: set aside over the one set aside before.
+            try FileManager.default.removeItem(atPath: root + "/.jobrun")
+            _ = try dir.makeDirectory("mirror/.jobrun")
+            _ = try dir.makeDirectory("mirror/.jobrun/state.sqlite")
+        }
+        #expect(warnings.lines.count == 3, "\(warnings.lines)")
+    }
+
     /// An older database is brought up to date once; opening it again changes nothing.
     @Test func anEmptyDatabaseIsMigratedOnce() throws {
         let dir = try TemporaryDirectory()
