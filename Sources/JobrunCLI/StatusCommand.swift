@@ -19,6 +19,9 @@ struct StatusCommand: ParsableCommand {
                         against the digests the manifest expects now
               changed   there, but not what was proven: changed since, not
                         of the declared size, or expected with other digests
+              moved     another file with the proven size and modification
+                        time (copied, restored, moved): 'moved or restored',
+                        not re-proven until 'jobrun verify' or 'plan' reads it
               unproven  there, with nothing recorded ('jobrun verify'
                         proves it)
               missing   not there; 'to resume': a partial download that

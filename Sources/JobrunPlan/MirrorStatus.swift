@@ -107,7 +107,7 @@ public struct MirrorStatus: Sendable {
                     if let partial = partials[r.outputRoot]?[path], partial.continues(identity: r.identity(of: s), expectedSize: s.size) {
                         entry.counts.resumable += 1
                     }
-                case .changed, .unproven, .error:
+                case .changed, .moved, .unproven, .error:
                     break
                 }
             }

@@ -10,6 +10,11 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     /// The file is there but is not what was proven: it changed since its record, the record
     /// does not prove every digest the manifest expects now, or its size is not the declared one.
     case changed
+    /// The file is another one than was proven (another device or inode) with the recorded size
+    /// and modification time: a copy (`cp -a`), a restored backup or cache, a move across file
+    /// systems. Its bytes are likely the proven ones, but nothing proves them until a `verify` or
+    /// `plan` reads them again.
+    case moved
     /// The file is there and nothing proves it (no record, or one taken too soon after a change).
     case unproven
     /// No file.
@@ -27,7 +32,8 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     /// | a link, folder, other non-file; unreadable | any                                     | `error`    |
     /// | a file of another size than declared | any                                           | `changed`  |
     /// | a file                               | none                                          | `unproven` |
-    /// | a file                               | another identity (device, inode, size, times) | `changed`  |
+    /// | a file                               | another device or inode, the same size and modification time, every expected digest | `moved` |
+    /// | a file                               | another identity otherwise (size, times; the same device and inode) | `changed`  |
     /// | a file                               | same identity, lacks an expected digest or has another value for it | `changed` |
     /// | a file                               | same identity, every expected digest, taken within a time step of a change | `unproven` (the next check reads it; ``FileIdentity/isSettled(at:)``) |
     /// | a file                               | same identity, every expected digest          | `proven`   |
@@ -42,9 +48,18 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
         case .ok:
             // Without an identity the file cannot be matched with a record: nothing proves it.
             guard let record, let identity else { return .unproven }
-            guard identity == record.file, record.proves(size: size, digests: digests) else { return .changed }
+            guard record.proves(size: size, digests: digests) else { return .changed }
+            guard identity == record.file else { return isMoved(identity, from: record.file) ? .moved : .changed }
             // What the quick check would not trust is not proven either.
             return record.isSettled ? .proven : .unproven
         }
+    }
+
+    /// Whether `identity` is another file than `proven` (another device or inode) that kept its
+    /// size and modification time, as a copy that keeps times or a restore makes (its change
+    /// time is always new: the kernel sets it).
+    static func isMoved(_ identity: FileIdentity, from proven: FileIdentity) -> Bool {
+        (identity.device, identity.inode) != (proven.device, proven.inode) && identity.size == proven.size
+            && identity.mtimeNanoseconds == proven.mtimeNanoseconds
     }
 }

@@ -2,6 +2,7 @@
 public struct StatusCounts: Sendable, Hashable {
     public var proven = 0
     public var changed = 0
+    public var moved = 0
     public var unproven = 0
     public var missing = 0
     public var errors = 0
@@ -12,7 +13,7 @@ public struct StatusCounts: Sendable, Hashable {
 
     public init() {}
 
-    public var slices: Int { proven + changed + unproven + missing + errors }
+    public var slices: Int { proven + changed + moved + unproven + missing + errors }
 
     /// Every slice is proven (true when there is none).
     public var isAllProven: Bool { proven == slices }
@@ -21,6 +22,7 @@ public struct StatusCounts: Sendable, Hashable {
         switch status {
         case .proven: proven += 1
         case .changed: changed += 1
+        case .moved: moved += 1
         case .unproven: unproven += 1
         case .missing: missing += 1
         case .error: errors += 1
@@ -30,6 +32,7 @@ public struct StatusCounts: Sendable, Hashable {
     public static func += (lhs: inout StatusCounts, rhs: StatusCounts) {
         lhs.proven += rhs.proven
         lhs.changed += rhs.changed
+        lhs.moved += rhs.moved
         lhs.unproven += rhs.unproven
         lhs.missing += rhs.missing
         lhs.errors += rhs.errors

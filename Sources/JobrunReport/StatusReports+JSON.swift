@@ -11,7 +11,7 @@ extension StatusReports {
     public static func json(_ s: MirrorStatus, runID: String? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: true, reservingCapacity: 1_024 + 400 * s.entries.count)
         w.beginObject()
-        w.key("format_version"); w.int(1)
+        w.key("format_version"); w.int(2)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
         if let runID { w.key("run_id"); w.string(runID) }
         time(&w, "checked_at", s.nowMilliseconds)
@@ -92,6 +92,7 @@ extension StatusReports {
         w.key("slices"); w.int(Int64(c.slices))
         w.key("proven"); w.int(Int64(c.proven))
         w.key("changed"); w.int(Int64(c.changed))
+        w.key("moved"); w.int(Int64(c.moved))
         w.key("unproven"); w.int(Int64(c.unproven))
         w.key("missing"); w.int(Int64(c.missing))
         w.key("resumable"); w.int(Int64(c.resumable))

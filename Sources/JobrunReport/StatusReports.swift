@@ -9,7 +9,7 @@ public enum StatusReports {
     /// The stable summary line:
     /// `Status: 13 of 16 slices proven (2 changed, 1 missing), oldest proof 2026-11-25T09:00:00Z.`
     /// The parenthesis lists the slices not proven, nonzero counts only, in the order changed,
-    /// unproven, missing, errors; with a maximum age, `, 4 older than 1d` follows it (even when
+    /// moved or restored, unproven, missing, errors; with a maximum age, `, 4 older than 1d` follows it (even when
     /// 0); the oldest proof clause is there when a slice is proven.
     public static func summaryLine(_ s: MirrorStatus) -> String {
         summaryLine(counts: s.counts, maxAgeMilliseconds: s.maxAgeMilliseconds, oldestProofAtMilliseconds: s.oldestProofAtMilliseconds)
@@ -27,6 +27,7 @@ public enum StatusReports {
     private static func notProvenParts(_ c: StatusCounts) -> [String] {
         var parts: [String] = []
         if c.changed > 0 { parts.append("\(c.changed) changed") }
+        if c.moved > 0 { parts.append("\(c.moved) moved or restored") }
         if c.unproven > 0 { parts.append("\(c.unproven) unproven") }
         if c.missing > 0 { parts.append("\(c.missing) missing") }
         if c.errors > 0 { parts.append("\(c.errors) error\(c.errors == 1 ? "" : "s")") }
@@ -46,6 +47,7 @@ public enum StatusReports {
                 parts.append("\(c.proven) proven\(old)")
             }
             if c.changed > 0 { parts.append("\(c.changed) changed") }
+            if c.moved > 0 { parts.append("\(c.moved) moved or restored (not re-proven)") }
             if c.unproven > 0 { parts.append("\(c.unproven) unproven") }
             if c.missing > 0 { parts.append("\(c.missing) missing\(c.resumable > 0 ? " (\(c.resumable) to resume)" : "")") }
             if c.errors > 0 { parts.append("\(c.errors) error\(c.errors == 1 ? "" : "s")") }

@@ -14,7 +14,7 @@ public struct ProvenSlice: Sendable, Hashable {
     public var seenAtNanoseconds: Int64
     public var provenAtMilliseconds: Int64
     /// Set when this proof followed a fetch; a later proof by hashing keeps it while the file
-    /// stays the same (device and inode).
+    /// stays the same (device and inode) or holds the same bytes (size and digests).
     public var fetchedAtMilliseconds: Int64?
 
     public init(

@@ -127,7 +127,8 @@ public final class StateStore {
     }
 
     /// An upsert of `rows` rows. A proof by hashing (no fetch time) keeps the fetch time of the
-    /// same file (device and inode); a path listed twice ends as its last row.
+    /// same file (device and inode), or of the same bytes (size and digests) in another file, as
+    /// a copy or a restore makes; a path listed twice ends as its last row.
     private static func upsert(rows: Int, in db: SQLiteDatabase) throws(StateError) -> SQLiteDatabase.Statement {
         let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
         return try SQLiteDatabase.Statement(
@@ -138,7 +139,8 @@ public final class StateStore {
                 device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
                 seen_at_ns = excluded.seen_at_ns, proven_at_ms = excluded.proven_at_ms,
                 fetched_at_ms = CASE WHEN excluded.fetched_at_ms IS NOT NULL THEN excluded.fetched_at_ms
-                    WHEN device = excluded.device AND inode = excluded.inode THEN fetched_at_ms END
+                    WHEN device = excluded.device AND inode = excluded.inode THEN fetched_at_ms
+                    WHEN size = excluded.size AND digests = excluded.digests AND length(digests) > 0 THEN fetched_at_ms END
             """, in: db)
     }
 

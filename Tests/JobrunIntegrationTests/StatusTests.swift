@@ -1,4 +1,5 @@
 import Foundation
+import JobrunState
 import JobrunTestSupport
 import Testing
 
@@ -174,6 +175,61 @@ import Testing
         #expect(selected.stderr == "Selected 2 of 4 resources (--resource lessons): intro, lessons.\n", "\(selected)")
     }
 
+    /// Puts a copy of each file of the mirror (its `.jobrun` aside) in its place with the
+    /// original's times, as `cp -a` and a restore of a backup or CI cache do: a new inode and
+    /// change time, the same bytes, size and modification time.
+    static func restoreCopies(in root: String) throws {
+        for path in DirectoryTree.files(under: root) where !path.hasPrefix(root + "/.jobrun/") {
+            var original = stat()
+            try #require(stat(path, &original) == 0)
+            try FileManager.default.copyItem(atPath: path, toPath: path + ".copy")
+            let times = [original.st_atim, original.st_mtim]
+            try #require(utimensat(AT_FDCWD, path + ".copy", times, 0) == 0)
+            try #require(rename(path + ".copy", path) == 0)
+        }
+    }
+
+    /// A mirror copied or restored with its times: every slice is moved or restored, not
+    /// re-proven (exit 1), until one `verify` or `plan` reads them again; the re-proof keeps
+    /// when each file was fetched.
+    @Test(arguments: ["verify", "plan"])
+    func aRestoredMirrorIsMovedUntilProvenAgain(command: String) async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: ApplyHappyPathTests.manifest(fixture))
+        try await Self.applyRecorded(fixture)
+        let root = fixture.directory.path("mirror")
+        let fetched = try StateStore(root: root, readOnly: true).provenFiles().mapValues(\.fetchedAtMilliseconds)
+        #expect(fetched.values.compactMap { $0 }.count == 3, "\(fetched)")
+        try Self.restoreCopies(in: root)
+        let restored = Date()
+
+        let moved = try await fixture.run(["status", "site.yaml", "--runs", "0"])
+        #expect(moved.status == 1 && moved.stderr.isEmpty, "\(moved)")
+        #expect(Self.lines(moved.stdout, startingWith: "~ lessons -> mirror/lessons/a/: 2 moved or restored (not re-proven); last fetched ").count == 1, "\(moved)")
+        #expect(moved.stdout.hasSuffix("\nStatus: 0 of 4 slices proven (4 moved or restored).\n"), "\(moved)")
+        let json = try await fixture.run(["status", "site.yaml", "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
+        let summary = try #require(document["summary"] as? [String: Any])
+        #expect(summary["moved"] as? Int == 4 && summary["changed"] as? Int == 0 && summary["proven"] as? Int == 0, "\(json)")
+        let resources = try #require(document["resources"] as? [[String: Any]])
+        let statuses = resources.flatMap { ($0["not_proven"] as? [[String: String]] ?? []).map { $0["status"] } }
+        #expect(statuses == Array(repeating: "moved", count: 4), "\(json)")
+
+        // Proven again once the copies' change time is a time step old (a record taken sooner
+        // is not trusted).
+        #expect(await Poll.until(timeout: .seconds(5)) { Date().timeIntervalSince(restored) > 0.1 })
+        let proof = try await fixture.run([command, "site.yaml"] + (command == "verify" ? ["-q"] : []))
+        #expect(proof.status == 0 && proof.stderr.isEmpty, "\(proof)")
+        let proven = try await fixture.run(["status", "site.yaml", "--runs", "0"])
+        #expect(proven.status == 0, "\(proven)")
+        #expect(proven.stdout.hasPrefix("= extras -> mirror/extras/: 1 proven; fully proven "), "\(proven)")
+        #expect(Self.lines(proven.stdout, startingWith: "= lessons -> mirror/lessons/a/: 2 proven; fully proven ").allSatisfy {
+            $0.contains("; last fetched ")
+        }, "\(proven)")
+        #expect(try StateStore(root: root, readOnly: true).provenFiles().mapValues(\.fetchedAtMilliseconds) == fetched)
+    }
+
     @Test func jsonHasTheDocumentedFields() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
@@ -185,12 +241,12 @@ import Testing
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.isEmpty, "\(result)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
-        #expect(document["format_version"] as? Int == 1)
+        #expect(document["format_version"] as? Int == 2)
         #expect(document["run_id"] as? String == "check-1")
         #expect(document["jobrun_version"] is String && document["checked_at"] is String && document["checked_at_ms"] is Int)
         #expect(document["max_age"] as? String == "7d" && document["max_age_ms"] as? Int == 604_800_000)
         let summary = try #require(document["summary"] as? [String: Any])
-        for (key, value) in ["slices": 4, "proven": 3, "changed": 0, "unproven": 0, "missing": 1, "resumable": 0, "errors": 0, "older_than_max_age": 0] {
+        for (key, value) in ["slices": 4, "proven": 3, "changed": 0, "moved": 0, "unproven": 0, "missing": 1, "resumable": 0, "errors": 0, "older_than_max_age": 0] {
             #expect(summary[key] as? Int == value, "summary.\(key): \(result)")
         }
         #expect(summary["all_proven"] as? Bool == false && summary["ok"] as? Bool == false)

@@ -47,7 +47,7 @@ import Testing
         var records: [ProvenSlice] = []
         for (path, resource) in [("one/a.bin", "one"), ("five/ok.bin", "five"), ("five/bare.bin", "five")] {
             var file = try FileIdentity.ofFile(atPath: root + "/" + path)
-            if path == "five/bare.bin" { file.inode += 1 }
+            if path == "five/bare.bin" { file.ctimeNanoseconds -= 1 }
             records.append(ProvenSlice(
                 path: path, resource: resource, digests: [sha], file: file, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 500,
                 fetchedAtMilliseconds: nil))

@@ -55,10 +55,28 @@ import Testing
         #expect(Self.classify(size: 4) == .changed)
     }
 
-    /// Any field of the identity that differs from the record's: the file changed since.
+    /// Another file (device or inode) with the recorded size and modification time, as `cp -a`
+    /// or a restore leaves it: moved or restored, not re-proven; changed when the record does not
+    /// prove what the manifest expects now, or the times or size differ too.
+    @Test func anotherFileWithTheProvenSizeAndTimeIsMoved() {
+        let copy = FileIdentity(device: 1, inode: 9, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 9_000)
+        let otherDevice = FileIdentity(device: 9, inode: 2, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_000)
+        #expect(Self.classify(identity: copy) == .moved)
+        #expect(Self.classify(identity: otherDevice) == .moved)
+        #expect(Self.classify(identity: copy, size: nil) == .moved)
+        #expect(Self.classify(identity: copy, digests: [Self.md5, Self.sha]) == .changed)
+        #expect(Self.classify(identity: copy, digests: [Self.otherSHA]) == .changed)
+        var touched = copy
+        touched.mtimeNanoseconds += 1
+        #expect(Self.classify(identity: touched) == .changed)
+        var grown = copy
+        grown.size += 1
+        #expect(Self.classify(.ok(size: grown.size, digests: []), identity: grown, size: nil) == .changed)
+    }
+
+    /// The same file (device and inode) with any other field of the identity than the record's:
+    /// it changed since, even with its modification time put back.
     @Test(arguments: [
-        FileIdentity(device: 9, inode: 2, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_000),
-        FileIdentity(device: 1, inode: 9, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_000),
         FileIdentity(device: 1, inode: 2, size: 9, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_000),
         FileIdentity(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4_001, ctimeNanoseconds: 5_000),
         FileIdentity(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_001),
@@ -102,7 +120,7 @@ import Testing
 
     static func status(of manifest: Manifest, now: Int64, maxAge: Int64?) throws -> MirrorStatus {
         let root = try #require(manifest.resources.first?.outputRoot)
-        let changed = FileIdentity(device: 1, inode: 77, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_000)
+        let changed = FileIdentity(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4_000, ctimeNanoseconds: 5_001)
         let ok = FileCheck.ok(size: 3, digests: [])
         // zeta's two slices, then alpha's four, in the manifest's order.
         let checks: [FileCheck] = [ok, ok, .missing, .missing, ok, .ok(size: 0, digests: [])]

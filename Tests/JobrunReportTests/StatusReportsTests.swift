@@ -50,7 +50,8 @@ import Testing
         options.currentDirectory = dir.path
         let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
         let root = try #require(manifest.resources.first?.outputRoot)
-        let moved = FileIdentity(device: 1, inode: 99, size: 3, mtimeNanoseconds: 4, ctimeNanoseconds: 5)
+        // Written in place since its proof, its modification time put back.
+        let changed = FileIdentity(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4, ctimeNanoseconds: 6)
         let ok = FileCheck.ok(size: 3, digests: [])
         func proof(_ at: Int64, fetched: Int64?, digests: [Digest]) -> ProvenFile {
             ProvenFile(file: file, digests: digests, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: at, fetchedAtMilliseconds: fetched)
@@ -64,7 +65,7 @@ import Testing
         let metadata = PartialDownload.Metadata(identity: "https://h/m/c.ts", validator: "\"v\"", validatorKind: .etag, totalSize: 2_000_000)
         let partials = [root: ["media/c.ts": PartialDownload.Found(size: 10, metadata: metadata)]]
         return MirrorStatus(
-            manifest: manifest, checks: [ok, ok, .missing, ok, ok], identities: [file, moved, nil, file, file], records: records,
+            manifest: manifest, checks: [ok, ok, .missing, ok, ok], identities: [file, changed, nil, file, file], records: records,
             partials: partials, roots: [MirrorStatus.Root(path: root, store: .inUse)], runs: runs, nowMilliseconds: now,
             maxAgeMilliseconds: maxAge)
     }
@@ -112,6 +113,8 @@ import Testing
         c.missing = 1
         c.resumable = 1
         #expect(line(c) == "Status: 0 of 10 slices proven (3 changed, 4 unproven, 1 missing, 2 errors).")
+        c.moved = 5
+        #expect(line(c) == "Status: 0 of 15 slices proven (3 changed, 5 moved or restored, 4 unproven, 1 missing, 2 errors).")
     }
 
     @Test func agesAndDurationsAreInTheirLargestWholeUnit() {
@@ -139,7 +142,7 @@ import Testing
         let bytes = StatusReports.json(status, runID: "status-run")
         #expect(bytes == StatusReports.json(status, runID: "status-run"))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        #expect(document["format_version"] as? Int == 1)
+        #expect(document["format_version"] as? Int == 2)
         #expect(document["jobrun_version"] as? String == JobrunVersion.current)
         #expect(document["run_id"] as? String == "status-run")
         #expect(document["checked_at"] as? String == "2026-11-25T12:00:00.000Z")
@@ -147,7 +150,7 @@ import Testing
         #expect(document["max_age"] as? String == "1d" && document["max_age_ms"] as? Int == 86_400_000)
 
         let summary = try #require(document["summary"] as? [String: Any])
-        for (key, value) in ["slices": 5, "proven": 3, "changed": 1, "unproven": 0, "missing": 1, "resumable": 1, "errors": 0, "older_than_max_age": 1] {
+        for (key, value) in ["slices": 5, "proven": 3, "changed": 1, "moved": 0, "unproven": 0, "missing": 1, "resumable": 1, "errors": 0, "older_than_max_age": 1] {
             #expect(summary[key] as? Int == value, "summary.\(key)")
         }
         #expect(summary["oldest_proof"] as? String == "2026-11-20T06:30:00.000Z")

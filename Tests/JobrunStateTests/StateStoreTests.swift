@@ -185,21 +185,30 @@ import Testing
         #expect(try again.db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 4)
     }
 
-    /// A later proof by hashing keeps the time of the fetch while the file is the same one, and
-    /// drops it for another file at that path.
-    @Test func aProofByHashingKeepsTheFetchTimeOfTheSameFile() throws {
+    /// A later proof by hashing keeps the time of the fetch while the file is the same one, or
+    /// holds the same bytes (size and digests) in another file, as a copy or a restore does; it
+    /// drops it for other bytes at that path.
+    @Test func aProofByHashingKeepsTheFetchTimeOfTheSameFileOrBytes() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let store = try StateStore(root: try dir.makeDirectory("mirror"))
-        try store.record([Self.slice("a"), Self.slice("b")])
+        try store.record([Self.slice("a"), Self.slice("b"), Self.slice("c"), Self.slice("d")])
         var hashedA = Self.slice("a", fetchedAt: nil)
         hashedA.provenAtMilliseconds += 5_000
-        var hashedB = Self.slice("b", inode: 99, fetchedAt: nil)
-        hashedB.provenAtMilliseconds += 5_000
-        try store.record([hashedA, hashedB])
+        var copiedB = Self.slice("b", inode: 99, fetchedAt: nil)
+        copiedB.provenAtMilliseconds += 5_000
+        var otherC = Self.slice("c", inode: 98, fetchedAt: nil)
+        otherC.digests = [Self.sha]
+        var grownD = Self.slice("d", inode: 97, fetchedAt: nil)
+        grownD.file.size += 1
+        try store.record([hashedA, copiedB, otherC, grownD])
         #expect(try store.proven(path: "a")?.fetchedAtMilliseconds == Self.slice("a").fetchedAtMilliseconds)
         #expect(try store.proven(path: "a")?.provenAtMilliseconds == hashedA.provenAtMilliseconds)
-        #expect(try store.proven(path: "b")?.fetchedAtMilliseconds == nil)
+        #expect(try store.proven(path: "b")?.fetchedAtMilliseconds == Self.slice("b").fetchedAtMilliseconds)
+        #expect(try store.proven(path: "b")?.file.inode == 99)
+        #expect(try store.proven(path: "c")?.fetchedAtMilliseconds == nil)
+        #expect(try store.proven(path: "d")?.fetchedAtMilliseconds == nil)
+        try store.forget(paths: ["c", "d"])
         let files = try store.provenFiles()
         #expect(files.count == 2)
         #expect(files["a"]?.digests.all == [Self.sha, Self.md5] && files["a"]?.digests.contains(Self.md5) == true)
@@ -222,7 +231,8 @@ import Testing
         }
         again[3] = Self.slice("f/twice", inode: 1_000)
         again[5] = Self.slice("f/twice", inode: 1_001)
-        again[count - 1].file.inode = 5_000  // another file at that path: its fetch time goes
+        again[count - 1].file.inode = 5_000  // other bytes in another file at that path: its fetch time goes
+        again[count - 1].digests = [Self.sha]
         try store.record(again)
         let files = try store.provenFiles()
         #expect(files.count == count + 1)
