@@ -23,7 +23,7 @@ struct PlanCommand: ParsableCommand {
             bytes to fetch there and its free space, and says when they do not
             fit (apply would refuse to start). The last line is a stable summary
             (one line), for example:
-              Plan: 4 to fetch (26.3 MiB), 0 to resume, 2 to refetch,
+              Plan: 4 to fetch, 0 to resume, 2 to refetch (26.3 MiB),
               188 up to date, 0 deferred.
             Slices that declare no digest are 'size only' (a size is declared)
             or 'unverified' (nothing is): -v marks them, and the summary adds

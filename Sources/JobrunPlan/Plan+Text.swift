@@ -3,12 +3,23 @@ public import JobrunManifest
 
 extension Plan {
     /// The plan summary line, a stable contract:
-    /// `Plan: 412 to fetch (26.3 MiB), 3 to resume, 2 to refetch, 188 up to date, 0 deferred.`
+    /// `Plan: 412 to fetch, 3 to resume, 2 to refetch (26.3 MiB), 188 up to date, 0 deferred.`
+    /// The parenthesis is what the fetches, resumes and refetches transfer together
+    /// (``transferText(bytes:unsized:slices:)``), left out when there is nothing to transfer.
     /// When some slices declare no digest, ``IntegrityCounts/summaryClause`` goes before the
     /// period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).` Deferred slices
     /// are broken down by cause (``deferredBreakdown``): `…, 12 deferred (metered 8, window 4).`
     public var summaryLine: String {
-        "Plan: \(counts.fetch) to fetch (\(ByteCount(counts.bytesToTransfer))), \(counts.resume) to resume, \(counts.refetch) to refetch, \(counts.upToDate) up to date, \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
+        let transfers = counts.fetch + counts.resume + counts.refetch
+        let bytes = transfers == 0 ? "" : " (\(Self.transferText(bytes: counts.bytesToTransfer, unsized: counts.unsizedToTransfer, slices: transfers)))"
+        return "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date, \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
+    }
+
+    /// What `slices` transfers of which `unsized` declare no size come to: `26.3 MiB`,
+    /// `26.3 MiB + 6 of unknown size`, or `size unknown` when none declares one.
+    static func transferText(bytes: Int64, unsized: Int, slices: Int) -> String {
+        if unsized >= slices { return "size unknown" }
+        return "\(ByteCount(bytes))\(unsized == 0 ? "" : " + \(unsized) of unknown size")"
     }
 
     /// Deferred slices by cause, ` (metered 8, window 4)`, or nothing when none is deferred. A
@@ -38,15 +49,7 @@ extension Plan {
             if c.refetch > 0 { parts.append("\(c.refetch) to refetch") }
             if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
             if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
-            var bytes = ""
-            if c.hasChanges {
-                let unsized = c.unsizedToTransfer == 0 ? "" : c.unsizedToTransfer == c.fetch + c.resume + c.refetch ? "size unknown" : "\(c.unsizedToTransfer) of unknown size"
-                if c.unsizedToTransfer == c.fetch + c.resume + c.refetch {
-                    bytes = " (\(unsized))"
-                } else {
-                    bytes = " (\(ByteCount(c.bytesToTransfer))\(unsized.isEmpty ? "" : " + \(unsized)"))"
-                }
-            }
+            let bytes = c.hasChanges ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
             out += "\(c.hasChanges ? "~" : c.deferred > 0 ? "?" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
             if let deferral = entry.deferral { out += "    \(deferral.message)\n" }
             for cause in entry.overridden { out += "    warning: deferred for longer than max_deferral, runs despite: \(cause.detail)\n" }
@@ -82,7 +85,9 @@ extension Manifest {
         var out = "digraph jobrun {\n    rankdir=LR;\n    node [shape=box];\n"
         let sorted = resources.sorted { $0.id < $1.id }
         for r in sorted {
-            out += "    \(Self.dotQuote(r.id)) [label=\(Self.dotQuote("\(r.id)\n\(r.slices.count) slice\(r.slices.count == 1 ? "" : "s"), \(ByteCount(r.declaredBytes))"))];\n"
+            let unsized = r.slices.count { $0.size == nil }
+            let size = r.slices.isEmpty ? "\(ByteCount(0))" : Plan.transferText(bytes: r.declaredBytes, unsized: unsized, slices: r.slices.count)
+            out += "    \(Self.dotQuote(r.id)) [label=\(Self.dotQuote("\(r.id)\n\(r.slices.count) slice\(r.slices.count == 1 ? "" : "s"), \(size)"))];\n"
         }
         for r in sorted {
             for dep in r.dependsOn.map(\.id).sorted() {

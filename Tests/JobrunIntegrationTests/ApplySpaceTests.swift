@@ -81,7 +81,7 @@ import Darwin
         let text = try await fixture.run(["plan", "site.yaml", "--detailed-exitcode"])
         #expect(text.status == 2, "\(text)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4 && lines[3].hasPrefix("Plan: 3 to fetch (1.0 PiB)"), "\(text)")
+        #expect(lines.count == 4 && lines[3].hasPrefix("Plan: 3 to fetch, 0 to resume, 0 to refetch (1.0 PiB + 1 of unknown size)"), "\(text)")
         let space = try #require(
             lines[2].wholeMatch(of: #/Space: mirror: 1\.0 PiB plus 1 slice of unknown size to fetch, (.+) free [(]less a (.+) margin[)]: does not fit\./#),
             "\(text)")

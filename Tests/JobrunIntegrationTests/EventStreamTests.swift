@@ -213,7 +213,7 @@ import Testing
             ["plan", "manifests", "--output", "mirror", "--detailed-exitcode", "--events", "out/plan.ndjson"], in: directory.path,
             environment: ["JOBRUN_RUN_ID": "plan-1"])
         #expect(plan.status == 2, "\(plan)")
-        #expect(plan.stdout.contains("Plan: 1 to fetch (3 B)"), "\(plan)")
+        #expect(plan.stdout.contains("Plan: 1 to fetch, 0 to resume, 0 to refetch (3 B)"), "\(plan)")
         let planLog = try EventLog.read("out/plan.ndjson", in: directory)
         planLog.expectWellFormed(runID: "plan-1")
         #expect(planLog.types == ["run_start", "plan", "run_end"], "\(planLog.text)")
@@ -221,7 +221,7 @@ import Testing
         #expect(try planLog.first("plan").int("up_to_date") == 2)
         let planEnd = try #require(planLog.end)
         #expect(planEnd.int("exit_status") == 2 && planEnd.count("fetch") == 1 && planEnd.count("resources") == 2)
-        #expect(planEnd.string("summary")?.hasPrefix("Plan: 1 to fetch (3 B), 0 to resume") == true, "\(planEnd.line)")
+        #expect(planEnd.string("summary")?.hasPrefix("Plan: 1 to fetch, 0 to resume, 0 to refetch (3 B)") == true, "\(planEnd.line)")
 
         let verify = try await Harness.run(["verify", "manifests", "--output", "mirror", "--events", "-"], in: directory.path)
         #expect(verify.status == 1, "\(verify)")

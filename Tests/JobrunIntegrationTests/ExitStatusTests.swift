@@ -52,7 +52,7 @@ import Testing
     @Test func planWithNothingToDoIs0WithDetailedExitcode() async throws {
         let result = try await Self.run(["plan", "site.yaml", "--output", "mirror", "--detailed-exitcode"], populated: true)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("Plan: 0 to fetch (0 B), 0 to resume, 0 to refetch, 2 up to date, 0 deferred.\n"), "\(result)")
+        #expect(result.stdout.hasSuffix("Plan: 0 to fetch, 0 to resume, 0 to refetch, 2 up to date, 0 deferred.\n"), "\(result)")
     }
 
     @Test func planWithChangesIs0WithoutDetailedExitcode() async throws {
@@ -130,7 +130,7 @@ import Testing
     @Test func planWithChangesIs2WithDetailedExitcode() async throws {
         let result = try await Self.run(["plan", "site.yaml", "--output", "mirror", "--detailed-exitcode"])
         #expect(result.status == 2, "\(result)")
-        #expect(result.stdout.hasSuffix("Plan: 2 to fetch (6 B), 0 to resume, 0 to refetch, 0 up to date, 0 deferred.\n"), "\(result)")
+        #expect(result.stdout.hasSuffix("Plan: 2 to fetch, 0 to resume, 0 to refetch (6 B + 1 of unknown size), 0 up to date, 0 deferred.\n"), "\(result)")
         #expect(result.stderr.isEmpty)
     }
 

@@ -45,7 +45,7 @@ import Testing
         #expect(lines.dropLast().last?.hasPrefix("Space: mirror: 9.8 KiB to fetch, ") == true)
         let order = lines.dropLast(2).map { $0.split(separator: " ")[1] }
         #expect(order == (0..<Self.count).map { Substring(Self.id($0)) })
-        #expect(lines.last == "Plan: 10000 to fetch (9.8 KiB), 0 to resume, 0 to refetch, 0 up to date, 0 deferred; 10000 without digests (10000 size only, 0 unverified).")
+        #expect(lines.last == "Plan: 10000 to fetch, 0 to resume, 0 to refetch (9.8 KiB), 0 up to date, 0 deferred; 10000 without digests (10000 size only, 0 unverified).")
         #expect(!directory.exists("mirror"))
 
         let graph = try await Harness.run(["graph", "chain.yaml"], in: directory.path)

@@ -39,7 +39,7 @@ import Testing
                 + large.bin [unverified]
                 + md5.bin
             Space: mirror: 2.9 KiB plus 3 slices of unknown size to fetch, @FREE@ free.
-            Plan: 5 to fetch (2.9 KiB), 0 to resume, 0 to refetch, 0 up to date, 0 deferred; 3 without digests (1 size only, 2 unverified).
+            Plan: 5 to fetch, 0 to resume, 0 to refetch (2.9 KiB + 3 of unknown size), 0 up to date, 0 deferred; 3 without digests (1 size only, 2 unverified).
 
             """, "\(text)")
 

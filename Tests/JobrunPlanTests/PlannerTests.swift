@@ -81,7 +81,7 @@ import Testing
         // Slices without a digest are counted whatever their action: three declare a size, one nothing.
         #expect(plan.counts.integrity.sizeOnly == 3 && plan.counts.integrity.unverified == 1)
         #expect(plan.entries[0].counts.integrity.sizeOnly == 1 && plan.entries[0].counts.integrity.unverified == 0)
-        #expect(plan.summaryLine == "Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).")
+        #expect(plan.summaryLine == "Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).")
         let text = plan.renderText(verbose: true).replacingOccurrences(of: dir.path("mirror"), with: "mirror")
         #expect(text == """
             ~ first -> mirror/first/: 1 to fetch (1.5 KiB)
@@ -93,7 +93,7 @@ import Testing
                 + sub/missing.txt (64.0 KiB) [size only]
                 = any.txt [unverified]
             Space: mirror: 65.5 KiB plus 1 slice of unknown size to fetch, 10.0 GiB free.
-            Plan: 2 to fetch (65.5 KiB), 0 to resume, 2 to refetch, 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).
+            Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).
 
             """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))
     }
@@ -112,7 +112,7 @@ import Testing
             digraph jobrun {
                 rankdir=LR;
                 node [shape=box];
-                "a.x" [label="a.x\\n1 slice, 0 B"];
+                "a.x" [label="a.x\\n1 slice, size unknown"];
                 "b" [label="b\\n1 slice, 10 B"];
                 "a.x" -> "b";
             }
