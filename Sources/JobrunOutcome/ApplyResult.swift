@@ -9,8 +9,11 @@ public struct SliceOutcome: Sendable {
         case fetched
         /// Continued from a partial file and verified.
         case resumed
+        /// The file on disk was wrong (another size or digest, or something else in its place):
+        /// fetched again and verified; ``SliceOutcome/repairReason`` says what differed.
+        case repaired
         /// Already correct on disk; nothing sent.
-        case upToDate = "up-to-date"
+        case upToDate = "up_to_date"
         /// Every attempt failed, or a permanent error.
         case failed
         /// Not attempted: a resource it depends on failed, or the run was interrupted.
@@ -21,7 +24,7 @@ public struct SliceOutcome: Sendable {
         /// The final file is in place: fetched, resumed or up to date.
         public var hasPassed: Bool {
             switch self {
-            case .fetched, .resumed, .upToDate: true
+            case .fetched, .resumed, .repaired, .upToDate: true
             case .failed, .skipped, .deferred: false
             }
         }
@@ -34,6 +37,9 @@ public struct SliceOutcome: Sendable {
                 counts.fetchedBytes += bytes
             case .resumed:
                 counts.resumed += 1
+                counts.fetchedBytes += bytes
+            case .repaired:
+                counts.repaired += 1
                 counts.fetchedBytes += bytes
             case .upToDate: counts.upToDate += 1
             case .failed: counts.failed += 1
@@ -71,10 +77,12 @@ public struct SliceOutcome: Sendable {
     private final class Rare: Sendable {
         let failure: AttemptFailure?
         let displayURL: String?
-        init?(failure: AttemptFailure?, displayURL: String?) {
-            guard failure != nil || displayURL != nil else { return nil }
+        let repairReason: String?
+        init?(failure: AttemptFailure?, displayURL: String?, repairReason: String?) {
+            guard failure != nil || displayURL != nil || repairReason != nil else { return nil }
             self.failure = failure
             self.displayURL = displayURL
+            self.repairReason = repairReason
         }
     }
 
@@ -92,14 +100,20 @@ public struct SliceOutcome: Sendable {
     /// The last attempt's failure, for failed slices.
     public var failure: AttemptFailure? {
         get { rare?.failure }
-        set { rare = Rare(failure: newValue, displayURL: displayURL) }
+        set { rare = Rare(failure: newValue, displayURL: displayURL, repairReason: repairReason) }
     }
 
     /// The URL last used, without its query (safe to print), when it is not the slice's own
     /// (a redirect's target); `nil` for the slice's own URL (``ApplyResult/Entry/displayURL(at:)``).
     public var displayURL: String? {
         get { rare?.displayURL }
-        set { rare = Rare(failure: failure, displayURL: newValue) }
+        set { rare = Rare(failure: failure, displayURL: newValue, repairReason: repairReason) }
+    }
+
+    /// For a repaired slice, what was wrong with the file on disk (`size is 3 bytes, expected 4`).
+    public var repairReason: String? {
+        get { rare?.repairReason }
+        set { rare = Rare(failure: failure, displayURL: displayURL, repairReason: newValue) }
     }
 
     /// From the first attempt until the slice was verified (or failed); the batched commit that
@@ -135,7 +149,7 @@ public struct SliceOutcome: Sendable {
         self.attemptCount = Int32(clamping: attempts)
         self.digests = digests
         self.computedDigests = computedDigests
-        self.rare = Rare(failure: failure, displayURL: displayURL)
+        self.rare = Rare(failure: failure, displayURL: displayURL, repairReason: nil)
         self.skipReason = skipReason
         self.nanoseconds = duration.wholeNanoseconds
         self.httpVersion = httpVersion
@@ -168,7 +182,7 @@ public struct ApplyResult: Sendable {
             // By index, here and below: iterating the outcomes would copy each one.
             for i in outcomes.indices {
                 switch outcomes[i].status {
-                case .fetched, .resumed, .upToDate: continue
+                case .fetched, .resumed, .repaired, .upToDate: continue
                 case .failed, .skipped, .deferred: return false
                 }
             }
@@ -180,6 +194,8 @@ public struct ApplyResult: Sendable {
         public var fetched = 0
         public var fetchedBytes: Int64 = 0
         public var resumed = 0
+        /// Fetched again because the file on disk was wrong (not in `fetched`).
+        public var repaired = 0
         public var upToDate = 0
         public var failed = 0
         public var skipped = 0
@@ -187,6 +203,10 @@ public struct ApplyResult: Sendable {
         /// Fetched, resumed and up-to-date slices that declare no digest.
         public var withoutDigests = IntegrityCounts()
         public init() {}
+
+        /// `, 2 repaired` after the fetched slices and their bytes (which count the repairs'), or
+        /// nothing when no file was repaired.
+        public var repairedClause: String { repaired == 0 ? "" : ", \(repaired) repaired" }
 
         /// Adds one slice: its status (and, fetched or resumed, its `bytes`), and, when its file is
         /// in place, its `integrity`. Takes the fields, not the outcome: counting must not copy
@@ -198,7 +218,7 @@ public struct ApplyResult: Sendable {
 
         /// The counts named as in the JSON summary (`fetched`, `bytes_transferred`, …), in its order.
         public var named: [(name: String, value: Int64)] {
-            [("fetched", Int64(fetched)), ("resumed", Int64(resumed)), ("bytes_transferred", fetchedBytes),
+            [("fetched", Int64(fetched)), ("resumed", Int64(resumed)), ("repaired", Int64(repaired)), ("bytes_transferred", fetchedBytes),
              ("up_to_date", Int64(upToDate)), ("failed", Int64(failed)), ("skipped", Int64(skipped)),
              ("deferred", Int64(deferred)), ("size_only", Int64(withoutDigests.sizeOnly)),
              ("unverified", Int64(withoutDigests.unverified))]
@@ -251,6 +271,7 @@ public struct ApplyResult: Sendable {
 
     /// The stable last line, one of
     /// `Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed, 188 up to date, 0 failed, 0 deferred.`
+    /// (`412 fetched (26.3 MiB), 2 repaired, 3 resumed` when files on disk were repaired)
     /// `Apply failed! Slices: …` and `Apply interrupted! Slices: …`, with the same counts after the
     /// word; when slices that passed declare no digest, ``IntegrityCounts/summaryClause`` goes
     /// before the period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).`, and
@@ -266,7 +287,7 @@ public struct ApplyResult: Sendable {
         case .stopped(.deadline): return stoppedLine(c, "Apply stopped at deadline")
         case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
-        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes))), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
     }
 
     /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.
@@ -324,7 +345,7 @@ public struct ApplyResult: Sendable {
         let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
         // Their declared bytes, a lower bound when some declare no size.
         let bytes = r.notStartedBytes == 0 ? "" : " (\(r.unsized > 0 ? "at least " : "")\(ByteCount(r.notStartedBytes)))"
-        return "\(head): \(c.fetched + c.resumed) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
+        return "\(head): \(c.fetched + c.resumed + c.repaired) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
     }
 
     /// The exit status: 0 complete, 1 when a slice failed or was skipped or a hook failed the run

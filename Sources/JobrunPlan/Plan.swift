@@ -11,7 +11,7 @@ public enum SliceAction: String, Sendable, Hashable, CaseIterable, Codable {
     /// The file is present but its size or a digest differs, or something else is in its place.
     case refetch
     /// Size matches and every digest was verified.
-    case upToDate = "up-to-date"
+    case upToDate = "up_to_date"
     /// Held back by the network policy.
     case deferred
 }

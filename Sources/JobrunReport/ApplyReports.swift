@@ -13,11 +13,15 @@ public enum ApplyReports {
     /// digests, integrity, computed digests, timings, error). Versioned by `format_version`;
     /// secrets never appear (URLs are shown without their query). `run_id` is the run's id
     /// (``RunID``), when given; `shard` the shard the run was (`--shard`), `null` without one.
+    /// The document's `format_version`: 2 since a slice's `status` may be `repaired` (with
+    /// `repaired_because`, and `summary.repaired`) and is spelt `up_to_date` like its count.
+    public static let formatVersion: Int64 = 2
+
     public static func json(_ result: ApplyResult, runID: String? = nil, shard: ShardSelection? = nil) -> [UInt8] {
         let c = result.counts
         var w = JSONWriter(pretty: true)
         w.beginObject()
-        w.key("format_version"); w.int(1)
+        w.key("format_version"); w.int(Self.formatVersion)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
         if let runID { w.key("run_id"); w.string(runID) }
         w.key("shard"); w.shard(shard)
@@ -25,6 +29,7 @@ public enum ApplyReports {
         w.beginObject()
         w.key("fetched"); w.int(Int64(c.fetched))
         w.key("resumed"); w.int(Int64(c.resumed))
+        w.key("repaired"); w.int(Int64(c.repaired))
         w.key("bytes_transferred"); w.int(c.fetchedBytes)
         w.key("up_to_date"); w.int(Int64(c.upToDate))
         w.key("failed"); w.int(Int64(c.failed))
@@ -69,6 +74,7 @@ public enum ApplyReports {
                 w.key("url"); w.string(o.displayURL ?? identity)
                 w.key("file"); w.string(r.filePath(of: s))
                 w.key("status"); w.string(o.status.rawValue)
+                if let reason = o.repairReason { w.key("repaired_because"); w.string(reason) }
                 w.key("bytes_transferred"); w.int(o.bytesTransferred)
                 w.key("size"); if let size = o.size { w.int(size) } else { w.null() }
                 w.key("attempts"); w.int(Int64(o.attempts))
@@ -78,7 +84,7 @@ public enum ApplyReports {
                 w.endObject()
                 w.key("integrity"); w.string(s.integrity.rawValue)
                 // Whether the protocol marked the fetched body's end; null when nothing was fetched.
-                w.key("length_declared"); if o.status == .fetched || o.status == .resumed { w.bool(!o.hadUndeclaredLength) } else { w.null() }
+                w.key("length_declared"); if o.status == .fetched || o.status == .resumed || o.status == .repaired { w.bool(!o.hadUndeclaredLength) } else { w.null() }
                 w.key("computed_digests")
                 w.beginObject()
                 for d in o.computedDigests { w.key(d.algorithm.rawValue); w.string(d.hex) }
@@ -131,7 +137,7 @@ public enum ApplyReports {
                 }
                 let outcome: JUnitReport.TestCase.Result
                 switch o.status {
-                case .fetched, .resumed, .upToDate:
+                case .fetched, .resumed, .repaired, .upToDate:
                     outcome = .passed
                     notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
                 case .failed:

@@ -23,7 +23,7 @@ extension EventStream {
         case .deferralOverridden: "deferral_overridden"
         case .sliceSettled(let settled):
             switch settled.outcome.status {
-            case .fetched, .resumed, .upToDate: "slice_done"
+            case .fetched, .resumed, .repaired, .upToDate: "slice_done"
             case .failed: "slice_failed"
             case .skipped, .deferred: "slice_skipped"
             }
@@ -170,7 +170,8 @@ extension EventStream {
         w.key("attempts"); w.int(Int64(o.attempts))
         w.key("bytes_transferred"); w.int(o.bytesTransferred)
         switch o.status {
-        case .fetched, .resumed, .upToDate:
+        case .fetched, .resumed, .repaired, .upToDate:
+            if let reason = o.repairReason { w.key("repaired_because"); w.string(reason) }
             w.key("size"); optional(o.size, &w)
             w.key("integrity"); w.string(settled.integrity.rawValue)
             // Whether the protocol marked the fetched body's end; null when nothing was fetched.

@@ -90,6 +90,8 @@ public final class HumanLog: RunObserver {
         case .failed where !s.isBulk:
             let attempts = o.attempts == 1 ? "1 attempt" : "\(o.attempts) attempts"
             results("! \(name): \(o.failure.map(Self.failureText) ?? "failed") (\(s.slice.url), \(attempts))\n")
+        case .repaired where detail != .quiet:
+            results("* \(name): repaired: the file on disk \(o.repairReason.map { "was wrong (\($0))" } ?? "was wrong") (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
         case .fetched, .resumed:
             // Only a declared size or digest proves such a body whole: without either, say so.
             if o.hadUndeclaredLength && s.integrity == .unverified {
@@ -135,10 +137,12 @@ public final class HumanLog: RunObserver {
         var parts: [String] = []
         if c.fetched > 0 { parts.append("\(c.fetched) fetched") }
         if c.resumed > 0 { parts.append("\(c.resumed) resumed") }
+        if c.repaired > 0 { parts.append("\(c.repaired) repaired") }
         if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
         if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
-        let sigil = c.fetched + c.resumed > 0 ? "+" : "="
-        let size = c.fetched + c.resumed > 0 ? " (\(ByteCount(c.fetchedBytes)))" : ""
+        let transferred = c.fetched + c.resumed + c.repaired > 0
+        let sigil = transferred ? "+" : "="
+        let size = transferred ? " (\(ByteCount(c.fetchedBytes)))" : ""
         var note = ""
         if c.withoutDigests.sizeOnly > 0 { note += ", \(c.withoutDigests.sizeOnly) size only" }
         if c.withoutDigests.unverified > 0 { note += ", \(c.withoutDigests.unverified) unverified" }

@@ -8,7 +8,7 @@ import JobrunVerify
 /// Field names are a public contract; `format_version` changes when one does. Secret header values
 /// are written as `<redacted>`, and URLs only as identities (no query: signed URLs carry secrets).
 public enum PlanJSON {
-    public static let formatVersion: Int64 = 1
+    public static let formatVersion: Int64 = 2
     /// The document's `kind`, which `jobrun apply PLANFILE` looks for.
     public static let kind = "jobrun-plan"
 

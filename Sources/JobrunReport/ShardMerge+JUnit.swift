@@ -54,7 +54,7 @@ extension ShardMerge {
         let message = error?["message"]?.stringValue ?? "failed"
         let result: JUnitReport.TestCase.Result
         switch s["status"]?.stringValue {
-        case "fetched", "resumed", "up-to-date":
+        case "fetched", "resumed", "repaired", "up_to_date":
             result = .passed
         case "failed":
             result = ApplyReports.failedCase(type: type, message: message, text: text)

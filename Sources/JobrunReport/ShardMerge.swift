@@ -40,7 +40,7 @@ public enum ShardMerge {
     }
 
     /// The summary's counters, each the sum of the shards'.
-    static let summedCounts = ["fetched", "resumed", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified"]
+    static let summedCounts = ["fetched", "resumed", "repaired", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified"]
     static let remainingCounts = ["cancelled", "partials_kept", "not_started", "not_started_bytes", "not_started_unsized"]
 
     public static func merge(_ inputs: [Input]) -> Output {
@@ -51,8 +51,8 @@ public enum ShardMerge {
         for input in inputs {
             let d = input.document
             // `summary.fetched` is apply's alone: a verify result has the rest of the shape.
-            guard d["format_version"]?.intValue == 1, d["summary"]?["fetched"] != nil, d["resources"]?.arrayValue != nil else {
-                problems.append("'\(input.name)' is not a result of 'jobrun apply --json' (format_version 1)")
+            guard d["format_version"]?.intValue == ApplyReports.formatVersion, d["summary"]?["fetched"] != nil, d["resources"]?.arrayValue != nil else {
+                problems.append("'\(input.name)' is not a result of 'jobrun apply --json' (format_version \(ApplyReports.formatVersion))")
                 continue
             }
             guard let shard = d["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue, let plan = shard["plan"]?.stringValue else {
@@ -146,7 +146,7 @@ public enum ShardMerge {
         }
 
         let document = JSONValue.object([
-            ("format_version", .int(1)),
+            ("format_version", .int(ApplyReports.formatVersion)),
             ("jobrun_version", .string(JobrunVersion.current)),
             ("shards", .array(shards.map { shard in
                 let d = shard.input.document

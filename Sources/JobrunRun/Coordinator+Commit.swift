@@ -69,12 +69,16 @@ extension Coordinator {
             }
             renamedSinceSync.insert(resource.outputRoot)
             let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
+            // The plan found the file on disk wrong: this fetch repaired it.
+            let decision = plan.entries[jobs[j].resource].decisions[jobs[j].slice]
+            let isRepair = decision.action == .refetch && !jobs[j].didResume
             var outcome = SliceOutcome(
-                status: jobs[j].didResume ? .resumed : .fetched, bytesTransferred: jobs[j].bytesTransferred,
+                status: jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: jobs[j].bytesTransferred,
                 size: writer.written, attempts: Int(jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
                 duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: writer.httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
+            if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the

@@ -60,7 +60,7 @@ public final class StateRecorder: RunObserver {
         switch event {
         case .sliceSettled(let settled):
             guard let plan, let file = settled.file, let index = settled.index,
-                settled.outcome.status == .fetched || settled.outcome.status == .resumed,
+                settled.outcome.status == .fetched || settled.outcome.status == .resumed || settled.outcome.status == .repaired,
                 let k = entry(of: settled.slice.resource), plan.entries[k].resource.slices.indices.contains(index)
             else { return }
             pending[plan.entries[k].resource.outputRoot, default: []].append(Committed(

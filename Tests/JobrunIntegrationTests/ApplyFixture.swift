@@ -134,6 +134,7 @@ struct ApplyJSON: Decodable {
     struct Summary: Decodable {
         var fetched: Int
         var resumed: Int
+        var repaired: Int
         var bytesTransferred: Int64
         var upToDate: Int
         var failed: Int
@@ -178,6 +179,7 @@ struct ApplyJSON: Decodable {
         var url: String
         var file: String
         var status: String
+        var repairedBecause: String?
         var bytesTransferred: Int64
         var size: Int64?
         var attempts: Int

@@ -48,7 +48,7 @@ import Darwin
         try fixture.write(manifest: Self.mixedManifest(fixture))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
-        #expect(report.formatVersion == 1 && !report.jobrunVersion.isEmpty)
+        #expect(report.formatVersion == 2 && !report.jobrunVersion.isEmpty)
         #expect(report.resources.map(\.id).sorted() == ["blocked", "broken", "corrupt", "good"])
         #expect(report.resources.allSatisfy { $0.slices.count == 1 })
         let s = report.summary

@@ -83,8 +83,8 @@ import Testing
         let plan = try await Self.planProofs(fixture)
         #expect(plan.hashed == 0 && plan.unchanged == 5 && plan.summary["refetch"] as? Int == 1, "\(plan)")
         let (apply, report) = try await fixture.applyJSON()
-        #expect(apply.status == 0 && report.summary.fetched == 1 && report.summary.upToDate == 5, "\(apply)")
-        #expect(try report.slice("r", "f2.bin").status == "fetched")
+        #expect(apply.status == 0 && report.summary.repaired == 1 && report.summary.upToDate == 5, "\(apply)")
+        #expect(try report.slice("r", "f2.bin").status == "repaired")
         let after = try await Self.planProofs(fixture)
         #expect(after.hashed + after.unchanged == 6 && after.summary["up_to_date"] as? Int == 6, "\(after)")
 

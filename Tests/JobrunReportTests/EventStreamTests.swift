@@ -127,7 +127,7 @@ import Testing
         stream.observe(.runEnded(RunEnd(exitStatus: 65, stopReason: nil, counts: [], summaryLine: nil, elapsed: .milliseconds(12))))
         let data = output.lines.map { line in String(line.split(separator: #""data":"#, maxSplits: 1)[1].dropLast(2)) }
         let slice = #""resource":"r","path":"a/b.ts","url":"http://h/a/b.ts""#
-        let zero = #""fetched":0,"resumed":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0"#
+        let zero = #""fetched":0,"resumed":0,"repaired":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0"#
         #expect(data == [
             #"{"jobrun_version":"\#(JobrunVersion.current)","command":"plan","argv":["jobrun","plan"],"manifests_sha256":null}"#,
             #"{\#(slice),"status":"fetched","attempts":2,"bytes_transferred":6,"size":6,"integrity":"digest","length_declared":true,"sha256":"\#(String(repeating: "ab", count: 32))","http_version":"1.1","duration_ms":250}"#,

@@ -17,7 +17,7 @@ import Testing
                 + [("success", .bool(failed == 0 && stopReason == nil)), ("stop_reason", stopReason.map { .string($0) } ?? .null),
                    ("elapsed_seconds", .double(Double(index + 1)))])
         return ShardMerge.Input(name: "shard-\(index).json", document: .object([
-            ("format_version", .int(1)), ("run_id", .string("run-\(index)")),
+            ("format_version", .int(2)), ("run_id", .string("run-\(index)")),
             ("shard", .object([("index", .int(Int64(index))), ("count", .int(Int64(count))), ("plan", .string(plan))])),
             ("summary", summary),
             ("resources", .array([.object([("id", .string(resource)), ("complete", .bool(failed == 0)), ("slices", .array(records))])])),
@@ -45,7 +45,7 @@ import Testing
         let counts = ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, of: 3, slices: ["b"])])
         #expect(counts.problems.first == "the shards do not agree on their count: 'shard-0.json' says 2, 'shard-1.json' says 3")
         let stranger = ShardMerge.merge([ShardMerge.Input(name: "x.json", document: .object([("format_version", .int(1))]))])
-        #expect(stranger.problems == ["'x.json' is not a result of 'jobrun apply --json' (format_version 1)"])
+        #expect(stranger.problems == ["'x.json' is not a result of 'jobrun apply --json' (format_version 2)"])
         // A file's absurd shard is refused, not followed.
         var absurd = Self.shard(0, slices: ["a"])
         if case .object(var members) = absurd.document, let k = members.firstIndex(where: { $0.0 == "shard" }) {
