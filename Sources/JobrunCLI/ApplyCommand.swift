@@ -42,9 +42,9 @@ struct ApplyCommand: ParsableCommand {
             least 64 MiB, at most a tenth of it): exit 74 when they do not fit.
             With --deadline, the run stops by that time: no slice starts that
             cannot finish before it, transfers still running at the deadline
-            (less --deadline-margin) are cancelled with resumable partial files
-            kept, and the last line is 'Apply stopped at deadline: ...' with what
-            was fetched, cancelled and not started (exit 75); ready resources
+            (less --deadline-margin) are cut in flight, their partial files
+            kept to resume, and the last line is 'Apply stopped at deadline: ...' with what
+            was fetched, cut in flight and not started (exit 75); ready resources
             take turns, a higher 'priority' first.
             When connections fail at every origin with work to do (a name that
             does not resolve, refused, unreachable), the network is taken to be

@@ -311,7 +311,7 @@ public struct ApplyResult: Sendable {
     /// What a stopped run left for the next one.
     public struct Remaining: Sendable, Hashable {
         /// Slices cut in flight, and of those the ones whose partial file is kept to resume.
-        public var cancelled = 0
+        public var cutInFlight = 0
         public var kept = 0
         /// Slices never started, and their declared bytes (a lower bound when `unsized` > 0).
         public var notStarted = 0
@@ -325,7 +325,7 @@ public struct ApplyResult: Sendable {
         for e in entries.indices {
             for i in entries[e].outcomes.indices where entries[e].outcomes[i].status == .skipped {
                 if entries[e].outcomes[i].failure?.kind == .interrupted {
-                    r.cancelled += 1
+                    r.cutInFlight += 1
                     if entries[e].outcomes[i].keptPartial { r.kept += 1 }
                 } else {
                     r.notStarted += 1
@@ -336,7 +336,7 @@ public struct ApplyResult: Sendable {
         return r
     }
 
-    /// `Apply stopped at deadline: 40 fetched (1.2 GiB), 3 cancelled (resumable, 2 kept), 57 not
+    /// `Apply stopped at deadline: 40 fetched (1.2 GiB), 3 cut in flight (2 partial files kept to resume), 57 not
     /// started (3.4 GiB). Run the same command again to continue.`: what was done, what a next run
     /// continues and what it starts (`Apply stopped offline: …; offline for 600 s. Run …` when the
     /// network stayed gone).
@@ -345,7 +345,7 @@ public struct ApplyResult: Sendable {
         let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
         // Their declared bytes, a lower bound when some declare no size.
         let bytes = r.notStartedBytes == 0 ? "" : " (\(r.unsized > 0 ? "at least " : "")\(ByteCount(r.notStartedBytes)))"
-        return "\(head): \(c.fetched + c.resumed + c.repaired) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cancelled) cancelled (resumable, \(r.kept) kept), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
+        return "\(head): \(c.fetched + c.resumed + c.repaired) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cutInFlight) cut in flight (\(r.kept) partial file\(r.kept == 1 ? "" : "s") kept to resume), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
     }
 
     /// The exit status: 0 complete, 1 when a slice failed or was skipped or a hook failed the run

@@ -45,7 +45,7 @@ public enum ApplyReports {
             let r = result.remaining
             w.key("remaining")
             w.beginObject()
-            w.key("cancelled"); w.int(Int64(r.cancelled))
+            w.key("cut_in_flight"); w.int(Int64(r.cutInFlight))
             w.key("partials_kept"); w.int(Int64(r.kept))
             w.key("not_started"); w.int(Int64(r.notStarted))
             w.key("not_started_bytes"); w.int(r.notStartedBytes)
@@ -179,9 +179,9 @@ public enum ApplyReports {
     /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.
     static func incompleteRun(_ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String, runID: String?) -> JUnitReport.Suite {
         let remaining = result.remaining
-        let (inFlight, notStarted) = (remaining.cancelled, remaining.notStarted)
+        let (inFlight, notStarted) = (remaining.cutInFlight, remaining.notStarted)
         let name = reason.description
-        let message = "the run was stopped by \(name) before it finished: \(inFlight) slices cut in flight, \(notStarted) not finished"
+        let message = "the run was stopped by \(name) before it finished: \(inFlight) slices cut in flight, \(notStarted) not started"
         let run = JUnitReport.TestCase(
             classname: "jobrun", name: "run", time: result.elapsed,
             result: .error(type: SliceErrorKind.interrupted.rawValue, message: message, text: message + "\nthe mirror is incomplete; run apply again to finish it"))

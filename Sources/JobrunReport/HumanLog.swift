@@ -19,6 +19,11 @@ public final class HumanLog: RunObserver {
     let notices: (String) -> Void
     let detail: Detail
     private var stopReason: StopReason?
+    /// The slices that did not finish, by the words every report uses: cut in flight by a stop
+    /// (and how many of them kept a partial file to resume), or not started.
+    private var cutInFlight = 0
+    private var partialsKept = 0
+    private var notStarted = 0
 
     public init(detail: Detail = .normal, results: @escaping (String) -> Void, notices: @escaping (String) -> Void) {
         self.detail = detail
@@ -41,6 +46,14 @@ public final class HumanLog: RunObserver {
         case .resourceFailed(let id, _, let cause):
             results("! \(id): \(describe(cause))\n")
         case .sliceSettled(let settled):
+            if settled.outcome.status == .skipped {
+                if settled.outcome.failure?.kind == .interrupted {
+                    cutInFlight += 1
+                    if settled.outcome.keptPartial { partialsKept += 1 }
+                } else {
+                    notStarted += 1
+                }
+            }
             sliceLine(settled)
         case .sliceRetrying(let slice, let failure, let attempt, let delay) where detail == .verbose:
             results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(delay.secondsText)\n")
@@ -63,9 +76,7 @@ public final class HumanLog: RunObserver {
             }
         case .runEnded(let end):
             stopReason = end.stopReason ?? stopReason
-            if let skipped = end.counts.first(where: { $0.name == "skipped" })?.value, skipped > 0 {
-                results("Skipped: \(skipped) slice\(skipped == 1 ? "" : "s") not attempted (a dependency failed, or the run was \(Self.stopped(stopReason))).\n")
-            }
+            if cutInFlight + notStarted > 0 { results(unfinishedLine()) }
             if let line = end.summaryLine { results(line + "\n") }
         case .hookEnded(let end):
             hookLine(end)
@@ -123,7 +134,15 @@ public final class HumanLog: RunObserver {
         failure.kind == .http ? failure.message : "\(failure.kind.rawValue): \(failure.message)"
     }
 
-    /// How the Skipped line says the run stopped.
+    /// `Not finished: 2 cut in flight (1 partial file kept to resume), 40 not started (the run
+    /// was interrupted, or a dependency failed).`
+    private func unfinishedLine() -> String {
+        let why = stopReason.map { "the run was \(Self.stopped($0)), or a dependency failed" } ?? "a dependency failed"
+        let kept = "\(partialsKept) partial file\(partialsKept == 1 ? "" : "s") kept to resume"
+        return "Not finished: \(cutInFlight) cut in flight (\(kept)), \(notStarted) not started (\(why)).\n"
+    }
+
+    /// How the Not finished line says the run stopped.
     static func stopped(_ reason: StopReason?) -> String {
         switch reason {
         case .deadline?: "stopped at the deadline"

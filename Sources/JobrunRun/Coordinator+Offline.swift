@@ -114,7 +114,7 @@ extension Coordinator {
     /// body in memory is dropped: such slices are too small to resume anyway).
     mutating func settleCut(_ j: Int, writer: SliceWriter) {
         let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
-        let reason = kept ? "interrupted in flight; the partial file is kept" : "interrupted in flight"
+        let reason = kept ? "cut in flight by the stop; its partial file is kept to resume" : "cut in flight by the stop; nothing was kept"
         var outcome = SliceOutcome(
             status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),

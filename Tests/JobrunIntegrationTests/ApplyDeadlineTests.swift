@@ -31,14 +31,14 @@ import Testing
         #expect(result.status == 75, "\(result)")
         // The run's own clock (the test's may be held up by others): it ended at the cutoff.
         #expect(report.summary.elapsedSeconds < 5, "the run went on long after its deadline: \(report.summary.elapsedSeconds) s")
-        #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cancelled (resumable, 1 kept), 1 not started. Run the same command again to continue.\n"), "\(result)")
+        #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cut in flight (1 partial file kept to resume), 1 not started. Run the same command again to continue.\n"), "\(result)")
         #expect(report.summary.stopReason == "deadline" && !report.summary.success, "\(report.summary)")
-        #expect(report.summary.remaining == .init(cancelled: 1, partialsKept: 1, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
+        #expect(report.summary.remaining == .init(cutInFlight: 1, partialsKept: 1, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
         let slices = Dictionary(uniqueKeysWithValues: report.resources.flatMap { r in r.slices.map { ("\(r.id)/\($0.path)", $0) } })
         #expect(slices["first/a.bin"]?.status == "fetched")
-        #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "interrupted in flight; the partial file is kept")
+        #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "cut in flight by the stop; its partial file is kept to resume")
         // Cut in flight: its error says so; a slice not started has none.
-        #expect(slices["first/slow.bin"]?.error?.type == "Interrupted" && slices["first/slow.bin"]?.error?.message == "interrupted in flight; the partial file is kept")
+        #expect(slices["first/slow.bin"]?.error?.type == "Interrupted" && slices["first/slow.bin"]?.error?.message == "cut in flight by the stop; its partial file is kept to resume")
         #expect(slices["then/later.bin"]?.status == "skipped" && slices["then/later.bin"]?.skipReason == "not started: the run stopped at its deadline")
         #expect(slices["then/later.bin"]?.error == nil)
         let kept = fixture.size(of: "mirror/first/.slow.bin.jobrun-part") ?? 0
@@ -121,7 +121,7 @@ import Testing
         #expect(result.status == 75, "\(result)")
         #expect(result.stdout.contains("! r: stopped at the deadline, 1 of 2 slices not finished\n"), "\(result)")
         #expect(result.stdout.contains("+ y: 1 fetched (10 B), 1 size only\n"), "\(result)")
-        #expect(result.stdout.contains("(a dependency failed, or the run was stopped at the deadline)"), "\(result)")
+        #expect(result.stdout.contains("(the run was stopped at the deadline, or a dependency failed)"), "\(result)")
         #expect(!result.stdout.contains("interrupted"), "\(result)")
         #expect(try fixture.server.requests(path: "/gen/8388608/huge.bin").isEmpty)
     }
@@ -152,7 +152,7 @@ import Testing
             """)
         let result = try await fixture.apply(["--deadline", "2000-01-01T00:00:00Z"])
         #expect(result.status == 75, "\(result)")
-        #expect(result.stdout.hasSuffix("Apply stopped at deadline: 0 fetched (0 B), 0 cancelled (resumable, 0 kept), 1 not started (10 B). Run the same command again to continue.\n"), "\(result)")
+        #expect(result.stdout.hasSuffix("Apply stopped at deadline: 0 fetched (0 B), 0 cut in flight (0 partial files kept to resume), 1 not started (10 B). Run the same command again to continue.\n"), "\(result)")
         #expect(try fixture.server.requests(path: "/gen/10/a.bin").isEmpty)
     }
 

@@ -150,7 +150,7 @@ struct ApplyJSON: Decodable {
         var offlineSeconds: Double
 
         struct Remaining: Decodable, Equatable {
-            var cancelled: Int
+            var cutInFlight: Int
             var partialsKept: Int
             var notStarted: Int
             var notStartedBytes: Int64

@@ -100,7 +100,7 @@ import Testing
             "! alpha/gone.bin: HTTP 404 (\(fixture.url("/status/404")), 1 attempt)\n",
             "! alpha: 1 of 4 slices failed\n",
         ]
-        let quiet = problems.joined() + "Skipped: 1 slice not attempted (a dependency failed, or the run was interrupted).\n" + Self.lastLine
+        let quiet = problems.joined() + "Not finished: 0 cut in flight (0 partial files kept to resume), 1 not started (a dependency failed).\n" + Self.lastLine
         #expect((result.stdout == quiet) == isQuiet, "\(result)")
         #expect(result.stdout.contains("- gamma: skipped") == !isQuiet && result.stdout.contains("+ beta: 2 fetched") == !isQuiet)
     }

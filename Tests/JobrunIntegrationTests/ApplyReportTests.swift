@@ -151,7 +151,7 @@ import Darwin
         #expect(
             result.stdout == """
                 ! first: interrupted, 1 of 1 slices not finished
-                Skipped: 2 slices not attempted (a dependency failed, or the run was interrupted).
+                Not finished: 1 cut in flight (1 partial file kept to resume), 1 not started (the run was interrupted, or a dependency failed).
                 Apply interrupted! Slices: 0 fetched (0 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.
 
                 """, "\(result)")
@@ -163,11 +163,11 @@ import Darwin
         // skipped with its reason, and the run itself is an error a consumer of the XML sees.
         let report = try JUnitFile.parse(xml)
         #expect(report.cases["first/slow.bin"]?.kind == "error" && report.cases["first/slow.bin"]?.type == "Interrupted", "\(xml)")
-        #expect(report.cases["first/slow.bin"]?.message == "interrupted in flight; the partial file is kept", "\(xml)")
+        #expect(report.cases["first/slow.bin"]?.message == "cut in flight by the stop; its partial file is kept to resume", "\(xml)")
         #expect(report.cases["then/later.bin"]?.kind == "skipped" && report.cases["then/later.bin"]?.message == "not started: the run was interrupted by signal \(signal)", "\(xml)")
         let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
         #expect(report.cases["jobrun/run"]?.kind == "error" && report.cases["jobrun/run"]?.type == "Interrupted", "\(xml)")
-        #expect(report.cases["jobrun/run"]?.message == "the run was stopped by \(name) before it finished: 1 slices cut in flight, 1 not finished", "\(xml)")
+        #expect(report.cases["jobrun/run"]?.message == "the run was stopped by \(name) before it finished: 1 slices cut in flight, 1 not started", "\(xml)")
         #expect(!xml.contains("<failure"), "\(xml)")
         if XMLLint.executable != nil {
             JUnitSchemaCheck.expectValid(fixture.directory.path("junit.xml"))

@@ -21,7 +21,7 @@ import Testing
         entry.outcomes[2] = Self.cut(kept: false)
         entry.outcomes[3] = SliceOutcome(status: .skipped, skipReason: "not started: the run stopped at its deadline", displayURL: "http://h/s")
         let result = ApplyResult(entries: [entry], stopReason: .deadline, elapsed: .seconds(3))
-        #expect(result.summaryLine == "Apply stopped at deadline: 2 fetched (120 B), 2 cancelled (resumable, 1 kept), 1 not started (10 B). Run the same command again to continue.")
+        #expect(result.summaryLine == "Apply stopped at deadline: 2 fetched (120 B), 2 cut in flight (1 partial file kept to resume), 1 not started (10 B). Run the same command again to continue.")
         #expect(result.exitStatus == .locked && result.exitStatus.rawValue == 75)
         #expect(!result.isSuccess)
 
@@ -29,7 +29,7 @@ import Testing
         failed.outcomes[0] = SliceOutcome(status: .failed, displayURL: "http://h/s")
         let withFailure = ApplyResult(entries: [failed], stopReason: .deadline, elapsed: .seconds(3))
         #expect(withFailure.exitStatus == .failure)
-        #expect(withFailure.summaryLine.hasPrefix("Apply stopped at deadline: 1 fetched (20 B), 1 failed, 2 cancelled"))
+        #expect(withFailure.summaryLine.hasPrefix("Apply stopped at deadline: 1 fetched (20 B), 1 failed, 2 cut in flight"))
     }
 
     /// Undeclared sizes make the bytes not started a lower bound, or leave them out.

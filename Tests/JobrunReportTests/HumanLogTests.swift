@@ -85,16 +85,21 @@ import Testing
         ])
     }
 
-    /// The end: the skipped count (worded by what stopped the run), then the summary line.
+    /// The end: the slices not finished, in the words every report uses (cut in flight, with the
+    /// partial files kept; not started, worded by what stopped the run), then the summary line.
     @Test(arguments: [(StopReason?.none, "interrupted"), (.some(.signal(15)), "interrupted"), (.some(.deadline), "stopped at the deadline")])
     func theEnd(reason: StopReason?, words: String) {
         let (log, lines) = Self.log()
         if let reason { log.observe(.stopRequested(reason)) }
+        var cut = SliceOutcome(status: .skipped, failure: AttemptFailure(kind: .interrupted, message: "cut in flight by the stop", isTransient: false))
+        cut.keptPartial = true
+        log.observe(.sliceSettled(SettledSlice(slice: Self.ref, outcome: cut, integrity: .digest, isBulk: false)))
+        log.observe(.sliceSettled(SettledSlice(slice: Self.ref, outcome: SliceOutcome(status: .skipped, skipReason: "not started"), integrity: .digest, isBulk: true)))
         log.observe(.resourceFailed(id: "r", counts: ApplyResult.Counts(), cause: .unfinished(count: 2, total: 5, reason: reason)))
         log.observe(.runEnded(RunEnd(exitStatus: 1, stopReason: reason, counts: [("fetched", 1), ("skipped", 2)], summaryLine: "Apply x! Slices: …", elapsed: .zero)))
         #expect(lines.results == [
             "! r: \(words), 2 of 5 slices not finished\n",
-            "Skipped: 2 slices not attempted (a dependency failed, or the run was \(reason == .deadline ? "stopped at the deadline" : "interrupted")).\n",
+            "Not finished: 1 cut in flight (1 partial file kept to resume), 1 not started (\(reason == nil ? "a dependency failed" : reason == .deadline ? "the run was stopped at the deadline, or a dependency failed" : "the run was interrupted, or a dependency failed")).\n",
             "Apply x! Slices: …\n",
         ])
         #expect(lines.notices.count == (reason == nil ? 0 : 1))

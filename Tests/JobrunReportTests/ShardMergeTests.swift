@@ -85,7 +85,7 @@ import Testing
             let report = ShardMerge.junit(ShardMerge.merge([input]).document, timestamp: JUnitReport.Timestamp(secondsSince1970: 0), hostname: "h")
             return try #require(report.suites.first?.testCases.first?.result)
         }
-        let reason = JSONValue.string("interrupted in flight; the partial file is kept")
+        let reason = JSONValue.string("cut in flight by the stop; its partial file is kept to resume")
         let typed = try merged(.object([("path", .string("a")), ("status", .string("skipped")), ("skip_reason", reason),
             ("error", .object([("type", .string("Interrupted")), ("message", reason)]))]))
         let older = try merged(.object([("path", .string("a")), ("status", .string("skipped")), ("skip_reason", reason)]))
@@ -94,7 +94,7 @@ import Testing
                 Issue.record("not an error case: \(result)")
                 continue
             }
-            #expect(type == "Interrupted" && message == "interrupted in flight; the partial file is kept")
+            #expect(type == "Interrupted" && message == "cut in flight by the stop; its partial file is kept to resume")
         }
         let notStarted = try merged(.object([("path", .string("a")), ("status", .string("skipped")),
             ("skip_reason", .string("not started: the run stopped at its deadline"))]))
