@@ -1,3 +1,4 @@
+import JobrunCore
 /// libcurl's result codes as jobrun can receive them on an HTTP(S) or file transfer, each in the
 /// user's terms with its kind (retried or not). Classified by code, never by message text; the
 /// error buffer's detail follows the summary when it says more. Numbers, not `CURLcode` names,
@@ -8,18 +9,22 @@ enum CurlResult {
 
     /// `code` as a failure. `headersComplete`: the response's head had been delivered, so an
     /// out-of-memory code is really about memory, not a header line over libcurl's limit.
-    /// `hasConnected`: a connection was made (or reused), so a timeout is not the connect's.
-    static func failure(code: Int32, detail: String, headersComplete: Bool, hasConnected: Bool = true) -> TransferResult.Failure {
+    /// `hasConnected`: a connection was made (or reused), so a timeout is not the connect's, nor an
+    /// unsupported protocol the URL's. `osErrno`: the system's error of the last connect
+    /// (`CURLINFO_OS_ERRNO`), which says why a connection could not be made.
+    static func failure(code: Int32, detail: String, headersComplete: Bool, hasConnected: Bool = true, osErrno: Int32 = 0) -> TransferResult.Failure {
         func with(_ summary: String) -> String {
             let d = detail.trimmingASCII([0x20, 0x0A, 0x0D])
             return d.isEmpty ? summary : "\(summary): \(d)"
         }
         switch code {
+        // Once connected, what libcurl does not support is the reply: HTTP/0.9, which has no head.
+        case 1 where hasConnected: return .protocolRefused(with("the server's reply is not HTTP/1.0 or later (an HTTP/0.9 reply, or not HTTP)"))
         case 1: return .protocolRefused(with("the URL's scheme is not allowed (http and https only; file where asked for)"))
         case 3: return .other(code: code, message: with("the URL is malformed"))
         case 5: return .resolve(with("the proxy's host name did not resolve"))
         case 6: return .resolve(with("the host name did not resolve"))
-        case 7: return .connect(with("could not connect"))
+        case 7: return .connect(with(connectFailure(osErrno)))
         case 8: return .network(with("the server's reply is not valid HTTP"))
         case 16: return .network(with("HTTP/2 protocol error"))
         case 18: return .truncated(with("the connection ended before the whole body arrived"))
@@ -50,6 +55,18 @@ enum CurlResult {
         case 97: return .connect(with("the proxy failed"))
         case 45: return .connect(with("the network interface could not be used"))
         default: return .other(code: code, message: with("libcurl error \(code)"))
+        }
+    }
+
+    /// Why no connection could be made, by the system's error.
+    static func connectFailure(_ osErrno: Int32) -> String {
+        switch osErrno {
+        case ECONNREFUSED: "the connection was refused"
+        case EHOSTUNREACH: "the host is unreachable"
+        case ENETUNREACH: "the network is unreachable"
+        case ETIMEDOUT: "timed out connecting"
+        case EACCES, EPERM: "the connection was not permitted"
+        default: "could not connect"
         }
     }
 }

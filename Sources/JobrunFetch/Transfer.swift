@@ -242,7 +242,10 @@ final class Transfer {
             // libcurl sets the connect time on a reused connection too; zero means none was made.
             var connectTime: curl_off_t = 0
             let hasConnected = jobrun_easy_getinfo_off(api.easyGetinfo, easy, CURLINFO_CONNECT_TIME_T, &connectTime) != CURLE_OK || connectTime > 0
-            failure = CurlResult.failure(code: Int32(code.rawValue), detail: detail, headersComplete: head != nil, hasConnected: hasConnected)
+            var osErrno = 0
+            if code == CURLE_COULDNT_CONNECT { _ = jobrun_easy_getinfo_long(api.easyGetinfo, easy, CURLINFO_OS_ERRNO, &osErrno) }
+            failure = CurlResult.failure(
+                code: Int32(code.rawValue), detail: detail, headersComplete: head != nil, hasConnected: hasConnected, osErrno: Int32(truncatingIfNeeded: osErrno))
         }
         return TransferResult(
             head: head, failure: failure, bodyBytes: bodyBytes,

@@ -140,8 +140,8 @@ public enum Planner {
             return SliceDecision(action: .refetch, reason: "size is \(actual) bytes, expected \(expected)")
         case .digestMismatch(_, let actual, _):
             return SliceDecision(action: .refetch, reason: Digest.mismatchDescription(expected: slice.digests, actual: actual))
-        case .notRegularFile(let path, let kind):
-            return SliceDecision(action: .refetch, reason: "'\(path)' is a \(kind), not a regular file")
+        case .notRegularFile:
+            return SliceDecision(action: .refetch, reason: check.wrongKindText)
         case .ioError(let path, _, let message):
             return SliceDecision(action: .refetch, reason: "cannot read '\(path)': \(message)")
         }

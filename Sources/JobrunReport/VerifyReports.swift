@@ -42,8 +42,8 @@ public enum VerifyReports {
                     out += "* \(path): size differs: expected \(expected) bytes, actual \(actual)\n"
                 case .digestMismatch(_, let actual, _):
                     out += "* \(path): \(Digest.mismatchDescription(expected: s.digests, actual: actual))\n"
-                case .notRegularFile(let bad, let kind):
-                    out += "! \(path): '\(bad)' is a \(kind), not a regular file (jobrun never follows links)\n"
+                case .notRegularFile:
+                    out += "! \(path): \(check.wrongKindText ?? "") (jobrun never follows links)\n"
                 case .ioError(let bad, _, let message):
                     out += "! \(path): cannot read '\(bad)': \(message)\n"
                 }
@@ -140,8 +140,8 @@ public enum VerifyReports {
                     w.key("size"); w.int(size)
                     for d in actual { w.key(d.algorithm.rawValue); w.string(d.hex) }
                     w.endObject()
-                case .notRegularFile(let bad, let kind):
-                    w.key("message"); w.string("'\(bad)' is a \(kind), not a regular file")
+                case .notRegularFile:
+                    w.key("message"); w.string(check.wrongKindText ?? "")
                 case .ioError(let bad, _, let message):
                     w.key("message"); w.string("cannot read '\(bad)': \(message)")
                 case .missing:
@@ -209,8 +209,8 @@ public enum VerifyReports {
                 case .digestMismatch(let expected, let actual, let size):
                     result = .failure(type: "ChecksumMismatch", message: "\(expected.algorithm.rawValue) differs",
                                       text: "file: \(path)\n\(Digest.comparisonLines(expected: s.digests, actual: actual))size: \(size)")
-                case .notRegularFile(let bad, let kind):
-                    result = .error(type: "NotRegularFile", message: "'\(bad)' is a \(kind), not a regular file",
+                case .notRegularFile:
+                    result = .error(type: "NotRegularFile", message: check.wrongKindText ?? "",
                                     text: "file: \(path)\njobrun never follows symbolic links in a mirror")
                 case .ioError(let bad, let code, let message):
                     result = .error(type: "IOError", message: "cannot read '\(bad)': \(message)", text: "file: \(path)\nerrno: \(code)")

@@ -9,6 +9,39 @@ public struct WriteFailure: Error, Sendable, Hashable {
     public var path: String
     public var operation: String
     public var errno: Int32
+    /// What was at `path` when the failure came from what is there (``isUnsafePath``): the
+    /// message names it rather than guessing from the error number.
+    public var found: Found?
+
+    /// What a name below the output root was, links not followed.
+    public enum Found: String, Sendable, Hashable {
+        case symbolicLink = "a symbolic link"
+        case folder = "a folder"
+        case file = "a file"
+        case other = "neither a file nor a folder"
+    }
+
+    public init(path: String, operation: String, errno: Int32, found: Found? = nil) {
+        self.path = path
+        self.operation = operation
+        self.errno = errno
+        self.found = found
+    }
+
+    /// A failure of `operation` on `name` in the folder `directoryFD` (shown as `path`), with what
+    /// is there when the error number says something is in the way.
+    public init(path: String, operation: String, errno: Int32, at name: String, in directoryFD: Int32) {
+        self.init(path: path, operation: operation, errno: errno)
+        guard isUnsafePath else { return }
+        var status = stat()
+        guard fstatat(directoryFD, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        switch status.st_mode & S_IFMT {
+        case S_IFLNK: found = .symbolicLink
+        case S_IFDIR: found = .folder
+        case S_IFREG: found = .file
+        default: found = .other
+        }
+    }
 
     public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
     /// A symbolic link or non-folder where jobrun needs a folder, or a link where it writes.
@@ -18,9 +51,13 @@ public struct WriteFailure: Error, Sendable, Hashable {
     var sliceErrorKind: SliceErrorKind { isDiskFull ? .diskFull : (isUnsafePath ? .unsafePath : .io) }
 
     public var message: String {
-        let reason = systemErrorText(errno)
-        if isUnsafePath { return "\(operation) '\(path)': \(reason) (jobrun never writes through a symbolic link)" }
-        return "\(operation) '\(path)': \(reason)"
+        switch found {
+        case .symbolicLink?: "\(operation) '\(path)': it is a symbolic link, and jobrun never writes through one"
+        case .folder? where errno == EISDIR: "\(operation) '\(path)': a folder is in the place of the file"
+        case .some(let found) where errno == ENOTDIR: "\(operation) '\(path)': it is \(found.rawValue), where a folder is needed"
+        case .some(let found): "\(operation) '\(path)': it is \(found.rawValue) (\(systemErrorText(errno)))"
+        case nil: "\(operation) '\(path)': \(systemErrorText(errno))"
+        }
     }
 }
 
@@ -79,7 +116,7 @@ final class OutputDirectory {
                 }
                 fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
-            if fd < 0 { throw WriteFailure(path: display(prefix), operation: "open folder", errno: errno) }
+            if fd < 0 { throw WriteFailure(path: display(prefix), operation: "open folder", errno: errno, at: String(component), in: parent) }
             folders[prefix] = fd
             fileSystems.add(fd)
             parent = fd

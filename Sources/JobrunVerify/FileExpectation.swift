@@ -40,6 +40,19 @@ public struct FileExpectation: Sendable, Hashable {
 
 /// What a file beneath an output root turned out to be.
 public enum FileCheck: Sendable, Hashable {
+    /// What a path needs at a name: the file itself, or a folder on the way to it.
+    public enum Needed: String, Sendable, Hashable {
+        case file = "a regular file"
+        case folder = "a folder"
+    }
+
+    /// `'m/a' is a regular file, not a folder`: what a ``notRegularFile`` check found, and what was
+    /// needed there instead; `nil` for any other check.
+    public var wrongKindText: String? {
+        guard case .notRegularFile(let path, let kind, let needed) = self else { return nil }
+        return "'\(path)' is a \(kind), not \(needed.rawValue)"
+    }
+
     /// A regular file of the expected size whose digests all match. `digests` are the ones
     /// computed: one per expected or ``FileExpectation/computes`` algorithm, in algorithm order
     /// (none when there was none).
@@ -53,8 +66,9 @@ public enum FileCheck: Sendable, Hashable {
     case digestMismatch(expected: Digest, actual: [Digest], size: Int64)
     /// `path` (the file, or a directory component above it) is not what the path needs:
     /// a symbolic link anywhere, a non-directory where a directory is needed, or a file that
-    /// is not regular. `kind` names what it is: "symbolic link", "directory", "FIFO", …
-    case notRegularFile(path: String, kind: String)
+    /// is not regular. `kind` names what it is: "symbolic link", "directory", "FIFO", …;
+    /// `needed` what the path needs there (a folder for a component above the file).
+    case notRegularFile(path: String, kind: String, needed: Needed = .file)
     /// A system call failed: permission denied, I/O error, an invalid relative path (EINVAL),
     /// an algorithm the linked OpenSSL lacks (EOPNOTSUPP).
     case ioError(path: String, errno: Int32, message: String)

@@ -106,7 +106,7 @@ enum PathBeneath {
         var status = stat()
         if fstatat(dirFD, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
             let isRightKind = expected == .directory ? FileStatus.isDirectory(mode: status.st_mode) : FileStatus.isRegularFile(mode: status.st_mode)
-            if !isRightKind { return .notRegularFile(path: path(), kind: fileKindName(status.st_mode)) }
+            if !isRightKind { return .notRegularFile(path: path(), kind: fileKindName(status.st_mode), needed: expected == .directory ? .folder : .file) }
         } else if errno == ENOENT {
             return .missing  // removed between the two calls
         }

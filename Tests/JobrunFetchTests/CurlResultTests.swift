@@ -1,3 +1,4 @@
+import JobrunCore
 import Testing
 @testable import JobrunFetch
 
@@ -14,7 +15,15 @@ import Testing
         #expect(CurlResult.failure(code: 52, detail: "Empty reply from server", headersComplete: false) == .network("the server closed the connection without replying"))
         #expect(CurlResult.failure(code: 56, detail: "Recv failure: Connection reset by peer", headersComplete: true) == .network("the connection broke while receiving: Recv failure: Connection reset by peer"))
         #expect(CurlResult.failure(code: 60, detail: "", headersComplete: false) == .tls("the server's certificate did not verify"))
+        #expect(CurlResult.failure(code: 1, detail: "", headersComplete: false, hasConnected: false)
+            == .protocolRefused("the URL's scheme is not allowed (http and https only; file where asked for)"))
+        // Connected: what is not supported is the reply.
+        #expect(CurlResult.failure(code: 1, detail: "Received HTTP/0.9 when not allowed", headersComplete: false)
+            == .protocolRefused("the server's reply is not HTTP/1.0 or later (an HTTP/0.9 reply, or not HTTP): Received HTTP/0.9 when not allowed"))
         #expect(CurlResult.failure(code: 1, detail: "", headersComplete: false).isTransient == false)
+        // A connection that could not be made says why, by the system's error.
+        #expect(CurlResult.failure(code: 7, detail: "", headersComplete: false, osErrno: ECONNREFUSED) == .connect("the connection was refused"))
+        #expect(CurlResult.failure(code: 7, detail: "", headersComplete: false, osErrno: EHOSTUNREACH) == .connect("the host is unreachable"))
         #expect(CurlResult.failure(code: 4242, detail: "", headersComplete: false) == .other(code: 4242, message: "libcurl error 4242"))
     }
 

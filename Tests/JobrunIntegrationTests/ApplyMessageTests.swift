@@ -141,4 +141,40 @@ import Testing
         let fixed = try JUnitFile.parse(try #require(fixture.directory.contents(of: "fixed.xml")))
         #expect(fixed.cases.values.allSatisfy { $0.time == "0.000" }, "\(fixed)")
     }
+
+    /// Each message names what was actually seen: an HTTP/0.9 reply, a refused connection, a
+    /// folder where the file goes, a file where a folder is needed (in plan's words too).
+    @Test func messagesNameWhatWasSeen() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        // A port nothing listens on: bound, then closed.
+        let closed = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(closed, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(closed, $0, &length) } }
+        let port = UInt16(bigEndian: address.sin_port)
+        close(closed)
+        try fixture.write(manifest: Self.manifest("""
+                  - {path: old.bin, url: "\(fixture.url("/http09/hello"))"}
+                  - {path: refused.bin, url: "http://127.0.0.1:\(port)/x"}
+                  - {path: folder.bin, url: "\(fixture.url("/gen/10/folder.bin"))", size: 10}
+                  - {path: sub/inner.bin, url: "\(fixture.url("/gen/10/inner.bin"))", size: 10}
+            """))
+        try fixture.directory.makeDirectory("mirror/r/folder.bin/kept")
+        try fixture.directory.write(file: "mirror/r/sub", contents: "a file where a folder goes\n")
+        let plan = try await fixture.run(["plan", "site.yaml", "-v"])
+        #expect(plan.stdout.contains("~ folder.bin (10 B) [size only]: 'mirror/r/folder.bin' is a directory, not a regular file\n"), "\(plan)")
+        #expect(plan.stdout.contains("~ sub/inner.bin (10 B) [size only]: 'mirror/r/sub' is a regular file, not a folder\n"), "\(plan)")
+
+        let result = try await fixture.apply()
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("! r/old.bin: Protocol: the server's reply is not HTTP/1.0 or later (an HTTP/0.9 reply, or not HTTP)"), "\(result)")
+        #expect(result.stdout.contains("! r/refused.bin: Connect: the connection was refused"), "\(result)")
+        #expect(result.stdout.contains("! r/folder.bin: UnsafePath: rename into 'mirror/r/folder.bin': a folder is in the place of the file"), "\(result)")
+        #expect(result.stdout.contains("! r/sub/inner.bin: UnsafePath: open folder 'mirror/r/sub': it is a file, where a folder is needed"), "\(result)")
+        #expect(!result.stdout.contains("symbolic link") && !result.stdout.contains("scheme"), "\(result)")
+    }
 }

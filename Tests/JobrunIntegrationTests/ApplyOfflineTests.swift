@@ -218,6 +218,6 @@ import Testing
         let result = try await fixture.apply(["--offline-wait", "0"])
         #expect(result.status == 1, "\(result)")
         #expect(!result.stdout.contains("offline"), "\(result)")
-        #expect(result.stdout.contains("Connect: could not connect"), "\(result)")
+        #expect(result.stdout.contains("Connect: the connection was refused"), "\(result)")
     }
 }

@@ -95,7 +95,7 @@ struct CheckAllTests {
                 FileExpectation(root: full, relativePath: "elsewhere/y"),
                 FileExpectation(root: dir + "/absent", relativePath: "a/x"),
             ], parallelism: 2)
-            let link = FileCheck.notRegularFile(path: full + "/linked", kind: "symbolic link")
+            let link = FileCheck.notRegularFile(path: full + "/linked", kind: "symbolic link", needed: .folder)
             #expect(results == [.missing, .ok(size: 1, digests: []), .missing, link, link, .ok(size: 1, digests: []), .missing])
         }
     }

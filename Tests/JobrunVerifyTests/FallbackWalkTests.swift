@@ -22,10 +22,10 @@ struct FallbackWalkTests {
                 ("a/b/c/ok", .ok(size: 3, digests: [md5])),
                 ("a/b/c/absent", .missing),
                 ("a/nothing/here/x", .missing),
-                ("a/b/link/x", .notRegularFile(path: root + "/a/b/link", kind: "symbolic link")),
-                ("a/b/link/deeper/x", .notRegularFile(path: root + "/a/b/link", kind: "symbolic link")),
+                ("a/b/link/x", .notRegularFile(path: root + "/a/b/link", kind: "symbolic link", needed: .folder)),
+                ("a/b/link/deeper/x", .notRegularFile(path: root + "/a/b/link", kind: "symbolic link", needed: .folder)),
                 ("a/b/c/filelink", .notRegularFile(path: root + "/a/b/c/filelink", kind: "symbolic link")),
-                ("a/b/plain/x", .notRegularFile(path: root + "/a/b/plain", kind: "regular file")),
+                ("a/b/plain/x", .notRegularFile(path: root + "/a/b/plain", kind: "regular file", needed: .folder)),
                 ("a/b/c", .notRegularFile(path: root + "/a/b/c", kind: "directory")),
                 ("a/./b/c/ok", .ok(size: 3, digests: [md5])),
             ]

@@ -102,7 +102,7 @@ struct FileCheckerTests {
             try writeFile(root, "elsewhere/raw/x.ts", Self.abc)
             try makeDirectory(root, "lessons")
             try makeSymlink(root, "lessons/a", to: root + "/elsewhere")
-            let bad = FileCheck.notRegularFile(path: root + "/lessons/a", kind: "symbolic link")
+            let bad = FileCheck.notRegularFile(path: root + "/lessons/a", kind: "symbolic link", needed: .folder)
             #expect(checker.check(expectation(root, "lessons/a/raw/x.ts", size: 3, Self.abcMD5)) == bad)
             #expect(checker.check(expectation(root, "lessons/a/x.ts")) == bad)
         }
@@ -112,7 +112,7 @@ struct FileCheckerTests {
         try withTemporaryDirectory { root in
             try writeFile(root, "lessons/a", Self.abc)
             #expect(checker.check(expectation(root, "lessons/a/raw/x.ts"))
-                    == .notRegularFile(path: root + "/lessons/a", kind: "regular file"))
+                    == .notRegularFile(path: root + "/lessons/a", kind: "regular file", needed: .folder))
         }
     }
 

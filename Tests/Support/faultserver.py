@@ -13,6 +13,7 @@ Routes (any of them may be prefixed by one or more /fault/<spec>/ groups):
     /zeros/<size>[/<any>]    <size> zero bytes (compresses well: decompression-bomb tests)
     /<path>                  the file <root>/<path> (with --root)
     /status/<code>[?retry_after=V]
+    /http09/<text>           <text> as an HTTP/0.9 reply: the body alone, no status line or head
     /redirect/<n>/<path>     n hops of 302, then <path> (n = 0 serves <path> at once)
     /redirect-loop/<path>    302 to itself, forever
     /redirect-to?url=U[&status=302]
@@ -505,6 +506,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             code = options["status"]
             return self.status_only(code, extra)
 
+        if route.startswith("/http09/"):
+            self.wfile.write(route[len("/http09/"):].encode("utf-8"))
+            self.close_connection = True
+            return
         if route.startswith("/status/"):
             code_text = route[len("/status/"):].strip("/")
             if not code_text.isdigit() or not 100 <= int(code_text) <= 999:
