@@ -89,7 +89,7 @@ public final class HumanLog: RunObserver {
         switch cause {
         case .slicesFailed(let count, let total): "\(count) of \(total) slices failed"
         case .unfinished(let count, let total, let reason):
-            "\((reason ?? stopReason) == .deadline ? "stopped at the deadline" : "interrupted"), \(count) of \(total) slices not finished"
+            "\(Self.stopped(reason ?? stopReason)), \(count) of \(total) slices not finished"
         case .syncFailed(let message): "cannot sync the output folder: \(message)"
         }
     }

@@ -29,6 +29,8 @@ public final class MirrorStates: @unchecked Sendable {
     private var runStart: (runID: String, command: String, milliseconds: Int64)?
     private let access: Access
     private let warn: @Sendable (String) -> Void
+    /// Every root the command works on, whether its store is in use yet or not.
+    private let allRoots: [String]
 
     /// Opens the store of each of `roots` (as the manifests name them; repeated roots are opened
     /// once) that has one. With ``Access/create``, a root without one (or not there yet) gets it
@@ -37,6 +39,7 @@ public final class MirrorStates: @unchecked Sendable {
     public init(roots: some Sequence<String>, access: Access, warn: @escaping @Sendable (String) -> Void) {
         self.access = access
         self.warn = warn
+        allRoots = Set(roots).sorted()
         // A store that does not exist yet is created when something is first recorded (with
         // ``Access/create``): a run that proves nothing leaves the root as it was.
         for root in Set(roots) where FileStatus.kind(atPath: StateStore.path(forRoot: root)) != nil {
@@ -133,12 +136,14 @@ public final class MirrorStates: @unchecked Sendable {
         }
     }
 
-    /// Records in every store in use how the run `runID` ended.
+    /// Records in every store in use how the run `runID` ended; with ``Access/create``, in every
+    /// root's, created if need be: a first run that failed before recording any file is still a
+    /// run that `status` must be able to show.
     public func recordRunEnd(
         runID: String, atMilliseconds ended: Int64, stopReason: String?, exitStatus: Int32, counts: [(name: String, value: Int64)]
     ) {
         guard access != .reading else { return }
-        for root in roots {
+        for root in access == .create ? allRoots : roots {
             _ = use(root) { store throws(StateError) in
                 if !store.isReadOnly {
                     try store.recordRunEnd(runID: runID, endedAtMilliseconds: ended, stopReason: stopReason, exitStatus: exitStatus, counts: counts)

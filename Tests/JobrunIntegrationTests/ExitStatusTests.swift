@@ -176,7 +176,7 @@ import Testing
     /// `apply FILE` with a JSON file: a plan saved by `plan --out` or nothing jobrun can use.
     @Test(arguments: [
         ("{\"kind\": \"something-else\"}", "is neither a manifest nor a plan saved by 'jobrun plan --out'"),
-        ("{\"kind\": \"jobrun-plan\", \"format_version\": 2}", "was saved in an unknown plan format"),
+        ("{\"kind\": \"jobrun-plan\", \"format_version\": 99}", "was saved in an unknown plan format"),
         ("{\"kind\": \"jobrun-plan\"", "is neither a manifest nor a plan saved by 'jobrun plan --out'"),
     ])
     func aJSONFileThatIsNoUsablePlanIs65(document: String, complaint: String) async throws {

@@ -47,6 +47,27 @@ import Testing
         text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
     }
 
+    /// A first apply that fails before it records any file still records the run, so that
+    /// `status` can say it failed.
+    @Test func aFirstRunThatFailsIsRecorded() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: """
+            version: 1
+            defaults: {retries: {attempts: 1}}
+            resources:
+              - id: r
+                slices: [{path: gone.bin, url: "\(fixture.url("/status/404"))"}]
+
+            """)
+        let apply = try await fixture.run(["apply", "site.yaml"], environment: ["JOBRUN_RUN_ID": "first"])
+        #expect(apply.status == 1, "\(apply)")
+        let status = try await fixture.run(["status", "site.yaml"])
+        #expect(status.status == 1, "\(status)")
+        #expect(Self.lines(status.stdout, startingWith: "  first apply: started ").first?.contains(", exit 1; failed=1") == true, "\(status)")
+        #expect(!status.stderr.contains("no mirror state"), "\(status)")
+    }
+
     @Test func everySliceProvenThenOneChangedThenOneMissing() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }

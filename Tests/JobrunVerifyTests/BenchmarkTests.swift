@@ -16,7 +16,7 @@ import Testing
 /// (default md5,sha1,sha256,sha384,sha512), JOBRUN_VERIFY_BENCH_DIR (where the 10,000 small
 /// files go). The reference for the large file is `bench/lib/hashfile.c FILE ALGO mmap`.
 /// Skipped unless JOBRUN_VERIFY_BENCH=1.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["JOBRUN_VERIFY_BENCH"] == "1"))
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["JOBRUN_VERIFY_BENCH"] == "1", "a benchmark, run by hand: JOBRUN_VERIFY_BENCH=1 in a release build (see BenchmarkTests.swift)"))
 struct BenchmarkTests {
     static let environment = ProcessInfo.processInfo.environment
     static let runs = Int(environment["JOBRUN_VERIFY_BENCH_RUNS"] ?? "") ?? 3
@@ -40,7 +40,7 @@ struct BenchmarkTests {
     }
 
     /// check() on one large page-cached file, per algorithm: best of `runs`, in MB/s (10^6).
-    @Test(.enabled(if: environment["JOBRUN_VERIFY_BENCH_FILE"] != nil))
+    @Test(.enabled(if: environment["JOBRUN_VERIFY_BENCH_FILE"] != nil, "needs JOBRUN_VERIFY_BENCH_FILE, a large file to hash"))
     func largeFileThroughput() throws {
         let path = try #require(Self.environment["JOBRUN_VERIFY_BENCH_FILE"])
         let root = (path as NSString).deletingLastPathComponent
