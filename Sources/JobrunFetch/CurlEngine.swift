@@ -73,10 +73,12 @@ public final class CurlEngine: Sendable {
     /// An engine without a thread: its owner calls ``turn(timeoutMilliseconds:mayPoll:didPoll:)``,
     /// always from one thread, and completions run there, inside that call. Any thread may start
     /// and cancel transfers and call ``wake()``; ``shutdown()`` belongs to the owner's thread.
-    /// - Parameter budget: a rate limit its transfers share with every engine given the same one.
-    public static func driven(sharing budget: SharedRateBudget? = nil) throws(EngineError) -> CurlEngine {
+    /// - Parameters:
+    ///   - budget: a rate limit its transfers share with every engine given the same one.
+    ///   - arrivals: where its transfers count their body bytes as they arrive.
+    public static func driven(sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil) throws(EngineError) -> CurlEngine {
         let multi = try MultiHandle.make()
-        return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi, budget: budget))
+        return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi, budget: budget, arrivals: arrivals))
     }
 
     /// One turn of a driven engine: the queued commands, the transfers' progress, then — when
@@ -111,12 +113,15 @@ public final class CurlEngine: Sendable {
 
     /// - Parameters:
     ///   - budget: a rate limit its transfers share with every engine given the same one.
+    ///   - arrivals: where its transfers count their body bytes as they arrive.
     ///   - afterCallbacks: runs on the engine thread after each turn of its loop that ran sinks
     ///     or completions, before it sleeps. A caller that collects what completions report can
     ///     wake its own consumer once per turn here instead of once per transfer.
-    public convenience init(sharing budget: SharedRateBudget? = nil, afterCallbacks: @escaping @Sendable () -> Void = {}) throws(EngineError) {
+    public convenience init(
+        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, afterCallbacks: @escaping @Sendable () -> Void = {}
+    ) throws(EngineError) {
         self.init(multi: try MultiHandle.make(), drivenLoop: nil)
-        let loop = EventLoop(multi: multi, budget: budget)
+        let loop = EventLoop(multi: multi, budget: budget, arrivals: arrivals)
         let shared = self.shared
         let failure = DetachedThread.start(name: "jobrun-curl") {
             loop.run(takeCommands: shared.takeCommands, mayPoll: shared.mayPoll, didPoll: shared.didPoll, afterCallbacks: afterCallbacks)

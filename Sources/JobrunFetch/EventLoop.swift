@@ -14,10 +14,13 @@ final class EventLoop: @unchecked Sendable {
     private var idleHandles: [HandleProfile: [UnsafeMutableRawPointer]] = [:]
     /// The run's rate budget, when it has one.
     private let pacer: Pacer?
+    /// Where the transfers count their body bytes as they arrive, when someone reads them.
+    private let arrivals: ArrivalCounter?
 
-    init(multi: MultiHandle, budget: SharedRateBudget?) {
+    init(multi: MultiHandle, budget: SharedRateBudget?, arrivals: ArrivalCounter? = nil) {
         self.multi = multi
         pacer = budget.map(Pacer.init(budget:))
+        self.arrivals = arrivals
     }
 
     private var isShuttingDown = false
@@ -115,7 +118,7 @@ final class EventLoop: @unchecked Sendable {
             completion(.failed(.other(code: -1, message: "curl_easy_init failed")))
             return
         }
-        let t = Transfer(id: id, easy: easy, api: api, request: request, sink: sink, pacer: pacer, completion: completion)
+        let t = Transfer(id: id, easy: easy, api: api, request: request, sink: sink, pacer: pacer, arrivals: arrivals, completion: completion)
         if let problem = t.configure() {
             // Options half set: this handle is not reused.
             api.easyCleanup(easy)

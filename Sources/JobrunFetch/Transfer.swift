@@ -38,6 +38,7 @@ final class Transfer {
     private var head: ResponseHead?
     private var disposition: BodyDisposition = .accept
     private var bodyBytes: Int64 = 0
+    private let arrivals: ArrivalCounter?
     private var discarded: Int64 = 0
     private var sinkAborted = false
     private var idleTimedOut = false
@@ -46,9 +47,10 @@ final class Transfer {
 
     init(
         id: UInt64, easy: UnsafeMutableRawPointer, api: CurlAPI, request: TransferRequest, sink: any TransferSink, pacer: Pacer?,
-        completion: @escaping @Sendable (TransferResult) -> Void
+        arrivals: ArrivalCounter? = nil, completion: @escaping @Sendable (TransferResult) -> Void
     ) {
         self.id = id
+        self.arrivals = arrivals
         self.easy = easy
         self.api = api
         self.request = request
@@ -177,6 +179,7 @@ final class Transfer {
                 return 0
             }
             bodyBytes += Int64(bytes.count)
+            arrivals?.add(bytes.count)
             return bytes.count
         case .discard(let limit):
             discarded += Int64(bytes.count)

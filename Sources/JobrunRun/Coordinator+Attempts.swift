@@ -174,9 +174,7 @@ extension Coordinator {
                 switch event {
                 case .transferDone(let j, let token, let result):
                     guard case .running(_, let writer) = jobs[j].state, writer.token == token else { continue }
-                    progress.bytesInFlight -= writer.countedInFlight
                     progress.bytesReceived += result.bodyBytes
-                    writer.countedInFlight = 0
                     scheduler.ended(at: origin(j))
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
                     if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
@@ -190,10 +188,6 @@ extension Coordinator {
                 case .bodyProgress(let j, let token, let written):
                     guard case .running(_, let writer) = jobs[j].state, writer.token == token else { continue }
                     writer.hash(upTo: written, scratch: digestPool.scratch)
-                    // Counted up to the slice's declared size: its share of the completion.
-                    let counted = min(written - writer.startOffset, plan.entries[jobs[j].resource].resource.slices[jobs[j].slice].size ?? 0)
-                    progress.bytesInFlight += counted - writer.countedInFlight
-                    writer.countedInFlight = counted
                 case .stored(.body(let j, let writer, let outcome)):
                     guard case .storing(let current) = jobs[j].state, current === writer else { continue }
                     storing -= 1

@@ -626,6 +626,9 @@ struct Coordinator {
     /// The counters now, with what is only known at this moment.
     func snapshot() -> RunProgress {
         var p = progress
+        // What running transfers have taken so far, counted as it arrived; the finished ones'
+        // bytes are in `bytesReceived` (the counter may lag by a few pieces, never lead).
+        p.bytesInFlight = max(0, executor.arrivals.total - p.bytesReceived)
         p.running = running
         p.retrying = delayedJobs.count { if case .delayed = jobs[$0].state { true } else { false } }
         p.offlineFor = offline.currentPeriod(now: ContinuousClock.now)

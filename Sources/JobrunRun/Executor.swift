@@ -44,6 +44,8 @@ public struct ApplyOptions: Sendable {
 public final class Executor: Sendable {
     let plan: Plan
     let options: ApplyOptions
+    /// The body bytes every engine's transfers have taken, as they arrive (the run's progress).
+    let arrivals = ArrivalCounter()
     private let inbox = Mutex(Inbox())
 
     /// Events for the coordinator, and whether it sleeps (only then does a poster wake it).
@@ -139,12 +141,12 @@ public final class Executor: Sendable {
         defer { for engine in engines { engine.shutdown() } }
         // One budget for every engine: the limit is the run's, not a transfer's or an engine's.
         let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
-        let driven = try CurlEngine.driven(sharing: budget)
+        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }
         defer { drivenEngine.withLock { $0 = nil } }
         for _ in 1..<Self.engineCount {
-            engines.append(try CurlEngine(sharing: budget, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
+            engines.append(try CurlEngine(sharing: budget, counting: arrivals, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let store = try BodyStore { [weak self] batch in
             guard let self else { return }

@@ -73,7 +73,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     // events name it), the bytes its progress counts as in flight, the response's HTTP version,
     // and once verified, the digests and when.
     var token: UInt64 = 0
-    var countedInFlight: Int64 = 0
     var httpVersion: String?
     var verified: (digests: [Digest], at: ContinuousClock.Instant)?
     /// Called on the engine thread with the bytes now in the partial file (file mode only).

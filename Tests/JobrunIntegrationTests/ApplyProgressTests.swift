@@ -158,4 +158,31 @@ import Testing
         let isColored = (environment["NO_COLOR"] ?? "").isEmpty
         #expect(result.stderr.contains(#/\x1B\[[0-9;]*m/#) == isColored, "\(result.stderr.debugDescription)")
     }
+
+    /// Slices of a few hundred KB on a slow link (bodies kept in memory until they end): their
+    /// bytes count toward the percentage, bytes and rate as they arrive, not when they end.
+    @Test func bytesCountAsTheyArrive() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let slices = (1...4).map { i in
+            "      - {path: s\(i).bin, url: \"\(fixture.url(FaultServer.path("/gen/120000/s\(i).bin", faults: "drip=60000")))\", size: 120000}"
+        }
+        try fixture.write(manifest: """
+            version: 1
+            resources:
+              - id: slow
+                slices:
+            \(slices.joined(separator: "\n"))
+
+            """)
+        let result = try await Self.apply(fixture, ["--progress", "plain", "--progress-interval", "200ms"])
+        #expect(result.status == 0, "\(result)")
+        // A line while the four transfers were under way: some bytes, not all, at some rate.
+        let midway = result.stderr.split(separator: "\n").contains { line in
+            guard let match = line.firstMatch(of: #/: (\d{1,3})% ([0-9.]+) ([KM]i)?B of 468\.8 KiB, ([0-9.]+) [KM]?i?B/s/#) else { return false }
+            let percent = Int(match.1) ?? 0
+            return percent > 0 && percent < 100 && (Double(match.4) ?? 0) > 0
+        }
+        #expect(midway, "no progress line showed the bytes arriving:\n\(result.stderr)")
+    }
 }
