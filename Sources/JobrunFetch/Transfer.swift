@@ -86,6 +86,11 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)), "TLS version")
         if let ca = profile.caFile { problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_CAINFO, ca), "CA file") }
         if let size = profile.receiveBufferSize { problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_BUFFERSIZE, size), "buffer size") }
+        // libcurl 7.88 decodes a gzip or deflate transfer coding (`Transfer-Encoding: gzip,
+        // chunked`) through its content decoders, which are on by default even when nothing was
+        // asked for; off, the body is handed over as sent (chunked framing removed), and the
+        // sink refuses such a response by its head.
+        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_HTTP_CONTENT_DECODING, 0), "content decoding")
         problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
         // Some CDNs refuse requests without one; a manifest's own User-Agent header replaces it.
         problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_USERAGENT, "jobrun/\(JobrunVersion.current)"), "user agent")

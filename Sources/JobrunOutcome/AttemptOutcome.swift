@@ -21,7 +21,10 @@ public enum SliceErrorKind: String, Sendable, Hashable {
     case diskFull = "DiskFull"
     case io = "IOError"
     case unsafePath = "UnsafePath"
+    /// A coding jobrun did not ask for: a `Content-Encoding`, or a transfer coding other than
+    /// chunked (the stored bytes would not be the ones a digest or size was declared for).
     case contentEncoding = "ContentEncoding"
+    case transferEncoding = "TransferEncoding"
     case interrupted = "Interrupted"
     /// Not requested: its origin failed `retries.host_failures` attempts in a row and every probe.
     case originFailing = "OriginFailing"

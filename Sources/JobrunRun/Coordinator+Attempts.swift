@@ -281,7 +281,7 @@ extension Coordinator {
             }
             // A partial that cannot be continued is removed: a mismatched range or version, or
             // a response refused for what it is (its bytes were never the file's).
-            if [.rangeMismatch, .inconsistentResponse, .tooLarge, .sizeMismatch, .contentEncoding].contains(failure.kind) {
+            if [.rangeMismatch, .inconsistentResponse, .tooLarge, .sizeMismatch, .contentEncoding, .transferEncoding].contains(failure.kind) {
                 // What the partial file's metadata said of the file outlives it for this run.
                 if learned[j] == nil, let earlier = writer.learned { learned[j] = earlier }
                 discardPartial(writer)

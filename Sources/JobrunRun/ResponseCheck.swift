@@ -8,6 +8,8 @@ import JobrunOutcome
 ///
 /// | response | refused when                                                              | kind                 |
 /// |----------|---------------------------------------------------------------------------|----------------------|
+/// | both     | `Content-Encoding` other than identity (jobrun asks for none)              | ContentEncoding      |
+/// | both     | `Transfer-Encoding` with a coding other than chunked (`gzip, chunked`)     | TransferEncoding     |
 /// | 206      | no partial was asked for, or `Content-Range` does not start at its end     | RangeMismatch        |
 /// | 206      | its validator differs from the partial's, or it carries none               | RangeMismatch        |
 /// | 206      | it does not run to the end of the file, or gives no total                  | RangeMismatch        |
@@ -40,6 +42,7 @@ struct ResponseCheck {
     var learned: Representation?
 
     func check(_ head: ResponseHead) -> Result<Accepted, AttemptFailure> {
+        if let refused = Self.refusedCoding(head) { return .failure(refused) }
         let seen = Representation.validator(of: head)
         var length: Int64?
         if let text = head.value("content-length") {
@@ -87,6 +90,19 @@ struct ResponseCheck {
             return .failure(AttemptFailure(kind: .tooLarge, message: "the server's file is \(total) bytes, over the \(cap)-byte limit", isTransient: false))
         }
         return .success(Accepted(offset: offset, end: total, representation: Representation(validator: seen, total: total)))
+    }
+
+    /// A coding the body would have to be decoded from: digests and sizes are declared for the
+    /// bytes stored, and a decoded body can be any size (a small gzip body, gigabytes stored).
+    static func refusedCoding(_ head: ResponseHead) -> AttemptFailure? {
+        if let encoding = head.value("content-encoding"), encoding.trimmingASCII().lowercased() != "identity" {
+            return AttemptFailure(kind: .contentEncoding, message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false)
+        }
+        if let codings = head.value("transfer-encoding"),
+            codings.split(separator: ",").contains(where: { $0.trimmingASCII().lowercased() != "chunked" }) {
+            return AttemptFailure(kind: .transferEncoding, message: "the server sent Transfer-Encoding: \(codings); jobrun decodes only chunked (digests are over the bytes as sent), so the body is refused", isTransient: false)
+        }
+        return nil
     }
 
     static func rangeMismatch(_ message: String) -> AttemptFailure {

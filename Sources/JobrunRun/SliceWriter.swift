@@ -159,9 +159,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
                 isTransient: AttemptFailure.isTransient(status: status), coolsDownHost: status == 429 || status == 503))
             return .discard(limit: 64 << 10)
         }
-        if let encoding = head.value("content-encoding"), encoding.lowercased() != "identity" {
-            return refuse(AttemptFailure(kind: .contentEncoding, message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false))
-        }
         let accepted: ResponseCheck.Accepted
         switch check.check(head) {
         case .success(let a): accepted = a

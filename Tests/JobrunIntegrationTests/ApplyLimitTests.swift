@@ -92,6 +92,30 @@ import Darwin
         #expect(log.allSatisfy { $0.header(named: "Accept-Encoding") == nil && $0.header(named: "TE") == nil }, "\(log)")
     }
 
+    /// A transfer coding other than chunked is refused by its head, never decoded into the
+    /// file: 4 MiB of zeros are a few KiB of gzip on the wire, and an unsized slice has no size
+    /// to stop a decoded body at.
+    @Test(arguments: ["gzip,chunked", "gzip"])
+    func aTransferCodingOtherThanChunkedIsRefused(codings: String) async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let path = FaultServer.path("/zeros/4194304/coded.bin", faults: "transfer_encoding=\(codings)")
+        try fixture.write(manifest: Self.manifest(slices: """
+                  - {path: coded.bin, url: "\(fixture.url(path))"}
+            """))
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 1, "\(result)")
+        let record = try report.slice("r", "coded.bin")
+        let sent = codings.replacingOccurrences(of: ",", with: ", ")
+        #expect(record.status == "failed" && record.error?.type == "TransferEncoding" && record.attempts == 1, "\(record)")
+        #expect(record.error?.message.contains("Transfer-Encoding: \(sent)") == true, "\(record)")
+        #expect(record.bytesTransferred == 0, "\(record)")
+        #expect(DirectoryTree.entries(under: fixture.directory.path("mirror")).allSatisfy { !$0.contains("coded.bin") },
+                "\(DirectoryTree.entries(under: fixture.directory.path("mirror")))")
+        let log = try await fixture.requests(path, count: 1)
+        #expect(log[0].responseHeader(named: "Transfer-Encoding") == sent && log[0].header(named: "TE") == nil, "\(log)")
+    }
+
     /// `timeouts.request` is "no byte for that long": a stalled body times out, is retried, fails.
     @Test func aStalledBodyTimesOut() async throws {
         let fixture = try ApplyFixture()

@@ -57,6 +57,26 @@ import Testing
         #expect(Self.kind(Self.check(resume: 10, validator: Self.modified, other)) == .rangeMismatch)
     }
 
+    /// Only chunked framing is taken off a body: any other transfer coding, or a content coding,
+    /// would store bytes other than those sent, and is refused by name.
+    @Test func aCodingOtherThanChunkedIsRefusedByName() throws {
+        for codings in ["gzip, chunked", "gzip", "deflate,chunked", "chunked, identity"] {
+            let result = Self.check(Self.head(200, [("Transfer-Encoding", codings), ("ETag", "\"v1\"")]))
+            guard case .failure(let failure) = result else {
+                Issue.record("accepted Transfer-Encoding: \(codings)")
+                continue
+            }
+            #expect(failure.kind == .transferEncoding && !failure.isTransient && failure.message.contains("Transfer-Encoding: \(codings)"), "\(failure)")
+        }
+        for codings in ["chunked", "Chunked", " chunked "] {
+            #expect(Self.kind(Self.check(Self.head(200, [("Transfer-Encoding", codings)]))) == nil, "\(codings)")
+        }
+        let ranged = Self.head(206, [("Content-Range", "bytes 10-19/20"), ("Transfer-Encoding", "gzip, chunked"), ("ETag", "\"v1\"")])
+        #expect(Self.kind(Self.check(resume: 10, validator: Self.etag, ranged)) == .transferEncoding)
+        #expect(Self.kind(Self.check(Self.head(200, [("Content-Encoding", "gzip"), ("Content-Length", "10")]))) == .contentEncoding)
+        #expect(Self.kind(Self.check(Self.head(200, [("Content-Encoding", "identity"), ("Content-Length", "10")]))) == nil)
+    }
+
     @Test func a200IsTheWholeFileOrRefused() {
         #expect(Self.kind(Self.check(Self.head(200, [("Content-Range", "bytes 0-999/5000"), ("Content-Length", "1000")]))) == .inconsistentResponse)
         #expect(Self.kind(Self.check(size: 5000, Self.head(200, [("Content-Length", "4999")]))) == .sizeMismatch)

@@ -70,7 +70,7 @@ INT_OPTIONS = {
     "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes", "wrong_byte_at",
     "stall_s",
 }
-FAULT_OPTIONS = INT_OPTIONS | {"retry_after"}
+FAULT_OPTIONS = INT_OPTIONS | {"retry_after", "transfer_encoding"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
 REPRESENTATION_OPTIONS = {"etag_version", "change_after"}
 
@@ -677,6 +677,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if status == 206 and options.get("range_as_200"):
             status = 200
 
+        if "transfer_encoding" in options:
+            return self.serve_transfer_coded(representation, status, start, end, options["transfer_encoding"], extra)
         headers = [("Content-Type", "application/octet-stream")]
         declared = end - start
         if options.get("chunked"):
@@ -705,6 +707,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.command == "HEAD":
             return
         if self.send_body(representation, start, end, options) and self.chunked:
+            self.write(b"0\r\n\r\n", raw=True)
+
+    def serve_transfer_coded(self, representation, status, start, end, codings_text, extra):
+        """The answer of transfer_encoding=: the body sent with those transfer codings, in order
+        (gzip, then chunked framing when it is the last), as a server compressing on the wire
+        does; no Content-Length, so without chunked the body ends with the connection."""
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        codings = [c.strip().lower() for c in codings_text.split(",") if c.strip()]
+        body = representation.read(start, end)
+        if "gzip" in codings:
+            body = gzip.compress(body, mtime=0)
+        headers = [
+            ("Content-Type", "application/octet-stream"),
+            ("Transfer-Encoding", ", ".join(codings)),
+            ("ETag", representation.etag),
+            ("Last-Modified", http_date(representation.mtime)),
+        ]
+        if status == 206:
+            headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end - 1, representation.size)))
+        if codings[-1:] == ["chunked"]:
+            self.chunked = True
+        else:
+            self.close_connection = True
+        self.respond_head(status, headers + extra)
+        if self.command == "HEAD":
+            return
+        for offset in range(0, len(body), CHUNK):
+            self.write(body[offset:offset + CHUNK])
+        if self.chunked:
             self.write(b"0\r\n\r\n", raw=True)
 
     def send_body(self, representation, start, end, options):
