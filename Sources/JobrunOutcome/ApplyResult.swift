@@ -53,8 +53,16 @@ public struct SliceOutcome: Sendable {
     /// The body's end was marked only by the connection closing (no Content-Length, no
     /// chunked coding): a connection cut short would have looked the same.
     public var hadUndeclaredLength = false
+    /// What became of the slice's partial file: kept for the next run to resume (cut in
+    /// flight), or removed and why; `nil` when it had none or none was cut.
+    public var partial: PartialFate?
     /// Cut in flight, its partial file is kept for the next run to resume.
-    public var keptPartial = false
+    public var keptPartial: Bool { partial == .kept }
+    /// Why a partial file of the slice was removed in this run, when one was.
+    public var discardedPartial: PartialFate.Reason? {
+        if case .discarded(let reason) = partial { return reason }
+        return nil
+    }
     private var httpVersionCode: UInt8 = 0
     private var attemptCount: Int32
     /// Bytes received in this run.
@@ -310,9 +318,11 @@ public struct ApplyResult: Sendable {
 
     /// What a stopped run left for the next one.
     public struct Remaining: Sendable, Hashable {
-        /// Slices cut in flight, and of those the ones whose partial file is kept to resume.
+        /// Slices cut in flight, and of those the ones whose partial file is kept to resume and
+        /// those whose partial file was removed (nothing could resume it).
         public var cutInFlight = 0
         public var kept = 0
+        public var discarded = 0
         /// Slices never started, and their declared bytes (a lower bound when `unsized` > 0).
         public var notStarted = 0
         public var notStartedBytes: Int64 = 0
@@ -326,7 +336,11 @@ public struct ApplyResult: Sendable {
             for i in entries[e].outcomes.indices where entries[e].outcomes[i].status == .skipped {
                 if entries[e].outcomes[i].failure?.kind == .interrupted {
                     r.cutInFlight += 1
-                    if entries[e].outcomes[i].keptPartial { r.kept += 1 }
+                    switch entries[e].outcomes[i].partial {
+                    case .kept?: r.kept += 1
+                    case .discarded?: r.discarded += 1
+                    case nil: break
+                    }
                 } else {
                     r.notStarted += 1
                     if let size = entries[e].resource.slices[i].size { r.notStartedBytes = r.notStartedBytes.saturatingAdding(size) } else { r.unsized += 1 }

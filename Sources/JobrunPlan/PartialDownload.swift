@@ -14,15 +14,57 @@ public enum PartialDownload {
         public var size: Int64
         public var metadata: Metadata
 
-        /// Whether this partial may be continued for the slice with `identity` and declared
-        /// `expectedSize`: it belongs to that identity, is not empty, is no longer than the slice,
-        /// and was not cut from a representation of another size. One rule for `plan` (which says
-        /// `resume`) and `apply` (which sends the range request).
-        public func continues(identity: String, expectedSize: Int64?) -> Bool {
-            guard size > 0, metadata.identity == identity else { return false }
-            guard let expectedSize else { return true }
-            if let total = metadata.totalSize, total != expectedSize { return false }
-            return size <= expectedSize
+        public init(size: Int64, metadata: Metadata) {
+            self.size = size
+            self.metadata = metadata
+        }
+
+        /// Whether this partial may be continued for the slice with `identity`, declared
+        /// `expectedSize` and (`hasDigest`) a declared digest; ``obstacle(identity:expectedSize:hasDigest:)``
+        /// says why not. One rule for `plan` (which says `resume`) and `apply` (which sends the
+        /// range request, and keeps or removes a partial when an attempt ends).
+        public func continues(identity: String, expectedSize: Int64?, hasDigest: Bool) -> Bool {
+            obstacle(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest) == nil
+        }
+
+        /// Why this partial cannot be continued, `nil` when it can:
+        ///
+        /// | partial                                                        | obstacle              |
+        /// |----------------------------------------------------------------|-----------------------|
+        /// | its metadata names another identity                            | `otherSlice`          |
+        /// | neither a validator nor a declared digest proves its bytes     | `noValidatorNoDigest` |
+        /// | its file's total, or its length, exceeds or differs from the size | `otherSize`        |
+        ///
+        /// Without a validator the slice's digest decides: a resumed body that fails it is
+        /// discarded and fetched again from byte 0.
+        public func obstacle(identity: String, expectedSize: Int64?, hasDigest: Bool) -> Obstacle? {
+            guard size > 0 else { return .empty }
+            guard metadata.identity == identity else { return .otherSlice }
+            guard metadata.validator != nil || hasDigest else { return .noValidatorNoDigest }
+            guard let expectedSize else { return nil }
+            if let total = metadata.totalSize, total != expectedSize { return .otherSize }
+            return size <= expectedSize ? nil : .otherSize
+        }
+    }
+
+    /// Why a partial file cannot be continued (and is removed when an attempt ends).
+    public enum Obstacle: UInt8, Sendable, Hashable, CustomStringConvertible {
+        /// No metadata, or torn: a slice below ``resumableSize``, or a body of unknown length
+        /// below it.
+        case noMetadata
+        case empty
+        case otherSlice
+        case noValidatorNoDigest
+        case otherSize
+
+        public var description: String {
+            switch self {
+            case .noMetadata: "no metadata to resume it by"
+            case .empty: "empty"
+            case .otherSlice: "left by another URL"
+            case .noValidatorNoDigest: "no validator and no digest"
+            case .otherSize: "of another size than the slice"
+            }
         }
     }
 
@@ -38,6 +80,27 @@ public enum PartialDownload {
         return Found(size: Int64(st.st_size), metadata: metadata)
     }
 
+    /// What is on disk for `fileName` in the folder `directoryFD`, judged for the slice with
+    /// `identity`, declared `expectedSize` and (`hasDigest`) a declared digest.
+    public enum Examined: Sendable {
+        /// No partial file (or something other than a regular file, which is never touched).
+        case absent
+        case resumable(Found)
+        case unresumable(Obstacle)
+    }
+
+    /// ``Examined`` for `fileName`: the rule of ``Found/obstacle(identity:expectedSize:hasDigest:)``,
+    /// and a partial file without readable metadata, or an empty one, cannot be resumed either.
+    public static func examine(in directoryFD: Int32, for fileName: String, identity: String, expectedSize: Int64?, hasDigest: Bool) -> Examined {
+        var st = stat()
+        guard fstatat(directoryFD, partName(for: fileName), &st, AT_SYMLINK_NOFOLLOW) == 0, FileStatus.isRegularFile(mode: st.st_mode) else { return .absent }
+        guard st.st_size > 0 else { return .unresumable(.empty) }
+        guard let metadata = Metadata.load(in: directoryFD, for: fileName) else { return .unresumable(.noMetadata) }
+        let found = Found(size: Int64(st.st_size), metadata: metadata)
+        if let obstacle = found.obstacle(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest) { return .unresumable(obstacle) }
+        return .resumable(found)
+    }
+
     public static func partName(for fileName: String) -> String { WorkingFileName.partial(for: fileName) }
     public static func metaName(for fileName: String) -> String { WorkingFileName.metadata(for: fileName) }
 
@@ -45,29 +108,42 @@ public enum PartialDownload {
     /// any other name.
     public static func fileName(ofPart entryName: String) -> String? { WorkingFileName.fileName(ofPartial: entryName) }
 
-    /// What a later attempt needs to resume: the identity it belongs to and the validator.
+    public enum ValidatorKind: String, Sendable { case etag, lastModified = "last-modified" }
+
+    /// What proves a range continues the same version of a file: a strong ETag or a Last-Modified.
+    public struct Validator: Sendable, Hashable {
+        public var value: String
+        public var kind: ValidatorKind
+
+        public init(value: String, kind: ValidatorKind) {
+            self.value = value
+            self.kind = kind
+        }
+    }
+
+    /// What a later attempt needs to resume: the identity it belongs to and the validator, when
+    /// the response had one (without, only a declared digest lets the partial be resumed).
     public struct Metadata: Sendable, Hashable {
-        public enum ValidatorKind: String, Sendable { case etag, lastModified = "last-modified" }
         public var identity: String
-        public var validator: String
-        public var validatorKind: ValidatorKind
+        public var validator: Validator?
         /// Total size of the representation, when known.
         public var totalSize: Int64?
 
-        public init(identity: String, validator: String, validatorKind: ValidatorKind, totalSize: Int64?) {
+        public init(identity: String, validator: Validator?, totalSize: Int64?) {
             self.identity = identity
             self.validator = validator
-            self.validatorKind = validatorKind
             self.totalSize = totalSize
         }
 
-        /// The file's JSON form: one object with sorted keys, then a newline.
+        /// The file's JSON form: one object with sorted keys, then a newline. Without a validator
+        /// both validator keys are left out (an older jobrun reads such a file as torn, and does
+        /// not resume it).
         private struct Stored: Codable {
             var formatVersion: Int
             var identity: String
             var totalSize: Int64?
-            var validator: String
-            var validatorKind: String
+            var validator: String?
+            var validatorKind: String?
 
             enum CodingKeys: String, CodingKey {
                 case formatVersion = "format_version", identity, totalSize = "total_size", validator, validatorKind = "validator_kind"
@@ -75,7 +151,7 @@ public enum PartialDownload {
         }
 
         public func encoded() -> [UInt8] {
-            let stored = Stored(formatVersion: 1, identity: identity, totalSize: totalSize, validator: validator, validatorKind: validatorKind.rawValue)
+            let stored = Stored(formatVersion: 1, identity: identity, totalSize: totalSize, validator: validator?.value, validatorKind: validator?.kind.rawValue)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(stored)) ?? Data()
@@ -94,10 +170,16 @@ public enum PartialDownload {
 
         /// `nil` for anything torn, foreign or from another format.
         public static func decode(_ bytes: [UInt8]) -> Metadata? {
-            guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)), stored.formatVersion == 1,
-                let kind = ValidatorKind(rawValue: stored.validatorKind)
-            else { return nil }
-            return Metadata(identity: stored.identity, validator: stored.validator, validatorKind: kind, totalSize: stored.totalSize)
+            guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)), stored.formatVersion == 1 else { return nil }
+            var validator: Validator?
+            switch (stored.validator, stored.validatorKind) {
+            case (nil, nil): break
+            case (let value?, let kindName?):
+                guard let kind = ValidatorKind(rawValue: kindName) else { return nil }
+                validator = Validator(value: value, kind: kind)
+            default: return nil
+            }
+            return Metadata(identity: stored.identity, validator: validator, totalSize: stored.totalSize)
         }
     }
 }

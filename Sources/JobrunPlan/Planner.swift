@@ -82,7 +82,7 @@ public enum Planner {
                     var bytes = s.size
                     if decision.action == .fetch || decision.action == .refetch,
                         let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
-                        partial.continues(identity: r.identity(of: s), expectedSize: s.size)
+                        partial.continues(identity: r.identity(of: s), expectedSize: s.size, hasDigest: !s.digests.isEmpty)
                     {
                         decision = SliceDecision(action: .resume, reason: "\(partial.size) bytes already downloaded", resumeOffset: partial.size)
                         bytes = s.size.map { $0 - partial.size }

@@ -41,12 +41,13 @@ public enum ApplyReports {
         w.key("interrupted_by_signal"); if let s = result.stopReason?.signal { w.int(Int64(s)) } else { w.null() }
         w.key("stop_reason"); if let r = result.stopReason { w.string(r.code) } else { w.null() }
         if result.stopReason != nil {
-            // What the same command continues (cancelled, kept) and starts (not started).
+            // What the same command continues (cut in flight, kept) and starts (not started).
             let r = result.remaining
             w.key("remaining")
             w.beginObject()
             w.key("cut_in_flight"); w.int(Int64(r.cutInFlight))
             w.key("partials_kept"); w.int(Int64(r.kept))
+            w.key("partials_discarded"); w.int(Int64(r.discarded))
             w.key("not_started"); w.int(Int64(r.notStarted))
             w.key("not_started_bytes"); w.int(r.notStartedBytes)
             w.key("not_started_unsized"); w.int(Int64(r.unsized))
@@ -107,6 +108,7 @@ public enum ApplyReports {
                     w.endObject()
                 }
                 if let reason = o.skipReason { w.key("skip_reason"); w.string(reason) }
+                if let why = o.discardedPartial { w.key("partial_discarded"); w.string(why.description) }
                 w.endObject()
             }
             w.endArray()

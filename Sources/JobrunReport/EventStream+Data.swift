@@ -189,6 +189,7 @@ extension EventStream {
             w.key("reason"); optional(o.skipReason ?? o.failure?.message ?? (o.status == .deferred ? "deferred by the network policy" : nil), &w)
             w.key("cut_in_flight"); w.bool(cutInFlight)
             w.key("partial_kept"); w.bool(o.keptPartial)
+            w.key("partial_discarded"); optional(o.discardedPartial?.description, &w)
             w.key("bulk"); w.bool(settled.isBulk)
         }
     }

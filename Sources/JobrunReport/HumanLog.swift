@@ -20,9 +20,10 @@ public final class HumanLog: RunObserver {
     let detail: Detail
     private var stopReason: StopReason?
     /// The slices that did not finish, by the words every report uses: cut in flight by a stop
-    /// (and how many of them kept a partial file to resume), or not started.
+    /// (and how many of them kept a partial file to resume, or removed it, by why), or not started.
     private var cutInFlight = 0
     private var partialsKept = 0
+    private var partialsDiscarded: [String: Int] = [:]
     private var notStarted = 0
 
     public init(detail: Detail = .normal, results: @escaping (String) -> Void, notices: @escaping (String) -> Void) {
@@ -49,7 +50,11 @@ public final class HumanLog: RunObserver {
             if settled.outcome.status == .skipped {
                 if settled.outcome.failure?.kind == .interrupted {
                     cutInFlight += 1
-                    if settled.outcome.keptPartial { partialsKept += 1 }
+                    switch settled.outcome.partial {
+                    case .kept?: partialsKept += 1
+                    case .discarded(let why)?: partialsDiscarded[why.description, default: 0] += 1
+                    case nil: break
+                    }
                 } else {
                     notStarted += 1
                 }
@@ -68,11 +73,11 @@ public final class HumanLog: RunObserver {
             stopReason = reason
             switch reason {
             case .signal(let s):
-                notices("jobrun: stopping (signal \(s)); partial files are kept; a second signal exits at once\n")
+                notices("jobrun: stopping (signal \(s)); partial files that can be resumed are kept, the others removed (the summary counts them); a second signal exits at once\n")
             case .deadline:
-                notices("jobrun: stopping at the deadline; transfers in flight are cancelled, their partial files kept\n")
+                notices("jobrun: stopping at the deadline; transfers in flight are cancelled, the partial files that can be resumed kept\n")
             case .offline:
-                notices("jobrun: stopping: no origin answered for the whole --offline-wait; partial files are kept\n")
+                notices("jobrun: stopping: no origin answered for the whole --offline-wait; partial files that can be resumed are kept\n")
             }
         case .runEnded(let end):
             stopReason = end.stopReason ?? stopReason
@@ -134,11 +139,12 @@ public final class HumanLog: RunObserver {
         failure.kind == .http ? failure.message : "\(failure.kind.rawValue): \(failure.message)"
     }
 
-    /// `Not finished: 2 cut in flight (1 partial file kept to resume), 40 not started (the run
-    /// was interrupted, or a dependency failed).`
+    /// `Not finished: 2 cut in flight (1 partial file kept to resume; 1 discarded: no validator
+    /// and no digest), 40 not started (the run was interrupted, or a dependency failed).`
     private func unfinishedLine() -> String {
         let why = stopReason.map { "the run was \(Self.stopped($0)), or a dependency failed" } ?? "a dependency failed"
-        let kept = "\(partialsKept) partial file\(partialsKept == 1 ? "" : "s") kept to resume"
+        let discarded = partialsDiscarded.sorted { $0.key < $1.key }.map { "; \($0.value) discarded: \($0.key)" }.joined()
+        let kept = "\(partialsKept) partial file\(partialsKept == 1 ? "" : "s") kept to resume\(discarded)"
         return "Not finished: \(cutInFlight) cut in flight (\(kept)), \(notStarted) not started (\(why)).\n"
     }
 

@@ -96,7 +96,7 @@ extension Coordinator {
         // skipped there. Later starts (retries, attempts given back while offline), redirect
         // hops and `resume` slices look on disk as before.
         let mayHavePartial = isRedirectHop || !isFirstStart || plan.entries[jobs[j].resource].decisions[jobs[j].slice].action == .resume
-        let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size) : nil
+        let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
         let token = nextToken
         nextToken += 1
         let writer = SliceWriter(
@@ -112,7 +112,7 @@ extension Coordinator {
         let next = nextRequest(j, own: own)
         var request = TransferRequest(
             url: next.url, headers: next.headers.map { ($0.name, $0.value) },
-            rangeStart: resume?.offset, ifRange: resume?.validator.value,
+            rangeStart: resume?.offset, ifRange: resume?.validator?.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
@@ -136,13 +136,14 @@ extension Coordinator {
         scheduler.started(at: origin(j))
     }
 
-    /// A partial file this slice may continue: its size, its validator, and what its metadata
-    /// says of the file, when the metadata matches. Anything else (no metadata, another identity,
-    /// no validator) means starting from zero.
-    func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?) -> (offset: Int64, validator: Representation.Validator, learned: Representation)? {
-        guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize)
+    /// A partial file this slice may continue: its size, its validator (none when the slice's
+    /// digest is to decide), and what its metadata says of the file, when the metadata matches.
+    /// Anything else (``PartialDownload/Found/obstacle(identity:expectedSize:hasDigest:)``) means
+    /// starting from zero.
+    func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?, hasDigest: Bool) -> (offset: Int64, validator: Representation.Validator?, learned: Representation)? {
+        guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest)
         else { return nil }
-        let validator = Representation.Validator(value: partial.metadata.validator, kind: partial.metadata.validatorKind)
+        let validator = partial.metadata.validator
         return (partial.size, validator, Representation(validator: validator, total: partial.metadata.totalSize))
     }
 
@@ -216,10 +217,10 @@ extension Coordinator {
     mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
-        // Whatever happens below, the attempt's partial file is closed (and a memory body dropped)
-        // on the way out; a kept partial file stays on disk for a resume.
+        // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
+        // partial file closed, and kept only when it can be resumed) unless its body went on.
         var handedOver = false
-        defer { if !handedOver { writer.close() } }
+        defer { if !handedOver { endAttempt(j, writer: writer) } }
         jobs[j].bytesTransferred += result.bodyBytes
         writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
@@ -236,7 +237,7 @@ extension Coordinator {
         }
         noteOriginHealth(j, result: result, writer: writer)
         if let failure = writer.writeFailure {
-            // The partial file stays for a later resume; no final file was touched.
+            // No final file was touched; the partial file stays if it can be resumed.
             failWrite(j, failure)
             return
         }
@@ -286,14 +287,7 @@ extension Coordinator {
                 if learned[j] == nil, let earlier = writer.learned { learned[j] = earlier }
                 discardPartial(writer)
             }
-            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) {
-                // The resume cannot continue this partial file: the slice starts again from byte
-                // 0 as soon as its origin has a slot, without Range (so this cannot repeat), at
-                // its own URL and origin.
-                outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
-                requeue(j)
-                return
-            }
+            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, restartFromZero(j, after: failure) { return }
             if let value = result.retryAfter, let delay = RetryAfter.delay(value, now: options.wallClock()) {
                 failure.retryAfter = resource.settings.retries.backoff.clampRetryAfter(delay)
             }
@@ -349,10 +343,31 @@ extension Coordinator {
             discardPartial(writer)
             var failure = AttemptFailure(kind: .checksumMismatch, message: Digest.mismatchDescription(expected: expected, actual: actual), isTransient: true)
             failure.actualDigests = actual
+            if writer.isUnvalidatedResume {
+                // Only the digest vouched for the partial file's bytes, and it did not: they may
+                // be of another version, so the slice gets one fetch from byte 0.
+                failure.message += "; the resume had no validator, so its partial file is discarded and the slice fetched again from byte 0"
+                jobs[j].discardedPartial = .failedDigest
+                if restartFromZero(j, after: failure) { return }
+            }
             retryOrFail(j, failure)
         case .writeFailed(let failure):
+            endAttempt(j, writer: writer)
             failWrite(j, failure)
         }
+    }
+
+    /// A resume that cannot stand (refused at its head, or unvalidated and failing its digest):
+    /// the slice starts again from byte 0 as soon as its origin has a slot, without Range (so
+    /// this cannot repeat), at its own URL and origin. The restart is an attempt, told as a
+    /// retry without a wait. `false` when the run is stopping or the origin may not start now.
+    mutating func restartFromZero(_ j: Int, after failure: AttemptFailure) -> Bool {
+        guard !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) else { return false }
+        outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+        let resource = plan.entries[jobs[j].resource].resource
+        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[jobs[j].slice].path, url: shownURL(j)), failure: failure, attempt: Int(jobs[j].attempts), delay: .zero))
+        requeue(j)
+        return true
     }
 
     static func failure(from transport: TransferResult.Failure) -> AttemptFailure {

@@ -56,9 +56,11 @@ extension Coordinator {
             let renamed: FileIdentity?
             switch fileResult {
             case .notSynced(let error):
+                endAttempt(j, writer: writer)
                 fail(j, AttemptFailure(kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(systemErrorText(error))", isTransient: false))
                 continue
             case .renameFailed(let failure):
+                endAttempt(j, writer: writer)
                 fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
                 continue
             case .notTheVerifiedFile:

@@ -1,7 +1,8 @@
 import JobrunCore
 import JobrunOutcome
+import JobrunPlan
 
-/// A full disk and the partial files of failed attempts.
+/// A full disk, and the partial files of attempts that end without a commit.
 extension Coordinator {
     /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
     /// file stays for a later resume); a second full disk stops the run from starting more.
@@ -23,6 +24,27 @@ extension Coordinator {
             }
             _ = scheduler.removeAll()
             for r in plan.entries.indices { finishResourceIfDone(r) }
+        }
+    }
+
+    /// Where every attempt that does not commit ends: the writer is closed, and the partial
+    /// file stays only when the one rule `plan` and `apply` share can resume it (readable
+    /// metadata of this slice, and a validator or a declared digest); anything else is removed,
+    /// so no working file is left that nothing would continue.
+    /// - Returns: what became of the slice's partial file; `nil` when there is none.
+    @discardableResult
+    mutating func endAttempt(_ j: Int, writer: SliceWriter) -> PartialFate? {
+        writer.close()
+        let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
+        switch PartialDownload.examine(in: writer.directoryFD, for: writer.fileName, identity: writer.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) {
+        case .absent:
+            return nil
+        case .resumable:
+            return .kept
+        case .unresumable(let obstacle):
+            discardPartial(writer)
+            jobs[j].discardedPartial = .unresumable(obstacle)
+            return .discarded(.unresumable(obstacle))
         }
     }
 

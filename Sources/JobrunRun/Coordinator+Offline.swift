@@ -110,16 +110,21 @@ extension Coordinator {
     }
 
     /// Job `j`'s transfer was cut by the run's stop: not finished rather than failed (it counts
-    /// as skipped), which the failure tells reports; a partial file on disk stays for a resume (a
-    /// body in memory is dropped: such slices are too small to resume anyway).
+    /// as skipped), which the failure tells reports; its attempt ends here, so a partial file on
+    /// disk stays when it can be resumed and is removed otherwise (a body in memory is dropped:
+    /// such slices are too small to resume anyway).
     mutating func settleCut(_ j: Int, writer: SliceWriter) {
-        let kept = writer.writeFailure == nil && !writer.isInMemory && { if case .body = writer.verdict { true } else { false } }()
-        let reason = kept ? "cut in flight by the stop; its partial file is kept to resume" : "cut in flight by the stop; nothing was kept"
+        let fate = endAttempt(j, writer: writer)
+        let reason = switch fate {
+        case .kept?: "cut in flight by the stop; its partial file is kept to resume"
+        case .discarded(let why)?: "cut in flight by the stop; its partial file is removed: \(why)"
+        case nil: "cut in flight by the stop; nothing was kept"
+        }
         var outcome = SliceOutcome(
             status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
             skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
-        outcome.keptPartial = kept
+        outcome.partial = fate
         settle(j, outcome)
     }
 

@@ -37,6 +37,8 @@ struct Coordinator {
         /// The engine of the running transfer.
         var engine: UInt8 = 0
         var didResume = false
+        /// Why a partial file of this slice was removed, when one was (its outcome tells).
+        var discardedPartial: PartialFate.Reason?
         /// Nanoseconds from ``epoch`` to the first attempt's start, `-1` before it.
         private var firstStartNanoseconds: Int64 = -1
         var bytesTransferred: Int64 = 0
@@ -513,6 +515,8 @@ struct Coordinator {
     /// of many ended together for a reason another event tells; `file`: the identity of the file
     /// a fetch renamed into place; `identity`: the slice's, when the caller has it.
     mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
+        var outcome = outcome
+        if outcome.partial == nil, let reason = jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
         // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
         if !delayedJobs.isEmpty { leaveDelayed(j) }
         jobs[j].state = .done

@@ -10,10 +10,7 @@ struct Representation: Sendable, Hashable {
     /// of a 206's `Content-Range`).
     var total: Int64?
 
-    struct Validator: Sendable, Hashable {
-        var value: String
-        var kind: PartialDownload.Metadata.ValidatorKind
-    }
+    typealias Validator = PartialDownload.Validator
 
     /// The validator a response carries: its strong ETag, else its Last-Modified (a weak ETag
     /// proves nothing about the bytes).

@@ -65,6 +65,9 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     var resumeOffset: Int64 { check.resumeOffset }
     /// What earlier responses for this slice said about its file.
     var learned: Representation? { check.learned }
+    /// A body continued from a partial file that no validator vouched for: only the digest
+    /// proves the two parts one version.
+    var isUnvalidatedResume: Bool { startOffset > 0 && check.resumeValidator == nil }
     let shouldKeepMetadata: Bool
     let algorithms: [DigestAlgorithm]
     /// When the attempt began (its transfer's duration is the rate a gate estimates with).
@@ -290,13 +293,13 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         return fd
     }
 
+    /// Written without a validator too: a declared digest may resume such a partial, and the
+    /// attempt's end removes one nothing can (``PartialDownload/Found/obstacle(identity:expectedSize:hasDigest:)``).
+    /// An appended body keeps the partial's own validator, which is all its first bytes had.
     private func writeMetadata(_ head: ResponseHead) {
-        guard let validator = Representation.validator(of: head) else {
-            unlinkat(directoryFD, metaName, 0)
-            return
-        }
+        let validator = startOffset > 0 ? check.resumeValidator : Representation.validator(of: head)
         let total = expectedSize ?? declaredEnd
-        let meta = PartialDownload.Metadata(identity: identity, validator: validator.value, validatorKind: validator.kind, totalSize: total)
+        let meta = PartialDownload.Metadata(identity: identity, validator: validator, totalSize: total)
         let bytes = meta.encoded()
         let mfd = openat(directoryFD, metaName, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard mfd >= 0 else { return }

@@ -33,7 +33,7 @@ import Testing
         #expect(report.summary.elapsedSeconds < 5, "the run went on long after its deadline: \(report.summary.elapsedSeconds) s")
         #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cut in flight (1 partial file kept to resume), 1 not started. Run the same command again to continue.\n"), "\(result)")
         #expect(report.summary.stopReason == "deadline" && !report.summary.success, "\(report.summary)")
-        #expect(report.summary.remaining == .init(cutInFlight: 1, partialsKept: 1, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
+        #expect(report.summary.remaining == .init(cutInFlight: 1, partialsKept: 1, partialsDiscarded: 0, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
         let slices = Dictionary(uniqueKeysWithValues: report.resources.flatMap { r in r.slices.map { ("\(r.id)/\($0.path)", $0) } })
         #expect(slices["first/a.bin"]?.status == "fetched")
         #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "cut in flight by the stop; its partial file is kept to resume")

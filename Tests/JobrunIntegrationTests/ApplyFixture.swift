@@ -152,6 +152,7 @@ struct ApplyJSON: Decodable {
         struct Remaining: Decodable, Equatable {
             var cutInFlight: Int
             var partialsKept: Int
+            var partialsDiscarded: Int
             var notStarted: Int
             var notStartedBytes: Int64
             var notStartedUnsized: Int
@@ -191,6 +192,7 @@ struct ApplyJSON: Decodable {
         var error: Failure?
         var skipReason: String?
         var httpVersion: String?
+        var partialDiscarded: String?
     }
 
     struct Failure: Decodable {

@@ -101,7 +101,7 @@ import Testing
             ("the end of the run after ^C", TmuxSession.Step(action: { try $0.send(keys: "C-c") }) { $0.contains("[exit ") }),
         ])
         let transcript = try Self.transcript(session)
-        #expect(transcript.contains("jobrun: stopping (signal 2); partial files are kept"), "\(transcript)")
+        #expect(transcript.contains("jobrun: stopping (signal 2); partial files that can be resumed are kept"), "\(transcript)")
         #expect(transcript.contains(#/\nApply interrupted! Slices: [^\n]*\n\[exit 130\]\n$/#), "\(transcript)")
         #expect(!Self.hasDisplay(transcript) && !transcript.contains("under way:"), "\(transcript)")
         #expect(try session.format("#{cursor_flag}") == "1", "the cursor is still hidden")

@@ -9,7 +9,7 @@ import Testing
         var o = SliceOutcome(
             status: .skipped, failure: AttemptFailure(kind: .interrupted, message: "interrupted in flight", isTransient: false),
             skipReason: "interrupted in flight", displayURL: "http://h/s")
-        o.keptPartial = kept
+        o.partial = kept ? .kept : nil
         return o
     }
 

@@ -36,7 +36,7 @@ import Testing
         }
         for (folder, resource) in [("mirror/five", "5"), ("mirror/one/b", "1/b")] {
             _ = try dir.write(file: folder + "/.partial.bin.jobrun-part", bytes: Array(repeating: 1, count: 1000))
-            let meta = PartialDownload.Metadata(identity: "https://h/\(resource)/partial.bin", validator: "\"v\"", validatorKind: .etag, totalSize: 2 << 20)
+            let meta = PartialDownload.Metadata(identity: "https://h/\(resource)/partial.bin", validator: .init(value: "\"v\"", kind: .etag), totalSize: 2 << 20)
             _ = try dir.write(file: folder + "/.partial.bin.jobrun-meta", bytes: meta.encoded())
         }
         let manifest = try PlannerTests.manifestWithMirror(in: dir)

@@ -115,7 +115,7 @@ import Testing
 
     static func partial(for identity: String) -> PartialDownload.Found {
         PartialDownload.Found(
-            size: 1_000, metadata: PartialDownload.Metadata(identity: identity, validator: "\"v1\"", validatorKind: .etag, totalSize: 2_000_000))
+            size: 1_000, metadata: PartialDownload.Metadata(identity: identity, validator: .init(value: "\"v1\"", kind: .etag), totalSize: 2_000_000))
     }
 
     static func status(of manifest: Manifest, now: Int64, maxAge: Int64?) throws -> MirrorStatus {

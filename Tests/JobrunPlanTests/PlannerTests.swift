@@ -129,7 +129,7 @@ import Testing
         let slices = names.map { "      - {path: \($0).bin, size: 2MiB}" }.joined(separator: "\n")
         _ = try dir.write(file: "m.yaml", contents: "version: 1\nresources:\n  - id: r\n    base_url: https://h/s/\n    slices:\n\(slices)\n")
         func meta(_ name: String, identity: String? = nil, total: Int64? = 2 << 20) -> [UInt8] {
-            PartialDownload.Metadata(identity: identity ?? "https://h/s/\(name).bin", validator: "\"v1\"", validatorKind: .etag, totalSize: total).encoded()
+            PartialDownload.Metadata(identity: identity ?? "https://h/s/\(name).bin", validator: .init(value: "\"v1\"", kind: .etag), totalSize: total).encoded()
         }
         for name in names {
             let size = name == "longer" ? (2 << 20) + 1 : (name == "empty" ? 0 : 1000)
@@ -151,17 +151,51 @@ import Testing
     }
 
     @Test func whatAPartialMustBeToBeContinued() {
-        let m = PartialDownload.Metadata(identity: "https://h/a", validator: "\"v\"", validatorKind: .etag, totalSize: 100)
-        #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 100))
-        #expect(PartialDownload.Found(size: 100, metadata: m).continues(identity: "https://h/a", expectedSize: 100), "complete: apply verifies it after a 416")
-        #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: nil))
-        #expect(!PartialDownload.Found(size: 0, metadata: m).continues(identity: "https://h/a", expectedSize: 100))
-        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/b", expectedSize: 100))
-        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 120), "cut from a representation of another size")
+        let m = PartialDownload.Metadata(identity: "https://h/a", validator: .init(value: "\"v\"", kind: .etag), totalSize: 100)
+        #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
+        #expect(PartialDownload.Found(size: 100, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false), "complete: apply verifies it after a 416")
+        #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: nil, hasDigest: false))
+        #expect(!PartialDownload.Found(size: 0, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
+        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/b", expectedSize: 100, hasDigest: false))
+        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 120, hasDigest: false), "cut from a representation of another size")
         var unsized = m
         unsized.totalSize = nil
-        #expect(!PartialDownload.Found(size: 101, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100), "longer than the slice")
-        #expect(PartialDownload.Found(size: 100, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100))
+        #expect(!PartialDownload.Found(size: 101, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false), "longer than the slice")
+        #expect(PartialDownload.Found(size: 100, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
+    }
+
+    /// Without a validator the digest decides: such a partial continues only for a slice that
+    /// declares one, by the same rule for `plan` and `apply`, and its metadata reads back as
+    /// written.
+    @Test func aPartialWithoutAValidatorContinuesOnlyWhenADigestDecides() throws {
+        let bare = PartialDownload.Metadata(identity: "https://h/a", validator: nil, totalSize: 100)
+        let found = PartialDownload.Found(size: 40, metadata: bare)
+        #expect(found.obstacle(identity: "https://h/a", expectedSize: 100, hasDigest: true) == nil)
+        #expect(found.obstacle(identity: "https://h/a", expectedSize: 100, hasDigest: false) == .noValidatorNoDigest)
+        #expect(found.obstacle(identity: "https://h/b", expectedSize: 100, hasDigest: true) == .otherSlice)
+        #expect(found.obstacle(identity: "https://h/a", expectedSize: 120, hasDigest: true) == .otherSize)
+        #expect(PartialDownload.Metadata.decode(bare.encoded()) == bare)
+        #expect(!String(decoding: bare.encoded(), as: UTF8.self).contains("validator"))
+
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write(file: "m.yaml", contents: """
+            version: 1
+            resources:
+              - id: r
+                base_url: https://h/s/
+                slices:
+                  - {path: digest.bin, size: 2MiB, sha256: \(String(repeating: "ab", count: 32))}
+                  - {path: bare.bin, size: 2MiB}
+
+            """)
+        for name in ["digest", "bare"] {
+            _ = try dir.write(file: "mirror/r/.\(name).bin.jobrun-part", bytes: Array(repeating: 7, count: 1000))
+            let meta = PartialDownload.Metadata(identity: "https://h/s/\(name).bin", validator: nil, totalSize: 2 << 20)
+            _ = try dir.write(file: "mirror/r/.\(name).bin.jobrun-meta", bytes: meta.encoded())
+        }
+        let plan = Planner.plan(for: try Self.manifestWithMirror(in: dir), parallelism: 1)
+        #expect(plan.entries[0].decisions.map(\.action) == [.resume, .fetch])
     }
 
     /// With a mirror memory: a file with its recorded identity is not read (its bytes here would
@@ -313,7 +347,7 @@ import Testing
             _ = try dir.write(file: file, contents: "abc")
         }
         _ = try dir.write(file: "mirror/five/.partial.bin.jobrun-part", bytes: Array(repeating: 1, count: 1000))
-        let meta = PartialDownload.Metadata(identity: "https://h/5/partial.bin", validator: "\"v\"", validatorKind: .etag, totalSize: 2 << 20)
+        let meta = PartialDownload.Metadata(identity: "https://h/5/partial.bin", validator: .init(value: "\"v\"", kind: .etag), totalSize: 2 << 20)
         _ = try dir.write(file: "mirror/five/.partial.bin.jobrun-meta", bytes: meta.encoded())
         let manifest = try Self.manifestWithMirror(in: dir)
         let root = dir.path("mirror")

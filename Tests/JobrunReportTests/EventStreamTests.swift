@@ -132,7 +132,7 @@ import Testing
             #"{"jobrun_version":"\#(JobrunVersion.current)","command":"plan","argv":["jobrun","plan"],"manifests_sha256":null}"#,
             #"{\#(slice),"status":"fetched","attempts":2,"bytes_transferred":6,"size":6,"integrity":"digest","length_declared":true,"sha256":"\#(String(repeating: "ab", count: 32))","http_version":"1.1","duration_ms":250}"#,
             #"{\#(slice),"status":"failed","attempts":2,"bytes_transferred":6,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503},"duration_ms":250,"bulk":false}"#,
-            #"{\#(slice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"bulk":false}"#,
+            #"{\#(slice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"partial_discarded":null,"bulk":false}"#,
             #"{\#(slice),"attempt":2,"delay_ms":1500,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503}}"#,
             #"{"resource":"q","counts":{\#(zero)},"cause":"sync_failed","slices_affected":null,"slices_total":null,"message":"EIO"}"#,
             #"{"origin":"http://h","state":"recovered","failures_in_a_row":null,"last_error":null,"slices_failed":null}"#,

@@ -92,7 +92,7 @@ import Testing
         let (log, lines) = Self.log()
         if let reason { log.observe(.stopRequested(reason)) }
         var cut = SliceOutcome(status: .skipped, failure: AttemptFailure(kind: .interrupted, message: "cut in flight by the stop", isTransient: false))
-        cut.keptPartial = true
+        cut.partial = .kept
         log.observe(.sliceSettled(SettledSlice(slice: Self.ref, outcome: cut, integrity: .digest, isBulk: false)))
         log.observe(.sliceSettled(SettledSlice(slice: Self.ref, outcome: SliceOutcome(status: .skipped, skipReason: "not started"), integrity: .digest, isBulk: true)))
         log.observe(.resourceFailed(id: "r", counts: ApplyResult.Counts(), cause: .unfinished(count: 2, total: 5, reason: reason)))

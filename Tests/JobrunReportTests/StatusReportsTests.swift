@@ -62,7 +62,7 @@ import Testing
             "docs/x.txt": proof(fiveDaysAgo, fetched: fiveDaysAgo, digests: []),
             "docs/y.txt": proof(nineOClock, fetched: nineOClock, digests: []),
         ]]
-        let metadata = PartialDownload.Metadata(identity: "https://h/m/c.ts", validator: "\"v\"", validatorKind: .etag, totalSize: 2_000_000)
+        let metadata = PartialDownload.Metadata(identity: "https://h/m/c.ts", validator: .init(value: "\"v\"", kind: .etag), totalSize: 2_000_000)
         let partials = [root: ["media/c.ts": PartialDownload.Found(size: 10, metadata: metadata)]]
         return MirrorStatus(
             manifest: manifest, checks: [ok, ok, .missing, ok, ok], identities: [file, changed, nil, file, file], records: records,

@@ -98,7 +98,7 @@ import Testing
 
 @Suite struct PartialMetadataTests {
     @Test func roundTripsAndRejectsTornFiles() {
-        let m = PartialDownload.Metadata(identity: "https://h/a.ts", validator: "\"abc\"", validatorKind: .etag, totalSize: 1 << 30)
+        let m = PartialDownload.Metadata(identity: "https://h/a.ts", validator: .init(value: "\"abc\"", kind: .etag), totalSize: 1 << 30)
         #expect(PartialDownload.Metadata.decode(m.encoded()) == m)
         #expect(PartialDownload.Metadata.decode(Array(m.encoded().prefix(20))) == nil)
         #expect(PartialDownload.Metadata.decode(Array("{\"format_version\": 2}".utf8)) == nil)

@@ -68,7 +68,7 @@ INT_OPTIONS = {
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
     "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
     "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes", "wrong_byte_at",
-    "stall_s",
+    "stall_s", "bad_chunk_at",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after", "transfer_encoding"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -701,7 +701,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             headers.append(("Accept-Ranges", "bytes"))
         if options.get("gzip"):
             headers.append(("Content-Encoding", "gzip"))
-        if "truncate_at" in options or "stall_at" in options:
+        if "truncate_at" in options or "stall_at" in options or "bad_chunk_at" in options:
             self.close_connection = True
         self.respond_head(status, headers + extra)
         if self.command == "HEAD":
@@ -742,7 +742,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """Writes the body, or the part of it a fault allows; True when it was all sent."""
         total = end - start
         stop, mode = total, None
-        for key in ("reset_at", "truncate_at", "stall_at"):
+        for key in ("reset_at", "truncate_at", "stall_at", "bad_chunk_at"):
             if key in options and options[key] < stop:
                 stop, mode = max(0, options[key]), key
         rate = options.get("drip", 0)
@@ -758,6 +758,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "reset_at":
             self.reset()
         elif mode == "truncate_at":
+            self.close_connection = True
+        elif mode == "bad_chunk_at":
+            # A chunk size that is not hexadecimal: the client's chunked decoder must fail.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.write(b"zz\r\n", raw=True)
             self.close_connection = True
         elif mode == "stall_at":
             self.stall(options.get("stall_s", 60))
