@@ -196,7 +196,7 @@ struct ApplyCommand: ParsableCommand {
             manifest = try shardOptions.narrow(resourceOptions.select(
                 from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
-        run.start()
+        run.start(manifest)
         let sums = shardOptions.expand(recordSums, saved: savedShard).map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.

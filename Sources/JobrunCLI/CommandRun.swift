@@ -1,5 +1,6 @@
 import ArgumentParser
 import JobrunCore
+import JobrunManifest
 import JobrunOutcome
 import JobrunReport
 
@@ -98,14 +99,14 @@ final class CommandRun {
         }
     }
 
-    /// Sends `run_start` (the first time only): the command, its redacted arguments and the
-    /// digest of the manifests read so far.
-    func start() {
+    /// Sends `run_start` (the first time only): the command, its redacted arguments, the
+    /// digest of the manifests read so far and, once they are read, how much `manifest` holds.
+    func start(_ manifest: Manifest? = nil) {
         guard !hasStarted else { return }
         hasStarted = true
         events.emit(.runStarted(RunStart(
             command: command, runID: runID, arguments: ArgumentRedaction.redact(CommandLine.arguments),
-            manifestsDigest: manifestsDigest?.hex)))
+            manifestsDigest: manifestsDigest?.hex, resources: manifest?.resources.count, slices: manifest?.sliceCount)))
     }
 
     /// The command's counts (named as in its JSON summary) and last line, for `run_end`.

@@ -95,7 +95,7 @@ struct PlanCommand: ParsableCommand {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
         }
-        run.start()
+        run.start(manifest)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         let plan = Planner.plan(
             for: manifest, parallelism: jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),

@@ -86,7 +86,7 @@ struct VerifyCommand: ParsableCommand {
 
     func verify(_ run: CommandRun) throws {
         let manifest = try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest)))
-        run.start()
+        run.start(manifest)
         let sums = shardOptions.expand(recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()

@@ -4,7 +4,9 @@ import JobrunCore
 /// `--progress plain`: one timestamped line per interval for logs that are read later (cron, CI):
 /// `2026-11-25T08:40:00.123Z jobrun 01JD…: 42% 12.3 MiB of 29.0 MiB, 1.2 MiB/s, ETA 14 s; 120 of
 /// 400 slices, 8 running, 3 retrying, 0 failed` (`, offline 42 s` while the run waits for the
-/// network).
+/// network), between a line when the run starts (`apply started: 3 resources, 400 slices`) and
+/// one when it ends (`apply ended: exit 0, 12.3 s`), so that even a run shorter than the interval
+/// is in the log with its time and id.
 public final class PlainProgress: RunObserver {
     public let progressInterval: Duration?
     let runID: String
@@ -12,6 +14,8 @@ public final class PlainProgress: RunObserver {
     let wallClock: () -> Int64
     /// The previous line's time and bytes arrived: the rate is measured since then.
     private var previous: (elapsed: Duration, bytes: Int64)?
+    /// The command named by `run_start`, for the end line.
+    private var command = "run"
 
     /// - Parameter wallClock: milliseconds since the epoch.
     public init(runID: String, interval: Duration, wallClock: @escaping () -> Int64 = RunID.milliseconds, write: @escaping (String) -> Void) {
@@ -22,9 +26,40 @@ public final class PlainProgress: RunObserver {
     }
 
     public func observe(_ event: RunEvent) {
-        // Another observer may want progress more often: a line only once per interval.
-        guard case .progress(let p) = event, let interval = progressInterval, p.elapsed - (previous?.elapsed ?? .zero) >= interval else { return }
-        write(WallTime.rfc3339(milliseconds: wallClock()) + " jobrun " + runID + ": " + line(p) + "\n")
+        switch event {
+        case .runStarted(let start):
+            command = start.command
+            stamp(Self.startLine(start))
+        case .progress(let p):
+            // Another observer may want progress more often: a line only once per interval.
+            guard let interval = progressInterval, p.elapsed - (previous?.elapsed ?? .zero) >= interval else { return }
+            stamp(line(p))
+        case .runEnded(let end):
+            stamp("\(command) ended: exit \(end.exitStatus), \(Self.elapsed(end.elapsed))")
+        default:
+            break
+        }
+    }
+
+    /// Writes `text` as a line tagged with the time and the run id.
+    private func stamp(_ text: String) {
+        write(WallTime.rfc3339(milliseconds: wallClock()) + " jobrun " + runID + ": " + text + "\n")
+    }
+
+    /// `apply started: 3 resources, 400 slices` (only `apply started` when the manifests were not read).
+    static func startLine(_ start: RunStart) -> String {
+        var text = "\(start.command) started"
+        if let resources = start.resources, let slices = start.slices {
+            text += ": \(resources) resource\(resources == 1 ? "" : "s"), \(slices) slice\(slices == 1 ? "" : "s")"
+        }
+        return text
+    }
+
+    /// `0.4 s`, `12.3 s`, then as ``duration(seconds:)``: a short run is told to the tenth.
+    static func elapsed(_ duration: Duration) -> String {
+        let ms = duration.wholeMilliseconds
+        guard ms < 60_000 else { return Self.duration(seconds: ms / 1_000) }
+        return "\(ms / 1_000).\(ms % 1_000 / 100) s"
     }
 
     func line(_ p: RunProgress) -> String {

@@ -81,7 +81,7 @@ struct ApplyFixture {
     /// `jobrun apply` in the background (signal and kill tests).
     func startApply(_ extra: [String] = [], manifest: String = "site.yaml") throws -> BackgroundProcess {
         try Harness.jobrun().start(
-            ["apply", manifest] + extra, removingEnvironment: Self.removedEnvironment(keeping: [:]),
+            ["apply", manifest] + extra, environment: Harness.quietProgress, removingEnvironment: Self.removedEnvironment(keeping: Harness.quietProgress),
             workingDirectory: directory.path)
     }
 

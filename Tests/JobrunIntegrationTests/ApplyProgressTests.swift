@@ -57,6 +57,27 @@ import Testing
         line.wholeMatch(of: #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun 01JDPROGRESS0000000000000000: \d{1,3}% [0-9.]+ [KMG]?i?B of 205\.2 KiB, [0-9.]+ [KMG]?i?B/s(, ETA [0-9a-z ]+)?; \d of 7 slices, \d running, \d retrying, [01] failed$/#) != nil
     }
 
+    /// The fixture run's first line, with the time and the run id.
+    static func isStartLine(_ line: Substring) -> Bool {
+        line.wholeMatch(of: #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun 01JDPROGRESS0000000000000000: apply started: 3 resources, 7 slices$/#) != nil
+    }
+
+    /// The fixture run's last line (it exits 1: a slice fails).
+    static func isEndLine(_ line: Substring) -> Bool {
+        line.wholeMatch(of: #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun 01JDPROGRESS0000000000000000: apply ended: exit 1, \d+\.\d s$/#) != nil
+    }
+
+    /// The start line, progress lines, the end line: nothing else.
+    static func expectPlainLog(_ result: RunResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count >= 2 && result.stderr.hasSuffix("\n"), "\(result)", sourceLocation: sourceLocation)
+        guard let first = lines.first, let last = lines.last else { return }
+        #expect(isStartLine(first) && isEndLine(last), "\(result)", sourceLocation: sourceLocation)
+        for line in lines.dropFirst().dropLast() {
+            #expect(isPlainLine(line), "not a progress line: \(line)", sourceLocation: sourceLocation)
+        }
+    }
+
     static let lastLine = "Apply failed! Slices: 5 fetched (205.1 KiB), 0 resumed, 0 up to date, 1 failed, 0 deferred; 5 without digests (5 size only, 0 unverified).\n"
 
     /// stderr a pipe, whether `auto` decides (on a terminal type, outside CI) or `plain` is
@@ -73,11 +94,8 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture, seconds: 0.6))
         let result = try await Self.apply(fixture, ["--progress-interval", "100ms"] + arguments, environment: environment)
         #expect(result.status == 1, "\(result)")
-        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        #expect(lines.count >= 2 && result.stderr.hasSuffix("\n"), "\(result)")
-        for line in lines {
-            #expect(Self.isPlainLine(line), "not a progress line: \(line)")
-        }
+        Self.expectPlainLog(result)
+        #expect(result.stderr.split(separator: "\n").count >= 4, "\(result)")
         #expect(!result.stderr.contains("\u{1B}") && !result.stdout.contains("\u{1B}"), "\(result)")
         #expect(result.stdout.hasSuffix(Self.lastLine), "\(result)")
     }
@@ -112,8 +130,19 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture, seconds: 0.6))
         let result = try await Self.apply(fixture, ["-q", "--progress", "plain", "--progress-interval", "100ms"])
         #expect(result.status == 1 && !result.stdout.contains("+ beta"), "\(result)")
-        let lines = result.stderr.split(separator: "\n")
-        #expect(!lines.isEmpty && lines.allSatisfy(Self.isPlainLine), "\(result)")
+        Self.expectPlainLog(result)
+    }
+
+    /// A run shorter than `--progress-interval` writes no progress line, and still its start and
+    /// end, with the time and the run id.
+    @Test func aShortRunStillHasItsStartAndEnd() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture, seconds: 0.1))
+        let result = try await Self.apply(fixture, ["-q", "--progress", "plain", "--progress-interval", "1h"])
+        #expect(result.status == 1, "\(result)")
+        Self.expectPlainLog(result)
+        #expect(result.stderr.split(separator: "\n").count == 2, "\(result)")
     }
 
     /// `-v`: a line per slice that ended, fetched or failed, besides the resource lines.

@@ -20,6 +20,16 @@ enum Harness {
         "JOBRUN_CORPUS_UNSET_TOKEN", "JOBRUN_CORPUS_UNSET_KEY", "JOBRUN_METERED", "DBUS_SYSTEM_BUS_ADDRESS",
     ]
 
+    /// What every run gets unless a test sets or removes it: no progress output, so that stderr
+    /// holds only what the test is about (a plain progress log has its start and end lines even
+    /// in a short run; the progress tests set or remove the variable).
+    static let quietProgress = ["JOBRUN_PROGRESS": "none"]
+
+    /// `environment` with ``quietProgress`` unless it sets the variable or `removed` lists it.
+    static func environment(_ environment: [String: String], removing removed: Set<String> = []) -> [String: String] {
+        environment.merging(quietProgress.filter { !removed.contains($0.key) }) { set, _ in set }
+    }
+
     /// Generous: a debug build on two shared cores, but a hang still ends the test.
     static let timeout: Duration = .seconds(60)
 
@@ -35,6 +45,7 @@ enum Harness {
         _ arguments: [String], in directory: String, environment: [String: String] = [:], alsoRemoving extra: Set<String> = [],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> RunResult {
+        let environment = Self.environment(environment, removing: extra)
         let result = try await jobrun().run(
             arguments, environment: environment, removingEnvironment: scrubbedEnvironment.union(extra).subtracting(environment.keys),
             workingDirectory: directory)

@@ -30,6 +30,12 @@ import Testing
         #expect(result.status == 1, "the 404 fails the run, and the wrapper passes the status on: \(result)")
         let log = try #require(fixture.directory.contents(of: "logs/jobrun.log"))
         #expect(log.contains("! r/gone.bin: HTTP 404") && log.contains("Apply failed! Slices: 1 fetched"), "\(log)")
+        // The run's first and last lines in the log say when, and which run (shorter than the
+        // progress interval, it writes no progress line between them).
+        let stamped = log.split(separator: "\n").filter { $0.contains(" jobrun cron-test: ") }
+        #expect(stamped.count == 2, "\(log)")
+        #expect(stamped.first?.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun cron-test: apply started: 1 resource, 2 slices/#) != nil, "\(log)")
+        #expect(stamped.last?.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun cron-test: apply ended: exit 1, \d+\.\d s/#) != nil, "\(log)")
         let events = try #require(fixture.directory.contents(of: "logs/cron-test.ndjson")).split(separator: "\n")
         #expect(events.first?.contains("\"type\":\"run_start\"") == true && events.last?.contains("\"type\":\"run_end\"") == true, "\(events)")
         #expect(events.allSatisfy { $0.contains("\"run\":\"cron-test\"") })

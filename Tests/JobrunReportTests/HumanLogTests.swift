@@ -141,4 +141,22 @@ import Testing
         #expect(WallTime.rfc3339(milliseconds: 5) == "1970-01-01T00:00:00.005Z")
         #expect(WallTime.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
     }
+
+    /// The run's start and end are lines of their own, with the time and the run id, whatever
+    /// the interval: a run shorter than it is still in the log.
+    @Test func thePlainStartAndEndLines() {
+        var lines: [String] = []
+        let progress = PlainProgress(runID: "01RUN", interval: .seconds(60), wallClock: { 1_764_059_400_123 }) { lines.append($0) }
+        progress.observe(.runStarted(RunStart(command: "apply", runID: "01RUN", arguments: [], manifestsDigest: nil, resources: 3, slices: 1)))
+        progress.observe(.runEnded(RunEnd(exitStatus: 0, stopReason: nil, counts: [], summaryLine: nil, elapsed: .milliseconds(12_345))))
+        let unread = PlainProgress(runID: "01RUN", interval: .seconds(60), wallClock: { 1_764_059_400_123 }) { lines.append($0) }
+        unread.observe(.runStarted(RunStart(command: "apply", runID: "01RUN", arguments: [], manifestsDigest: nil)))
+        unread.observe(.runEnded(RunEnd(exitStatus: 65, stopReason: nil, counts: [], summaryLine: nil, elapsed: .seconds(200))))
+        #expect(lines == [
+            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply started: 3 resources, 1 slice\n",
+            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply ended: exit 0, 12.3 s\n",
+            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply started\n",
+            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply ended: exit 65, 3 min 20 s\n",
+        ])
+    }
 }
