@@ -10,7 +10,7 @@ UNAME_S := $(shell uname -s)
 RELEASE_FLAGS ?= $(if $(filter Linux,$(UNAME_S)),--static-swift-stdlib)
 RELEASE_BUILD = $(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release
 RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
-APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace
+APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench soak clean
@@ -57,13 +57,30 @@ fuzz: deps
 demo: build
 	@bash examples/demo/run.sh "$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/jobrun"
 
-## install: copy the release binary to $(PREFIX)/bin
-install: release
-	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$(RELEASE_BIN)" "$(DESTDIR)$(PREFIX)/bin/jobrun"
+## install: the stripped release binary in $(PREFIX)/bin, its manual page jobrun.1 and its bash, zsh
+## and fish completions, both written by the binary from its own command line; under $(DESTDIR)
+## when set. INSTALL_BIN=PATH installs that binary instead of building the release one.
+INSTALL_BIN ?=
+BIN_DIR = $(DESTDIR)$(PREFIX)/bin
+MAN_DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASH_COMPLETION_DIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISH_COMPLETION_DIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+INSTALLED_FILES = "$(BIN_DIR)/jobrun" "$(MAN_DIR)/jobrun.1" "$(BASH_COMPLETION_DIR)/jobrun" "$(ZSH_COMPLETION_DIR)/_jobrun" "$(FISH_COMPLETION_DIR)/jobrun.fish"
+install: $(if $(INSTALL_BIN),,release)
+	@set -e; bin="$(or $(INSTALL_BIN),$(RELEASE_BIN))"; \
+	install -d "$(BIN_DIR)" "$(MAN_DIR)" "$(BASH_COMPLETION_DIR)" "$(ZSH_COMPLETION_DIR)" "$(FISH_COMPLETION_DIR)"; \
+	install -m 0755 -s "$$bin" "$(BIN_DIR)/jobrun"; \
+	"$$bin" generate-manual > "$(MAN_DIR)/jobrun.1"; \
+	"$$bin" --generate-completion-script bash > "$(BASH_COMPLETION_DIR)/jobrun"; \
+	"$$bin" --generate-completion-script zsh > "$(ZSH_COMPLETION_DIR)/_jobrun"; \
+	"$$bin" --generate-completion-script fish > "$(FISH_COMPLETION_DIR)/jobrun.fish"; \
+	chmod 0644 "$(MAN_DIR)/jobrun.1" "$(BASH_COMPLETION_DIR)/jobrun" "$(ZSH_COMPLETION_DIR)/_jobrun" "$(FISH_COMPLETION_DIR)/jobrun.fish"; \
+	for f in $(INSTALLED_FILES); do echo "installed $$f"; done
 
+## uninstall: remove what install installed (same PREFIX and DESTDIR)
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/jobrun"
+	rm -f $(INSTALLED_FILES)
 
 ## bench-plan: plan/validate speed on generated 100k and 1M slice manifests vs libyaml and PyYAML
 bench-plan: release

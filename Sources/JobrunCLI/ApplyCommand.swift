@@ -11,158 +11,115 @@ import JobrunState
 import JobrunVerify
 
 
-struct ApplyCommand: ParsableCommand {
+struct ApplyCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Fetch every slice the plan says is missing or wrong, verify it, and commit it atomically.",
         discussion: """
-            Takes manifests, or a plan saved with 'jobrun plan --out FILE' (refused
-            when stale unless --refresh). Slices stream into a partial file beside
-            their destination, are checked against their size and digests, and
-            are renamed into place; a final path holds a verified file or nothing.
-            The last line is stable: 'Apply complete!' (every slice verified),
-            'Apply failed!' (some failed) or 'Apply interrupted!' (a signal), then
-            the same counts, for example:
-              Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
-              188 up to date, 0 failed, 0 deferred.
-            When slices that passed declare no digest ('size only' or
-            'unverified'), a clause goes before the period:
-              ...; 6 without digests (2 size only, 4 unverified).
-            What was fetched for them is hashed anyway: --json reports its
-            SHA-256 ('computed_digests'), and --record-sums FILE pins every
-            file in place for later runs (use the list as 'slices_from').
-            --events FILE (or - for stdout) writes every event of the run as
-            it happens, one JSON object a line, from run_start to run_end
-            (docs/events.md); the run id (JOBRUN_RUN_ID, or a new ULID) is in
-            every event, the JSON, the JUnit properties and progress lines.
-            One apply at a time per output root: while another holds it, apply
-            exits 75 before planning or fetching anything (--lock-timeout waits).
-            Before any request, the known sizes to fetch are checked against the
-            free space of each output root's file system, less a margin (1%, at
-            least 64 MiB, at most a tenth of it): exit 74 when they do not fit.
-            With --deadline, the run stops by that time: no slice starts that
-            cannot finish before it, transfers still running at the deadline
-            (less --deadline-margin) are cut in flight, their partial files
-            kept to resume, and the last line is 'Apply stopped at deadline: ...' with what
-            was fetched, cut in flight and not started (exit 75); ready resources
-            take turns, a higher 'priority' first.
-            When connections fail at every origin with work to do (a name that
-            does not resolve, refused, unreachable), the network is taken to be
-            gone: the run pauses, gives those attempts back and probes the
-            origins from 1 s to 30 s apart, and resumes on the first answer; after
-            --offline-wait it stops with 'Apply stopped offline: ...' (exit 75).
-            With --resource, only those resources and the ones they depend on;
-            a saved plan applies the resources it was made for.
-            Each output root keeps a mirror state (ROOT/.jobrun/state.sqlite,
-            docs/state.md): what was proven of every file (fetched and verified,
-            or hashed while planning) and every run. A file unchanged since its
-            last proof passes without being read; --rehash reads every file. A
-            damaged state is set aside and started anew, with a warning.
-            A resource whose network policy holds it back (a metered network,
-            battery, a busy machine, outside its window: docs/policy.md) is
-            deferred: nothing of it is fetched, and the log, JSON, JUnit and
-            events say why. Conditions are read again every
-            --conditions-interval; --wait-for-conditions waits for them instead
-            of deferring.
-            Hooks ('hooks:' in a manifest, --on-run-end) run programs when a
-            resource or the run ends, beside the transfers, the output roots
-            still locked (docs/policy.md, Hooks).
-            Exit status 0 when every slice is verified (or deferred), 1 when any
-            failed (or a hook with 'on_hook_failure: fail' did); 75 with
-            --require-complete when work was deferred.
+            Takes manifests, or a plan saved with 'jobrun plan --out FILE'. Exit 0
+            when every slice is verified (or deferred), 1 when any failed, 75 when
+            the run stopped early (deadline, offline) or another holds the output
+            root. The whole reference: man jobrun.
             """)
 
-    @OptionGroup var manifestOptions: ManifestOptions
+    static let reference = """
+        Takes manifests, or a plan saved with 'jobrun plan --out FILE' (refused
+        when stale unless --refresh). Slices stream into a partial file beside
+        their destination, are checked against their size and digests, and
+        are renamed into place; a final path holds a verified file or nothing.
+        The last line is stable: 'Apply complete!' (every slice verified),
+        'Apply failed!' (some failed) or 'Apply interrupted!' (a signal), then
+        the same counts, for example:
+          Apply complete! Slices: 412 fetched (26.3 MiB), 3 resumed,
+          188 up to date, 0 failed, 0 deferred.
+        When slices that passed declare no digest ('size only' or
+        'unverified'), a clause goes before the period:
+          ...; 6 without digests (2 size only, 4 unverified).
+        What was fetched for them is hashed anyway: --json reports its
+        SHA-256 ('computed_digests'), and --record-sums FILE pins every
+        file in place for later runs (use the list as 'slices_from').
 
-    @OptionGroup var deadlineOptions: DeadlineOptions
-    @OptionGroup var offlineOptions: OfflineOptions
+        --events FILE (or - for stdout) writes every event of the run as
+        it happens, one JSON object a line, from run_start to run_end
+        (docs/events.md); the run id (JOBRUN_RUN_ID, or a new ULID) is in
+        every event, the JSON, the JUnit properties and progress lines.
+        --progress plain writes a line with the time and the run id when
+        the run starts and ends, and one every --progress-interval between.
 
-    @OptionGroup var resourceOptions: ResourceOptions
-    @OptionGroup var shardOptions: ShardOptions
+        One apply at a time per output root: while another holds it, apply
+        exits 75 before planning or fetching anything (--lock-timeout waits).
+        Before any request, the known sizes to fetch are checked against the
+        free space of each output root's file system, less a margin (1%, at
+        least 64 MiB, at most a tenth of it): exit 74 when they do not fit.
 
-    @OptionGroup var concurrencyOptions: ConcurrencyOptions
+        With --deadline, the run stops by that time: no slice starts that
+        cannot finish before it, transfers still running at the deadline
+        (less --deadline-margin) are cut in flight, their partial files kept
+        to resume, and the last line is 'Apply stopped at deadline: ...' with
+        what was fetched, cut in flight and not started (exit 75); ready resources
+        take turns, a higher 'priority' first.
+        When connections fail at every origin with work to do (a name that
+        does not resolve, refused, unreachable), the network is taken to be
+        gone: the run pauses, gives those attempts back and probes the
+        origins from 1 s to 30 s apart, and resumes on the first answer; after
+        --offline-wait it stops with 'Apply stopped offline: ...' (exit 75).
 
-    @OptionGroup var stateOptions: MirrorStateOptions
+        With --resource, only those resources and the ones they depend on;
+        a saved plan applies the resources it was made for.
+        Each output root keeps a mirror state (ROOT/.jobrun/state.sqlite,
+        docs/state.md): what was proven of every file (fetched and verified,
+        or hashed while planning) and every run. A file unchanged since its
+        last proof passes without being read; --rehash reads every file. A
+        damaged state is set aside and started anew, with a warning.
 
-    @OptionGroup var conditionsOptions: ConditionsOptions
+        A resource whose network policy holds it back (a metered network,
+        battery, a busy machine, outside its window: docs/policy.md) is
+        deferred: nothing of it is fetched, and the log, JSON, JUnit and
+        events say why. Conditions are read again every
+        --conditions-interval; --wait-for-conditions waits for them instead
+        of deferring.
+        Hooks ('hooks:' in a manifest, --on-run-end) run programs when a
+        resource or the run ends, beside the transfers, the output roots
+        still locked (docs/policy.md, Hooks).
 
-    @OptionGroup var deferralOptions: DeferralOptions
+        Exit status 0 when every slice is verified (or deferred), 1 when any
+        failed (or a hook with 'on_hook_failure: fail' did); 75 with
+        --require-complete when work was deferred.
+        """
 
-    @Flag(name: .long, help: "Apply a stale saved plan anyway, re-planning against the current manifests and mirror.")
-    var refresh = false
+    @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
+    @OptionGroup(title: "Manifests") var digestOption: DigestRequirementOption
+    @OptionGroup(title: "Manifests") var refreshOption: RefreshOption
 
-    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file too (private CAs).", valueName: "file"))
-    var cacert: String?
+    @OptionGroup(title: "Selection and shards") var resourceOptions: ResourceOptions
+    @OptionGroup(title: "Selection and shards") var shardOptions: ShardOptions
 
-    @Flag(name: .long, help: "Write a versioned JSON summary, one record per slice, to stdout.")
-    var json = false
+    @OptionGroup(title: "Transfers") var concurrencyOptions: ConcurrencyOptions
+    @OptionGroup(title: "Transfers") var transferOptions: TransferOptions
 
-    @OptionGroup var eventOptions: EventOptions
+    @OptionGroup(title: "Reports") var reportOptions: ReportOptions
+    @OptionGroup(title: "Reports") var eventOptions: EventOptions
 
-    @Flag(name: .customLong("no-space-check"), help: "Start even when the known sizes to fetch exceed the free space (less a margin).")
-    var noSpaceCheck = false
+    @OptionGroup(title: "Progress and output") var progressOptions: ProgressOptions
 
-    @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
-    var junit: String?
+    @OptionGroup(title: "Mirror state") var stateOptions: MirrorStateOptions
 
-    @Flag(name: .customLong("require-digests"), help: ArgumentHelp.requireDigests)
-    var requireDigests = false
+    @OptionGroup(title: "Network policy") var conditionsOptions: ConditionsOptions
+    @OptionGroup(title: "Network policy") var deferralOptions: DeferralOptions
 
-    @Option(name: .customLong("record-sums"), help: RecordSums.help)
-    var recordSums: String?
+    @OptionGroup(title: "Deadline and offline") var deadlineOptions: DeadlineOptions
+    @OptionGroup(title: "Deadline and offline") var offlineOptions: OfflineOptions
 
-    @Option(name: .customLong("progress-interval"), help: ArgumentHelp(
-        "How often --progress plain writes a line while transfers run (default 30s).", valueName: "duration"))
-    var progressInterval: String?
-
-    @OptionGroup var progressOptions: ProgressOptions
-
-    @OptionGroup var hookOptions: HookOptions
-
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
-        "How long to wait while another apply holds an output root (30s, 5m, 1h30m); without it, exit 75 at once.",
-        valueName: "duration"))
-    var lockTimeout: String?
-
-    /// `--lock-timeout` as a duration: zero without the option, `nil` when it is not a duration.
-    var lockWait: Duration? {
-        guard let lockTimeout else { return .zero }
-        return try? Duration.milliseconds(DurationParser.milliseconds(lockTimeout).get())
-    }
-
-    /// `--progress-interval` as a duration (`nil` when it is not one).
-    var progressEvery: Duration? {
-        guard let progressInterval else { return .seconds(30) }
-        guard let ms = try? DurationParser.milliseconds(progressInterval).get(), ms > 0 else { return nil }
-        return .milliseconds(ms)
-    }
-
-    @Option(name: .customLong("limit-rate"), help: ArgumentHelp(
-        "Cap the whole run's download rate, all transfers together (500K, 1M, 2.5MiB/s: bytes per second; K, M, G are powers of 1024).",
-        valueName: "rate"))
-    var limitRate: String?
-
-    /// `--limit-rate` as a rate; `nil` without the option (`validate()` refuses anything else).
-    var rateLimit: ByteRate? { limitRate.flatMap { try? ByteRate.parse($0).get() } }
+    @OptionGroup(title: "Hooks") var hookOptions: HookOptions
 
     func validate() throws {
-        if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
-        if let progressInterval, progressEvery == nil {
-            throw ValidationError("--progress-interval: '\(progressInterval)' is not a duration (for example 10s, 1m)")
-        }
-        if let lockTimeout, lockWait == nil {
-            throw ValidationError("--lock-timeout: '\(lockTimeout)' is not a duration (for example 30s, 5m, 1h30m)")
-        }
-        try eventOptions.refuseSharingStdout(withJSON: json)
-        if let limitRate, case .failure(let error) = ByteRate.parse(limitRate) {
-            throw ValidationError("--limit-rate: '\(limitRate)' is not a rate: \(error) (bytes per second, for example 500K, 1M, 2.5MiB/s; K, M, G are powers of 1024)")
-        }
+        try eventOptions.refuseSharingStdout(withJSON: reportOptions.json)
     }
 
     func run() throws {
         let plan = SavedPlan.read(manifestOptions.manifests)
         let savedShard = try? plan?.get().shard
-        try CommandRun.run("apply", events: shardOptions.expanding(eventOptions, saved: savedShard), progressInterval: progressEvery ?? .seconds(30)) { run in
+        try CommandRun.run("apply", events: shardOptions.expanding(eventOptions, saved: savedShard), progressInterval: progressOptions.interval) { run in
             try apply(run, plan: plan)
         }
     }
@@ -178,8 +135,7 @@ struct ApplyCommand: ParsableCommand {
         let runID = run.runID
         let events = run.events
         // stdout carries the JSON or the events then.
-        let display = try progressOptions.install(
-            on: events, runID: runID, interval: progressEvery ?? .seconds(30), resultsToStderr: json || eventOptions.isOnStdout)
+        let display = try progressOptions.install(on: events, runID: runID, resultsToStderr: reportOptions.json || eventOptions.isOnStdout)
         let manifest: Manifest
         let saved = try SavedPlan.loaded(savedPlan)
         let savedShard = saved?.shard
@@ -191,13 +147,13 @@ struct ApplyCommand: ParsableCommand {
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
             manifest = try saved.select(from: options.load(
-                fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency), digest: run.manifestsDigest))
+                fingerprinting: true, requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency), digest: run.manifestsDigest))
         } else {
             manifest = try shardOptions.narrow(resourceOptions.select(
-                from: manifestOptions.load(requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
+                from: manifestOptions.load(requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
         run.start(manifest)
-        let sums = shardOptions.expand(recordSums, saved: savedShard).map(RecordSums.init(template:))
+        let sums = shardOptions.expand(reportOptions.recordSums, saved: savedShard).map(RecordSums.init(template:))
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
@@ -212,12 +168,12 @@ struct ApplyCommand: ParsableCommand {
             for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
             policy: deferralOptions.wait == nil ? policy : nil)
         events.emit(.planned(plan.counts))
-        if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refresh {
+        if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refreshOption.refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         for warning in plan.warnings { print("jobrun: warning: \(warning)", to: &stderr) }
-        if !noSpaceCheck { try refuseUnlessItFits(plan) }
+        if !transferOptions.noSpaceCheck { try refuseUnlessItFits(plan) }
         // Only a run that goes ahead records anything: a refused one leaves the root as it was.
         states.learn(plan.proofs)
         let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
@@ -226,11 +182,11 @@ struct ApplyCommand: ParsableCommand {
         defer { recorder.waitUntilWritten() }
 
         var options = ApplyOptions()
-        options.caFile = cacert
+        options.caFile = transferOptions.cacert
         options.allowsFileURLs = manifestOptions.allowFileURLs
         options.deadline = cutoff
         options.offlineWait = offlineOptions.wait
-        options.rateLimit = rateLimit
+        options.rateLimit = transferOptions.rateLimit
         options.policy = runPolicy(policy, for: manifest, cutoff: cutoff)
         let started = Date()
         let executor = Executor(plan: plan, options: options)
@@ -253,7 +209,7 @@ struct ApplyCommand: ParsableCommand {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }
         }
-        if let junit = shardOptions.expand(junit, saved: savedShard) {
+        if let junit = shardOptions.expand(reportOptions.junit, saved: savedShard) {
             OutputFiles.prepareParent(of: junit)
             Reports.attempt("the JUnit report '\(junit)'") {
                 try ReportClock.finish(ApplyReports.junit(
@@ -261,7 +217,7 @@ struct ApplyCommand: ParsableCommand {
             }
         }
         sums?.write(ApplyReports.checksumLists(result))
-        if json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID, shard: manifest.shard), what: "the JSON report to stdout") }
+        if reportOptions.json { StandardOutput.write(bytes: ApplyReports.json(result, runID: runID, shard: manifest.shard), what: "the JSON report to stdout") }
         var status = result.exitStatus
         if status == .ok, deferralOptions.requireComplete, result.counts.deferred > 0 { status = .locked }
         run.summarize(counts: result.counts.named, summaryLine: result.summaryLine, stopReason: result.stopReason)
@@ -300,7 +256,7 @@ extension ApplyCommand {
     /// `--lock-timeout`.
     /// - Throws: `ExitCode` 75 when a root stays locked.
     func lockOutputRoots(of manifest: Manifest, events: RunEvents, runID: String, cutoff: ContinuousClock.Instant?) throws -> OutputLock {
-        var timeout = lockWait ?? .zero  // `validate()` refused anything else
+        var timeout = transferOptions.lockWait ?? .zero  // `validate()` refused anything else
         // Never past the deadline's cutoff.
         if let cutoff { timeout = max(.zero, min(timeout, cutoff - ContinuousClock.now)) }
         let roots = manifest.resources.map(\.outputRoot)

@@ -11,7 +11,7 @@ import JobrunState
 struct ConditionsOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Whether the network is metered: yes, no, or auto (ask NetworkManager; default); env JOBRUN_METERED.",
-        valueName: "yes|no|auto"))
+        valueName: "yes|no|auto"), completion: .list(MeteredSetting.allCases.map(\.rawValue)))
     var metered: String?
 
     /// How long NetworkManager may take to answer.

@@ -6,7 +6,7 @@ import JobrunOutcome
 struct DeadlineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Stop by this time: a duration from now (45m), an RFC 3339 time, or 'auto' (GitLab's CI_JOB_STARTED_AT + CI_JOB_TIMEOUT); env JOBRUN_DEADLINE.",
-        valueName: "when"))
+        valueName: "when"), completion: .list(["auto"]))
     var deadline: String?
 
     @Option(name: .customLong("deadline-margin"), help: ArgumentHelp(

@@ -10,26 +10,40 @@ public struct Jobrun: ParsableCommand {
             Manifests declare resources made of slices (files), each with an
             optional size and digests. 'plan' shows what a mirror is missing;
             'verify' proves that a mirror on disk is intact; 'status' says
-            what the mirror state last proved, without reading a file.
-
-            Exit statuses:
-              0    ok, or nothing to do
-              1    failures: a mismatch, a missing file, a failed slice
-              2    the plan has changes (only with --detailed-exitcode)
-              64   usage error
-              65   a manifest is invalid
-              66   a manifest is missing or unreadable
-              74   I/O error
-              75   another apply holds an output root (apply --lock-timeout waits);
-                   the deadline came, or work was deferred with --require-complete;
-                   'conditions': discretionary work would be deferred now
-              130  interrupted (SIGINT), 143 terminated (SIGTERM)
+            what the mirror state last proved, without reading a file. Exit
+            statuses and every command's whole reference: man jobrun.
             """,
         version: JobrunVersion.current,
         subcommands: [
             ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, ConditionsCommand.self, GraphCommand.self, ReportCommand.self, VersionCommand.self,
+            ManualCommand.self,
         ]
     )
 
+    /// The manual's EXIT STATUS section: what each status means, for every command.
+    static let exitStatuses = """
+        0    ok, or nothing to do
+        1    failures: a mismatch, a missing file, a failed slice
+        2    the plan has changes (only with --detailed-exitcode)
+        64   usage error
+        65   a manifest is invalid
+        66   a manifest is missing or unreadable
+        74   I/O error
+        75   another apply holds an output root (apply --lock-timeout waits);
+             the deadline came, or work was deferred with --require-complete;
+             'conditions': discretionary work would be deferred now
+        130  interrupted (SIGINT), 143 terminated (SIGTERM)
+        """
+
     public init() {}
+}
+
+extension Jobrun: DocumentedCommand {
+    /// The manual's description: the discussion, less its pointer to the manual.
+    static let reference = """
+        Manifests declare resources made of slices (files), each with an
+        optional size and digests. 'plan' shows what a mirror is missing;
+        'verify' proves that a mirror on disk is intact; 'status' says
+        what the mirror state last proved, without reading a file.
+        """
 }

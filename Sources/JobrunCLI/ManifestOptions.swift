@@ -10,7 +10,7 @@ struct ManifestOptions: ParsableArguments {
         valueName: "manifests"))
     var manifests: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Output root for every manifest, overriding 'defaults.output'.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Output root for every manifest, overriding 'defaults.output'.", valueName: "dir"), completion: .directory)
     var output: String?
 
     @Flag(name: .customLong("allow-file-urls"), help: "Accept file:// URLs in manifests.")

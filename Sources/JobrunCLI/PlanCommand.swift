@@ -6,78 +6,68 @@ import JobrunPlan
 import JobrunReport
 import JobrunState
 
-struct PlanCommand: ParsableCommand {
+struct PlanCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show what applying the manifests would change in the mirror, without the network.",
         discussion: """
-            Every slice is classified against the files on disk:
-              fetch       the file is missing
-              resume      a partial download exists
-              refetch     the size or a digest differs
-              up to date  the size and every digest were verified, now or (with
-                          the mirror state) when the file, unchanged since,
-                          was last proven
-              deferred    held back by the network policy
-            Before it, a line per file system the output roots are on gives the
-            bytes to fetch there and its free space, and says when they do not
-            fit (apply would refuse to start). The last line is a stable summary
-            (one line), for example:
-              Plan: 4 to fetch, 0 to resume, 2 to refetch (26.3 MiB),
-              188 up to date, 0 deferred.
-            Slices that declare no digest are 'size only' (a size is declared)
-            or 'unverified' (nothing is): -v marks them, and the summary adds
-            a clause before its period:
-              ...; 6 without digests (2 size only, 4 unverified).
-            With --resource ID (repeatable), only those resources and the ones
-            they depend on, directly or not, are planned; stderr says which:
-              Selected 2 of 7 resources (--resource b): a, b.
-            A plan saved with --out records the selection and --concurrency
-            and --per-host, and 'apply FILE' uses them.
-            An output root's mirror state (ROOT/.jobrun, docs/state.md) lets a
-            file whose device, inode, size and times are what they were when
-            its bytes were last proven pass without being read; --rehash reads
-            every file. plan records what it hashes into a state that exists,
-            and never creates one.
+            A line per resource, then the stable summary line: 'Plan: 4 to fetch,
+            0 to resume, 2 to refetch (26.3 MiB), 188 up to date, 0 deferred.'
+            --out FILE saves the plan for 'jobrun apply FILE'. The whole
+            reference: man jobrun.
             """)
 
-    @OptionGroup var manifestOptions: ManifestOptions
+    static let reference = """
+        Every slice is classified against the files on disk:
+          fetch       the file is missing
+          resume      a partial download exists
+          refetch     the size or a digest differs
+          up to date  the size and every digest were verified, now or (with
+                      the mirror state) when the file, unchanged since,
+                      was last proven
+          deferred    held back by the network policy
+        Before it, a line per file system the output roots are on gives the
+        bytes to fetch there and its free space, and says when they do not
+        fit (apply would refuse to start). The last line is a stable summary
+        (one line), for example:
+          Plan: 4 to fetch, 0 to resume, 2 to refetch (26.3 MiB),
+          188 up to date, 0 deferred.
+        Slices that declare no digest are 'size only' (a size is declared)
+        or 'unverified' (nothing is): -v marks them, and the summary adds
+        a clause before its period:
+          ...; 6 without digests (2 size only, 4 unverified).
+        With --resource ID (repeatable), only those resources and the ones
+        they depend on, directly or not, are planned; stderr says which:
+          Selected 2 of 7 resources (--resource b): a, b.
+        A plan saved with --out records the selection and --concurrency
+        and --per-host, and 'apply FILE' uses them.
+        An output root's mirror state (ROOT/.jobrun, docs/state.md) lets a
+        file whose device, inode, size and times are what they were when
+        its bytes were last proven pass without being read; --rehash reads
+        every file. plan records what it hashes into a state that exists,
+        and never creates one.
+        """
 
-    @OptionGroup var resourceOptions: ResourceOptions
-    @OptionGroup var shardOptions: ShardOptions
+    @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
+    @OptionGroup(title: "Manifests") var digestOption: DigestRequirementOption
 
-    @OptionGroup var concurrencyOptions: ConcurrencyOptions
+    @OptionGroup(title: "Selection and shards") var resourceOptions: ResourceOptions
+    @OptionGroup(title: "Selection and shards") var shardOptions: ShardOptions
 
-    @OptionGroup var stateOptions: MirrorStateOptions
+    @OptionGroup(title: "Reports and output") var outputOptions: PlanOutputOptions
+    @OptionGroup(title: "Reports and output") var quietOption: QuietOption
+    @OptionGroup(title: "Reports and output") var eventOptions: EventOptions
 
-    @OptionGroup var conditionsOptions: ConditionsOptions
+    @OptionGroup(title: "Transfers") var concurrencyOptions: ConcurrencyOptions
 
-    @Flag(name: .shortAndLong, help: "Also list every slice with its action.")
-    var verbose = false
+    @OptionGroup(title: "Mirror state") var stateOptions: MirrorStateOptions
+    @OptionGroup(title: "Mirror state") var jobsOption: JobsOption
 
-    @OptionGroup var quietOption: QuietOption
-
-    @Flag(name: .long, help: "Write the plan as a versioned JSON document to stdout instead of text.")
-    var json = false
-
-    @Flag(name: .long, help: "Exit 0 when there is nothing to do, 2 when there is, 1 on error.")
-    var detailedExitcode = false
-
-    @Option(name: .long, help: ArgumentHelp("Save the plan (with the manifests' digests and jobrun's version) for 'apply'.", valueName: "file"))
-    var out: String?
-
-    @OptionGroup var eventOptions: EventOptions
-
-    @Option(name: .long, help: ArgumentHelp("Threads used to hash present files (default: all cores).", valueName: "n"))
-    var jobs: Int?
-
-    @Flag(name: .customLong("require-digests"), help: ArgumentHelp.requireDigests)
-    var requireDigests = false
+    @OptionGroup(title: "Network policy") var conditionsOptions: ConditionsOptions
 
     func validate() throws {
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if quietOption.quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
-        try eventOptions.refuseSharingStdout(withJSON: json)
+        if quietOption.quiet && outputOptions.verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+        try eventOptions.refuseSharingStdout(withJSON: outputOptions.json)
     }
 
     func run() throws {
@@ -86,19 +76,19 @@ struct PlanCommand: ParsableCommand {
 
     func plan(_ run: CommandRun) throws {
         // terraform's contract: with --detailed-exitcode, any error is 1.
-        if detailedExitcode { Reports.failWith(.failure) }
+        if outputOptions.detailedExitcode { Reports.failWith(.failure) }
         let manifest: Manifest
         do {
             manifest = try shardOptions.narrow(resourceOptions.select(
-                from: manifestOptions.load(fingerprinting: true, requiringDigests: requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
+                from: manifestOptions.load(fingerprinting: true, requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         } catch let exit as ExitCode {
             // terraform's contract: with --detailed-exitcode, any error is 1.
-            throw detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
+            throw outputOptions.detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
         }
         run.start(manifest)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         let plan = Planner.plan(
-            for: manifest, parallelism: jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
+            for: manifest, parallelism: jobsOption.jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
             policy: conditionsOptions.context(for: manifest, states: states))
         states.learn(plan.proofs)
         run.events.emit(.planned(plan.counts))
@@ -110,7 +100,7 @@ struct PlanCommand: ParsableCommand {
         for shortage in plan.space.compactMap(\.shortage) {
             print("jobrun: warning: \(shortage); apply will refuse to start (unless --no-space-check)", to: &stderr)
         }
-        let out = shardOptions.expand(out)
+        let out = shardOptions.expand(outputOptions.out)
         if let out {
             let saved = PlanJSON.SavedPlanOptions(
                 outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs, concurrency: concurrencyOptions.override)
@@ -122,17 +112,17 @@ struct PlanCommand: ParsableCommand {
                 }
             }
         }
-        if json {
+        if outputOptions.json {
             PlanJSON.write(plan, pretty: true, runID: run.runID) { StandardOutput.write(bytes: $0, what: "the JSON plan to stdout") }
         } else {
             // With `--events -`, stdout carries the events.
-            let text = plan.renderText(verbose: verbose, problemsOnly: quietOption.quiet)
+            let text = plan.renderText(verbose: outputOptions.verbose, problemsOnly: quietOption.quiet)
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
             if let out, !Reports.haveFailed {
                 print("Saved the plan to \(out).", to: &stderr)
             }
         }
         run.summarize(counts: plan.counts.named(resources: plan.entries.count), summaryLine: plan.summaryLine)
-        if detailedExitcode && plan.counts.hasChanges { throw ExitCode(ExitStatus.changesPresent.rawValue) }
+        if outputOptions.detailedExitcode && plan.counts.hasChanges { throw ExitCode(ExitStatus.changesPresent.rawValue) }
     }
 }

@@ -3,13 +3,31 @@ import JobrunCore
 import JobrunOutcome
 import JobrunReport
 
-/// `--progress`, `-q` and `-v` of `apply`: how much the human log says, and how progress shows
-/// on stderr (``ProgressOutput/choose(_:)`` decides).
+/// `--progress`, `--progress-interval`, `-q` and `-v` of `apply`: how much the human log says,
+/// and how progress shows on stderr (``ProgressOutput/choose(_:)`` decides).
 struct ProgressOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "How progress shows on stderr: auto (tty on a terminal, else plain), tty (a live display), plain (a line every --progress-interval) or none (default: $JOBRUN_PROGRESS, else auto).",
-        valueName: "mode"), transform: Self.mode)
+        "How progress shows on stderr: auto (tty on a terminal, else plain), tty (a live display), plain (a line every --progress-interval, and one when the run starts and ends) or none (default: $JOBRUN_PROGRESS, else auto).",
+        valueName: "mode"), completion: .list(ProgressMode.allCases.map(\.rawValue)), transform: Self.mode)
     var progress: ProgressMode?
+
+    @Option(name: .customLong("progress-interval"), help: ArgumentHelp(
+        "How often --progress plain writes a line while transfers run (default 30s).", valueName: "duration"))
+    var progressInterval: String?
+
+    /// `--progress-interval` as a duration (`validate()` refused anything else).
+    var interval: Duration {
+        Self.interval(progressInterval) ?? Self.defaultInterval
+    }
+
+    static let defaultInterval: Duration = .seconds(30)
+
+    /// `text` as an interval: the default without it, `nil` when it is not a duration longer than 0.
+    static func interval(_ text: String?) -> Duration? {
+        guard let text else { return defaultInterval }
+        guard let ms = try? DurationParser.milliseconds(text).get(), ms > 0 else { return nil }
+        return .milliseconds(ms)
+    }
 
     @Flag(name: .shortAndLong, help: "Print only problems and the summary; no progress unless --progress is given.")
     var quiet = false
@@ -26,6 +44,9 @@ struct ProgressOptions: ParsableArguments {
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+        if let progressInterval, Self.interval(progressInterval) == nil {
+            throw ValidationError("--progress-interval: '\(progressInterval)' is not a duration (for example 10s, 1m)")
+        }
     }
 
     var detail: HumanLog.Detail { quiet ? .quiet : verbose ? .verbose : .normal }
@@ -36,7 +57,7 @@ struct ProgressOptions: ParsableArguments {
     /// - Returns: what removes the live display, to call once transfers are over, before
     ///   anything else is written (error paths included).
     /// - Throws: `ExitCode` 64 when `JOBRUN_PROGRESS` is not a mode.
-    func install(on events: RunEvents, runID: String, interval: Duration, resultsToStderr: Bool) throws -> LiveDisplay {
+    func install(on events: RunEvents, runID: String, resultsToStderr: Bool) throws -> LiveDisplay {
         let environment = ProcessInfo.processInfo.environment
         let output: ProgressOutput
         do {

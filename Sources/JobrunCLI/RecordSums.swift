@@ -11,11 +11,6 @@ struct RecordSums {
     static let placeholder = "{id}"
     let template: String
 
-    /// Help shared by both commands.
-    static let help = ArgumentHelp(
-        "Write the SHA-256 of every file in place as a sha256sum list, paths relative to the resource's folder (usable as its 'slices_from'); '{id}' in the name is the resource id, needed with several resources.",
-        valueName: "file")
-
     /// The file resource `id`'s list goes to.
     func path(for id: String) -> String {
         template.replacing(Self.placeholder, with: id)

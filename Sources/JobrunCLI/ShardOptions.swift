@@ -8,7 +8,7 @@ import JobrunManifest
 struct ShardOptions: ParsableArguments {
     @Option(name: .customLong("shard"), help: ArgumentHelp(
         "Work on shard K (0-based) of N only: K/N, or auto (Kubernetes JOB_COMPLETION_INDEX with --shard-count, GitLab CI_NODE_INDEX/CI_NODE_TOTAL); {shard} in a report or events file name becomes K.",
-        valueName: "K/N|auto"))
+        valueName: "K/N|auto"), completion: .list(["auto"]))
     var shard: String?
 
     @Option(name: .customLong("shard-count"), help: ArgumentHelp(

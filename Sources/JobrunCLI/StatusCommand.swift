@@ -5,45 +5,52 @@ import JobrunPlan
 import JobrunReport
 import JobrunState
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Say what the mirror state proves of a mirror, per resource, and how the last runs ended.",
         discussion: """
-            Cheap: one stat per slice, and what 'apply', 'plan' and 'verify'
-            recorded in each output root's mirror state (.jobrun/state.sqlite);
-            no file's bytes are read, nothing is fetched, the mirror is not
-            written to. A slice is
-              proven    its file is what the state recorded when its bytes
-                        were last proven (hashed, or fetched and verified)
-                        against the digests the manifest expects now
-              changed   there, but not what was proven: changed since, not
-                        of the declared size, or expected with other digests
-              moved     another file with the proven size and modification
-                        time (copied, restored, moved): 'moved or restored',
-                        not re-proven until 'jobrun verify' or 'plan' reads it
-              unproven  there, with nothing recorded ('jobrun verify'
-                        proves it)
-              missing   not there; 'to resume': a partial download that
-                        'apply' continues
-              error     a symbolic link or other non-file, or unreadable
-            One line per resource, with its counts, when it was last fully
-            proven and last fetched:
-              = id -> folder/: every slice proven (and with --max-age, none
-                               longer ago than that)
-              ~ id -> folder/: not so
-            then the last runs, newest first (a run without an end was killed
-            or is still running), then the summary:
-              Status: 13 of 16 slices proven (2 changed, 1 missing), oldest
-              proof 2026-11-25T09:00:00Z.
-            Exit status 0 when every slice is proven (and with --max-age, none
-            longer ago than that), 1 otherwise: a monitoring check can call it.
+            Cheap: one stat per slice, no file's bytes read. Exit status 0 when
+            every slice is proven (and with --max-age, none longer ago than
+            that), 1 otherwise: a monitoring check can call it. The whole
+            reference: man jobrun.
             """)
 
-    @OptionGroup var manifestOptions: ManifestOptions
+    static let reference = """
+        Cheap: one stat per slice, and what 'apply', 'plan' and 'verify'
+        recorded in each output root's mirror state (.jobrun/state.sqlite);
+        no file's bytes are read, nothing is fetched, the mirror is not
+        written to. A slice is
+          proven    its file is what the state recorded when its bytes
+                    were last proven (hashed, or fetched and verified)
+                    against the digests the manifest expects now
+          changed   there, but not what was proven: changed since, not
+                    of the declared size, or expected with other digests
+          moved     another file with the proven size and modification
+                    time (copied, restored, moved): 'moved or restored',
+                    not re-proven until 'jobrun verify' or 'plan' reads it
+          unproven  there, with nothing recorded ('jobrun verify'
+                    proves it)
+          missing   not there; 'to resume': a partial download that
+                    'apply' continues
+          error     a symbolic link or other non-file, or unreadable
+        One line per resource, with its counts, when it was last fully
+        proven and last fetched:
+          = id -> folder/: every slice proven (and with --max-age, none
+                           longer ago than that)
+          ~ id -> folder/: not so
+        then the last runs, newest first (a run without an end was killed
+        or is still running), then the summary:
+          Status: 13 of 16 slices proven (2 changed, 1 missing), oldest
+          proof 2026-11-25T09:00:00Z.
+        Exit status 0 when every slice is proven (and with --max-age, none
+        longer ago than that), 1 otherwise: a monitoring check can call it.
+        """
 
-    @OptionGroup var resourceOptions: ResourceOptions
-    @OptionGroup var shardOptions: ShardOptions
+    @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
+
+    @OptionGroup(title: "Selection and shards") var resourceOptions: ResourceOptions
+    @OptionGroup(title: "Selection and shards") var shardOptions: ShardOptions
 
     @Flag(name: .long, help: "Write the status as a versioned JSON document to stdout instead of text.")
     var json = false

@@ -9,11 +9,10 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var manifestOptions: ManifestOptions
 
-    @Flag(name: .customLong("require-digests"), help: ArgumentHelp.requireDigests)
-    var requireDigests = false
+    @OptionGroup var digestOption: DigestRequirementOption
 
     func run() throws {
-        let manifest = try manifestOptions.load(requiringDigests: requireDigests)
+        let manifest = try manifestOptions.load(requiringDigests: digestOption.requireDigests)
         StandardOutput.write("Valid: \(manifest.files.count) manifest\(manifest.files.count == 1 ? "" : "s"), \(manifest.resources.count) resource\(manifest.resources.count == 1 ? "" : "s"), \(manifest.sliceCount) slice\(manifest.sliceCount == 1 ? "" : "s").\n")
     }
 }
@@ -35,10 +34,4 @@ struct GraphCommand: ParsableCommand {
         let manifest = try resourceOptions.select(from: manifestOptions.load())
         StandardOutput.write(manifest.renderDOT())
     }
-}
-
-extension ArgumentHelp {
-    /// `--require-digests` of `validate`, `plan` and `apply`.
-    static let requireDigests = ArgumentHelp(
-        "Make every slice that declares no digest an error at its line (exit 65), for CI that must prove every file.")
 }

@@ -6,78 +6,61 @@ import JobrunVerify
 import JobrunRun
 import JobrunState
 
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a mirror already on disk: every slice's size and digests, without the network.",
         discussion: """
-            One line per slice:
-              = path   ok
-              ~ path   size only: the size matches, no digest is declared
-              ? path   unverified: the file is there, no digest or size is
-                       declared
-              * path   the size or a digest differs
-              - path   missing
-              ! path   error (a symbolic link or other non-file: links are
-                       never followed)
-              # path   with --extra: a file under a resource's folder that
-                       no manifest names
-              % path   with --extra: one of jobrun's working files (a partial
-                       download or its resume metadata), never a failure
-            Files that passed without a digest count as ok, and the summary
-            adds a clause before its period:
-              ...; 6 without digests (2 size only, 4 unverified).
-            With --require-digests they fail instead. With --resource, only
-            those resources and the ones they depend on are checked, and --extra
-            looks in their folders only (a file another resource names is not
-            extra there).
-            Every byte is read, and the summary says how many files were proven
-            by hashing. With --quick, a file whose device, inode, size and times
-            are what the output root's mirror state recorded when its bytes were
-            last proven passes without being read:
-              ...; 12 proven by hashing, 176 unchanged since proven.
-            What verify hashes is recorded in a mirror state that exists.
-            Exit status 0 when every slice is ok, 1 otherwise.
+            One line per slice ('= path' ok, '* path' differs, '- path' missing,
+            '! path' error; -q: only problems), then the summary line. Exit
+            status 0 when every slice is ok, 1 otherwise. The whole reference:
+            man jobrun.
             """)
 
-    @OptionGroup var manifestOptions: ManifestOptions
+    static let reference = """
+        One line per slice:
+          = path   ok
+          ~ path   size only: the size matches, no digest is declared
+          ? path   unverified: the file is there, no digest or size is
+                   declared
+          * path   the size or a digest differs
+          - path   missing
+          ! path   error (a symbolic link or other non-file: links are
+                   never followed)
+          # path   with --extra: a file under a resource's folder that
+                   no manifest names
+          % path   with --extra: one of jobrun's working files (a partial
+                   download or its resume metadata), never a failure
+        Files that passed without a digest count as ok, and the summary
+        adds a clause before its period:
+          ...; 6 without digests (2 size only, 4 unverified).
+        With --require-digests they fail instead. With --resource, only
+        those resources and the ones they depend on are checked, and --extra
+        looks in their folders only (a file another resource names is not
+        extra there).
+        Every byte is read, and the summary says how many files were proven
+        by hashing. With --quick, a file whose device, inode, size and times
+        are what the output root's mirror state recorded when its bytes were
+        last proven passes without being read:
+          ...; 12 proven by hashing, 176 unchanged since proven.
+        What verify hashes is recorded in a mirror state that exists.
+        Exit status 0 when every slice is ok, 1 otherwise.
+        """
 
-    @OptionGroup var resourceOptions: ResourceOptions
-    @OptionGroup var shardOptions: ShardOptions
+    @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
 
-    @OptionGroup var quietOption: QuietOption
+    @OptionGroup(title: "Selection and shards") var resourceOptions: ResourceOptions
+    @OptionGroup(title: "Selection and shards") var shardOptions: ShardOptions
 
-    @Flag(name: .long, help: "Write the results as a versioned JSON document to stdout instead of text.")
-    var json = false
+    @OptionGroup(title: "Checks") var checkOptions: VerifyCheckOptions
+    @OptionGroup(title: "Checks") var jobsOption: JobsOption
 
-    @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
-    var junit: String?
-
-    @Flag(name: .long, help: "Also list files under the resources' folders that no manifest names.")
-    var extra = false
-
-    @Flag(name: .long, help: "Exit 1 when --extra finds files no manifest names.")
-    var failOnExtra = false
-
-    @Option(name: .long, help: ArgumentHelp("Threads used to hash files (default: all cores).", valueName: "n"))
-    var jobs: Int?
-
-    @Flag(name: .long, help: "Do not read files unchanged since the mirror state last proved them (by default every byte is read).")
-    var quick = false
-
-    @Flag(name: .customLong("require-digests"), help: "Fail every slice that declares no digest (exit 1), even when its file passed.")
-    var requireDigests = false
-
-    @Option(name: .customLong("record-sums"), help: RecordSums.help)
-    var recordSums: String?
-
-    @OptionGroup var eventOptions: EventOptions
+    @OptionGroup(title: "Reports and output") var reportOptions: ReportOptions
+    @OptionGroup(title: "Reports and output") var eventOptions: EventOptions
+    @OptionGroup(title: "Reports and output") var quietOption: QuietOption
 
     func validate() throws {
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if failOnExtra && !extra { throw ValidationError("--fail-on-extra needs --extra") }
-        if recordSums?.isEmpty == true { throw ValidationError("--record-sums needs a file name") }
-        try eventOptions.refuseSharingStdout(withJSON: json)
+        try eventOptions.refuseSharingStdout(withJSON: reportOptions.json)
     }
 
     func run() throws {
@@ -87,24 +70,24 @@ struct VerifyCommand: ParsableCommand {
     func verify(_ run: CommandRun) throws {
         let manifest = try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest)))
         run.start(manifest)
-        let sums = shardOptions.expand(recordSums).map(RecordSums.init(template:))
+        let sums = shardOptions.expand(reportOptions.recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         run.events.add(StateRecorder(states: states, plan: nil, runID: run.runID, command: "verify", startedAt: run.startedAtMilliseconds))
         let result = MirrorVerifier.verify(
-            manifest, parallelism: jobs, findExtraFiles: extra, requiresDigests: requireDigests, alsoComputing: sums == nil ? nil : .sha256,
-            timesChecks: junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: quick))
+            manifest, parallelism: jobsOption.jobs, findExtraFiles: checkOptions.extra, requiresDigests: checkOptions.requireDigests, alsoComputing: sums == nil ? nil : .sha256,
+            timesChecks: reportOptions.junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: checkOptions.quick))
         states.learn(result.proofs)
         ProcessLifetime.keepUntilExit(result)
-        if let junit = shardOptions.expand(junit) {
+        if let junit = shardOptions.expand(reportOptions.junit) {
             let report = ReportClock.finish(VerifyReports.junit(
                 result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: run.runID))
             OutputFiles.prepareParent(of: junit)
             Reports.attempt("the JUnit report '\(junit)'") { try report.write(to: junit) }
         }
         sums?.write(VerifyReports.checksumLists(result))
-        if json {
+        if reportOptions.json {
             StandardOutput.write(bytes: VerifyReports.json(result, runID: run.runID, shard: manifest.shard), what: "the JSON report to stdout")
         } else {
             // With `--events -`, stdout carries the events.
@@ -112,7 +95,7 @@ struct VerifyCommand: ParsableCommand {
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
         }
         run.summarize(counts: result.namedCounts, summaryLine: VerifyReports.summaryLine(result))
-        let failed = !result.counts.isAllOK || !result.scanErrors.isEmpty || (failOnExtra && !(result.extraFiles ?? []).isEmpty)
+        let failed = !result.counts.isAllOK || !result.scanErrors.isEmpty || (checkOptions.failOnExtra && !(result.extraFiles ?? []).isEmpty)
         if failed { throw ExitCode(ExitStatus.failure.rawValue) }
     }
 }

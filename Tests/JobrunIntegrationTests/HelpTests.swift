@@ -20,6 +20,33 @@ import Testing
         #expect(viaHelp.stdout == result.stdout)
     }
 
+    /// The usage comes within the first ten lines, before the options: the discussions are short,
+    /// the whole reference is in the manual (ManualPageTests).
+    @Test(arguments: [[], ["plan"], ["apply"], ["verify"], ["status"]])
+    func theUsageComesFirst(command: [String]) async throws {
+        let directory = try TemporaryDirectory(prefix: "jobrun-help")
+        defer { directory.remove() }
+        let result = try await Harness.run(command + ["--help"], in: directory.path)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let usage = lines.firstIndex { $0.hasPrefix("USAGE: jobrun") }
+        #expect(usage.map { $0 < 10 } == true, "\(result.stdout)")
+    }
+
+    /// `apply --help` groups its options under titled sections, in this order, and the hidden
+    /// manual generator is in no help.
+    @Test func applyGroupsItsOptions() async throws {
+        let directory = try TemporaryDirectory(prefix: "jobrun-help")
+        defer { directory.remove() }
+        let result = try await Harness.run(["apply", "--help"], in: directory.path)
+        let titles = result.stdout.split(separator: "\n").filter { $0.first?.isUppercase == true && $0.hasSuffix(":") }
+        #expect(titles == [
+            "MANIFESTS:", "SELECTION AND SHARDS:", "TRANSFERS:", "REPORTS:", "PROGRESS AND OUTPUT:", "MIRROR STATE:", "NETWORK POLICY:",
+            "DEADLINE AND OFFLINE:", "HOOKS:", "OPTIONS:",
+        ], "\(result.stdout)")
+        let root = try await Harness.run(["--help"], in: directory.path)
+        #expect(root.status == 0 && !root.stdout.contains("generate-manual"), "\(root)")
+    }
+
     /// The flags the documentation promises exist under those exact names.
     @Test(arguments: [
         ("plan", ["--output", "--allow-file-urls", "--verbose", "--json", "--detailed-exitcode", "--out", "--jobs", "--resource", "--concurrency", "--per-host", "--events", "--shard", "--shard-count"]),
