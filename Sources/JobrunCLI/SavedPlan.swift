@@ -105,6 +105,10 @@ struct SavedPlan {
             shard = spec
         }
         let manifests = document.manifests ?? []
+        // Without one, apply would read whatever manifests it finds here instead of the plan's.
+        guard !manifests.compactMap(\.path).isEmpty else {
+            return .failure(Problem(message: "'\(path)' names no manifest; run 'jobrun plan --out' again"))
+        }
         var fingerprints: [String: String] = [:]
         for m in manifests + (document.sliceLists ?? []) {
             if let p = m.path { fingerprints[p] = m.sha256 ?? "" }

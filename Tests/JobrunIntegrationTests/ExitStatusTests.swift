@@ -178,6 +178,7 @@ import Testing
         ("{\"kind\": \"something-else\"}", "is neither a manifest nor a plan saved by 'jobrun plan --out'"),
         ("{\"kind\": \"jobrun-plan\", \"format_version\": 99}", "was saved in an unknown plan format"),
         ("{\"kind\": \"jobrun-plan\"", "is neither a manifest nor a plan saved by 'jobrun plan --out'"),
+        ("{\"kind\": \"jobrun-plan\", \"format_version\": 2, \"manifests\": []}", "names no manifest; run 'jobrun plan --out' again"),
     ])
     func aJSONFileThatIsNoUsablePlanIs65(document: String, complaint: String) async throws {
         let result = try await Self.run(["apply", "saved.plan", "--output", "mirror"]) { directory in
