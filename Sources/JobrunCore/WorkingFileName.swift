@@ -34,18 +34,14 @@ public enum WorkingFileName {
     /// The final file name whose partial download `name` is (``partial(for:)``'s inverse); `nil`
     /// for any other name.
     public static func fileName(ofPartial name: String) -> String? {
-        guard name.utf8.count > prefix.utf8.count + partialSuffix.utf8.count, kind(of: name) == .partial else { return nil }
-        return String(name.dropFirst(prefix.count).dropLast(partialSuffix.count))
+        kind(of: name) == .partial ? fileName(ofWorkingFile: name) : nil
     }
 
     /// The final file name a working file `name` of either kind belongs to; `nil` for any other name.
     public static func fileName(ofWorkingFile name: String) -> String? {
-        switch kind(of: name) {
-        case .partial: return fileName(ofPartial: name)
-        case .metadata:
-            guard name.utf8.count > prefix.utf8.count + metadataSuffix.utf8.count else { return nil }
-            return String(name.dropFirst(prefix.count).dropLast(metadataSuffix.count))
-        case nil: return nil
-        }
+        guard let kind = kind(of: name) else { return nil }
+        let suffix = kind == .partial ? partialSuffix : metadataSuffix
+        guard name.utf8.count > prefix.utf8.count + suffix.utf8.count else { return nil }
+        return String(name.dropFirst(prefix.count).dropLast(suffix.count))
     }
 }

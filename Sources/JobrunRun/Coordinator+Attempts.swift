@@ -218,12 +218,14 @@ extension Coordinator {
         let resource = plan.entries[jobs[j].resource].resource
         let slice = resource.slices[jobs[j].slice]
         // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
-        // partial file closed, and kept only when it can be resumed) unless its body went on.
+        // partial file closed, and kept only when it can be resumed) unless its body went on, or
+        // a stop's cut ended it already (``settleCut``).
         var handedOver = false
         defer { if !handedOver { endAttempt(j, writer: writer) } }
         jobs[j].bytesTransferred += result.bodyBytes
         writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
+            handedOver = true
             settleCut(j, writer: writer)
             return
         }
@@ -232,6 +234,7 @@ extension Coordinator {
         case .counts: break
         case .givenBack: return
         case .cut:
+            handedOver = true
             settleCut(j, writer: writer)
             return
         }
@@ -250,6 +253,7 @@ extension Coordinator {
             case .follow(let url, let headers):
                 // A run that is stopping sends no further request: the attempt ends cut short.
                 guard !isStopping else {
+                    handedOver = true
                     settleCut(j, writer: writer)
                     return
                 }

@@ -376,7 +376,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         return nil
     }
 
-    /// Closes the partial file (kept on disk) and drops a memory body.
     /// Takes the identity of the partial file open as `descriptor`, which the coordinator
     /// verifies in place of a body this writer received (a complete partial answered with 416).
     func adoptVerifiedFile(_ descriptor: Int32) {
@@ -384,6 +383,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         if fstat(descriptor, &status) == 0 { closedIdentity = FileIdentity(status) }
     }
 
+    /// Closes the partial file (kept on disk) and drops a memory body.
     func close() {
         if fd >= 0 {
             var status = stat()

@@ -1,0 +1,23 @@
+import ArgumentParser
+import JobrunCore
+
+extension Jobrun {
+    /// Parses the command line, runs the command and exits, with 74 when a report it wrote could
+    /// not be written completely (``Reports``); what `main()` does otherwise.
+    public static func runAndExit() -> Never {
+        // A reader of stdout that goes away is a write error to tell, not a signal that ends the
+        // run untold (children get the default back, ``ProcessSpawn``).
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard Reports.haveFailed else { exit(withError: error) }
+            endProcess(Reports.status(after: exitCode(for: error).rawValue))
+        }
+        endProcess(Reports.status(after: ExitStatus.ok.rawValue))
+    }
+}
+
+/// `exit(3)`, out of reach of the commands' own static `exit(withError:)`.
+private func endProcess(_ status: Int32) -> Never { exit(status) }
