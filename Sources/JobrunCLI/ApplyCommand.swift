@@ -157,8 +157,9 @@ struct ApplyCommand: DocumentedCommand {
         try sums?.check(manifest)
         // Before planning: what another run is writing would be planned against otherwise.
         let lock = try lockOutputRoots(of: manifest, events: events, runID: runID, cutoff: cutoff)
-        // Held until the hooks have run, whichever way the run ends: they write to the outboxes.
-        run.atEnd { _ in lock.release() }
+        // Held until the hooks have run and the run's end is recorded, whichever way the run ends:
+        // the hooks write to the outboxes, and the next run reads the mirror state.
+        run.afterEnd { lock.release() }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)
         run.atEnd { end in hooks.finish(end, events: events) }

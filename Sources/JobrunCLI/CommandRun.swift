@@ -34,6 +34,8 @@ final class CommandRun {
     private var summary: (counts: [(name: String, value: Int64)], line: String, stopReason: StopReason?)?
     /// What runs once the exit status is known, before `run_end` (``atEnd(_:)``).
     private var endSteps: [(RunEnd) -> Void] = []
+    /// What runs once every observer has seen `run_end` (``afterEnd(_:)``).
+    private var finalSteps: [() -> Void] = []
 
     /// Runs `body` as `command` (`plan`, `apply`, `verify`), between `run_start` and `run_end`.
     /// - Parameter progressInterval: how often the stream gets a `progress` event.
@@ -116,10 +118,16 @@ final class CommandRun {
 
     /// Adds a step that runs once the command's exit status is known, whichever way it ends,
     /// just before `run_end` (its events come first): the last added runs first, as `defer`
-    /// blocks do. Apply's run-end hook is one, and the release of the output roots' locks,
-    /// which the hooks keep held.
+    /// blocks do. Apply's run-end hook is one.
     func atEnd(_ step: @escaping (RunEnd) -> Void) {
         endSteps.append(step)
+    }
+
+    /// Adds a step that runs after every observer has seen `run_end`, whichever way the command
+    /// ends: the release of the output roots' locks, so that the next run finds this one's end
+    /// recorded in the mirror state (the recorder writes it as it sees `run_end`).
+    func afterEnd(_ step: @escaping () -> Void) {
+        finalSteps.append(step)
     }
 
     private func end(exitStatus: Int32) {
@@ -136,5 +144,7 @@ final class CommandRun {
         events.emit(.runEnded(final))
         // The stream finishes its writer at run_end; this covers a stream that was not sent it.
         writer?.finish()
+        for step in finalSteps.reversed() { step() }
+        finalSteps = []
     }
 }

@@ -111,6 +111,62 @@ import Darwin
         try await fixture.expectVerified()
     }
 
+    /// The locks go only once the run's end is recorded: with the mirror state's database held
+    /// by another writer, the stopped run waits for it (and then says the state is unusable)
+    /// before the next run can take the root.
+    @Test func theLockOutlastsTheRecordOfTheRunsEnd() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: """
+            version: 1
+            resources:
+              - id: s
+                slices:
+                  - {path: a.bin, url: "\(fixture.url("/gen/1000/a.bin"))", size: 1000}
+
+            """, to: "first.yaml")
+        let first = try await fixture.apply(manifest: "first.yaml")
+        try #require(first.status == 0 && fixture.directory.exists("mirror/.jobrun/state.sqlite"), "\(first)")
+        let apply = try await Self.startHoldingApply(fixture)
+        defer { apply.kill() }
+
+        // Another writer holds the database until the test lets it go.
+        let release = fixture.directory.path("release")
+        let writer = try BinaryRunner(executable: "/usr/bin/env").start([
+            "python3", "-c",
+            """
+            import os, sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            open(sys.argv[2] + ".held", "w").close()
+            deadline = time.monotonic() + 300
+            while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            db.execute("ROLLBACK")
+            """,
+            fixture.directory.path("mirror/.jobrun/state.sqlite"), release,
+        ])
+        defer { writer.kill() }
+        let held = await Poll.until(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: release + ".held") }
+        try #require(held, "the database was never held: \(writer.stderr)")
+
+        apply.signal(SIGTERM)
+        let root = open(fixture.directory.path("mirror"), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(root >= 0)
+        defer { close(root) }
+        let free = await Poll.until(timeout: .seconds(60), interval: .milliseconds(5)) { flock(root, LOCK_EX | LOCK_NB) == 0 }
+        // Read at once: a run that let go too early says so only once its write gives up.
+        let saidAtRelease = apply.stderr
+        try #require(free, "the root stayed locked: \(apply.stderr)")
+        #expect(saidAtRelease.contains("jobrun: warning: the mirror state"), "the lock went before the run's end was recorded: \(saidAtRelease)")
+        _ = flock(root, LOCK_UN)
+        try fixture.directory.write(file: "release", contents: "")
+        let stopped = try #require(await apply.wait(timeout: .seconds(60)))
+        #expect(stopped.status == 143, "\(stopped)")
+        let writerEnd = await writer.wait(timeout: .seconds(60))
+        #expect(writerEnd?.status == 0, "\(writer.stderr)")
+    }
+
     /// `--lock-timeout` takes a duration as manifests write them.
     @Test func aBadLockTimeoutIsAUsageError() async throws {
         let fixture = try ApplyFixture()
