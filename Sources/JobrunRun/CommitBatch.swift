@@ -27,7 +27,7 @@ struct CommitBatch: @unchecked Sendable {
         case notSynced(errno: Int32)
         case renameFailed(WriteFailure)
         /// The partial file's name no longer refers to the file that was verified (or the file's
-        /// identity was never known): nothing was renamed.
+        /// identity was never known): nothing was renamed, and the partial's metadata is removed.
         case notTheVerifiedFile
     }
 
@@ -73,6 +73,8 @@ struct CommitBatch: @unchecked Sendable {
                 continue
             }
             guard let closed = writer.closedIdentity, FileIdentity(status).isSameWrite(as: closed) else {
+                // The validator it holds describes the verified file, not the one there now.
+                unlinkat(writer.directoryFD, writer.metaName, 0)
                 result.files.append(.notTheVerifiedFile)
                 continue
             }
