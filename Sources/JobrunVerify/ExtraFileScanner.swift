@@ -5,8 +5,9 @@ public struct ExtraFileScan: Sendable, Hashable {
     /// Relative paths of entries no expectation names (files, symbolic links, FIFOs, …;
     /// never a directory itself), sorted by their UTF-8 bytes.
     public var extraPaths: [String]
-    /// Relative paths of entries no expectation names that have the form of jobrun's own working
-    /// files (``WorkingFileName``), sorted like `extraPaths`: no manifest can name such a file.
+    /// Relative paths of jobrun's own working files (``WorkingFileName``) of the expected files,
+    /// sorted like `extraPaths`: no manifest can name such a file. One that would belong to a
+    /// file no expectation names is among `extraPaths`.
     public var workingPaths: [String]
     /// Directories that could not be listed, sorted by path. Their contents are unknown.
     public var errors: [FileIOError]
@@ -101,7 +102,9 @@ public struct ExtraFileScanner: Sendable {
 
         mutating func report(_ relativePath: String) {
             guard !expected.contains(relativePath) else { return }
-            if WorkingFileName.isReserved(SlashPath.split(relativePath).name) {
+            let (folder, name) = SlashPath.split(relativePath)
+            // Only a slice the manifests name has working files: any other is someone else's.
+            if let owner = WorkingFileName.fileName(ofWorkingFile: String(name)), expected.contains(folder.isEmpty ? owner : folder + "/" + owner) {
                 working.insert(relativePath)
             } else {
                 extras.insert(relativePath)

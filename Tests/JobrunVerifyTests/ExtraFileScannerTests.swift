@@ -32,6 +32,22 @@ struct ExtraFileScannerTests {
         }
     }
 
+    /// Working files are jobrun's only beside a file the manifests name; one that would belong to
+    /// any other file is as foreign as the rest.
+    @Test func workingFilesOfExpectedFilesOnly() throws {
+        try withTemporaryDirectory { root in
+            try writeFile(root, "a/1.ts", [0])
+            try writeFile(root, "a/.2.ts.jobrun-part", [0])
+            try writeFile(root, "a/.2.ts.jobrun-meta", [0])
+            try writeFile(root, ".top.ts.jobrun-part", [0])
+            try writeFile(root, "a/.gone.ts.jobrun-part", [0])
+            try writeFile(root, "b/.2.ts.jobrun-meta", [0])
+            let scan = scanner.scan(root: root, directories: [""], expected: ["a/1.ts", "a/2.ts", "top.ts"])
+            #expect(scan.workingPaths == [".top.ts.jobrun-part", "a/.2.ts.jobrun-meta", "a/.2.ts.jobrun-part"])
+            #expect(scan.extraPaths == ["a/.gone.ts.jobrun-part", "b/.2.ts.jobrun-meta"])
+        }
+    }
+
     @Test func symlinkedScanDirectoryIsReportedNotFollowed() throws {
         try withTemporaryDirectory { root in
             try writeFile(root, "elsewhere/x", [0])
