@@ -203,10 +203,11 @@ public final class MirrorStates: @unchecked Sendable {
     private static func startAnew(root: String, after error: StateError, warn: @Sendable (String) -> Void) -> StateStore? {
         let path = StateStore.path(forRoot: root)
         let aside = path + ".damaged"
-        // rename(2) replaces a file with a file only: an older one of another kind goes first.
+        // rename(2) replaces a file with a file, or an empty folder with a folder, only: an older
+        // one of another kind, or a folder with something in it, goes first.
         var isMoved = rename(path, aside) == 0
         if !isMoved, [EISDIR, ENOTDIR, ENOTEMPTY, EEXIST].contains(errno) {
-            if unlink(aside) != 0 { rmdir(aside) }
+            TreeRemoval.remove(aside)
             isMoved = rename(path, aside) == 0
         }
         guard isMoved else {

@@ -154,18 +154,22 @@ import Testing
         #expect(DirectoryTree.entries(under: root) == before)
         #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
 
-        for _ in 0..<2 {
+        // Damaged again and again: each is set aside over the one set aside before, whatever it
+        // was (this kind, then folders with something in them, one holding a link).
+        try dir.write(file: "elsewhere/kept", contents: "k")
+        for round in 0..<3 {
             let created = MirrorStates(roots: [root], access: .create, warn: warnings.add)
             #expect(created.roots == [root])
             #expect(warnings.lines.last?.contains("moved to '\(path).damaged'") == true, "\(warnings.lines)")
             created.record([Self.slice("y")], root: root)
             #expect(created.provenFiles()[root]?.keys.sorted() == ["y"])
-            // Damaged again, as it first was: set aside over the one set aside before.
-            try FileManager.default.removeItem(atPath: root + "/.jobrun")
-            _ = try dir.makeDirectory("mirror/.jobrun")
-            _ = try dir.makeDirectory("mirror/.jobrun/state.sqlite")
+            for name in [path, path + "-wal", path + "-shm"] { unlink(name) }
+            _ = try dir.makeDirectory("mirror/.jobrun/state.sqlite/sub")
+            try dir.write(file: "mirror/.jobrun/state.sqlite/sub/\(round)", contents: "x")
+            #expect(symlink(dir.path("elsewhere"), path + "/link") == 0)
         }
-        #expect(warnings.lines.count == 3, "\(warnings.lines)")
+        #expect(warnings.lines.count == 4, "\(warnings.lines)")
+        #expect(dir.exists("elsewhere/kept"), "a link in what was set aside was followed")
     }
 
     /// An older database is brought up to date once; opening it again changes nothing.
