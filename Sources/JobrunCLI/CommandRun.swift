@@ -75,7 +75,7 @@ final class CommandRun {
 
     /// The writer for `--events PATH` (`-`: stdout). A reader that goes away is a write error
     /// (SIGPIPE ignored), told once on stderr; the run goes on, and exits 74 (``Reports``).
-    /// - Throws: `ExitCode` 74 when the file cannot be opened.
+    /// - Throws: `ExitCode` 74 when the file cannot be opened (1 with `plan --detailed-exitcode`).
     private static func openStream(_ path: String) throws -> BackgroundWriter {
         let isStdout = path == "-"
         let fd: Int32
@@ -86,7 +86,7 @@ final class CommandRun {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
                 StandardError.write("jobrun: error: cannot open the events file '\(path)': \(systemErrorText(errno))\n")
-                throw ExitCode(ExitStatus.ioError.rawValue)
+                throw ExitCode(Reports.failureStatus.rawValue)
             }
         }
         let name = isStdout ? "stdout" : "'\(path)'"
@@ -97,7 +97,7 @@ final class CommandRun {
         } catch {
             if !isStdout { close(fd) }
             StandardError.write("jobrun: error: cannot write the events to \(name): \(error)\n")
-            throw ExitCode(ExitStatus.ioError.rawValue)
+            throw ExitCode(Reports.failureStatus.rawValue)
         }
     }
 

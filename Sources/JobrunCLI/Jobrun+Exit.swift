@@ -13,6 +13,9 @@ extension Jobrun {
             try command.run()
         } catch {
             guard Reports.haveFailed else { exit(withError: error) }
+            // The status is the failed report's, but what went wrong besides is still told.
+            let message = fullMessage(for: error)
+            if !message.isEmpty { StandardError.write(message + "\n") }
             endProcess(Reports.status(after: exitCode(for: error).rawValue))
         }
         endProcess(Reports.status(after: ExitStatus.ok.rawValue))

@@ -71,12 +71,12 @@ struct PlanCommand: DocumentedCommand {
     }
 
     func run() throws {
+        // terraform's contract: with --detailed-exitcode, any error is 1.
+        if outputOptions.detailedExitcode { Reports.failWith(.failure) }
         try CommandRun.run("plan", events: shardOptions.expanding(eventOptions)) { run in try plan(run) }
     }
 
     func plan(_ run: CommandRun) throws {
-        // terraform's contract: with --detailed-exitcode, any error is 1.
-        if outputOptions.detailedExitcode { Reports.failWith(.failure) }
         let manifest: Manifest
         do {
             manifest = try shardOptions.narrow(resourceOptions.select(
@@ -101,11 +101,12 @@ struct PlanCommand: DocumentedCommand {
             print("jobrun: warning: \(shortage); apply will refuse to start (unless --no-space-check)", to: &stderr)
         }
         let out = shardOptions.expand(outputOptions.out)
+        var isSaved = false
         if let out {
             let saved = PlanJSON.SavedPlanOptions(
                 outputOverride: manifestOptions.output, allowFileURLs: manifestOptions.allowFileURLs, concurrency: concurrencyOptions.override)
             OutputFiles.prepareParent(of: out)
-            Reports.attempt("the saved plan '\(out)'") {
+            isSaved = Reports.attempt("the saved plan '\(out)'") {
                 // Written as it is made: a plan of a million slices is never held as one document.
                 try AtomicFile.write(to: out) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
                     try PlanJSON.write(plan, pretty: true, savedPlan: saved, to: append)
@@ -118,7 +119,7 @@ struct PlanCommand: DocumentedCommand {
             // With `--events -`, stdout carries the events.
             let text = plan.renderText(verbose: outputOptions.verbose, problemsOnly: quietOption.quiet)
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
-            if let out, !Reports.haveFailed {
+            if let out, isSaved {
                 print("Saved the plan to \(out).", to: &stderr)
             }
         }

@@ -50,6 +50,10 @@ enum Reports {
         state.withLock { $0.status = status }
     }
 
+    /// The exit status of a command whose report cannot even be started (74, or what
+    /// ``failWith(_:)`` made it).
+    static var failureStatus: ExitStatus { state.withLock { $0.status } }
+
     /// The exit status of a command that would end with `status`: the failed reports' when some
     /// failed, unless a signal ended the run.
     static func status(after status: Int32) -> Int32 {

@@ -106,14 +106,14 @@ public final class HumanLog: RunObserver {
         case .failed where !s.isBulk:
             let attempts = o.attempts == 1 ? "1 attempt" : "\(o.attempts) attempts"
             results("! \(name): \(o.failure.map(Self.failureText) ?? "failed") (\(s.slice.url), \(attempts))\n")
-        case .repaired where detail != .quiet:
-            results("* \(name): repaired: the file on disk \(o.repairReason.map { "was wrong (\($0))" } ?? "was wrong") (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
-        case .fetched, .resumed:
+        case .fetched, .resumed, .repaired:
             // Only a declared size or digest proves such a body whole: without either, say so.
             if o.hadUndeclaredLength && s.integrity == .unverified {
                 results("? \(name): unverifiable: the response declared no length, so a connection cut short could not be told from the end (\(s.slice.url))\n")
             }
-            if detail == .verbose {
+            if o.status == .repaired, detail != .quiet {
+                results("* \(name): repaired: the file on disk \(o.repairReason.map { "was wrong (\($0))" } ?? "was wrong") (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
+            } else if detail == .verbose {
                 results("  \(name): \(o.status.rawValue) (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
             }
         case .skipped where detail == .verbose && !s.isBulk:

@@ -60,10 +60,6 @@ extension ShardMerge {
             result = ApplyReports.failedCase(type: type, message: message, text: text)
         case "skipped" where type == SliceErrorKind.interrupted.rawValue:
             result = .error(type: type, message: message, text: text)
-        case "skipped" where error == nil && s["skip_reason"]?.stringValue?.hasPrefix("cut in flight") == true:
-            // Written before `--json` gave such a slice its error: its skip reason says it.
-            let reason = s["skip_reason"]?.stringValue ?? "interrupted"
-            result = .error(type: SliceErrorKind.interrupted.rawValue, message: reason, text: text)
         case "deferred":
             result = .skipped(message: s["skip_reason"]?.stringValue ?? "deferred by the network policy")
         default:

@@ -73,11 +73,67 @@ enum StateSchema {
             row.map { value in
                 switch value {
                 case .integer(let n): String(n)
-                case .text(let text): text
+                case .text(let text): normalized(text)
                 case .null: ""
                 }
             }.joined(separator: " ")
         }.sorted()
+    }
+
+    /// SQL as SQLite reads it: `sqlite_master` keeps each statement's text as it was written, so a
+    /// store made by a build whose migrations were laid out otherwise must still compare equal.
+    /// Comments go, whitespace runs become one space (none beside punctuation), and words outside
+    /// quotes are lowercased (SQL keywords and identifiers ignore case); quoted text is kept.
+    static func normalized(_ sql: String) -> String {
+        var out: [UInt8] = []
+        let bytes = Array(sql.utf8)
+        var i = 0
+        var pendingSpace = false
+        func isPunctuation(_ c: UInt8) -> Bool { "(),;=<>+-*/|".utf8.contains(c) }
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "-"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "-") {
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+                pendingSpace = true
+                continue
+            }
+            if c == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < bytes.count, !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 2
+                pendingSpace = true
+                continue
+            }
+            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0C {
+                pendingSpace = true
+                i += 1
+                continue
+            }
+            if pendingSpace, let last = out.last, !isPunctuation(last), !isPunctuation(c) { out.append(0x20) }
+            pendingSpace = false
+            if let close: UInt8 = switch c {
+                case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"): c
+                case UInt8(ascii: "["): UInt8(ascii: "]")
+                default: nil
+            } {
+                // A quoted string or name, doubled quotes included, as it is.
+                out.append(c)
+                i += 1
+                while i < bytes.count {
+                    out.append(bytes[i])
+                    i += 1
+                    if bytes[i - 1] == close {
+                        guard close != UInt8(ascii: "]"), i < bytes.count, bytes[i] == close else { break }
+                        out.append(bytes[i])
+                        i += 1
+                    }
+                }
+                continue
+            }
+            out.append(c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c + 32 : c)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The schema version of `db`, once its objects are found to be exactly that version's: a

@@ -71,4 +71,22 @@ import Testing
         #expect(plan.status == 74 && plan.stderr.contains("cannot write the saved plan 'blocked/plan.json': "), "\(plan)")
         #expect(!plan.stderr.contains("Saved the plan"), "\(plan)")
     }
+
+    /// A failed report takes nothing else away: the plan saved beside unwritable events is still
+    /// said saved, and with `--detailed-exitcode` an events file that cannot even be opened is 1.
+    @Test func aFailedReportHidesNothingElse() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture))
+        let plan = try await fixture.run(["plan", "site.yaml", "--out", "plan.json", "--events", "/dev/full"])
+        #expect(plan.status == 74 && plan.stderr.contains("jobrun: error: cannot write the events to '/dev/full': No space left on device"), "\(plan)")
+        #expect(plan.stderr.contains("Saved the plan to plan.json.\n") && fixture.directory.exists("plan.json"), "\(plan)")
+
+        try fixture.directory.write(file: "blocked", contents: "a file\n")
+        for (arguments, status) in [([String](), Int32(74)), (["--detailed-exitcode"], 1)] {
+            let result = try await fixture.run(["plan", "site.yaml", "--events", "blocked/events.ndjson"] + arguments)
+            #expect(result.status == status, "\(arguments): \(result)")
+            #expect(result.stderr.contains("jobrun: error: cannot open the events file 'blocked/events.ndjson': Not a directory"), "\(result)")
+        }
+    }
 }

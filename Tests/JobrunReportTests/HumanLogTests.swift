@@ -60,6 +60,17 @@ import Testing
         log.observe(Self.settled(.fetched, integrity: .sizeOnly, undeclared: true))
         log.observe(Self.settled(.fetched, integrity: .unverified, undeclared: false))
         #expect(lines.results == ["? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n"])
+
+        // A repair says both: what was wrong, and that the new body cannot be proven whole.
+        let (quiet, q) = Self.log(.quiet)
+        quiet.observe(Self.settled(.repaired, integrity: .unverified, undeclared: true))
+        #expect(q.results == ["? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n"])
+        let (normal, n) = Self.log()
+        normal.observe(Self.settled(.repaired, integrity: .unverified, undeclared: true))
+        #expect(n.results == [
+            "? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n",
+            "* r/a/b.ts: repaired: the file on disk was wrong (2.0 KiB, http://h/a/b.ts)\n",
+        ])
     }
 
     /// `-q` keeps problems and the summary; `-v` adds a line per slice and per retry.

@@ -172,6 +172,39 @@ import Testing
         #expect(dir.exists("elsewhere/kept"), "a link in what was set aside was followed")
     }
 
+    /// A store is judged by what its schema says, not by how its statements were laid out: one
+    /// made by migrations written with other spacing, comments and case is jobrun's; one whose
+    /// column has another type, or whose index covers another condition, is not.
+    @Test(arguments: [
+        ("laid out otherwise", true),
+        ("another column type", false),
+        ("another index condition", false),
+    ])
+    func aStoreIsJudgedByItsSchemaNotItsLayout(change: String, isKnown: Bool) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        _ = try dir.makeDirectory("mirror/.jobrun")
+        let db = try SQLiteDatabase(path: StateStore.path(forRoot: root))
+        for migration in StateSchema.migrations {
+            var text = migration.replacingOccurrences(of: "\n", with: "\n    -- a note\n\t").replacingOccurrences(of: ", ", with: " ,  ")
+            text = text.replacingOccurrences(of: "CREATE TABLE", with: "create   table").replacingOccurrences(of: "(", with: " ( ")
+            switch change {
+            case "another column type": text = text.replacingOccurrences(of: "INTEGER", with: "REAL")
+            case "another index condition": text = text.replacingOccurrences(of: "IS NULL", with: "IS NOT NULL")
+            default: break
+            }
+            try db.execute(text)
+        }
+        try db.execute("PRAGMA user_version = \(StateSchema.currentVersion)")
+        #expect(StateSchema.normalized("CREATE  TABLE t(a TEXT DEFAULT 'A  b' , \"B\" INT) -- x") == "create table t(a text default 'A  b',\"B\" int)")
+        if isKnown {
+            #expect(try StateSchema.check(db) == StateSchema.currentVersion)
+        } else {
+            #expect(throws: StateError.self) { _ = try StateSchema.check(db) }
+        }
+    }
+
     /// An older database is brought up to date once; opening it again changes nothing.
     @Test func anEmptyDatabaseIsMigratedOnce() throws {
         let dir = try TemporaryDirectory()
