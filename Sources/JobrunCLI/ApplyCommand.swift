@@ -54,8 +54,8 @@ struct ApplyCommand: DocumentedCommand {
 
         With --deadline, the run stops by that time: no slice starts that
         cannot finish before it, transfers still running at the deadline
-        (less --deadline-margin) are cut in flight, their partial files kept
-        to resume, and the last line is 'Apply stopped at deadline: ...' with
+        (less --deadline-margin) are cut in flight, the partial files that can
+        be resumed kept, and the last line is 'Apply stopped at deadline: ...' with
         what was fetched, cut in flight and not started (exit 75); ready resources
         take turns, a higher 'priority' first.
         When connections fail at every origin with work to do (a name that

@@ -23,15 +23,20 @@ public struct Jobrun: ParsableCommand {
     /// The manual's EXIT STATUS section: what each status means, for every command.
     static let exitStatuses = """
         0    ok, or nothing to do
-        1    failures: a mismatch, a missing file, a failed slice
+        1    failures: a mismatch, a missing file, a failed slice, a failed hook
+             (on_hook_failure: fail); 'status': a slice not proven; any
+             error with plan --detailed-exitcode
         2    the plan has changes (only with --detailed-exitcode)
         64   usage error
-        65   a manifest is invalid
-        66   a manifest is missing or unreadable
-        74   I/O error
+        65   a manifest is invalid, or declares no digest with --require-digests
+        66   a manifest is missing or unreadable, or none was found
+        74   I/O error: a report that could not be written completely (it
+             replaces the run's status, a signal's aside), or too little free
+             space for apply to start
         75   another apply holds an output root (apply --lock-timeout waits);
-             the deadline came, or work was deferred with --require-complete;
-             'conditions': discretionary work would be deferred now
+             the deadline came, the network stayed gone (--offline-wait), or
+             work was deferred with --require-complete; 'conditions':
+             discretionary work would be deferred now
         130  interrupted (SIGINT), 143 terminated (SIGTERM)
         """
 

@@ -29,8 +29,8 @@ struct VerifyCommand: DocumentedCommand {
                    never followed)
           # path   with --extra: a file under a resource's folder that
                    no manifest names
-          % path   with --extra: one of jobrun's working files (a partial
-                   download or its resume metadata), never a failure
+          % path   with --extra: one of jobrun's working files of a slice (a
+                   partial download or its resume metadata), never a failure
         Files that passed without a digest count as ok, and the summary
         adds a clause before its period:
           ...; 6 without digests (2 size only, 4 unverified).

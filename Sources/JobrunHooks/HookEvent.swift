@@ -21,7 +21,7 @@ import JobrunReport
 /// | `counts` | `JOBRUN_COUNT_<NAME>` | slices by how they ended, named as in `apply --json` |
 /// | `exit_status` | `JOBRUN_EXIT_STATUS` | the run's exit status (`null`/unset for a resource) |
 struct HookEvent: Sendable, Hashable, Decodable {
-    static let version = 1
+    static let version = 2
 
     var hook: String
     var event: String

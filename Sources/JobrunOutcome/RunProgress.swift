@@ -13,8 +13,8 @@ public struct RunProgress: Sendable, Hashable {
     /// Declared bytes of the slices to transfer that have ended, plus the bytes in flight: what
     /// the completion is measured by when every size is declared.
     public var bytesSettled: Int64 = 0
-    /// Bytes written by transfers still running (their slices' share of ``bytesSettled`` once
-    /// they end).
+    /// Bytes received by transfers still running, counted as each piece arrives (their slices'
+    /// share of ``bytesSettled`` once they end).
     public var bytesInFlight: Int64 = 0
     /// Every body byte received, failed attempts included: what the rate is measured by.
     public var bytesReceived: Int64 = 0

@@ -123,7 +123,7 @@ public enum ApplyReports {
     /// One `<testsuite>` per resource, one `<testcase>` per slice: passed; `<failure>` for
     /// ChecksumMismatch and SizeMismatch; `<error type="HTTP404|HTTP503|Timeout|TLS|Connect|DiskFull|…">`
     /// with attempts, bytes and the last error; `<error type="Interrupted">` for a slice cut in
-    /// flight by a stop; `<skipped>` for slices not attempted. A stopped run ends with one more
+    /// flight by a stop; `<skipped>` for slices not started. A stopped run ends with one more
     /// suite, `jobrun`, whose single test case is an `<error type="Interrupted">`: a consumer that
     /// reads only the XML (Jenkins, GitLab) shows the incomplete run as failed even when no slice
     /// was in flight. Slices that passed without a digest are listed in the suite's `<system-out>`
@@ -148,7 +148,7 @@ public enum ApplyReports {
                 case .skipped where o.failure?.kind == .interrupted:
                     outcome = .error(type: SliceErrorKind.interrupted.rawValue, message: o.failure?.message ?? "interrupted", text: text)
                 case .skipped:
-                    outcome = .skipped(message: o.skipReason ?? "not attempted")
+                    outcome = .skipped(message: o.skipReason ?? "not started")
                 case .deferred:
                     outcome = .skipped(message: o.skipReason ?? "deferred by the network policy")
                 }

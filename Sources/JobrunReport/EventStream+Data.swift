@@ -8,7 +8,7 @@ public import JobrunOutcome
 /// other output.
 extension EventStream {
     /// The event's `type`. A slice's end is `slice_done` (fetched, resumed, or up to date),
-    /// `slice_failed`, or `slice_skipped` (not attempted, cut in flight by a stop, or deferred),
+    /// `slice_failed`, or `slice_skipped` (not started, cut in flight by a stop, or deferred),
     /// so that a consumer can pick one kind by its type alone.
     public static func type(of event: RunEvent) -> String {
         switch event {

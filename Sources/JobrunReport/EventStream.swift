@@ -4,7 +4,7 @@ import Synchronization
 
 /// `--events FILE|-`: every event of a run as one line of JSON (NDJSON) in a frozen envelope,
 ///
-///     {"v":1,"seq":1,"ts":"2026-11-25T08:40:00.123Z","run":"01JD…","type":"run_start","data":{…}}
+///     {"v":2,"seq":1,"ts":"2026-11-25T08:40:00.123Z","run":"01JD…","type":"run_start","data":{…}}
 ///
 /// keys in that order. `seq` counts from 1 without gaps; `ts` is the wall clock (RFC 3339, UTC,
 /// milliseconds) when the event happened; `type` names what `data` holds
@@ -20,7 +20,7 @@ import Synchronization
 /// handler's thread: the sequence and the output are used only under ``state``'s lock.
 public final class EventStream: RunObserver, @unchecked Sendable {
     /// The envelope's `v`.
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     public let progressInterval: Duration?
     let runID: String

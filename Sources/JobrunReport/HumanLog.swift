@@ -117,7 +117,7 @@ public final class HumanLog: RunObserver {
                 results("  \(name): \(o.status.rawValue) (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
             }
         case .skipped where detail == .verbose && !s.isBulk:
-            results("  \(name): skipped (\(o.skipReason ?? "not attempted"))\n")
+            results("  \(name): skipped (\(o.skipReason ?? "not started"))\n")
         default:
             break
         }

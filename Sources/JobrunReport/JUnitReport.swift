@@ -115,7 +115,7 @@ public struct JUnitReport: Hashable, Sendable {
             case failure(type: String, message: String, text: String)
             /// `<error type message>text</error>`: the check could not run (I/O error, say).
             case error(type: String, message: String, text: String)
-            /// `<skipped message/>`: not attempted (a dependency failed, say).
+            /// `<skipped message/>`: not started (a dependency failed, say).
             case skipped(message: String?)
 
             public var isFailure: Bool {

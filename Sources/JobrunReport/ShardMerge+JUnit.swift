@@ -5,7 +5,7 @@ extension ShardMerge {
     /// The merged result (``merge(_:)``'s document) as JUnit, with the test cases `apply --junit`
     /// writes, read back from the JSON: a suite per resource (by id), a test case per slice (by
     /// path), `<failure>` for a digest or size mismatch, `<error>` for other failures and slices
-    /// cut in flight, `<skipped>` for slices not attempted or deferred, and `hook …` cases for the
+    /// cut in flight, `<skipped>` for slices not started or deferred, and `hook …` cases for the
     /// hooks that could fail the run. A stopped shard, or a problem with the set, adds a suite
     /// `jobrun` whose test case is an error: a CI server that reads only the XML shows the
     /// merged run incomplete.
@@ -63,7 +63,7 @@ extension ShardMerge {
         case "deferred":
             result = .skipped(message: s["skip_reason"]?.stringValue ?? "deferred by the network policy")
         default:
-            result = .skipped(message: s["skip_reason"]?.stringValue ?? "not attempted")
+            result = .skipped(message: s["skip_reason"]?.stringValue ?? "not started")
         }
         return JUnitReport.TestCase(classname: id, name: s["path"]?.stringValue ?? "", time: duration(s["seconds"]), result: result)
     }

@@ -81,11 +81,12 @@ public enum VerifyReports {
     }
 
     /// `jobrun verify --json`: versioned, deterministic (`run_id`, when given, is the one field
-    /// that differs between runs unless `JOBRUN_RUN_ID` fixes it).
+    /// that differs between runs unless `JOBRUN_RUN_ID` fixes it). Version 2: jobrun's own working
+    /// files are in `working_files`, no longer among `extra`.
     public static func json(_ v: MirrorVerification, runID: String? = nil, shard: ShardSelection? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: true, reservingCapacity: 200 * max(1, v.counts.slices))
         w.beginObject()
-        w.key("format_version"); w.int(1)
+        w.key("format_version"); w.int(2)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
         if let runID { w.key("run_id"); w.string(runID) }
         w.key("shard"); w.shard(shard)

@@ -101,7 +101,7 @@ struct Coordinator {
 
     var jobs: [Job] = []
     /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
-    /// outcome once done, "not attempted" until then.
+    /// outcome once done, "not started" until then.
     var outcomes: [[SliceOutcome]] = []
     /// Jobs whose attempt follows a redirect, until their next attempt or their end.
     var hops: [Int: Hop] = [:]
@@ -196,12 +196,12 @@ struct Coordinator {
 
     private mutating func buildJobs() {
         jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
-        let notAttempted = SliceOutcome(status: .skipped, skipReason: "not attempted")
+        let notStarted = SliceOutcome(status: .skipped, skipReason: "not started")
         for (r, entry) in plan.entries.enumerated() {
             let first = jobs.count
             let base = SliceAddress.Base(entry.resource)
             bases.append(base)
-            var resourceOutcomes = Array(repeating: notAttempted, count: entry.resource.slices.count)
+            var resourceOutcomes = Array(repeating: notStarted, count: entry.resource.slices.count)
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
                     ownOrigins[jobs.count] = SliceAddress(slice, of: entry.resource, base: base).origin

@@ -41,7 +41,8 @@ public final class MirrorStates: @unchecked Sendable {
         self.warn = warn
         allRoots = Set(roots).sorted()
         // A store that does not exist yet is created when something is first recorded (with
-        // ``Access/create``): a run that proves nothing leaves the root as it was.
+        // ``Access/create``), a run's end included: a run refused before it started leaves the
+        // root as it was.
         for root in Set(roots) where FileStatus.kind(atPath: StateStore.path(forRoot: root)) != nil {
             tried.insert(root)
             if let store = Self.open(root: root, access: access, warn: warn) { stores[root] = store }

@@ -13,7 +13,7 @@ import Testing
 
     @Test func theLineHasEveryKeyInOrder() {
         #expect(String(decoding: Self.completed.line, as: UTF8.self) == """
-            {"v":1,"hook":"on_complete","event":"resource_done","run":"01JD","due_at":"2026-11-25T08:40:00.123Z","redelivery":false,\
+            {"v":2,"hook":"on_complete","event":"resource_done","run":"01JD","due_at":"2026-11-25T08:40:00.123Z","redelivery":false,\
             "resource":"intro","folder":"/srv/mirror/intro","status":"complete","cause":null,"reason":null,\
             "counts":{"fetched":3,"bytes_transferred":12},"exit_status":null}
 

@@ -29,7 +29,7 @@ struct EventLog {
     init(_ text: String) {
         self.text = text
         // The envelope, keys in this order; `data` is the rest of the line.
-        let envelope = #/^\{"v":1,"seq":([0-9]+),"ts":"([^"]*)","run":"([^"]*)","type":"([a-z_]+)","data":(\{.*\})\}$/#
+        let envelope = #/^\{"v":2,"seq":([0-9]+),"ts":"([^"]*)","run":"([^"]*)","type":"([a-z_]+)","data":(\{.*\})\}$/#
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             guard let match = line.wholeMatch(of: envelope), let seq = Int(match.1),
                 let data = try? JSONSerialization.jsonObject(with: Data(match.5.utf8)) as? [String: Any]

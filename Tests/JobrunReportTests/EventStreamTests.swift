@@ -88,7 +88,7 @@ import Testing
         #expect(output.lines.count == Self.everyEvent.count)
         for (i, line) in output.lines.enumerated() {
             #expect(line.hasSuffix("}\n") && line.dropLast().firstIndex(of: "\n") == nil, "\(line)")
-            #expect(line.hasPrefix(#"{"v":1,"seq":\#(i + 1),"ts":"2025-11-25T08:40:00.123Z","run":"run-1","type":""#), "\(line)")
+            #expect(line.hasPrefix(#"{"v":2,"seq":\#(i + 1),"ts":"2025-11-25T08:40:00.123Z","run":"run-1","type":""#), "\(line)")
             #expect(line.contains(#"","data":{"#), "\(line)")
         }
         #expect(stream.sequence == Int64(Self.everyEvent.count))
