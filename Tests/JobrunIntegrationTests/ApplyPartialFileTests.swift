@@ -65,10 +65,10 @@ import Darwin
     @Test func anInterruptKeepsWhatCanBeResumedAndSaysWhatIsDiscarded() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        let stall = "stall_at=\(Self.cut);stall_s=300;n=1"
+        let stall = ApplyResumeTests.heldStall
         let digested = "/fault/\(stall)/fault/\(Self.noValidator)/gen/\(Self.size)/digested.bin"
         let bare = "/fault/\(stall)/fault/\(Self.noValidator)/gen/\(Self.size)/bare.bin"
-        try fixture.write(manifest: ApplyResumeTests.manifest(slices: [
+        try fixture.write(manifest: ApplyResumeTests.manifest(requestTimeout: ApplyResumeTests.heldStallTimeout, slices: [
             ApplyResumeTests.slice("digested.bin", fixture.url(digested), sha256: try fixture.digest("/gen/\(Self.size)/digested.bin")),
             ApplyResumeTests.slice("bare.bin", fixture.url(bare)),
         ].joined(separator: "\n")))

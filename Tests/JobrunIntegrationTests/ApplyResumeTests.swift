@@ -15,12 +15,20 @@ import Darwin
     static let size = 2 << 20
     static let cut = 1 << 20
 
-    static func manifest(attempts: Int = 3, slices: String) -> String {
+    /// Faults of a slice that stalls half-way the first time it is requested, and stays stalled
+    /// until jobrun is stopped (given ``heldStallTimeout`` as its request timeout): a loaded full
+    /// run resumes a polling test up to a minute late, after a shorter stall (the server's 60 s
+    /// default, jobrun's 60 s request timeout) has ended and a retry has fetched the whole file.
+    static let heldStall = "stall_at=\(cut);stall_s=300;n=1"
+    /// jobrun's request timeout beside ``heldStall``: longer than the stall.
+    static let heldStallTimeout = "10m"
+
+    static func manifest(attempts: Int = 3, requestTimeout: String? = nil, slices: String) -> String {
         """
         version: 1
         defaults:
           retries: {attempts: \(attempts), backoff: {initial: 50ms, max: 200ms}}
-        resources:
+        \(requestTimeout.map { "  timeouts: {request: \($0)}\n" } ?? "")resources:
           - id: r
             slices:
         \(slices)
@@ -263,15 +271,15 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let count = 8
-        // The last slice stalls half-way the first time it is requested.
+        // The last slice stalls half-way the first time it is requested, until jobrun is killed.
         let paths = (1...count).map { i in
-            i == count ? FaultServer.path("/gen/\(Self.size)/k\(i).bin", faults: "stall_at=\(Self.cut)", "n=1") : "/gen/\(Self.size)/k\(i).bin"
+            i == count ? FaultServer.path("/gen/\(Self.size)/k\(i).bin", faults: Self.heldStall) : "/gen/\(Self.size)/k\(i).bin"
         }
         var lines: [String] = []
         for (i, path) in paths.enumerated() {
             lines.append(Self.slice("k\(i + 1).bin", fixture.url(path), sha256: try fixture.digest("/gen/\(Self.size)/k\(i + 1).bin")))
         }
-        try fixture.write(manifest: Self.manifest(slices: lines.joined(separator: "\n")))
+        try fixture.write(manifest: Self.manifest(requestTimeout: Self.heldStallTimeout, slices: lines.joined(separator: "\n")))
 
         let apply = try fixture.startApply()
         defer { apply.kill() }
