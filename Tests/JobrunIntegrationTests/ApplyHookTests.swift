@@ -244,9 +244,11 @@ import Testing
     ) async throws -> (BackgroundProcess, Int32) {
         try Self.script(fixture, "hook.sh", """
             echo "\(recording)" >> "$out/deliveries"
-            if [ ! -e "$out/blocked" ]; then echo $$ > "$out/blocked"; exec sleep 600; fi
+            if [ ! -e "$out/blocked" ]; then echo $$ > "$out/blocked"; exec sleep 900; fi
             """)
-        try fixture.write(manifest: Self.manifest(fixture, hooks: "{on_complete: [./hook.sh]\(settings.isEmpty ? "" : ", " + settings)}", header: false))
+        // A timeout longer than the hook's sleep: the test, not the clock, ends it (a loaded full
+        // run may resume a polling test a minute late).
+        try fixture.write(manifest: Self.manifest(fixture, hooks: "{on_complete: [./hook.sh], timeout: 15m\(settings.isEmpty ? "" : ", " + settings)}", header: false))
         let apply = try fixture.startApply(arguments)
         let blocked = await Poll.until(timeout: .seconds(60)) { fixture.directory.contents(of: "blocked")?.hasSuffix("\n") == true }
         // A failure here leaves `apply` to its deinit, which kills it.

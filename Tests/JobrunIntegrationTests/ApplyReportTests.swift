@@ -127,8 +127,11 @@ import Darwin
         defer { fixture.finish() }
         let size = 2 << 20
         let stall = FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")
+        // The request timeout outlasts the stall: the test, not the clock, ends it.
         try fixture.write(manifest: """
             version: 1
+            defaults:
+              timeouts: {request: 10m}
             resources:
               - id: first
                 slices:

@@ -128,8 +128,11 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let size = 2 << 20
+        // The request timeout outlasts the stall: the test, not the clock, ends it.
         try fixture.write(manifest: """
             version: 1
+            defaults:
+              timeouts: {request: 10m}
             resources:
               - id: first
                 slices:
