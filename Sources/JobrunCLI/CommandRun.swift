@@ -17,8 +17,8 @@ import JobrunReport
 ///
 /// A SIGINT or SIGTERM that ends the process at once (any outside apply's transfers, a second
 /// one during them) writes `run_end` first (``SignalHandling``). The only ways out without
-/// `run_end`: an unusable `JOBRUN_RUN_ID` or an events file that cannot be opened (exit 64 or
-/// 74, before the stream exists), and SIGKILL.
+/// `run_end`: an unusable `JOBRUN_RUN_ID` or an events file that cannot be opened (exit 64, or
+/// 74 (1 with `plan --detailed-exitcode`), before the stream exists), and SIGKILL.
 final class CommandRun {
     let command: String
     let runID: String
@@ -40,7 +40,8 @@ final class CommandRun {
     /// Runs `body` as `command` (`plan`, `apply`, `verify`), between `run_start` and `run_end`.
     /// - Parameter progressInterval: how often the stream gets a `progress` event.
     /// - Throws: what `body` throws, after `run_end`; `ExitCode` 64 for an unusable
-    ///   `JOBRUN_RUN_ID`, 74 when the events file cannot be opened.
+    ///   `JOBRUN_RUN_ID`, 74 (1 with `plan --detailed-exitcode`) when the events file cannot be
+    ///   opened.
     static func run(_ command: String, events options: EventOptions, progressInterval: Duration? = nil, _ body: (CommandRun) throws -> Void) throws {
         let run = try CommandRun(command: command, events: options, progressInterval: progressInterval)
         do {

@@ -24,8 +24,10 @@ public struct Jobrun: ParsableCommand {
     static let exitStatuses = """
         0    ok, or nothing to do
         1    failures: a mismatch, a missing file, a failed slice, a failed hook
-             (on_hook_failure: fail); 'status': a slice not proven; any
-             error with plan --detailed-exitcode
+             (on_hook_failure: fail), a file without a digest with verify
+             --require-digests; 'status': a slice not proven, or a proof older
+             than --max-age; with plan --detailed-exitcode, any error but a
+             usage error
         2    the plan has changes (only with --detailed-exitcode)
         64   usage error
         65   a manifest is invalid, or declares no digest with --require-digests

@@ -173,8 +173,9 @@ public final class HookDispatcher: RunObserver {
         return (directory.hasSuffix("/") ? directory : directory + "/") + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 
-    /// The job of an outbox entry due in an earlier run. One whose event cannot be read still
-    /// runs, with the stored line and the run id alone.
+    /// The job of an outbox entry due in an earlier run. One whose event cannot be read (or was
+    /// stored by another version of the hooks' JSON) still runs, with the stored line and the run
+    /// id alone.
     static func redelivery(of entry: HookOutboxEntry, root: String) -> HookJob {
         // Whatever its policy was: the run whose outcome it could have failed has ended.
         let policy = HookFailurePolicy.warn

@@ -136,8 +136,12 @@ struct HookEvent: Sendable, Hashable, Decodable {
         exitStatus = try c.decodeIfPresent(Int32.self, forKey: .exitStatus)
     }
 
-    /// The event of an outbox line, `nil` when it is not one.
+    /// The event of an outbox line, `nil` when it is not one of this ``version``: a line an
+    /// earlier version stored means what that version meant, so it goes out as it was written.
     static func read(_ line: String) -> HookEvent? {
-        try? JSONDecoder().decode(HookEvent.self, from: Data(line.utf8))
+        struct Envelope: Decodable { var v: Int }
+        let data = Data(line.utf8)
+        guard (try? JSONDecoder().decode(Envelope.self, from: data))?.v == version else { return nil }
+        return try? JSONDecoder().decode(HookEvent.self, from: data)
     }
 }

@@ -16,7 +16,8 @@ public struct SliceOutcome: Sendable {
         case upToDate = "up_to_date"
         /// Every attempt failed, or a permanent error.
         case failed
-        /// Not attempted: a resource it depends on failed, or the run was interrupted.
+        /// Not started (a resource it depends on failed, or the run stopped first), or cut in
+        /// flight by a stop.
         case skipped
         /// Held back by the network policy.
         case deferred

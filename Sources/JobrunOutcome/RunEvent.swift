@@ -15,7 +15,7 @@ public enum RunEvent: Sendable {
     /// Every slice of the resource is verified and in place, durably.
     case resourceCompleted(id: String, counts: ApplyResult.Counts)
     case resourceFailed(id: String, counts: ApplyResult.Counts, cause: ResourceFailure)
-    /// Not attempted: a dependency did not complete.
+    /// Not started: a dependency did not complete.
     case resourceSkipped(id: String, reason: String)
     /// The network policy holds the resource's work back: its slices not started are deferred
     /// (those in flight when its conditions turned bad finished).

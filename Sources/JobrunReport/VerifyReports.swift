@@ -81,8 +81,8 @@ public enum VerifyReports {
     }
 
     /// `jobrun verify --json`: versioned, deterministic (`run_id`, when given, is the one field
-    /// that differs between runs unless `JOBRUN_RUN_ID` fixes it). Version 2: jobrun's own working
-    /// files are in `working_files`, no longer among `extra`.
+    /// that differs between runs unless `JOBRUN_RUN_ID` fixes it). Its `format_version` is 2:
+    /// jobrun's own working files are in `working_files`, apart from `extra`.
     public static func json(_ v: MirrorVerification, runID: String? = nil, shard: ShardSelection? = nil) -> [UInt8] {
         var w = JSONWriter(pretty: true, reservingCapacity: 200 * max(1, v.counts.slices))
         w.beginObject()

@@ -75,7 +75,8 @@ public final class Executor: Sendable {
         self.options = options
     }
 
-    /// Asks the run to stop: no new slices start, transfers are aborted, partial files are kept.
+    /// Asks the run to stop: no new slices start, transfers are aborted, and their partial files
+    /// kept when they can be resumed.
     /// Safe from any thread (a signal source, say); the first reason given is the run's.
     public func requestStop(_ reason: StopReason) {
         stopRequest.withLock { if $0 == nil { $0 = reason } }

@@ -100,11 +100,13 @@ public struct ExtraFileScanner: Sendable {
             self.expected = expected
         }
 
-        mutating func report(_ relativePath: String) {
+        /// `isRegularFile`: a working file is one; a link or anything else of its name is not jobrun's.
+        mutating func report(_ relativePath: String, isRegularFile: Bool = false) {
             guard !expected.contains(relativePath) else { return }
             let (folder, name) = SlashPath.split(relativePath)
             // Only a slice the manifests name has working files: any other is someone else's.
-            if let owner = WorkingFileName.fileName(ofWorkingFile: String(name)), expected.contains(folder.isEmpty ? owner : folder + "/" + owner) {
+            if isRegularFile, let owner = WorkingFileName.fileName(ofWorkingFile: String(name)),
+                expected.contains(folder.isEmpty ? owner : folder + "/" + owner) {
                 working.insert(relativePath)
             } else {
                 extras.insert(relativePath)
@@ -138,7 +140,7 @@ public struct ExtraFileScanner: Sendable {
                     if relativePath.isEmpty && name == MirrorStateFolder.name { continue }
                     subdirectories.append(name)
                 } else {
-                    report(child)
+                    report(child, isRegularFile: isRegularEntry(entry.pointee.d_type, name: name, in: fd))
                 }
             }
             for name in subdirectories {
@@ -156,6 +158,12 @@ public struct ExtraFileScanner: Sendable {
 
         /// Whether a directory entry is a real directory (never a symlink to one). Falls back
         /// to `fstatat` for file systems that do not fill in `d_type`.
+        private func isRegularEntry(_ type: UInt8, name: String, in fd: Int32) -> Bool {
+            if type != UInt8(DT_UNKNOWN) { return type == UInt8(DT_REG) }
+            var status = stat()
+            return fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        }
+
         private func isDirectoryEntry(_ type: UInt8, name: String, in fd: Int32) -> Bool {
             if type != UInt8(DT_UNKNOWN) { return type == UInt8(DT_DIR) }
             var status = stat()

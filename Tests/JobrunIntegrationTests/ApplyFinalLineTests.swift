@@ -15,8 +15,8 @@ import Darwin
         "      - {path: \(path), url: \"\(fixture.url(route))\"}"
     }
 
-    /// One attempt per slice, and a request timeout longer than any stall a test holds (the test,
-    /// not the clock, ends it: a loaded full run may resume a polling test a minute late).
+    /// One attempt per slice, and a request timeout longer than any stall a test holds: the test
+    /// ends the stall, never a timeout, however late a loaded machine lets the test look.
     static func manifest(_ slices: [String]) -> String {
         "version: 1\ndefaults:\n  retries: {attempts: 1}\n  timeouts: {request: 10m}\nresources:\n  - id: r\n    slices:\n" + slices.joined(separator: "\n") + "\n"
     }

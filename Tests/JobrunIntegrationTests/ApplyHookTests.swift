@@ -244,10 +244,10 @@ import Testing
     ) async throws -> (BackgroundProcess, Int32) {
         try Self.script(fixture, "hook.sh", """
             echo "\(recording)" >> "$out/deliveries"
-            if [ ! -e "$out/blocked" ]; then echo $$ > "$out/blocked"; exec sleep 900; fi
+            if [ ! -e "$out/blocked" ]; then echo $$ > "$out/blocked"; exec sleep 600; fi
             """)
-        // A timeout longer than the hook's sleep: the test, not the clock, ends it (a loaded full
-        // run may resume a polling test a minute late).
+        // A timeout longer than the hook's sleep: the test ends the hook, never a timeout, however
+        // late a loaded machine lets the test look.
         try fixture.write(manifest: Self.manifest(fixture, hooks: "{on_complete: [./hook.sh], timeout: 15m\(settings.isEmpty ? "" : ", " + settings)}", header: false))
         let apply = try fixture.startApply(arguments)
         let blocked = await Poll.until(timeout: .seconds(60)) { fixture.directory.contents(of: "blocked")?.hasSuffix("\n") == true }

@@ -42,9 +42,12 @@ struct ExtraFileScannerTests {
             try writeFile(root, ".top.ts.jobrun-part", [0])
             try writeFile(root, "a/.gone.ts.jobrun-part", [0])
             try writeFile(root, "b/.2.ts.jobrun-meta", [0])
+            // Named like one but not a file: not jobrun's.
+            try makeSymlink(root, "a/.1.ts.jobrun-part", to: root + "/a/1.ts")
+            #expect(mkfifo(root + "/a/.1.ts.jobrun-meta", 0o644) == 0)
             let scan = scanner.scan(root: root, directories: [""], expected: ["a/1.ts", "a/2.ts", "top.ts"])
             #expect(scan.workingPaths == [".top.ts.jobrun-part", "a/.2.ts.jobrun-meta", "a/.2.ts.jobrun-part"])
-            #expect(scan.extraPaths == ["a/.gone.ts.jobrun-part", "b/.2.ts.jobrun-meta"])
+            #expect(scan.extraPaths == ["a/.1.ts.jobrun-meta", "a/.1.ts.jobrun-part", "a/.gone.ts.jobrun-part", "b/.2.ts.jobrun-meta"])
         }
     }
 
