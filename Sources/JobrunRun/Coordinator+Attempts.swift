@@ -180,7 +180,7 @@ extension Coordinator {
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
                     if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
                     freedSlots = true
-                    if diskFullCount == 0, writer.hasBodyToCheck(result) {
+                    if !phase.hasFilledDisk, writer.hasBodyToCheck(result) {
                         bodies.append((j, writer, result))
                         if writer.isInMemory { waitingBytes += writer.written }
                     } else {
@@ -318,7 +318,7 @@ extension Coordinator {
                 retryOrFail(j, AttemptFailure(kind: .truncated, message: "received \(writer.written) bytes of the \(end) the response declared", isTransient: true))
                 return
             }
-            if writer.isInMemory && diskFullCount == 0 {
+            if writer.isInMemory && !phase.hasFilledDisk {
                 // Hashed, compared and written beside this thread; its report finishes it.
                 // Once the disk has been full, bodies are stored here, one at a time, so the
                 // next full disk is known before anything else starts.

@@ -7,9 +7,9 @@ extension Coordinator {
     /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
     /// file stays for a later resume); a second full disk stops the run from starting more.
     mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
-        if failure.isDiskFull { diskFullCount += 1 }
+        if failure.isDiskFull { phase.diskFilled() }
         fail(j, AttemptFailure(kind: failure.sliceErrorKind, message: failure.message, isTransient: false))
-        if diskFullCount >= 2 { stopForFullDisk() }
+        if phase.startsNothing { stopForFullDisk() }
     }
 
     /// Repeated ENOSPC: nothing new starts; what has not started fails with the reason.

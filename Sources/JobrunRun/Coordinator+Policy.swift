@@ -24,7 +24,7 @@ extension Coordinator {
         context.nowMilliseconds = policy.wallMilliseconds()
         policyContext = context
         var deferred: [Int: Deferral] = [:]
-        for r in plan.entries.indices where resourceState[r] == .waiting || resourceState[r] == .active {
+        for r in plan.entries.indices where graph.isUndecidedOrActive(r) {
             if case .deferred(let deferral) = context.verdict(for: plan.entries[r].resource) { deferred[r] = deferral }
         }
         policyDeferrals = deferred
@@ -46,7 +46,6 @@ extension Coordinator {
     /// Resource `r` is deferred for `deferral` before it started: its slices not done are
     /// deferred, and its dependents are deferred in turn.
     mutating func deferResource(_ r: Int, _ deferral: Deferral) {
-        resourceState[r] = .deferred
         deferralOf[r] = deferral
         for j in jobsOfResource[r] where !isDone(j) {
             settle(j, SliceOutcome(status: .deferred, skipReason: deferral.message, displayURL: displayURL(j)), bulk: true)
@@ -67,12 +66,5 @@ extension Coordinator {
     /// Why resource `r` was deferred while it ran: the gate's verdict, or the dependency's.
     func runtimeDeferral(of r: Int) -> Deferral {
         policyDeferrals[r] ?? deferralOf[r] ?? Deferral(causes: [Deferral.Cause(.dependency, "deferred by the network policy")])
-    }
-
-    /// The dependencies of `r` that are deferred, as a deferral of `r`.
-    func dependencyDeferral(of r: Int) -> Deferral? {
-        let deferred = dependencies[r].filter { resourceState[$0.entry] == .deferred }.map(\.id).sorted()
-        guard !deferred.isEmpty else { return nil }
-        return Deferral(causes: deferred.map { Deferral.Cause(.dependency, "depends on '\($0)', which is deferred") })
     }
 }

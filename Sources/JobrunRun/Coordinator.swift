@@ -113,18 +113,16 @@ struct Coordinator {
     var expectedSizes: [Int64?] = []
     /// Jobs of each resource (indices into `jobs`), by plan entry.
     var jobsOfResource: [Range<Int>] = []
-    var resourceState: [ResourceState]
-    /// Each plan entry's dependencies, by id and plan entry, looked up once.
-    let dependencies: [[(id: String, entry: Int)]]
+    /// The resources' states, by plan entry (``ResourceGraph``).
+    var graph: ResourceGraph
     /// Which ready slice starts next (limits, cooldowns, priorities, turns, gates).
     var scheduler = Scheduler()
     /// Jobs that entered `.delayed` (a retry waits); entries whose job has left that state are
     /// dropped by `releaseDueRetries()`. Keeps the per-event work independent of the job count.
     var delayedJobs: Set<Int> = []
-    /// Per resource: the first of its jobs (in `jobsOfResource`) not known to be done, and the
-    /// first not known to be done or committing. Both states are final (`.done` is never
-    /// left, `.committing` only becomes `.done`), so scans resume where the last one stopped.
-    var doneCursor: [Int]
+    /// Per resource: the first of its jobs (in `jobsOfResource`) not known to be done or
+    /// committing. Both states are final (`.done` is never left, `.committing` only becomes
+    /// `.done`), so scans resume where the last one stopped.
     var settledCursor: [Int]
     /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
     /// attempt's response must agree with it.
@@ -147,9 +145,10 @@ struct Coordinator {
     var directories: [String: OutputDirectory] = [:]
     /// Output roots with files renamed into place since their last sync.
     var renamedSinceSync = Set<String>()
-    var diskFullCount = 0
-    var isStopping = false
-    var stopReason: StopReason?
+    /// Whether the run goes on or stops, and why (``RunPhase``).
+    var phase = RunPhase()
+    var isStopping: Bool { phase.isStopping }
+    var stopReason: StopReason? { phase.stopReason }
     var lastProgress = ContinuousClock.now
     let digestPool = DigestPool()
     let bodyBuffers = BodyBufferPool()
@@ -163,29 +162,23 @@ struct Coordinator {
     /// Why each deferred resource was deferred, by plan entry.
     var deferralOf: [Int: Deferral] = [:]
 
-    enum ResourceState: Equatable {
-        /// `unfinished`: the run stopped before all its slices ended (none failed); its
-        /// dependents are not started rather than skipped as dependency failures. `deferred`: the
-        /// network policy held (the rest of) its work back; its dependents are deferred too.
-        case waiting, active, complete, failed, unfinished, deferred, skipped(String)
-    }
-
     init(executor: Executor, events: RunEvents, engines: [CurlEngine], store: BodyStore) {
         self.executor = executor
         self.events = events
         self.engines = engines
         self.store = store
-        resourceState = Array(repeating: .waiting, count: executor.plan.entries.count)
         offline = OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline)
-        doneCursor = []
         settledCursor = []
         var entryByID: [String: Int] = [:]
         for (index, entry) in executor.plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
             entryByID[entry.resource.id] = index
         }
-        dependencies = executor.plan.entries.map { entry in
-            entry.resource.dependsOn.compactMap { d in entryByID[d.id].map { (d.id, $0) } }
-        }
+        graph = ResourceGraph(
+            dependencies: executor.plan.entries.map { entry in
+                entry.resource.dependsOn.compactMap { d in entryByID[d.id].map { ResourceGraph.Dependency(id: d.id, resource: $0) } }
+            },
+            plannedDeferrals: executor.plan.entries.map(\.deferral),
+            remaining: executor.plan.entries.map { entry in entry.decisions.count { $0.action != .upToDate && $0.action != .deferred } })
         for (r, entry) in executor.plan.entries.enumerated() {
             scheduler.describe(resource: r, as: Scheduler.Lane(priority: entry.resource.settings.priority, limits: entry.resource.settings.concurrency))
         }
@@ -224,7 +217,6 @@ struct Coordinator {
                 if options.deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
             }
             jobsOfResource.append(first..<jobs.count)
-            doneCursor.append(first)
             settledCursor.append(first)
             outcomes.append(resourceOutcomes)
         }
@@ -291,15 +283,7 @@ struct Coordinator {
         defer { stopPolicy() }
         activateRunnableResources()
         while true {
-            if let reason = executor.stopReason {
-                if !isStopping {
-                    stop(reason)
-                } else if stopReason == .deadline, reason != .deadline {
-                    // A signal during the deadline's stop is what the run ends with (130, 143).
-                    stopReason = reason
-                    events.emit(.stopRequested(reason))
-                }
-            }
+            if let reason = executor.stopReason { stop(reason) }
             if let cutoff = options.deadline, !isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
             stopIfOfflineTooLong()
             releaseDueRetries()
@@ -376,48 +360,30 @@ struct Coordinator {
     // MARK: Resources and dependencies
 
     /// Starts every waiting resource whose dependencies are complete; skips those whose
-    /// dependencies failed.
+    /// dependencies failed; defers those the plan or a deferred dependency defers.
     mutating func activateRunnableResources() {
         // A stopped run starts nothing, and its unfinished resources are not dependency failures.
         guard !isStopping else { return }
-        var changed = true
-        while changed {
-            changed = false
-            for r in plan.entries.indices where resourceState[r] == .waiting {
-                let deps = dependencies[r]
-                if let failed = deps.first(where: { resourceState[$0.entry] == .failed || { if case .skipped = $0 { true } else { false } }(resourceState[$0.entry]) }) {
-                    skip(resource: r, reason: "depends on '\(failed.id)', which did not complete")
-                    changed = true
-                } else if deps.contains(where: { resourceState[$0.entry] == .unfinished }) {
-                    // Left waiting: not started at the end of the run (its dependency was cut short).
-                    continue
-                } else if let deferral = plan.entries[r].deferral {
-                    deferResource(r, deferral)
-                    changed = true
-                } else if deps.allSatisfy({ resourceState[$0.entry] == .complete || resourceState[$0.entry] == .deferred }) {
-                    // Work that waits for a deferred dependency is deferred with it; a resource
-                    // with nothing to do is complete all the same.
-                    if !allDone(resource: r), let deferral = dependencyDeferral(of: r) {
-                        deferResource(r, deferral)
-                        changed = true
-                        continue
-                    }
-                    resourceState[r] = .active
-                    if !allDone(resource: r) {
-                        activeResources.insert(r)
-                        warnIfOverridden(r)
-                        events.emit(.resourceStarted(id: plan.entries[r].resource.id))
-                    }
-                    for j in jobsOfResource[r] where !isDone(j) { requeue(j) }
-                    finishResourceIfDone(r)
-                    changed = true
+        graph.rescan()
+        while let (r, decision) = graph.nextDecision() {
+            switch decision {
+            case .skip(let reason):
+                skip(resource: r, reason: reason)
+            case .defer(let deferral):
+                deferResource(r, deferral)
+            case .start:
+                if !graph.isDone(r) {
+                    activeResources.insert(r)
+                    warnIfOverridden(r)
+                    events.emit(.resourceStarted(id: plan.entries[r].resource.id))
                 }
+                for j in jobsOfResource[r] where !isDone(j) { requeue(j) }
+                finishResourceIfDone(r)
             }
         }
     }
 
     mutating func skip(resource r: Int, reason: String) {
-        resourceState[r] = .skipped(reason)
         for j in jobsOfResource[r] where !isDone(j) {
             settle(j, SliceOutcome(status: .skipped, skipReason: reason, displayURL: displayURL(j)), bulk: true)
         }
@@ -427,16 +393,6 @@ struct Coordinator {
     func isDone(_ j: Int) -> Bool {
         if case .done = jobs[j].state { return true }
         return false
-    }
-
-    /// Every slice of resource `r` is done. Amortised O(1) per call: `.done` is final, so the
-    /// scan continues from the first slice that was not done last time.
-    mutating func allDone(resource r: Int) -> Bool {
-        let end = jobsOfResource[r].upperBound
-        var j = doneCursor[r]
-        while j < end, isDone(j) { j += 1 }
-        doneCursor[r] = j
-        return j == end
     }
 
     /// Every slice of resource `r` is done or verified and waiting for its commit (both final).
@@ -457,7 +413,7 @@ struct Coordinator {
 
     /// When every slice of a resource is done: a durable sync, then the resource line.
     mutating func finishResourceIfDone(_ r: Int) {
-        guard resourceState[r] == .active, allDone(resource: r) else { return }
+        guard graph.isReadyToEnd(r) else { return }
         // Counted in place: a resource can have 10,000 slices, and copying their outcomes
         // (strings, digests) to count them doubled the time between the last rename and the
         // exit of such a run.
@@ -468,29 +424,29 @@ struct Coordinator {
         }
         let total = jobsOfResource[r].count
         activeResources.remove(r)
-        if counts.failed == 0 && counts.skipped == 0 && counts.deferred > 0 {
+        switch ResourceGraph.ending(counts: counts, total: total) {
+        case .deferred:
             // Conditions turned bad while it ran: what it fetched is in place, the rest waits.
             _ = syncRoot(resource.outputRoot)
-            resourceState[r] = .deferred
             let deferral = runtimeDeferral(of: r)
             deferralOf[r] = deferral
+            graph.ended(r, as: .deferred)
             events.emit(.resourceDeferred(id: resource.id, deferral: deferral))
-        } else if counts.failed == 0 && counts.skipped == 0 {
+        case .complete:
             // The renames reach the disk before the resource is reported complete.
             if let error = syncRoot(resource.outputRoot) {
-                resourceState[r] = .failed
+                graph.ended(r, as: .failed)
                 events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .syncFailed(message: systemErrorText(error))))
             } else {
-                resourceState[r] = .complete
+                graph.ended(r, as: .complete)
                 events.emit(.resourceCompleted(id: resource.id, counts: counts))
             }
-        } else if counts.failed > 0 {
-            resourceState[r] = .failed
-            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .slicesFailed(count: counts.failed, total: total)))
-        } else {
-            // Skipped slices of an active resource: the run was stopped before they finished.
-            resourceState[r] = .unfinished
-            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .unfinished(count: counts.skipped, total: total, reason: stopReason)))
+        case .failed(let count, let total):
+            graph.ended(r, as: .failed)
+            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .slicesFailed(count: count, total: total)))
+        case .unfinished(let count, let total):
+            graph.ended(r, as: .unfinished)
+            events.emit(.resourceFailed(id: resource.id, counts: counts, cause: .unfinished(count: count, total: total, reason: stopReason)))
         }
         activateRunnableResources()
     }
@@ -519,6 +475,7 @@ struct Coordinator {
         if outcome.partial == nil, let reason = jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
         // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
         if !delayedJobs.isEmpty { leaveDelayed(j) }
+        if !isDone(j) { graph.sliceDone(of: jobs[j].resource) }
         jobs[j].state = .done
         let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
@@ -562,7 +519,7 @@ struct Coordinator {
     /// gates), and carries out what its gates decide for the others.
     mutating func dispatch() {
         // Repeated ENOSPC: slices that became ready since fail instead of starting.
-        if diskFullCount >= 2 {
+        if phase.startsNothing {
             stopForFullDisk()
             return
         }
@@ -584,7 +541,7 @@ struct Coordinator {
                 // A gate that holds slices back for the rest of the run (the deadline) ends it
                 // early: it finishes what is under way and what still fits. One that holds back
                 // only some resources (the network policy) defers their slices.
-                if let stop { stopReason = stopReason ?? stop }
+                if let stop { phase.heldBack(for: stop) }
                 let status: SliceOutcome.Status = stop == nil ? .deferred : .skipped
                 settle(j, SliceOutcome(status: status, attempts: Int(jobs[j].attempts), skipReason: reason, displayURL: displayURL(j)), bulk: true)
                 finishResourceIfDone(jobs[j].resource)
@@ -645,9 +602,15 @@ struct Coordinator {
     /// Stops the run: nothing new starts, transfers in flight are cancelled (their partial files
     /// stay), and slices not started are skipped with the reason.
     mutating func stop(_ reason: StopReason) {
-        isStopping = true
-        stopReason = reason
-        events.emit(.stopRequested(reason))
+        switch phase.request(reason) {
+        case .none:
+            return
+        case .reason(let reason):
+            events.emit(.stopRequested(reason))
+            return
+        case .stop:
+            events.emit(.stopRequested(reason))
+        }
         let why = Self.notStartedReason(reason)
         for j in jobs.indices {
             switch jobs[j].state {
