@@ -40,13 +40,13 @@ extension Coordinator {
     /// The size a transfer of job `j` is planned by: its slice's, or the estimate for its
     /// resource's unsized slices.
     func plannedSize(_ j: Int, declared: Int64?) -> Int64? {
-        declared ?? unsizedBodies[jobs[j].resource]?.mean
+        declared ?? unsizedBodies[book.jobs[j].resource]?.mean
     }
 
     /// Opens (creating as needed) the folder a slice's file lives in.
     mutating func folder(for j: Int) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
-        let resource = plan.entries[jobs[j].resource].resource
-        let relative = resource.relativePath(of: resource.slices[jobs[j].slice])
+        let resource = plan.entries[book.jobs[j].resource].resource
+        let relative = resource.relativePath(of: resource.slices[book.jobs[j].slice])
         let root: OutputDirectory
         if let existing = directories[resource.outputRoot] {
             root = existing
@@ -72,20 +72,20 @@ extension Coordinator {
     /// Starts the next attempt of job `j`, or continues its attempt at a redirect's target.
     mutating func startAttempt(_ j: Int) {
         let isRedirectHop = Self.continuesRedirect(j, hops: hops)
-        let resource = plan.entries[jobs[j].resource].resource
-        let slice = resource.slices[jobs[j].slice]
+        let resource = plan.entries[book.jobs[j].resource].resource
+        let slice = resource.slices[book.jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
-        let isFirstStart = jobs[j].firstStart == nil
-        if isFirstStart { jobs[j].firstStart = now }
-        let deadline = (jobs[j].firstStart ?? now) + settings.timeouts.resource
+        let isFirstStart = book.jobs[j].firstStart == nil
+        if isFirstStart { book.jobs[j].firstStart = now }
+        let deadline = (book.jobs[j].firstStart ?? now) + settings.timeouts.resource
         guard now < deadline else {
-            fail(j, outcomes[jobs[j].resource][jobs[j].slice].failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
+            fail(j, outcomes[book.jobs[j].resource][book.jobs[j].slice].failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
             return
         }
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
-            jobs[j].attempts += 1
+            book.jobs[j].attempts += 1
             if !hops.isEmpty { hops[j] = nil }
         }
         let own = address(j)
@@ -95,7 +95,7 @@ extension Coordinator {
         // with matching metadata would have made it `resume`), so the per-slice lookup is
         // skipped there. Later starts (retries, attempts given back while offline), redirect
         // hops and `resume` slices look on disk as before.
-        let mayHavePartial = isRedirectHop || !isFirstStart || plan.entries[jobs[j].resource].decisions[jobs[j].slice].action == .resume
+        let mayHavePartial = isRedirectHop || !isFirstStart || plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice].action == .resume
         let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
         let token = nextToken
         nextToken += 1
@@ -127,12 +127,12 @@ extension Coordinator {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
-        jobs[j].engine = UInt8(engine)
+        book.jobs[j].engine = UInt8(engine)
         let id = engines[engine].start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
         }
         writer.token = token
-        jobs[j].state = .running(transfer: id, writer: writer)
+        book.running(j, transfer: id, writer: writer)
         scheduler.started(at: origin(j))
     }
 
@@ -174,7 +174,7 @@ extension Coordinator {
             for event in executor.takeEvents() {
                 switch event {
                 case .transferDone(let j, let token, let result):
-                    guard case .running(_, let writer) = jobs[j].state, writer.token == token else { continue }
+                    guard case .running(_, let writer) = book.jobs[j].state, writer.token == token else { continue }
                     progress.bytesReceived += result.bodyBytes
                     scheduler.ended(at: origin(j))
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
@@ -187,10 +187,10 @@ extension Coordinator {
                         complete(j, writer: writer, result: result)
                     }
                 case .bodyProgress(let j, let token, let written):
-                    guard case .running(_, let writer) = jobs[j].state, writer.token == token else { continue }
+                    guard case .running(_, let writer) = book.jobs[j].state, writer.token == token else { continue }
                     writer.hash(upTo: written, scratch: digestPool.scratch)
                 case .stored(.body(let j, let writer, let outcome)):
-                    guard case .storing(let current) = jobs[j].state, current === writer else { continue }
+                    guard case .storing(let current) = book.jobs[j].state, current === writer else { continue }
                     storing -= 1
                     storingBytes -= writer.written
                     freedSlots = true
@@ -215,14 +215,14 @@ extension Coordinator {
     }
 
     mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
-        let resource = plan.entries[jobs[j].resource].resource
-        let slice = resource.slices[jobs[j].slice]
+        let resource = plan.entries[book.jobs[j].resource].resource
+        let slice = resource.slices[book.jobs[j].slice]
         // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
         // partial file closed, and kept only when it can be resumed) unless its body went on, or
         // a stop's cut ended it already (``settleCut``).
         var handedOver = false
         defer { if !handedOver { endAttempt(j, writer: writer) } }
-        jobs[j].bytesTransferred += result.bodyBytes
+        book.jobs[j].bytesTransferred += result.bodyBytes
         writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
             handedOver = true
@@ -263,7 +263,7 @@ extension Coordinator {
                 hops[j] = Hop(url: url, headers: headers, count: count + 1, origin: hop)
                 // The hop waits for a slot at its target like any request there: its origin's
                 // limit, cooldown and gates hold it as they hold the target's own slices.
-                jobs[j].state = .ready
+                book.ready(j)
                 enqueue(j)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
@@ -297,7 +297,7 @@ extension Coordinator {
             }
             retryOrFail(j, failure)
         case .body:
-            if slice.size == nil, result.failure == nil { unsizedBodies[jobs[j].resource, default: BodySizeEstimate()].observe(writer.written) }
+            if slice.size == nil, result.failure == nil { unsizedBodies[book.jobs[j].resource, default: BodySizeEstimate()].observe(writer.written) }
             if let seen = writer.representation, result.failure != nil || writer.written != slice.size ?? writer.declaredEnd {
                 // Held against the next attempt's response (only slices that need one keep it).
                 learned[j] = seen
@@ -323,7 +323,7 @@ extension Coordinator {
                 // Once the disk has been full, bodies are stored here, one at a time, so the
                 // next full disk is known before anything else starts.
                 handedOver = true
-                jobs[j].state = .storing(writer: writer)
+                book.storing(j, writer: writer)
                 storing += 1
                 storingBytes += writer.written
                 store.submit(BodyStore.Work(job: j, writer: writer, expected: slice.digests))
@@ -341,7 +341,7 @@ extension Coordinator {
     mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: BodyStore.Outcome) {
         switch outcome {
         case .stored(let digests):
-            jobs[j].didResume = writer.startOffset > 0 || jobs[j].didResume
+            book.jobs[j].didResume = writer.startOffset > 0 || book.jobs[j].didResume
             queueCommit(j, writer: writer, digests: digests)
         case .mismatch(let expected, let actual):
             discardPartial(writer)
@@ -351,7 +351,7 @@ extension Coordinator {
                 // Only the digest vouched for the partial file's bytes, and it did not: they may
                 // be of another version, so the slice gets one fetch from byte 0.
                 failure.message += "; the resume had no validator, so its partial file is discarded and the slice fetched again from byte 0"
-                jobs[j].discardedPartial = .failedDigest
+                book.jobs[j].discardedPartial = .failedDigest
                 if restartFromZero(j, after: failure) { return }
             }
             retryOrFail(j, failure)
@@ -367,9 +367,9 @@ extension Coordinator {
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: Int, after failure: AttemptFailure) -> Bool {
         guard !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) else { return false }
-        outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
-        let resource = plan.entries[jobs[j].resource].resource
-        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[jobs[j].slice].path, url: shownURL(j)), failure: failure, attempt: Int(jobs[j].attempts), delay: .zero))
+        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+        let resource = plan.entries[book.jobs[j].resource].resource
+        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[book.jobs[j].slice].path, url: shownURL(j)), failure: failure, attempt: Int(book.jobs[j].attempts), delay: .zero))
         requeue(j)
         return true
     }
@@ -392,18 +392,18 @@ extension Coordinator {
     /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
     /// and the resource timeout last; otherwise the slice fails.
     mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
-        let resource = plan.entries[jobs[j].resource].resource
+        let resource = plan.entries[book.jobs[j].resource].resource
         let settings = resource.settings
-        outcomes[jobs[j].resource][jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
         let originFailed = !breakers.isEmpty && (breakers[ownOrigin(j)]?.isFailed ?? false || breakers[origin(j)]?.isFailed ?? false)
-        guard failure.isTransient, Int(jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
+        guard failure.isTransient, Int(book.jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
             fail(j, failure)
             return
         }
-        let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: Int(jobs[j].attempts), random: options.random())
+        let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: Int(book.jobs[j].attempts), random: options.random())
         let now = ContinuousClock.now
-        if let start = jobs[j].firstStart, now + delay >= start + settings.timeouts.resource {
+        if let start = book.jobs[j].firstStart, now + delay >= start + settings.timeouts.resource {
             fail(j, failure)
             return
         }
@@ -415,18 +415,18 @@ extension Coordinator {
         // slice's own URL, so it queues and counts against that host's limit.
         resetOrigin(j)
         self.delay(j, until: now + delay)
-        let slice = resource.slices[jobs[j].slice]
-        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(jobs[j].attempts), delay: delay))
+        let slice = resource.slices[book.jobs[j].slice]
+        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(book.jobs[j].attempts), delay: delay))
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.
     mutating func fail(_ j: Int, _ failure: AttemptFailure, announce: Bool = true) {
         settle(j, SliceOutcome(
-            status: .failed, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts), failure: failure,
-            duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
+            status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure,
+            duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
-        if !pendingCommits.isEmpty, allSettled(resource: jobs[j].resource) { flushCommitsIfDue(force: true) }
-        finishResourceIfDone(jobs[j].resource)
+        if !pendingCommits.isEmpty, book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }
+        finishResourceIfDone(book.jobs[j].resource)
     }
 }

@@ -17,11 +17,11 @@ extension Coordinator {
     mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
         writer.verified = (digests, now)
-        jobs[j].state = .committing(writer: writer)
+        book.committing(j, writer: writer)
         pendingCommits.append(j)
         if oldestPendingCommit == nil { oldestPendingCommit = now }
         // A resource whose last slice this is completes now rather than after the timer.
-        if flushNow || allSettled(resource: jobs[j].resource) || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
+        if flushNow || book.allSettled(resource: book.jobs[j].resource) || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
     }
 
     mutating func flushCommitsIfDue(force: Bool) {
@@ -29,8 +29,8 @@ extension Coordinator {
         if !force, let oldest = oldestPendingCommit, ContinuousClock.now - oldest < .seconds(1) { return }
         var batch = CommitBatch()
         for j in pendingCommits {
-            guard case .committing(let writer) = jobs[j].state else { continue }
-            let root = plan.entries[jobs[j].resource].resource.outputRoot
+            guard case .committing(let writer) = book.jobs[j].state else { continue }
+            let root = plan.entries[book.jobs[j].resource].resource.outputRoot
             // The writer's folder was opened by the root's directory, so its file system is
             // among the root's.
             batch.add(job: j, writer: writer, root: root, fileSystems: directories[root]?.fileSystems ?? FileSystemSet(writer.directoryFD))
@@ -50,9 +50,9 @@ extension Coordinator {
         var touched = Set<Int>()
         for (file, fileResult) in zip(batch.files, result.files) {
             let j = file.job
-            guard case .committing(let writer) = jobs[j].state, writer === file.writer, let (digests, verifiedAt) = writer.verified else { continue }
-            let resource = plan.entries[jobs[j].resource].resource
-            touched.insert(jobs[j].resource)
+            guard case .committing(let writer) = book.jobs[j].state, writer === file.writer, let (digests, verifiedAt) = writer.verified else { continue }
+            let resource = plan.entries[book.jobs[j].resource].resource
+            touched.insert(book.jobs[j].resource)
             let renamed: FileIdentity?
             switch fileResult {
             case .notSynced(let error):
@@ -70,14 +70,14 @@ extension Coordinator {
                 renamed = identity
             }
             renamedSinceSync.insert(resource.outputRoot)
-            let reported = Self.outcomeDigests(digests, for: resource.slices[jobs[j].slice])
+            let reported = Self.outcomeDigests(digests, for: resource.slices[book.jobs[j].slice])
             // The plan found the file on disk wrong: this fetch repaired it.
-            let decision = plan.entries[jobs[j].resource].decisions[jobs[j].slice]
-            let isRepair = decision.action == .refetch && !jobs[j].didResume
+            let decision = plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice]
+            let isRepair = decision.action == .refetch && !book.jobs[j].didResume
             var outcome = SliceOutcome(
-                status: jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: jobs[j].bytesTransferred,
-                size: writer.written, attempts: Int(jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
-                duration: jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
+                status: book.jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: book.jobs[j].bytesTransferred,
+                size: writer.written, attempts: Int(book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
+                duration: book.jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: writer.httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
@@ -93,8 +93,8 @@ extension Coordinator {
     /// A 416 to a resume of a partial file that already has the declared size: hash it whole,
     /// and commit it when every digest matches.
     mutating func commitCompletePartial(_ j: Int, writer: SliceWriter) {
-        let resource = plan.entries[jobs[j].resource].resource
-        let slice = resource.slices[jobs[j].slice]
+        let resource = plan.entries[book.jobs[j].resource].resource
+        let slice = resource.slices[book.jobs[j].slice]
         let fd = openat(writer.directoryFD, writer.partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         var digests: [Digest] = []
         var ok = fd >= 0
@@ -113,7 +113,7 @@ extension Coordinator {
             close(fd)
         }
         if ok {
-            jobs[j].didResume = true
+            book.jobs[j].didResume = true
             queueCommit(j, writer: writer, digests: digests, now: true)
         } else {
             discardPartial(writer)

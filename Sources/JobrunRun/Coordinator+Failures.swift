@@ -18,8 +18,8 @@ extension Coordinator {
     mutating func stopForFullDisk() {
         guard !isStopping else { return }
         // Failing slices can finish resources and so make their dependents ready: until none is.
-        while jobs.indices.contains(where: isWaitingToStart) {
-            for j in jobs.indices where isWaitingToStart(j) {
+        while book.jobs.indices.contains(where: isWaitingToStart) {
+            for j in book.jobs.indices where isWaitingToStart(j) {
                 fail(j, AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), announce: false)
             }
             _ = scheduler.removeAll()
@@ -35,7 +35,7 @@ extension Coordinator {
     @discardableResult
     mutating func endAttempt(_ j: Int, writer: SliceWriter) -> PartialFate? {
         writer.close()
-        let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
+        let slice = plan.entries[book.jobs[j].resource].resource.slices[book.jobs[j].slice]
         switch PartialDownload.examine(in: writer.directoryFD, for: writer.fileName, identity: writer.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) {
         case .absent:
             return nil
@@ -43,7 +43,7 @@ extension Coordinator {
             return .kept
         case .unresumable(let obstacle):
             discardPartial(writer)
-            jobs[j].discardedPartial = .unresumable(obstacle)
+            book.jobs[j].discardedPartial = .unresumable(obstacle)
             return .discarded(.unresumable(obstacle))
         }
     }

@@ -54,7 +54,7 @@ extension Coordinator {
         }
         if reach == .answered && !offline.isOffline && !offline.hasRecords { return .counts }
         let now = ContinuousClock.now
-        let action = offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt] in
+        let action = offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt = book.retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
         switch action {
@@ -73,12 +73,8 @@ extension Coordinator {
             var earlier = given
             // This attempt is among them; ``giveBack(_:writer:)`` gives it back.
             if let k = earlier.firstIndex(of: j) { earlier.remove(at: k) }
-            for g in earlier where !isDone(g) { jobs[g].attempts = max(0, jobs[g].attempts - 1) }
-            for g in Set(earlier) where g != j {
-                guard case .delayed = jobs[g].state else { continue }
-                leaveDelayed(g)
-                requeue(g)
-            }
+            for g in earlier where !isDone(g) { book.jobs[g].attempts = max(0, book.jobs[g].attempts - 1) }
+            for g in Set(earlier) where g != j && book.isDelayed(g) { requeue(g) }
             giveBack(j, writer: writer)
             // Never negative: an attempt that ended just past the deadline finds the pause over.
             events.emit(.networkOffline(origins: origins, wait: max(.zero, (offline.stopsAt ?? now) - now)))
@@ -89,7 +85,7 @@ extension Coordinator {
     /// Job `j`'s ended attempt does not count: the job is ready again at its own origin, and
     /// keeps what the attempt learned of its file (its partial file stays for a resume).
     mutating func giveBack(_ j: Int, writer: SliceWriter) {
-        jobs[j].attempts = max(0, jobs[j].attempts - 1)
+        book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
         if case .body = writer.verdict, let seen = writer.representation { learned[j] = seen }
         breakers[origin(j)]?.probeAbandoned(job: j)
         requeue(j)
@@ -98,7 +94,7 @@ extension Coordinator {
     /// Job `j` is ready again, queued at its own origin.
     mutating func requeue(_ j: Int) {
         resetOrigin(j)
-        jobs[j].state = .ready
+        book.ready(j)
         enqueue(j)
     }
 
@@ -121,9 +117,9 @@ extension Coordinator {
         case nil: "cut in flight by the stop; nothing was kept"
         }
         var outcome = SliceOutcome(
-            status: .skipped, bytesTransferred: jobs[j].bytesTransferred, attempts: Int(jobs[j].attempts),
+            status: .skipped, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
-            skipReason: reason, duration: jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
+            skipReason: reason, duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
         outcome.partial = fate
         settle(j, outcome)
     }
@@ -137,22 +133,11 @@ extension Coordinator {
         return min(until, probe)
     }
 
-    // MARK: Delayed jobs per origin
+    // MARK: Delayed jobs
 
     /// Job `j` waits until `until`: a retry's backoff, or (`isRetry` false) a gate's hold, which
     /// is no work at its origin for the offline pause (the gate, not the network, holds it).
     mutating func delay(_ j: Int, until: ContinuousClock.Instant, isRetry: Bool = true) {
-        leaveDelayed(j)
-        if isRetry { retryingAt[ownOrigin(j), default: 0] += 1 } else { parkedJobs.insert(j) }
-        jobs[j].state = .delayed(until: until)
-        delayedJobs.insert(j)
-    }
-
-    /// Job `j` leaves `.delayed` (the caller sets its next state).
-    mutating func leaveDelayed(_ j: Int) {
-        guard case .delayed = jobs[j].state else { return }
-        if !parkedJobs.isEmpty, parkedJobs.remove(j) != nil { return }
-        let origin = ownOrigin(j)
-        if let count = retryingAt[origin], count > 1 { retryingAt[origin] = count - 1 } else { retryingAt[origin] = nil }
+        book.delayed(j, until: until, retryAt: isRetry ? ownOrigin(j) : nil)
     }
 }

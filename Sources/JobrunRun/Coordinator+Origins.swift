@@ -24,7 +24,7 @@ extension Coordinator {
         if let f = failure, !f.countsAgainstOrigin { failure = nil }
         let origin = origin(j)
         if failure == nil && breakers[origin] == nil { return }
-        let policy = plan.entries[jobs[j].resource].resource.settings.retries
+        let policy = plan.entries[book.jobs[j].resource].resource.settings.retries
         var breaker = breakers[origin] ?? OriginBreaker()
         let action = breaker.attemptEnded(job: j, failure: failure, now: ContinuousClock.now, policy: policy, random: options.random())
         if case .closed(0, _, _) = breaker.state {
@@ -51,17 +51,12 @@ extension Coordinator {
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         _ = scheduler.removeAll(at: origin)
-        let unrequested = jobs.indices.filter { self.origin($0) == origin && isWaitingToStart($0) }
+        let unrequested = book.jobs.indices.filter { self.origin($0) == origin && isWaitingToStart($0) }
         events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: breaker.lastFailureText, slicesFailed: unrequested.count)))
         for j in unrequested { fail(j, failure, announce: false) }
     }
 
-    func isWaitingToStart(_ j: Int) -> Bool {
-        switch jobs[j].state {
-        case .ready, .delayed: true
-        default: false
-        }
-    }
+    func isWaitingToStart(_ j: Int) -> Bool { book.isWaitingToStart(j) }
 
     /// Fails the slices that became ready for `origin` after it was given up on.
     mutating func failQueued(origin: String, breaker: OriginBreaker) {
@@ -102,10 +97,7 @@ extension Coordinator {
         if isOfflineProbe, !isRunning(j) { offline.probeAbandoned(job: j, at: origin) }
     }
 
-    func isRunning(_ j: Int) -> Bool {
-        if case .running = jobs[j].state { return true }
-        return false
-    }
+    func isRunning(_ j: Int) -> Bool { book.isRunning(j) }
 
     /// Whether job `j` may follow a redirect to `hop` now. When the hop's origin has been given
     /// up on, the slice fails unrequested there; while it is being probed, the slice waits like
@@ -115,7 +107,7 @@ extension Coordinator {
         if offline.isOffline, !isStopping, !offline.admits(hop, now: now) {
             // An answer from before the network went redirects there: the slice waits for the
             // network at its own origin, without an attempt spent.
-            jobs[j].attempts = max(0, jobs[j].attempts - 1)
+            book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
             requeue(j)
             return false
         }

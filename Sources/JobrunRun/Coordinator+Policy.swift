@@ -47,7 +47,7 @@ extension Coordinator {
     /// deferred, and its dependents are deferred in turn.
     mutating func deferResource(_ r: Int, _ deferral: Deferral) {
         deferralOf[r] = deferral
-        for j in jobsOfResource[r] where !isDone(j) {
+        for j in book.jobsOfResource[r] where !isDone(j) {
             settle(j, SliceOutcome(status: .deferred, skipReason: deferral.message, displayURL: displayURL(j)), bulk: true)
         }
         events.emit(.resourceDeferred(id: plan.entries[r].resource.id, deferral: deferral))

@@ -7,61 +7,8 @@ import JobrunOutcome
 
 /// The state of one `apply`, owned by the coordinator thread.
 struct Coordinator {
-    /// One slice's progress through the run.
-    enum JobState {
-        /// Its resource waits for dependencies.
-        case waiting
-        /// May start when its host and the total limit allow.
-        case ready
-        /// A transfer is running; the writer's ``SliceWriter/token`` names the attempt.
-        case running(transfer: TransferID, writer: SliceWriter)
-        /// Waiting for a retry.
-        case delayed(until: ContinuousClock.Instant)
-        /// A memory body the ``BodyStore`` is verifying and writing.
-        case storing(writer: SliceWriter)
-        /// Verified (the writer holds the digests and when, where the slice's own time ends),
-        /// waiting for the batched sync and rename.
-        case committing(writer: SliceWriter)
-        /// Finished one way or another.
-        case done
-    }
-
-    /// One slice's progress. A run keeps one per slice of its manifests, so what only a running
-    /// attempt needs lives elsewhere: its writer (``SliceWriter``), a redirect's ``Hop`` (`hops`),
-    /// and the outcome, in `outcomes`.
-    struct Job {
-        private let resourceIndex: Int32
-        private let sliceIndex: Int32
-        var state: JobState = .waiting
-        var attempts: Int32 = 0
-        /// The engine of the running transfer.
-        var engine: UInt8 = 0
-        var didResume = false
-        /// Why a partial file of this slice was removed, when one was (its outcome tells).
-        var discardedPartial: PartialFate.Reason?
-        /// Nanoseconds from ``epoch`` to the first attempt's start, `-1` before it.
-        private var firstStartNanoseconds: Int64 = -1
-        var bytesTransferred: Int64 = 0
-
-        init(resource: Int, slice: Int) {
-            resourceIndex = Int32(truncatingIfNeeded: resource)
-            sliceIndex = Int32(truncatingIfNeeded: slice)
-        }
-
-        /// The plan entry and the slice within it.
-        var resource: Int { Int(resourceIndex) }
-        var slice: Int { Int(sliceIndex) }
-
-        private static let epoch = ContinuousClock.now
-
-        var firstStart: ContinuousClock.Instant? {
-            get { firstStartNanoseconds < 0 ? nil : Self.epoch + .nanoseconds(firstStartNanoseconds) }
-            set {
-                guard let newValue else { return firstStartNanoseconds = -1 }
-                firstStartNanoseconds = max(0, (newValue - Self.epoch).wholeNanoseconds)
-            }
-        }
-    }
+    typealias JobState = SliceBook.State
+    typealias Job = SliceBook.Job
 
     /// Where a redirect took an attempt: the URL and headers of its next request, how many it
     /// followed, and the origin the next request goes to.
@@ -99,7 +46,8 @@ struct Coordinator {
     let clock = ContinuousClock()
     let started = ContinuousClock.now
 
-    var jobs: [Job] = []
+    /// Every slice's state (``SliceBook``), by job.
+    var book = SliceBook()
     /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
     /// outcome once done, "not started" until then.
     var outcomes: [[SliceOutcome]] = []
@@ -111,19 +59,10 @@ struct Coordinator {
     var ownOrigins: [Int: String] = [:]
     /// Each job's declared size, kept only when a gate asks (a deadline is set).
     var expectedSizes: [Int64?] = []
-    /// Jobs of each resource (indices into `jobs`), by plan entry.
-    var jobsOfResource: [Range<Int>] = []
     /// The resources' states, by plan entry (``ResourceGraph``).
     var graph: ResourceGraph
     /// Which ready slice starts next (limits, cooldowns, priorities, turns, gates).
     var scheduler = Scheduler()
-    /// Jobs that entered `.delayed` (a retry waits); entries whose job has left that state are
-    /// dropped by `releaseDueRetries()`. Keeps the per-event work independent of the job count.
-    var delayedJobs: Set<Int> = []
-    /// Per resource: the first of its jobs (in `jobsOfResource`) not known to be done or
-    /// committing. Both states are final (`.done` is never left, `.committing` only becomes
-    /// `.done`), so scans resume where the last one stopped.
-    var settledCursor: [Int]
     /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
     /// attempt's response must agree with it.
     var learned: [Int: Representation] = [:]
@@ -131,10 +70,6 @@ struct Coordinator {
     var breakers: [String: OriginBreaker] = [:]
     /// Whether the network is gone, and what that does to attempts (``OfflinePause``).
     var offline: OfflinePause
-    /// Jobs in `.delayed` for a retry, by their own origin: with the scheduler's, the origins
-    /// with work; and those a gate holds there instead.
-    var retryingAt: [String: Int] = [:]
-    var parkedJobs = Set<Int>()
     /// Transfers under way.
     var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
@@ -168,7 +103,6 @@ struct Coordinator {
         self.engines = engines
         self.store = store
         offline = OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline)
-        settledCursor = []
         var entryByID: [String: Int] = [:]
         for (index, entry) in executor.plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
             entryByID[entry.resource.id] = index
@@ -188,46 +122,42 @@ struct Coordinator {
     }
 
     private mutating func buildJobs() {
-        jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
+        book.jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
         let notStarted = SliceOutcome(status: .skipped, skipReason: "not started")
         for (r, entry) in plan.entries.enumerated() {
-            let first = jobs.count
             let base = SliceAddress.Base(entry.resource)
             bases.append(base)
             var resourceOutcomes = Array(repeating: notStarted, count: entry.resource.slices.count)
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
-                    ownOrigins[jobs.count] = SliceAddress(slice, of: entry.resource, base: base).origin
+                    ownOrigins[book.jobs.count + s] = SliceAddress(slice, of: entry.resource, base: base).origin
                 }
-                var job = Job(resource: r, slice: s)
                 switch entry.decisions[s].action {
                 case .upToDate:
-                    job.state = .done
                     resourceOutcomes[s] = SliceOutcome(status: .upToDate, size: slice.size, digests: slice.digests)
                     progress.counts.add(.upToDate, bytes: 0, integrity: slice.integrity)
                 case .deferred:
-                    job.state = .done
                     resourceOutcomes[s] = SliceOutcome(status: .deferred, skipReason: entry.decisions[s].reason)
                     progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
                 case .fetch, .refetch, .resume:
                     progress.slicesToTransfer += 1
                     if let size = slice.size { progress.bytesToTransfer = progress.bytesToTransfer.saturatingAdding(size) } else { progress.unsizedToTransfer += 1 }
                 }
-                jobs.append(job)
                 if options.deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
             }
-            jobsOfResource.append(first..<jobs.count)
-            settledCursor.append(first)
+            book.addResource(r, slices: entry.resource.slices.count) { s in
+                entry.decisions[s].action == .upToDate || entry.decisions[s].action == .deferred
+            }
             outcomes.append(resourceOutcomes)
         }
-        progress.slicesTotal = jobs.count
+        progress.slicesTotal = book.jobs.count
     }
 
     /// Job `j`'s own URL, identity and origin (those of its slice).
     func address(_ j: Int) -> SliceAddress {
-        let r = jobs[j].resource
+        let r = book.jobs[j].resource
         // Read in place: a copy of the resource would retain each of its fields.
-        return SliceAddress(executor.plan.entries[r].resource.slices[jobs[j].slice], of: executor.plan.entries[r].resource, base: bases[r])
+        return SliceAddress(executor.plan.entries[r].resource.slices[book.jobs[j].slice], of: executor.plan.entries[r].resource, base: bases[r])
     }
 
     /// The origin of job `j`'s next or running request: its own, or a redirect's target.
@@ -251,14 +181,14 @@ struct Coordinator {
     /// slice (whose `own` address is given).
     func nextRequest(_ j: Int, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
         if !hops.isEmpty, let hop = hops[j] { return (hop.url, hop.headers) }
-        let resource = executor.plan.entries[jobs[j].resource].resource
-        return (own.url, resource.headers(for: resource.slices[jobs[j].slice]))
+        let resource = executor.plan.entries[book.jobs[j].resource].resource
+        return (own.url, resource.headers(for: resource.slices[book.jobs[j].slice]))
     }
 
     /// The origin of job `j`'s own URL.
     func ownOrigin(_ j: Int) -> String {
         if !ownOrigins.isEmpty, let origin = ownOrigins[j] { return origin }
-        return bases[jobs[j].resource]?.origin ?? address(j).origin
+        return bases[book.jobs[j].resource]?.origin ?? address(j).origin
     }
 
     func display(_ url: String) -> String {
@@ -304,7 +234,7 @@ struct Coordinator {
             // Resources that never became ready (their dependencies were cut short) are not
             // dependency failures: they were not started.
             let why = Self.notStartedReason(reason)
-            for j in jobs.indices where !isDone(j) { settle(j, SliceOutcome(status: .skipped, skipReason: why, displayURL: displayURL(j)), bulk: true) }
+            for j in book.jobs.indices where !isDone(j) { settle(j, SliceOutcome(status: .skipped, skipReason: why, displayURL: displayURL(j)), bulk: true) }
         }
         for index in plan.entries.indices { finishResourceIfDone(index) }
         // Renames of resources that failed reach the disk too, so that the mirror state may record
@@ -314,7 +244,7 @@ struct Coordinator {
             for root in renamedSinceSync.sorted() { _ = syncRoot(root) }
         }
         // The outcomes move into the result (the coordinator ends here): no copy of each.
-        jobs = []
+        book.jobs = []
         let entries = plan.entries.enumerated().map { r, entry in
             let kept = outcomes[r]
             outcomes[r] = []
@@ -328,8 +258,8 @@ struct Coordinator {
     var isFinished: Bool {
         guard running == 0 && storing == 0 && pendingCommits.isEmpty && commitsInFlight == 0 else { return false }
         // By index: `allSatisfy` would copy every job.
-        for j in jobs.indices {
-            switch jobs[j].state {
+        for j in book.jobs.indices {
+            switch book.jobs[j].state {
             case .done: continue
             case .waiting where stopReason != nil: continue
             default: return false
@@ -341,9 +271,7 @@ struct Coordinator {
     func nextDeadline() -> ContinuousClock.Instant? {
         var deadline: ContinuousClock.Instant?
         func consider(_ d: ContinuousClock.Instant) { deadline = deadline.map { min($0, d) } ?? d }
-        for j in delayedJobs {
-            if case .delayed(let until) = jobs[j].state { consider(until) }
-        }
+        if let end = book.nextDelayEnd() { consider(end) }
         let now = ContinuousClock.now
         if let end = scheduler.nextCooldownEnd(after: now) { consider(end) }
         if let cutoff = options.deadline, !isStopping { consider(cutoff) }
@@ -352,8 +280,8 @@ struct Coordinator {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
-        if let review = nextPolicyReview, !delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
-        if let interval = events.progressInterval, running > 0 || !delayedJobs.isEmpty || offline.isOffline { consider(lastProgress + interval) }
+        if let review = nextPolicyReview, !book.delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
+        if let interval = events.progressInterval, running > 0 || !book.delayedJobs.isEmpty || offline.isOffline { consider(lastProgress + interval) }
         return deadline
     }
 
@@ -377,39 +305,20 @@ struct Coordinator {
                     warnIfOverridden(r)
                     events.emit(.resourceStarted(id: plan.entries[r].resource.id))
                 }
-                for j in jobsOfResource[r] where !isDone(j) { requeue(j) }
+                for j in book.jobsOfResource[r] where !isDone(j) { requeue(j) }
                 finishResourceIfDone(r)
             }
         }
     }
 
     mutating func skip(resource r: Int, reason: String) {
-        for j in jobsOfResource[r] where !isDone(j) {
+        for j in book.jobsOfResource[r] where !isDone(j) {
             settle(j, SliceOutcome(status: .skipped, skipReason: reason, displayURL: displayURL(j)), bulk: true)
         }
         events.emit(.resourceSkipped(id: plan.entries[r].resource.id, reason: reason))
     }
 
-    func isDone(_ j: Int) -> Bool {
-        if case .done = jobs[j].state { return true }
-        return false
-    }
-
-    /// Every slice of resource `r` is done or verified and waiting for its commit (both final).
-    mutating func allSettled(resource r: Int) -> Bool {
-        let end = jobsOfResource[r].upperBound
-        var j = settledCursor[r]
-        while j < end {
-            switch jobs[j].state {
-            case .done, .committing: j += 1
-            default:
-                settledCursor[r] = j
-                return false
-            }
-        }
-        settledCursor[r] = j
-        return true
-    }
+    func isDone(_ j: Int) -> Bool { book.isDone(j) }
 
     /// When every slice of a resource is done: a durable sync, then the resource line.
     mutating func finishResourceIfDone(_ r: Int) {
@@ -422,7 +331,7 @@ struct Coordinator {
         for s in outcomes[r].indices {
             counts.add(outcomes[r][s].status, bytes: outcomes[r][s].bytesTransferred, integrity: resource.slices[s].integrity)
         }
-        let total = jobsOfResource[r].count
+        let total = book.jobsOfResource[r].count
         activeResources.remove(r)
         switch ResourceGraph.ending(counts: counts, total: total) {
         case .deferred:
@@ -472,19 +381,16 @@ struct Coordinator {
     /// a fetch renamed into place; `identity`: the slice's, when the caller has it.
     mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
         var outcome = outcome
-        if outcome.partial == nil, let reason = jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
-        // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
-        if !delayedJobs.isEmpty { leaveDelayed(j) }
-        if !isDone(j) { graph.sliceDone(of: jobs[j].resource) }
-        jobs[j].state = .done
-        let slice = plan.entries[jobs[j].resource].resource.slices[jobs[j].slice]
+        if outcome.partial == nil, let reason = book.jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
+        if book.done(j) { graph.sliceDone(of: book.jobs[j].resource) }
+        let slice = plan.entries[book.jobs[j].resource].resource.slices[book.jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
         progress.slicesSettled += 1
         progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
         events.emit(.sliceSettled(SettledSlice(
-            slice: SliceRef(resource: plan.entries[jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? identity ?? address(j).identity),
-            outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: jobs[j].slice, file: file)))
-        outcomes[jobs[j].resource][jobs[j].slice] = outcome
+            slice: SliceRef(resource: plan.entries[book.jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? identity ?? address(j).identity),
+            outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: book.jobs[j].slice, file: file)))
+        outcomes[book.jobs[j].resource][book.jobs[j].slice] = outcome
         if !hops.isEmpty { hops[j] = nil }
     }
 
@@ -492,27 +398,15 @@ struct Coordinator {
 
     mutating func enqueue(_ j: Int) {
         // Jobs are numbered in plan order: a job's number is its sequence.
-        scheduler.enqueue(j, sequence: j, resource: jobs[j].resource, origin: origin(j)) { $0 }
+        scheduler.enqueue(j, sequence: j, resource: book.jobs[j].resource, origin: origin(j)) { $0 }
     }
 
     mutating func releaseDueRetries() {
-        guard !delayedJobs.isEmpty else { return }
-        let now = ContinuousClock.now
-        // Plan order is restored by `enqueue`, whatever order the set yields.
-        for j in delayedJobs {
-            guard case .delayed(let until) = jobs[j].state else {
-                delayedJobs.remove(j)  // failed or stopped meanwhile
-                continue
-            }
-            if until <= now {
-                delayedJobs.remove(j)
-                leaveDelayed(j)
-                // Queued where its next request goes: a retry's own origin (set when it was
-                // delayed), a parked job's as it was.
-                jobs[j].state = .ready
-                enqueue(j)
-            }
-        }
+        guard !book.delayedJobs.isEmpty else { return }
+        // Plan order is restored by `enqueue`, whatever order they come in. Queued where its
+        // next request goes: a retry's own origin (set when it was delayed), a parked job's as
+        // it was.
+        for j in book.dueJobs(at: ContinuousClock.now) { enqueue(j) }
     }
 
     /// Starts slices while the scheduler allows (limits, cooldowns, breakers, turns, priorities,
@@ -543,8 +437,8 @@ struct Coordinator {
                 // only some resources (the network policy) defers their slices.
                 if let stop { phase.heldBack(for: stop) }
                 let status: SliceOutcome.Status = stop == nil ? .deferred : .skipped
-                settle(j, SliceOutcome(status: status, attempts: Int(jobs[j].attempts), skipReason: reason, displayURL: displayURL(j)), bulk: true)
-                finishResourceIfDone(jobs[j].resource)
+                settle(j, SliceOutcome(status: status, attempts: Int(book.jobs[j].attempts), skipReason: reason, displayURL: displayURL(j)), bulk: true)
+                finishResourceIfDone(book.jobs[j].resource)
             }
         }
     }
@@ -591,7 +485,7 @@ struct Coordinator {
         // bytes are in `bytesReceived` (the counter may lag by a few pieces, never lead).
         p.bytesInFlight = max(0, executor.arrivals.total - p.bytesReceived)
         p.running = running
-        p.retrying = delayedJobs.count { if case .delayed = jobs[$0].state { true } else { false } }
+        p.retrying = book.delayedCount
         p.offlineFor = offline.currentPeriod(now: ContinuousClock.now)
         p.activeCount = activeResources.count
         p.activeResources = activeResources.sorted().prefix(RunProgress.activeShown).map { plan.entries[$0].resource.id }
@@ -612,12 +506,12 @@ struct Coordinator {
             events.emit(.stopRequested(reason))
         }
         let why = Self.notStartedReason(reason)
-        for j in jobs.indices {
-            switch jobs[j].state {
+        for j in book.jobs.indices {
+            switch book.jobs[j].state {
             case .running(let transfer, _):
-                engines[Int(jobs[j].engine)].cancel(transfer)
+                engines[Int(book.jobs[j].engine)].cancel(transfer)
             case .ready, .delayed, .waiting:
-                settle(j, SliceOutcome(status: .skipped, attempts: Int(jobs[j].attempts), skipReason: why, displayURL: displayURL(j)), bulk: true)
+                settle(j, SliceOutcome(status: .skipped, attempts: Int(book.jobs[j].attempts), skipReason: why, displayURL: displayURL(j)), bulk: true)
             case .storing, .committing, .done:
                 break
             }

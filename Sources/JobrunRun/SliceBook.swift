@@ -1,0 +1,216 @@
+import JobrunFetch
+import JobrunOutcome
+
+/// Every slice's progress through the run, by job (jobs are numbered in plan order): the one
+/// place a slice's state changes, with the bookkeeping each state needs (the delayed jobs and
+/// the origins their retries wait for, how far each resource's slices have settled). A part of
+/// the run's machine: it reads no clock and calls no engine; the coordinator carries out what a
+/// change means (a transfer started, a retry queued).
+struct SliceBook {
+    /// One slice's progress through the run.
+    enum State {
+        /// Its resource waits for dependencies.
+        case waiting
+        /// May start when its host and the total limit allow.
+        case ready
+        /// A transfer is running; the writer's ``SliceWriter/token`` names the attempt.
+        case running(transfer: TransferID, writer: SliceWriter)
+        /// Waiting for a retry, or held by a gate.
+        case delayed(until: ContinuousClock.Instant)
+        /// A memory body the ``BodyStore`` is verifying and writing.
+        case storing(writer: SliceWriter)
+        /// Verified (the writer holds the digests and when, where the slice's own time ends),
+        /// waiting for the batched sync and rename.
+        case committing(writer: SliceWriter)
+        /// Finished one way or another.
+        case done
+    }
+
+    /// One slice's progress. A run keeps one per slice of its manifests, so what only a running
+    /// attempt needs lives elsewhere: its writer (``SliceWriter``), a redirect's hop, and the
+    /// outcome.
+    struct Job {
+        private let resourceIndex: Int32
+        private let sliceIndex: Int32
+        /// Changed by the book's transitions only.
+        fileprivate(set) var state: State = .waiting
+        var attempts: Int32 = 0
+        /// The engine of the running transfer.
+        var engine: UInt8 = 0
+        var didResume = false
+        /// Why a partial file of this slice was removed, when one was (its outcome tells).
+        var discardedPartial: PartialFate.Reason?
+        /// Nanoseconds from ``epoch`` to the first attempt's start, `-1` before it.
+        private var firstStartNanoseconds: Int64 = -1
+        var bytesTransferred: Int64 = 0
+
+        init(resource: Int, slice: Int) {
+            resourceIndex = Int32(truncatingIfNeeded: resource)
+            sliceIndex = Int32(truncatingIfNeeded: slice)
+        }
+
+        /// The plan entry and the slice within it.
+        var resource: Int { Int(resourceIndex) }
+        var slice: Int { Int(sliceIndex) }
+
+        private static let epoch = ContinuousClock.now
+
+        var firstStart: ContinuousClock.Instant? {
+            get { firstStartNanoseconds < 0 ? nil : Self.epoch + .nanoseconds(firstStartNanoseconds) }
+            set {
+                guard let newValue else { return firstStartNanoseconds = -1 }
+                firstStartNanoseconds = max(0, (newValue - Self.epoch).wholeNanoseconds)
+            }
+        }
+    }
+
+    var jobs: [Job] = []
+    /// Jobs of each resource, by plan entry.
+    private(set) var jobsOfResource: [Range<Int>] = []
+    /// Jobs that entered `.delayed`; those that have left it since are dropped by
+    /// ``dueJobs(at:)``. Keeps the per-event work independent of the job count.
+    private(set) var delayedJobs: Set<Int> = []
+    /// Jobs delayed for a retry, by their own origin (with the scheduler's: the origins with
+    /// work), and each such job's origin.
+    private(set) var retryingAt: [String: Int] = [:]
+    private var retryOrigin: [Int: String] = [:]
+    /// Per resource: the first of its jobs not known to be done or committing. Both states are
+    /// final (`.done` is never left, `.committing` only becomes `.done`), so scans resume where
+    /// the last one stopped.
+    private var settledCursor: [Int] = []
+
+    // MARK: Building
+
+    /// Adds the jobs of the next resource (its slices in order): `done` tells those with nothing
+    /// to do.
+    mutating func addResource(_ index: Int, slices: Int, done: (Int) -> Bool) {
+        let first = jobs.count
+        for s in 0..<slices {
+            var job = Job(resource: index, slice: s)
+            if done(s) { job.state = .done }
+            jobs.append(job)
+        }
+        jobsOfResource.append(first..<jobs.count)
+        settledCursor.append(first)
+    }
+
+    // MARK: Transitions
+
+    /// Job `j` may start when the scheduler lets it.
+    mutating func ready(_ j: Int) {
+        leaveDelayed(j)
+        jobs[j].state = .ready
+    }
+
+    mutating func running(_ j: Int, transfer: TransferID, writer: SliceWriter) {
+        jobs[j].state = .running(transfer: transfer, writer: writer)
+    }
+
+    mutating func storing(_ j: Int, writer: SliceWriter) {
+        jobs[j].state = .storing(writer: writer)
+    }
+
+    mutating func committing(_ j: Int, writer: SliceWriter) {
+        jobs[j].state = .committing(writer: writer)
+    }
+
+    /// Job `j` waits until `until`: for a retry at `retryAt` (its own origin), or, without one,
+    /// held by a gate (no work at its origin for the offline pause: the gate, not the network,
+    /// holds it).
+    mutating func delayed(_ j: Int, until: ContinuousClock.Instant, retryAt origin: String?) {
+        leaveDelayed(j)
+        if let origin {
+            retryingAt[origin, default: 0] += 1
+            retryOrigin[j] = origin
+        }
+        jobs[j].state = .delayed(until: until)
+        delayedJobs.insert(j)
+    }
+
+    /// Job `j` has ended, one way or another; whether it was not done before.
+    @discardableResult
+    mutating func done(_ j: Int) -> Bool {
+        // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
+        if !delayedJobs.isEmpty { leaveDelayed(j) }
+        let wasDone = isDone(j)
+        jobs[j].state = .done
+        return !wasDone
+    }
+
+    /// Job `j` leaves `.delayed` (its next state is set by the caller).
+    private mutating func leaveDelayed(_ j: Int) {
+        guard case .delayed = jobs[j].state, let origin = retryOrigin.removeValue(forKey: j) else { return }
+        if let count = retryingAt[origin], count > 1 { retryingAt[origin] = count - 1 } else { retryingAt[origin] = nil }
+    }
+
+    /// The delayed jobs whose wait is over at `now`: each is ready again (its caller queues it).
+    /// Those that left `.delayed` otherwise are forgotten here.
+    mutating func dueJobs(at now: ContinuousClock.Instant) -> [Int] {
+        guard !delayedJobs.isEmpty else { return [] }
+        var due: [Int] = []
+        for j in delayedJobs {
+            guard case .delayed(let until) = jobs[j].state else {
+                delayedJobs.remove(j)  // failed or stopped meanwhile
+                continue
+            }
+            if until <= now {
+                delayedJobs.remove(j)
+                ready(j)
+                due.append(j)
+            }
+        }
+        return due
+    }
+
+    // MARK: Questions
+
+    func isDone(_ j: Int) -> Bool {
+        if case .done = jobs[j].state { return true }
+        return false
+    }
+
+    func isRunning(_ j: Int) -> Bool {
+        if case .running = jobs[j].state { return true }
+        return false
+    }
+
+    func isDelayed(_ j: Int) -> Bool {
+        if case .delayed = jobs[j].state { return true }
+        return false
+    }
+
+    func isWaitingToStart(_ j: Int) -> Bool {
+        switch jobs[j].state {
+        case .ready, .delayed: true
+        default: false
+        }
+    }
+
+    /// The earliest end of a delay, if a job is delayed.
+    func nextDelayEnd() -> ContinuousClock.Instant? {
+        var earliest: ContinuousClock.Instant?
+        for j in delayedJobs {
+            if case .delayed(let until) = jobs[j].state { earliest = earliest.map { min($0, until) } ?? until }
+        }
+        return earliest
+    }
+
+    /// Jobs delayed now (retrying, or held by a gate).
+    var delayedCount: Int { delayedJobs.count { isDelayed($0) } }
+
+    /// Every slice of resource `r` is done or verified and waiting for its commit (both final).
+    mutating func allSettled(resource r: Int) -> Bool {
+        let end = jobsOfResource[r].upperBound
+        var j = settledCursor[r]
+        while j < end {
+            switch jobs[j].state {
+            case .done, .committing: j += 1
+            default:
+                settledCursor[r] = j
+                return false
+            }
+        }
+        settledCursor[r] = j
+        return true
+    }
+}
