@@ -149,20 +149,13 @@ extension Coordinator {
 
     // MARK: Completions
 
-    /// Finished transfers (and their bytes) waiting to be checked before no new slice starts.
-    static let maxBacklog = 64
-    static let maxBacklogBytes: Int64 = 8 << 20
-    /// Memory bodies handed to the store and not yet reported back (their bytes count against
-    /// `maxBacklogBytes`): enough to keep it busy while the disk is slow to create files.
-    static let maxStoring = 256
-
     /// Takes every posted event. A finished transfer frees its slot at once. Its outcome is
     /// handled before new slices start when that can change what starts (a failure, a 429's
     /// cooldown, a redirect); a body to verify and store waits until the freed slots have their
     /// next slices, and then is checked one at a time (a memory body goes to the ``BodyStore``;
     /// a file body is hashed to its end here), taking newly posted events the same way in
     /// between: the engine thread never waits for new work while the disk's work is done. Bodies
-    /// waiting here or with the store are bounded (`maxBacklog`, `maxBacklogBytes`). Once the
+    /// waiting here or with the store are bounded (``BodyBacklog``). Once the
     /// disk has been full, every outcome is handled here before anything new starts, so a second
     /// full disk stops the run before it starts more.
     mutating func handleEvents() {
@@ -191,17 +184,16 @@ extension Coordinator {
                     writer.hash(upTo: written, scratch: digestPool.scratch)
                 case .stored(.body(let j, let writer, let outcome)):
                     guard case .storing(let current) = book.jobs[j].state, current === writer else { continue }
-                    storing -= 1
-                    storingBytes -= writer.written
+                    backlog.returned(bytes: writer.written)
                     freedSlots = true
                     finishChecked(j, writer: writer, outcome: outcome)
                 case .stored(.committed(let batch, let result)):
                     finishCommit(batch, result)
                 }
             }
-            // Bounded: a body waiting here holds its memory, so past `maxBacklog` of them (or
+            // Bounded: a body waiting here holds its memory, so past the backlog's bounds (count, or
             // of their bytes) the next slices wait until this thread has caught up.
-            if freedSlots && !isStopping && bodies.count - next <= Self.maxBacklog && waitingBytes + storingBytes <= Self.maxBacklogBytes { dispatch() }
+            if freedSlots && !isStopping && backlog.admitsStarts(waiting: bodies.count - next, waitingBytes: waitingBytes) { dispatch() }
             guard next < bodies.count else {
                 // Slots the backlog held back (and those `complete` freed) are used now.
                 if !bodies.isEmpty && !isStopping { dispatch() }
@@ -324,8 +316,7 @@ extension Coordinator {
                 // next full disk is known before anything else starts.
                 handedOver = true
                 book.storing(j, writer: writer)
-                storing += 1
-                storingBytes += writer.written
+                backlog.handed(bytes: writer.written)
                 store.submit(BodyStore.Work(job: j, writer: writer, expected: slice.digests))
                 return
             }
@@ -426,7 +417,7 @@ extension Coordinator {
             duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
-        if !pendingCommits.isEmpty, book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }
+        if !commits.pending.isEmpty, book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }
         finishResourceIfDone(book.jobs[j].resource)
     }
 }

@@ -10,41 +10,34 @@ import JobrunOutcome
 /// more (the renames are on disk) before it is reported. A crash at any point leaves every final
 /// path holding a verified file or nothing.
 extension Coordinator {
-    static let commitBatch = 256
-
     /// Queues a verified slice for the next flush; `now` flushes at once. `writer` is closed: from
     /// the flush on it is the store's thread's until the commit's result.
     mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
         writer.verified = (digests, now)
         book.committing(j, writer: writer)
-        pendingCommits.append(j)
-        if oldestPendingCommit == nil { oldestPendingCommit = now }
+        let isFull = commits.add(j, at: now)
         // A resource whose last slice this is completes now rather than after the timer.
-        if flushNow || book.allSettled(resource: book.jobs[j].resource) || pendingCommits.count >= Self.commitBatch { flushCommitsIfDue(force: true) }
+        if flushNow || isFull || book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }
     }
 
     mutating func flushCommitsIfDue(force: Bool) {
-        guard !pendingCommits.isEmpty else { return }
-        if !force, let oldest = oldestPendingCommit, ContinuousClock.now - oldest < .seconds(1) { return }
+        guard !commits.pending.isEmpty, let jobs = commits.takeBatch(now: ContinuousClock.now, force: force) else { return }
         var batch = CommitBatch()
-        for j in pendingCommits {
+        for j in jobs {
             guard case .committing(let writer) = book.jobs[j].state else { continue }
             let root = plan.entries[book.jobs[j].resource].resource.outputRoot
             // The writer's folder was opened by the root's directory, so its file system is
             // among the root's.
             batch.add(job: j, writer: writer, root: root, fileSystems: directories[root]?.fileSystems ?? FileSystemSet(writer.directoryFD))
         }
-        pendingCommits = []
-        oldestPendingCommit = nil
-        commitsInFlight += 1
         store.submit(batch)
     }
 
     /// The store's thread performed `batch`: its slices are settled, and the resources they
     /// complete are finished.
     mutating func finishCommit(_ batch: CommitBatch, _ result: CommitBatch.Result) {
-        commitsInFlight -= 1
+        commits.batchReturned()
         // The renames settled before this batch preceded its syncs.
         for root in result.synced { noteSynced(root) }
         var touched = Set<Int>()
@@ -69,7 +62,7 @@ extension Coordinator {
             case .renamed(let identity):
                 renamed = identity
             }
-            renamedSinceSync.insert(resource.outputRoot)
+            commits.renamed(into: resource.outputRoot)
             let reported = Self.outcomeDigests(digests, for: resource.slices[book.jobs[j].slice])
             // The plan found the file on disk wrong: this fetch repaired it.
             let decision = plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice]

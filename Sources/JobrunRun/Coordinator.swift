@@ -35,9 +35,8 @@ struct Coordinator {
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.
     let store: BodyStore
-    /// Memory bodies with the store, and their bytes (bounded like the backlog of bodies).
-    var storing = 0
-    var storingBytes: Int64 = 0
+    /// Bodies received and not yet checked or stored (``BodyBacklog``).
+    var backlog = BodyBacklog()
     var nextSharedEngine = 0
     /// What each resource's unsized bodies weighed so far, by plan entry.
     var unsizedBodies: [Int: BodySizeEstimate] = [:]
@@ -73,13 +72,9 @@ struct Coordinator {
     /// Transfers under way.
     var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
-    var pendingCommits: [Int] = []
-    /// Commits handed to the store's thread whose results have not come back.
-    var commitsInFlight = 0
-    var oldestPendingCommit: ContinuousClock.Instant?
+    /// Verified slices waiting for their commit, and the roots to sync (``CommitQueue``).
+    var commits = CommitQueue()
     var directories: [String: OutputDirectory] = [:]
-    /// Output roots with files renamed into place since their last sync.
-    var renamedSinceSync = Set<String>()
     /// Whether the run goes on or stops, and why (``RunPhase``).
     var phase = RunPhase()
     var isStopping: Bool { phase.isStopping }
@@ -241,7 +236,7 @@ struct Coordinator {
         // them; not when stopping, when the sync would also flush what the cancelled transfers
         // wrote, and take time the stop does not have (those files are hashed next time instead).
         if stopReason == nil {
-            for root in renamedSinceSync.sorted() { _ = syncRoot(root) }
+            for root in commits.renamedSinceSync.sorted() { _ = syncRoot(root) }
         }
         // The outcomes move into the result (the coordinator ends here): no copy of each.
         book.jobs = []
@@ -256,7 +251,7 @@ struct Coordinator {
     }
 
     var isFinished: Bool {
-        guard running == 0 && storing == 0 && pendingCommits.isEmpty && commitsInFlight == 0 else { return false }
+        guard running == 0 && backlog.storing == 0 && commits.isIdle else { return false }
         // By index: `allSatisfy` would copy every job.
         for j in book.jobs.indices {
             switch book.jobs[j].state {
@@ -279,7 +274,7 @@ struct Coordinator {
         for (origin, breaker) in breakers where scheduler.hasWaiting(at: origin) {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
-        if let oldest = oldestPendingCommit { consider(oldest + .seconds(1)) }
+        if let due = commits.nextDue { consider(due) }
         if let review = nextPolicyReview, !book.delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
         if let interval = events.progressInterval, running > 0 || !book.delayedJobs.isEmpty || offline.isOffline { consider(lastProgress + interval) }
         return deadline
@@ -372,7 +367,7 @@ struct Coordinator {
 
     /// `root` was synced: every rename into it settled so far is durable.
     mutating func noteSynced(_ root: String) {
-        renamedSinceSync.remove(root)
+        commits.synced(root)
         events.emit(.synced(root: root))
     }
 
@@ -419,7 +414,7 @@ struct Coordinator {
         }
         // Bodies the store has not finished hold their memory: past the backlog bounds nothing
         // new starts until it catches up (its reports call this again).
-        guard storing <= Self.maxStoring && storingBytes <= Self.maxBacklogBytes else { return }
+        guard backlog.admitsStarts else { return }
         let now = ContinuousClock.now
         // Slices that became ready for an origin given up on fail without a request.
         for (origin, breaker) in breakers where breaker.isFailed && scheduler.hasWaiting(at: origin) {

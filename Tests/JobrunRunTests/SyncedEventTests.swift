@@ -67,7 +67,7 @@ import Testing
 
             """
         }
-        let first = manifest(root: "root-1", [("one", server.url("/gen/"), slices("one-", count: Coordinator.commitBatch + 44))])
+        let first = manifest(root: "root-1", [("one", server.url("/gen/"), slices("one-", count: CommitQueue.batchSize + 44))])
         let second = manifest(root: "root-2", [("two", server.url("/gen/"), slices("two-", count: 40))])
         // Alone in its root: only the run's last sync covers its renames.
         let third = manifest(root: "root-3", [
@@ -84,7 +84,7 @@ import Testing
         let watcher = SyncWatcher(plan: plan)
         let result = try Executor(plan: plan, options: ApplyOptions()).run(events: RunEvents([watcher]))
 
-        #expect(result.counts.failed == 1 && result.counts.fetched == Coordinator.commitBatch + 44 + 40 + 30)
+        #expect(result.counts.failed == 1 && result.counts.fetched == CommitQueue.batchSize + 44 + 40 + 30)
         #expect(watcher.fetched == result.counts.fetched)
         #expect(watcher.problems.isEmpty, "\(watcher.problems.prefix(5))")
         #expect(watcher.waiting.values.allSatisfy { $0.isEmpty }, "fetched files never followed by a sync of their root")

@@ -1,0 +1,34 @@
+/// The bodies received and not yet checked or stored: those waiting on the coordinator's thread
+/// and the memory bodies with the ``BodyStore``. Each holds its memory, so past the bounds no new
+/// slice starts until the backlog shrinks. A part of the run's machine.
+struct BodyBacklog {
+    /// Finished transfers waiting on the coordinator's thread to be checked,
+    static let mostWaiting = 64
+    /// and their bytes with the store's (memory bodies only).
+    static let mostBytes: Int64 = 8 << 20
+    /// Memory bodies with the store: enough to keep it busy while the disk is slow to create files.
+    static let mostStoring = 256
+
+    /// Memory bodies handed to the store and not yet reported back, and their bytes.
+    private(set) var storing = 0
+    private(set) var storingBytes: Int64 = 0
+
+    mutating func handed(bytes: Int64) {
+        storing += 1
+        storingBytes += bytes
+    }
+
+    mutating func returned(bytes: Int64) {
+        storing -= 1
+        storingBytes -= bytes
+    }
+
+    /// Whether slices may start while the store holds what it holds.
+    var admitsStarts: Bool { storing <= Self.mostStoring && storingBytes <= Self.mostBytes }
+
+    /// Whether slices may start while `waiting` bodies of `waitingBytes` (in memory) wait on the
+    /// coordinator's thread besides.
+    func admitsStarts(waiting: Int, waitingBytes: Int64) -> Bool {
+        waiting <= Self.mostWaiting && waitingBytes + storingBytes <= Self.mostBytes
+    }
+}
