@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench soak clean
+.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -46,6 +46,16 @@ test: build
 	@python3 -m pip install --quiet --disable-pip-version-check $(TEST_PIP_PACKAGES) >/dev/null 2>&1 || \
 	  echo "make test: pip could not install $(TEST_PIP_PACKAGES): the deployment examples' schema checks are skipped"
 	$(SWIFT) test $(SWIFT_FLAGS)
+
+## lint: the Swift sources are as swift-format lays them out (.swift-format; the toolchain's
+## `swift format`); CI runs it
+FORMATTED = Package.swift Sources Tests fuzz
+lint:
+	$(SWIFT) format lint --strict --recursive $(FORMATTED)
+
+## format: lay the Swift sources out with swift-format, in place
+format:
+	$(SWIFT) format --in-place --recursive $(FORMATTED)
 
 ## fuzz: libFuzzer targets (manifest loader, checksum lists, response heads), FUZZ_SECONDS each
 ## (default 60); new inputs and crashes go under .build-fuzz/fuzz (docs/fuzzing.md)

@@ -39,21 +39,34 @@ let package = Package(
         // (SDBusAPI), so no pkg-config and no libsystemd-dev.
         .systemLibrary(name: "CSDBus", path: "Sources/CSDBus"),
 
+        // The vocabulary (durations, byte counts, digests, URLs, paths) and a small POSIX kit.
         .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
+        // Manifests and slice lists read, validated and located (libyaml).
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
+        // The files on disk for plan, apply and verify: checking and hashing them, extra files.
         .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
+        // The plan: what each slice needs, free space, the network policy's verdicts.
         .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunState", "JobrunConditions"], swiftSettings: strict),
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
-        .target(name: "JobrunReport", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions"], swiftSettings: strict),
+        // Everything written for people and programs: log, progress, JSON, JUnit, events, merges.
+        .target(
+            name: "JobrunReport",
+            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions"],
+            swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
         .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
+        // The network's conditions (metered, NetworkManager over D-Bus) for the network policy.
         .target(name: "JobrunConditions", dependencies: ["JobrunCore", "CSDBus"], swiftSettings: strict),
+        // libcurl engines (loaded with dlopen): event loops, transfers, response heads, rate budgets.
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
+        // apply's engine: the run's machine parts and the coordinator that drives them, the store.
         .target(
             name: "JobrunRun",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux"],
+            dependencies: [
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux",
+            ],
             swiftSettings: strict),
         // Completion hooks: an observer of the run's events with threads of its own, and an outbox
         // in the mirror state.
@@ -61,15 +74,19 @@ let package = Package(
             name: "JobrunHooks",
             dependencies: ["JobrunCore", "JobrunManifest", "JobrunOutcome", "JobrunReport", "JobrunState"],
             swiftSettings: strict),
+        // The commands and their options, reports and exit statuses (swift-argument-parser).
         .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState", "JobrunConditions",
+                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState",
+                "JobrunConditions",
                 "JobrunHooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // The executable: JobrunCLI's entry point.
         .executableTarget(name: "jobrun", dependencies: ["JobrunCLI"], swiftSettings: strict),
+        // For the tests: the fault server, processes, temporary folders, goldens.
         .target(name: "JobrunTestSupport", dependencies: ["JobrunCore"], swiftSettings: strict),
 
         .testTarget(name: "JobrunCoreTests", dependencies: ["JobrunCore", "JobrunTestSupport"], swiftSettings: strict),

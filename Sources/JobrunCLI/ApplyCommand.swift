@@ -10,7 +10,6 @@ import JobrunRun
 import JobrunState
 import JobrunVerify
 
-
 struct ApplyCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
@@ -146,11 +145,15 @@ struct ApplyCommand: DocumentedCommand {
             options.manifests = saved.manifestPaths
             options.output = saved.outputOverride
             options.allowFileURLs = saved.allowFileURLs
-            manifest = try saved.select(from: options.load(
-                fingerprinting: true, requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency), digest: run.manifestsDigest))
+            manifest = try saved.select(
+                from: options.load(
+                    fingerprinting: true, requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override.over(saved.concurrency),
+                    digest: run.manifestsDigest))
         } else {
-            manifest = try shardOptions.narrow(resourceOptions.select(
-                from: manifestOptions.load(requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
+            manifest = try shardOptions.narrow(
+                resourceOptions.select(
+                    from: manifestOptions.load(
+                        requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
         run.start(manifest)
         let sums = shardOptions.expand(reportOptions.recordSums, saved: savedShard).map(RecordSums.init(template:))
@@ -213,8 +216,10 @@ struct ApplyCommand: DocumentedCommand {
         if let junit = shardOptions.expand(reportOptions.junit, saved: savedShard) {
             OutputFiles.prepareParent(of: junit)
             Reports.attempt("the JUnit report '\(junit)'") {
-                try ReportClock.finish(ApplyReports.junit(
-                    result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: runID)).write(to: junit)
+                try ReportClock.finish(
+                    ApplyReports.junit(
+                        result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: runID)
+                ).write(to: junit)
             }
         }
         sums?.write(ApplyReports.checksumLists(result))

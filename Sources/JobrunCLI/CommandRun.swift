@@ -68,9 +68,11 @@ final class CommandRun {
         events.add(stream)
         let started = self.started
         SignalHandling.exitAfterLastWords { signal in
-            stream.observe(.runEnded(RunEnd(
-                exitStatus: StopReason.signal(signal).exitStatus.rawValue, stopReason: .signal(signal), counts: [],
-                summaryLine: nil, elapsed: ContinuousClock.now - started)))
+            stream.observe(
+                .runEnded(
+                    RunEnd(
+                        exitStatus: StopReason.signal(signal).exitStatus.rawValue, stopReason: .signal(signal), counts: [],
+                        summaryLine: nil, elapsed: ContinuousClock.now - started)))
         }
     }
 
@@ -107,9 +109,11 @@ final class CommandRun {
     func start(_ manifest: Manifest? = nil) {
         guard !hasStarted else { return }
         hasStarted = true
-        events.emit(.runStarted(RunStart(
-            command: command, runID: runID, arguments: ArgumentRedaction.redact(CommandLine.arguments),
-            manifestsDigest: manifestsDigest?.hex, resources: manifest?.resources.count, slices: manifest?.sliceCount)))
+        events.emit(
+            .runStarted(
+                RunStart(
+                    command: command, runID: runID, arguments: ArgumentRedaction.redact(CommandLine.arguments),
+                    manifestsDigest: manifestsDigest?.hex, resources: manifest?.resources.count, slices: manifest?.sliceCount)))
     }
 
     /// The command's counts (named as in its JSON summary) and last line, for `run_end`.

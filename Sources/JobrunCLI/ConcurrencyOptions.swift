@@ -4,12 +4,16 @@ import JobrunManifest
 /// `--concurrency N` and `--per-host N` of `plan` and `apply`: every resource's transfer limits,
 /// whatever its manifest says (``ConcurrencyOverride``, applied as the manifests are read).
 struct ConcurrencyOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Transfers at once in all, in place of every resource's 'concurrency.total' (1 to 1024).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Transfers at once in all, in place of every resource's 'concurrency.total' (1 to 1024).", valueName: "n"))
     var concurrency: Int?
 
-    @Option(name: .customLong("per-host"), help: ArgumentHelp(
-        "Transfers at once per scheme://host:port, in place of every resource's 'concurrency.per_host' (1 to 256).", valueName: "n"))
+    @Option(
+        name: .customLong("per-host"),
+        help: ArgumentHelp(
+            "Transfers at once per scheme://host:port, in place of every resource's 'concurrency.per_host' (1 to 256).", valueName: "n"))
     var perHost: Int?
 
     func validate() throws {

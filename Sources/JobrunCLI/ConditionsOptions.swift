@@ -9,9 +9,11 @@ import JobrunState
 /// `--metered yes|no|auto`: what the network policy takes the network to be (env JOBRUN_METERED),
 /// and the reading of every condition discretionary work waits for.
 struct ConditionsOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Whether the network is metered: yes, no, or auto (ask NetworkManager; default); env JOBRUN_METERED.",
-        valueName: "yes|no|auto"), completion: .list(MeteredSetting.allCases.map(\.rawValue)))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Whether the network is metered: yes, no, or auto (ask NetworkManager; default); env JOBRUN_METERED.",
+            valueName: "yes|no|auto"), completion: .list(MeteredSetting.allCases.map(\.rawValue)))
     var metered: String?
 
     /// How long NetworkManager may take to answer.

@@ -4,13 +4,17 @@ import JobrunOutcome
 
 /// `--deadline` and `--deadline-margin`: one absolute deadline for the run, retries included.
 struct DeadlineOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Stop by this time: a duration from now (45m), an RFC 3339 time, or 'auto' (GitLab's CI_JOB_STARTED_AT + CI_JOB_TIMEOUT); env JOBRUN_DEADLINE.",
-        valueName: "when"), completion: .list(["auto"]))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Stop by this time: a duration from now (45m), an RFC 3339 time, or 'auto' (GitLab's CI_JOB_STARTED_AT + CI_JOB_TIMEOUT); env JOBRUN_DEADLINE.",
+            valueName: "when"), completion: .list(["auto"]))
     var deadline: String?
 
-    @Option(name: .customLong("deadline-margin"), help: ArgumentHelp(
-        "Time kept before the deadline to cancel transfers and write the reports (default 5s).", valueName: "duration"))
+    @Option(
+        name: .customLong("deadline-margin"),
+        help: ArgumentHelp(
+            "Time kept before the deadline to cancel transfers and write the reports (default 5s).", valueName: "duration"))
     var deadlineMargin: String?
 
     static let defaultMargin: Int64 = 5_000

@@ -3,13 +3,17 @@ import JobrunCore
 
 /// What `apply` does with work the network policy defers (docs/policy.md).
 struct DeferralOptions: ParsableArguments {
-    @Option(name: .customLong("wait-for-conditions"), help: ArgumentHelp(
-        "Wait up to this long for deferred work's conditions to turn good, instead of deferring it (for example 30m, 8h).",
-        valueName: "duration"))
+    @Option(
+        name: .customLong("wait-for-conditions"),
+        help: ArgumentHelp(
+            "Wait up to this long for deferred work's conditions to turn good, instead of deferring it (for example 30m, 8h).",
+            valueName: "duration"))
     var waitForConditions: String?
 
-    @Option(name: .customLong("conditions-interval"), help: ArgumentHelp(
-        "How often a run reads the conditions and the clock again for the network policy (default 30s).", valueName: "duration"))
+    @Option(
+        name: .customLong("conditions-interval"),
+        help: ArgumentHelp(
+            "How often a run reads the conditions and the clock again for the network policy (default 30s).", valueName: "duration"))
     var conditionsInterval: String?
 
     @Flag(name: .customLong("require-complete"), help: "Exit 75 when work was deferred (by default deferral exits 0).")

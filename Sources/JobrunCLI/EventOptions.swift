@@ -2,9 +2,11 @@ import ArgumentParser
 
 /// `--events FILE|-`, shared by `plan`, `apply` and `verify` (``CommandRun`` writes the stream).
 struct EventOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Write the run's events as NDJSON, one JSON object a line, to this file, or to stdout with '-' (docs/events.md).",
-        valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write the run's events as NDJSON, one JSON object a line, to this file, or to stdout with '-' (docs/events.md).",
+            valueName: "file"))
     var events: String?
 
     /// `--events -`: stdout carries the events, so what the command prints there goes to stderr.

@@ -8,9 +8,11 @@ import JobrunState
 /// `apply --on-run-end PROGRAM|JSON-ARRAY`, and the run's completion hooks (docs/policy.md,
 /// "Hooks").
 struct HookOptions: ParsableArguments {
-    @Option(name: .customLong("on-run-end"), help: ArgumentHelp(
-        "Run a program when the run ends, with the event as a JSON line on stdin and JOBRUN_* variables (docs/policy.md, Hooks): a program alone, or a JSON array of the program and its arguments, e.g. '[\"notify-send\", \"mirror done\"]'. No shell.",
-        valueName: "program"))
+    @Option(
+        name: .customLong("on-run-end"),
+        help: ArgumentHelp(
+            "Run a program when the run ends, with the event as a JSON line on stdin and JOBRUN_* variables (docs/policy.md, Hooks): a program alone, or a JSON array of the program and its arguments, e.g. '[\"notify-send\", \"mirror done\"]'. No shell.",
+            valueName: "program"))
     var onRunEnd: String?
 
     /// `--on-run-end` as an argument vector (`validate()` refused anything else).

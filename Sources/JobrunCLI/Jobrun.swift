@@ -15,7 +15,8 @@ public struct Jobrun: ParsableCommand {
             """,
         version: JobrunVersion.current,
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, ConditionsCommand.self, GraphCommand.self, ReportCommand.self, VersionCommand.self,
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, VerifyCommand.self, StatusCommand.self, ConditionsCommand.self, GraphCommand.self,
+            ReportCommand.self, VersionCommand.self,
             ManualCommand.self,
         ]
     )

@@ -5,9 +5,10 @@ import JobrunVerify
 
 /// Options every manifest-reading command shares.
 struct ManifestOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp(
-        "Manifest files or folders (folders: every *.yaml and *.yml in name order); with none, the folder 'manifests' if it is here, else the files here named jobrun.yaml or *.jobrun.yaml (and .yml).",
-        valueName: "manifests"))
+    @Argument(
+        help: ArgumentHelp(
+            "Manifest files or folders (folders: every *.yaml and *.yml in name order); with none, the folder 'manifests' if it is here, else the files here named jobrun.yaml or *.jobrun.yaml (and .yml).",
+            valueName: "manifests"))
     var manifests: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Output root for every manifest, overriding 'defaults.output'.", valueName: "dir"), completion: .directory)
@@ -23,12 +24,16 @@ struct ManifestOptions: ParsableArguments {
     /// `concurrency` replaces every resource's transfer limits (`--concurrency`, `--per-host`);
     /// `digest` is fed every manifest's bytes as they are read, even when they turn out invalid.
     /// - Throws: `ExitCode` 66 when a manifest cannot be read, 65 when one is invalid.
-    func load(fingerprinting: Bool = false, requiringDigests: Bool = false, concurrency: ConcurrencyOverride = ConcurrencyOverride(), digest: ManifestsDigest? = nil) throws -> Manifest {
+    func load(
+        fingerprinting: Bool = false, requiringDigests: Bool = false, concurrency: ConcurrencyOverride = ConcurrencyOverride(), digest: ManifestsDigest? = nil
+    ) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.requiresDigests = requiringDigests
         options.concurrency = concurrency
         if let total = concurrency.total, let perHost = concurrency.perHost, perHost > total {
-            StandardError.write("jobrun: warning: --per-host \(perHost) is larger than --concurrency \(total); at most \(total) \(total == 1 ? "transfer runs" : "transfers run") at once\n")
+            StandardError.write(
+                "jobrun: warning: --per-host \(perHost) is larger than --concurrency \(total); at most \(total) \(total == 1 ? "transfer runs" : "transfers run") at once\n"
+            )
         }
         options.allowFileURLs = allowFileURLs
         options.outputOverride = output
@@ -48,7 +53,9 @@ struct ManifestOptions: ParsableArguments {
         let errors = result.diagnostics.count { $0.severity == .error }
         let warnings = result.diagnostics.count { $0.severity == .warning }
         if errors > 0 {
-            print("jobrun: \(errors) error\(errors == 1 ? "" : "s")\(warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : "") in the manifests; nothing was done.", to: &stderr)
+            print(
+                "jobrun: \(errors) error\(errors == 1 ? "" : "s")\(warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : "") in the manifests; nothing was done.",
+                to: &stderr)
         }
         if !result.unreadable.isEmpty { throw ExitCode(ExitStatus.manifestUnreadable.rawValue) }
         guard let manifest = result.manifest, errors == 0 else { throw ExitCode(ExitStatus.manifestInvalid.rawValue) }

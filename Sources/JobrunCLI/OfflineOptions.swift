@@ -4,9 +4,11 @@ import JobrunCore
 /// `apply --offline-wait`: how long a run waits while every origin with work is unreachable
 /// (docs/apply.md, "Offline").
 struct OfflineOptions: ParsableArguments {
-    @Option(name: .customLong("offline-wait"), help: ArgumentHelp(
-        "While no origin with work can be reached, pause and probe them for up to this long (default 10m; never past --deadline), then exit 75; 0 turns the pause off.",
-        valueName: "duration"))
+    @Option(
+        name: .customLong("offline-wait"),
+        help: ArgumentHelp(
+            "While no origin with work can be reached, pause and probe them for up to this long (default 10m; never past --deadline), then exit 75; 0 turns the pause off.",
+            valueName: "duration"))
     var offlineWait: String?
 
     static let defaultWait: Duration = .seconds(600)

@@ -79,8 +79,11 @@ struct PlanCommand: DocumentedCommand {
     func plan(_ run: CommandRun) throws {
         let manifest: Manifest
         do {
-            manifest = try shardOptions.narrow(resourceOptions.select(
-                from: manifestOptions.load(fingerprinting: true, requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
+            manifest = try shardOptions.narrow(
+                resourceOptions.select(
+                    from: manifestOptions.load(
+                        fingerprinting: true, requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override,
+                        digest: run.manifestsDigest)))
         } catch let exit as ExitCode {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw outputOptions.detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit

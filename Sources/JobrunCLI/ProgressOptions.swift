@@ -6,13 +6,17 @@ import JobrunReport
 /// `--progress`, `--progress-interval`, `-q` and `-v` of `apply`: how much the human log says,
 /// and how progress shows on stderr (``ProgressOutput/choose(_:)`` decides).
 struct ProgressOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "How progress shows on stderr: auto (tty on a terminal, else plain), tty (a live display), plain (a line every --progress-interval, and one when the run starts and ends) or none (default: $JOBRUN_PROGRESS, else auto).",
-        valueName: "mode"), completion: .list(ProgressMode.allCases.map(\.rawValue)), transform: Self.mode)
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How progress shows on stderr: auto (tty on a terminal, else plain), tty (a live display), plain (a line every --progress-interval, and one when the run starts and ends) or none (default: $JOBRUN_PROGRESS, else auto).",
+            valueName: "mode"), completion: .list(ProgressMode.allCases.map(\.rawValue)), transform: Self.mode)
     var progress: ProgressMode?
 
-    @Option(name: .customLong("progress-interval"), help: ArgumentHelp(
-        "How often --progress plain writes a line while transfers run (default 30s).", valueName: "duration"))
+    @Option(
+        name: .customLong("progress-interval"),
+        help: ArgumentHelp(
+            "How often --progress plain writes a line while transfers run (default 30s).", valueName: "duration"))
     var progressInterval: String?
 
     /// `--progress-interval` as a duration (`validate()` refused anything else).
@@ -61,8 +65,9 @@ struct ProgressOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         let output: ProgressOutput
         do {
-            output = try ProgressOutput.choose(ProgressOutput.Inputs(
-                flag: progress, isQuiet: quiet, environment: environment, isStderrTerminal: isatty(STDERR_FILENO) == 1))
+            output = try ProgressOutput.choose(
+                ProgressOutput.Inputs(
+                    flag: progress, isQuiet: quiet, environment: environment, isStderrTerminal: isatty(STDERR_FILENO) == 1))
         } catch {
             StandardError.write("jobrun: error: \(error)\n")
             throw ExitCode(ExitStatus.usage.rawValue)

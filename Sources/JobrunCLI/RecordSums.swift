@@ -23,7 +23,8 @@ struct RecordSums {
         let count = manifest.shard?.declared.count ?? manifest.resources.count
         guard !template.contains(Self.placeholder), count > 1 else { return }
         StandardError.write(
-            "jobrun: error: --record-sums: the manifests have \(count) resources, and a list is one resource's (its paths are relative to the resource's folder); put \(Self.placeholder) in the file name, for example 'sums/\(Self.placeholder).sha256'; nothing was done\n")
+            "jobrun: error: --record-sums: the manifests have \(count) resources, and a list is one resource's (its paths are relative to the resource's folder); put \(Self.placeholder) in the file name, for example 'sums/\(Self.placeholder).sha256'; nothing was done\n"
+        )
         throw ExitCode(ExitStatus.usage.rawValue)
     }
 

@@ -86,6 +86,7 @@ struct ReportMergeCommand: ParsableCommand {
         func n(_ key: String) -> Int64 { s?[key]?.intValue ?? 0 }
         let shards = document["shards"]?.arrayValue?.count ?? 0
         let count = document["shard"]?["count"]?.intValue.map(String.init) ?? "?"
-        return "Merged \(shards) of \(count) shards: \(n("fetched")) fetched (\(ByteCount(n("bytes_transferred"))))\(n("repaired") == 0 ? "" : ", \(n("repaired")) repaired"), \(n("resumed")) resumed, \(n("up_to_date")) up to date, \(n("failed")) failed, \(n("skipped")) skipped, \(n("deferred")) deferred."
+        return
+            "Merged \(shards) of \(count) shards: \(n("fetched")) fetched (\(ByteCount(n("bytes_transferred"))))\(n("repaired") == 0 ? "" : ", \(n("repaired")) repaired"), \(n("resumed")) resumed, \(n("up_to_date")) up to date, \(n("failed")) failed, \(n("skipped")) skipped, \(n("deferred")) deferred."
     }
 }

@@ -9,9 +9,11 @@ struct ReportOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Write a JUnit XML report: a test suite per resource, a test case per slice.", valueName: "file"))
     var junit: String?
 
-    @Option(name: .customLong("record-sums"), help: ArgumentHelp(
-        "Write the SHA-256 of every file in place as a sha256sum list, paths relative to the resource's folder (usable as its 'slices_from'); '{id}' in the name is the resource id, needed with several resources.",
-        valueName: "file"))
+    @Option(
+        name: .customLong("record-sums"),
+        help: ArgumentHelp(
+            "Write the SHA-256 of every file in place as a sha256sum list, paths relative to the resource's folder (usable as its 'slices_from'); '{id}' in the name is the resource id, needed with several resources.",
+            valueName: "file"))
     var recordSums: String?
 
     func validate() throws {

@@ -6,8 +6,10 @@ import JobrunManifest
 /// resource they depend on, directly or not (terraform's `-target`). Every manifest is still
 /// read and validated.
 struct ResourceOptions: ParsableArguments {
-    @Option(name: .customLong("resource"), help: ArgumentHelp(
-        "Only this resource and the resources it depends on, directly or not (repeatable).", valueName: "id"))
+    @Option(
+        name: .customLong("resource"),
+        help: ArgumentHelp(
+            "Only this resource and the resources it depends on, directly or not (repeatable).", valueName: "id"))
     var ids: [String] = []
 
     /// `manifest` narrowed to `--resource` (said on stderr); unchanged without it.
@@ -30,7 +32,8 @@ struct ResourceOptions: ParsableArguments {
         guard !ids.isEmpty else { return }
         let madeFor = saved.selection.map { "--resource " + $0.joined(separator: ", ") } ?? "every resource"
         StandardError.write(
-            "jobrun: error: --resource cannot be given with a saved plan, which applies the resources it was made for (\(madeFor)); run 'jobrun plan --resource ID --out FILE' for another selection; nothing was done\n")
+            "jobrun: error: --resource cannot be given with a saved plan, which applies the resources it was made for (\(madeFor)); run 'jobrun plan --resource ID --out FILE' for another selection; nothing was done\n"
+        )
         throw ExitCode(ExitStatus.usage.rawValue)
     }
 
@@ -44,6 +47,7 @@ struct ResourceOptions: ParsableArguments {
     static func selectionLine(_ manifest: Manifest) -> String? {
         guard let selection = manifest.selection else { return nil }
         let declared = manifest.declaredResources.count
-        return "Selected \(manifest.resources.count) of \(declared) resource\(declared == 1 ? "" : "s") (--resource \(selection.requested.joined(separator: ", "))): \(manifest.resources.map(\.id).joined(separator: ", "))."
+        return
+            "Selected \(manifest.resources.count) of \(declared) resource\(declared == 1 ? "" : "s") (--resource \(selection.requested.joined(separator: ", "))): \(manifest.resources.map(\.id).joined(separator: ", "))."
     }
 }

@@ -99,7 +99,9 @@ struct SavedPlan {
         }
         var shard: ShardSpec?
         if let saved = document.shard {
-            guard let index = saved.index, let count = saved.count, case .success(let spec) = ShardSpec.resolve("\(index)/\(count)", count: nil, environment: [:]) else {
+            guard let index = saved.index, let count = saved.count,
+                case .success(let spec) = ShardSpec.resolve("\(index)/\(count)", count: nil, environment: [:])
+            else {
                 return .failure(Problem(message: "'\(path)' records a shard that is not one of its count; run 'jobrun plan' again"))
             }
             shard = spec
@@ -122,11 +124,12 @@ struct SavedPlan {
             }
             actions[id] = byPath
         }
-        return .success(SavedPlan(
-            jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
-            fingerprints: fingerprints, outputOverride: document.options?.output,
-            allowFileURLs: document.options?.allowFileURLs ?? false,
-            concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, shard: shard, actions: actions))
+        return .success(
+            SavedPlan(
+                jobrunVersion: document.jobrunVersion ?? "", manifestPaths: manifests.compactMap(\.path),
+                fingerprints: fingerprints, outputOverride: document.options?.output,
+                allowFileURLs: document.options?.allowFileURLs ?? false,
+                concurrency: concurrency, selection: document.selection.map { $0.requested ?? [] }, shard: shard, actions: actions))
     }
 
     /// The plan `read` found, or nothing for manifests.
@@ -173,7 +176,9 @@ struct SavedPlan {
             return shard.map { ShardOptions.narrowed(narrowed, to: $0) } ?? narrowed
         case .failure(let unknown):
             for entry in unknown.ids {
-                StandardError.write("jobrun: error: the saved plan is stale: it was made for resource '\(entry.id)', which the manifests no longer declare; run 'jobrun plan' again\n")
+                StandardError.write(
+                    "jobrun: error: the saved plan is stale: it was made for resource '\(entry.id)', which the manifests no longer declare; run 'jobrun plan' again\n"
+                )
             }
             throw ExitCode(ExitStatus.failure.rawValue)
         }

@@ -6,13 +6,17 @@ import JobrunManifest
 /// is shard K (0-based) of N, and works on that shard's resources and slices only
 /// (``ShardLayout``, docs/sharding.md). `{shard}` in a report or events file name becomes K.
 struct ShardOptions: ParsableArguments {
-    @Option(name: .customLong("shard"), help: ArgumentHelp(
-        "Work on shard K (0-based) of N only: K/N, or auto (Kubernetes JOB_COMPLETION_INDEX with --shard-count, GitLab CI_NODE_INDEX/CI_NODE_TOTAL); {shard} in a report or events file name becomes K.",
-        valueName: "K/N|auto"), completion: .list(["auto"]))
+    @Option(
+        name: .customLong("shard"),
+        help: ArgumentHelp(
+            "Work on shard K (0-based) of N only: K/N, or auto (Kubernetes JOB_COMPLETION_INDEX with --shard-count, GitLab CI_NODE_INDEX/CI_NODE_TOTAL); {shard} in a report or events file name becomes K.",
+            valueName: "K/N|auto"), completion: .list(["auto"]))
     var shard: String?
 
-    @Option(name: .customLong("shard-count"), help: ArgumentHelp(
-        "How many shards there are, for --shard auto under Kubernetes (the Job's completions).", valueName: "n"))
+    @Option(
+        name: .customLong("shard-count"),
+        help: ArgumentHelp(
+            "How many shards there are, for --shard auto under Kubernetes (the Job's completions).", valueName: "n"))
     var shardCount: Int?
 
     /// The shard, as resolved from the arguments and the environment (`validate()` refused what
@@ -66,7 +70,8 @@ struct ShardOptions: ParsableArguments {
     func refuse(beside saved: SavedPlan) throws {
         guard shard != nil else { return }
         let madeFor = saved.shard.map { "--shard \($0)" } ?? "no shard"
-        StandardError.write("jobrun: error: --shard cannot be given with a saved plan, which applies the shard it was made for (\(madeFor)); nothing was done\n")
+        StandardError.write(
+            "jobrun: error: --shard cannot be given with a saved plan, which applies the shard it was made for (\(madeFor)); nothing was done\n")
         throw ExitCode(ExitStatus.usage.rawValue)
     }
 
@@ -80,6 +85,7 @@ struct ShardOptions: ParsableArguments {
         guard let s = manifest.shard else { return nil }
         let resources = manifest.resources.count
         let weight = s.isByBytes ? ", \(ByteCount(s.load)) of \(ByteCount(s.totalLoad))" : ""
-        return "Shard \(s.spec): \(resources) resource\(resources == 1 ? "" : "s")\(s.splitCount > 0 ? ", \(s.splitCount) of them split" : ""); \(s.sliceCount) of \(s.totalSliceCount) slices\(weight)."
+        return
+            "Shard \(s.spec): \(resources) resource\(resources == 1 ? "" : "s")\(s.splitCount > 0 ? ", \(s.splitCount) of them split" : ""); \(s.sliceCount) of \(s.totalSliceCount) slices\(weight)."
     }
 }

@@ -57,8 +57,10 @@ struct StatusCommand: DocumentedCommand {
 
     @OptionGroup var quietOption: QuietOption
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp(
-        "Exit 1 when a proof is older than this (for example 12h, 7d, 1h30m).", valueName: "duration"))
+    @Option(
+        name: .customLong("max-age"),
+        help: ArgumentHelp(
+            "Exit 1 when a proof is older than this (for example 12h, 7d, 1h30m).", valueName: "duration"))
     var maxAge: String?
 
     @Option(name: .long, help: ArgumentHelp("How many of the last runs to show.", valueName: "n"))

@@ -13,7 +13,9 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let manifest = try manifestOptions.load(requiringDigests: digestOption.requireDigests)
-        StandardOutput.write("Valid: \(manifest.files.count) manifest\(manifest.files.count == 1 ? "" : "s"), \(manifest.resources.count) resource\(manifest.resources.count == 1 ? "" : "s"), \(manifest.sliceCount) slice\(manifest.sliceCount == 1 ? "" : "s").\n")
+        StandardOutput.write(
+            "Valid: \(manifest.files.count) manifest\(manifest.files.count == 1 ? "" : "s"), \(manifest.resources.count) resource\(manifest.resources.count == 1 ? "" : "s"), \(manifest.sliceCount) slice\(manifest.sliceCount == 1 ? "" : "s").\n"
+        )
     }
 }
 

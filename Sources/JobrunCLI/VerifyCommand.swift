@@ -76,13 +76,16 @@ struct VerifyCommand: DocumentedCommand {
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         run.events.add(StateRecorder(states: states, plan: nil, runID: run.runID, command: "verify", startedAt: run.startedAtMilliseconds))
         let result = MirrorVerifier.verify(
-            manifest, parallelism: jobsOption.jobs, findExtraFiles: checkOptions.extra, requiresDigests: checkOptions.requireDigests, alsoComputing: sums == nil ? nil : .sha256,
-            timesChecks: reportOptions.junit != nil && !ReportClock.isReproducible, memory: MirrorStateOptions.memory(of: states, recognizing: checkOptions.quick))
+            manifest, parallelism: jobsOption.jobs, findExtraFiles: checkOptions.extra, requiresDigests: checkOptions.requireDigests,
+            alsoComputing: sums == nil ? nil : .sha256,
+            timesChecks: reportOptions.junit != nil && !ReportClock.isReproducible,
+            memory: MirrorStateOptions.memory(of: states, recognizing: checkOptions.quick))
         states.learn(result.proofs)
         ProcessLifetime.keepUntilExit(result)
         if let junit = shardOptions.expand(reportOptions.junit) {
-            let report = ReportClock.finish(VerifyReports.junit(
-                result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: run.runID))
+            let report = ReportClock.finish(
+                VerifyReports.junit(
+                    result, timestamp: ReportClock.timestamp(started), hostname: ReportClock.hostname, runID: run.runID))
             OutputFiles.prepareParent(of: junit)
             Reports.attempt("the JUnit report '\(junit)'") { try report.write(to: junit) }
         }

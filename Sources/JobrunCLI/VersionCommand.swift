@@ -10,7 +10,8 @@ struct VersionCommand: ParsableCommand {
         abstract: "Print jobrun's version and the versions of the libraries it uses.")
 
     func run() {
-        StandardOutput.write("""
+        StandardOutput.write(
+            """
             jobrun \(JobrunVersion.current)
             libcurl \(CurlLibrary.version)
             libyaml \(YAMLParser.libraryVersion)

@@ -5,7 +5,10 @@ public enum DeadlineSpec {
     public static func resolve(_ text: String, nowMilliseconds now: Int64, environment: [String: String]) -> Result<Int64, DeadlineError> {
         if text == "auto" {
             guard let started = environment["CI_JOB_STARTED_AT"], let timeout = environment["CI_JOB_TIMEOUT"] else {
-                return .failure(DeadlineError(text: text, reason: "'auto' needs CI_JOB_STARTED_AT and CI_JOB_TIMEOUT (set by GitLab CI); give a duration or an RFC 3339 time instead"))
+                return .failure(
+                    DeadlineError(
+                        text: text, reason: "'auto' needs CI_JOB_STARTED_AT and CI_JOB_TIMEOUT (set by GitLab CI); give a duration or an RFC 3339 time instead")
+                )
             }
             guard let start = RFC3339.milliseconds(started) else {
                 return .failure(DeadlineError(text: text, reason: "CI_JOB_STARTED_AT is not an RFC 3339 time"))

@@ -62,7 +62,8 @@ public struct DeceptiveCharacter: Hashable, Sendable, CustomStringConvertible {
     /// eight bytes at a time; scalars are decoded only from the first other byte on.
     public static func first(in text: String) -> (character: DeceptiveCharacter, offset: Int)? {
         let utf8 = text.utf8
-        let skipped = utf8.withContiguousStorageIfAvailable(printableASCIIPrefix)
+        let skipped =
+            utf8.withContiguousStorageIfAvailable(printableASCIIPrefix)
             ?? utf8.prefix { $0 >= 0x20 && $0 < 0x7F }.count
         guard skipped < utf8.count else { return nil }
         var offset = skipped

@@ -42,16 +42,20 @@ public enum DetachedThread {
         let argument = Unmanaged.passRetained(Body(name: String(decoding: name.utf8.prefix(15), as: UTF8.self), isBackground: background, run: body)).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
-        let status = pthread_create(&thread, &attributes, { raw in
-            DetachedThread.enter(raw)
-            return nil
-        }, argument)
+        let status = pthread_create(
+            &thread, &attributes,
+            { raw in
+                DetachedThread.enter(raw)
+                return nil
+            }, argument)
         #else
         var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { raw in
-            if let raw { DetachedThread.enter(raw) }
-            return nil
-        }, argument)
+        let status = pthread_create(
+            &thread, &attributes,
+            { raw in
+                if let raw { DetachedThread.enter(raw) }
+                return nil
+            }, argument)
         #endif
         guard status == 0 else {
             Unmanaged<Body>.fromOpaque(argument).release()

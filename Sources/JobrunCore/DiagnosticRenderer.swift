@@ -102,9 +102,11 @@ public struct DiagnosticRenderer: Sendable {
     /// Control, bidirectional, invisible format and noncharacters are shown as U+FFFD so the caret
     /// stays aligned, the line reads in the order it is stored and the terminal stays sane.
     static func printable(_ line: String) -> String {
-        String(String.UnicodeScalarView(line.unicodeScalars.map { scalar in
-            scalar != "\t" && DeceptiveCharacter(scalar) != nil ? "\u{FFFD}" : scalar
-        }))
+        String(
+            String.UnicodeScalarView(
+                line.unicodeScalars.map { scalar in
+                    scalar != "\t" && DeceptiveCharacter(scalar) != nil ? "\u{FFFD}" : scalar
+                }))
     }
 
     /// A message quoting a value that holds a bidirectional, invisible format, C1 control or

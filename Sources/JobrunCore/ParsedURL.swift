@@ -63,7 +63,10 @@ public struct ParsedURL: Hashable, Sendable {
             let colon = authority.firstIndex(of: UInt8(ascii: ":"))
             let hostBytes = authority[authority.startIndex..<(colon ?? authority.endIndex)]
             host = String(decoding: hostBytes, as: UTF8.self).lowercased()
-            for c in hostBytes where !(isAlpha(c) || isDigit(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "%") || c >= 0x80) {
+            for c in hostBytes
+            where
+                !(isAlpha(c) || isDigit(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "%") || c >= 0x80)
+            {
                 return .failure(.invalidHost(host))
             }
             if let colon {

@@ -70,4 +70,3 @@ final class Pacer {
         paused.removeAll { $0 === transfer }
     }
 }
-

@@ -94,18 +94,27 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue)), "netrc")
         // Some CDNs refuse requests without one; a manifest's own User-Agent header replaces it.
         problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_USERAGENT, "jobrun/\(JobrunVersion.current)"), "user agent")
-        problems.check(jobrun_easy_setopt_write(api.easySetopt, easy, CURLOPT_HEADERFUNCTION, { ptr, size, count, userdata in
-            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
-            return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
-        }), "header function")
-        problems.check(jobrun_easy_setopt_write(api.easySetopt, easy, CURLOPT_WRITEFUNCTION, { ptr, size, count, userdata in
-            guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
-            return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count))
-        }), "write function")
-        problems.check(jobrun_easy_setopt_xferinfo(api.easySetopt, easy, CURLOPT_XFERINFOFUNCTION, { userdata, _, received, _, _ in
-            guard let t = Transfer.from(userdata: userdata) else { return 1 }
-            return t.progress(received: Int64(received)) ? 0 : 1
-        }), "progress function")
+        problems.check(
+            jobrun_easy_setopt_write(
+                api.easySetopt, easy, CURLOPT_HEADERFUNCTION,
+                { ptr, size, count, userdata in
+                    guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
+                    return t.header(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+                }), "header function")
+        problems.check(
+            jobrun_easy_setopt_write(
+                api.easySetopt, easy, CURLOPT_WRITEFUNCTION,
+                { ptr, size, count, userdata in
+                    guard let t = Transfer.from(userdata: userdata), let ptr else { return 0 }
+                    return t.body(UnsafeRawBufferPointer(start: ptr, count: size * count))
+                }), "write function")
+        problems.check(
+            jobrun_easy_setopt_xferinfo(
+                api.easySetopt, easy, CURLOPT_XFERINFOFUNCTION,
+                { userdata, _, received, _, _ in
+                    guard let t = Transfer.from(userdata: userdata) else { return 1 }
+                    return t.progress(received: Int64(received)) ? 0 : 1
+                }), "progress function")
         problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NOPROGRESS, 0), "progress")
         return problems.message
     }
@@ -117,9 +126,13 @@ final class Transfer {
         let me = Unmanaged.passUnretained(self).toOpaque()
         var problems = OptionProblems(api: api)
         problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_URL, request.url), "URL")
-        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: request.connectTimeout.wholeMilliseconds)), "connect timeout")
+        problems.check(
+            jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: request.connectTimeout.wholeMilliseconds)), "connect timeout"
+        )
         // 0 means no limit.
-        problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Int(clamping: $0.wholeMilliseconds)) } ?? 0), "timeout")
+        problems.check(
+            jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_TIMEOUT_MS, request.totalTimeout.map { max(1, Int(clamping: $0.wholeMilliseconds)) } ?? 0),
+            "timeout")
         // Over TLS, wait for a connection being made to the same origin if it may turn out to
         // multiplex (ALPN settles that as soon as it is up): an HTTP/2 origin then gets one
         // connection. Never over plain HTTP, which cannot multiplex here (no h2c): libcurl 7.88
@@ -253,7 +266,8 @@ final class Transfer {
             var osErrno = 0
             if code == CURLE_COULDNT_CONNECT { _ = jobrun_easy_getinfo_long(api.easyGetinfo, easy, CURLINFO_OS_ERRNO, &osErrno) }
             failure = CurlResult.failure(
-                code: Int32(code.rawValue), detail: detail, headersComplete: head != nil, hasConnected: hasConnected, osErrno: Int32(truncatingIfNeeded: osErrno))
+                code: Int32(code.rawValue), detail: detail, headersComplete: head != nil, hasConnected: hasConnected,
+                osErrno: Int32(truncatingIfNeeded: osErrno))
         }
         return TransferResult(
             head: head, failure: failure, bodyBytes: bodyBytes,

@@ -116,8 +116,9 @@ public final class HookDispatcher: RunObserver {
         let facts = HookEvent(
             hook: trigger.rawValue, event: event, run: runID, dueAt: HookEvent.now, resource: id, folder: target.folder, status: status,
             cause: cause, reason: reason, counts: Self.counts(counts?.named ?? []))
-        runner.add(HookJob(
-            event: facts, argv: absolute(argv), timeout: target.settings.timeout, policy: target.settings.failurePolicy, root: target.root))
+        runner.add(
+            HookJob(
+                event: facts, argv: absolute(argv), timeout: target.settings.timeout, policy: target.settings.failurePolicy, root: target.root))
     }
 
     /// Waits for every hook due so far, handing their events to `events` as they come (on the
@@ -136,12 +137,13 @@ public final class HookDispatcher: RunObserver {
     public func runEnd(exitStatus: Int32, stopReason: StopReason?, counts: [(name: String, value: Int64)], events: RunEvents) {
         guard let argv = options.runEnd else { return }
         runner.resume()
-        let status = switch stopReason {
-        case .signal?: "interrupted"
-        case .deadline?: "deadline"
-        case .offline?: "offline"
-        case nil: exitStatus == 0 ? "complete" : exitStatus == 1 ? "failed" : "error"
-        }
+        let status =
+            switch stopReason {
+            case .signal?: "interrupted"
+            case .deadline?: "deadline"
+            case .offline?: "offline"
+            case nil: exitStatus == 0 ? "complete" : exitStatus == 1 ? "failed" : "error"
+            }
         let facts = HookEvent(
             hook: "on_run_end", event: "run_end", run: runID, dueAt: HookEvent.now, status: status, counts: Self.counts(counts),
             exitStatus: exitStatus)

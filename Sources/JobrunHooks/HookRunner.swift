@@ -147,10 +147,11 @@ final class HookRunner: Sendable {
     /// Writes a new due hook to its root's outbox.
     private func record(_ job: inout HookJob) {
         guard job.outboxID == nil, let root = job.root, let states else { return }
-        job.outboxID = states.addHook(HookOutboxEntry(
-            id: 0, runID: job.ref.eventRun, event: String(decoding: job.input.dropLast(), as: UTF8.self), argv: job.argv,
-            timeoutMilliseconds: job.timeout.wholeMilliseconds, failurePolicy: job.policy.rawValue,
-            createdAtMilliseconds: RunID.milliseconds()), root: root)
+        job.outboxID = states.addHook(
+            HookOutboxEntry(
+                id: 0, runID: job.ref.eventRun, event: String(decoding: job.input.dropLast(), as: UTF8.self), argv: job.argv,
+                timeoutMilliseconds: job.timeout.wholeMilliseconds, failurePolicy: job.policy.rawValue,
+                createdAtMilliseconds: RunID.milliseconds()), root: root)
     }
 
     private func launch(_ job: HookJob, stop: HookStop) {

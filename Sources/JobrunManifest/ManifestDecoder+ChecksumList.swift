@@ -81,7 +81,9 @@ extension ManifestDecoder {
         let chosen: DigestAlgorithm
         if let algorithm {
             guard hex.utf8.count == algorithm.hexLength else {
-                diagnostics.error("\(algorithm.rawValue) digest has \(hex.utf8.count) hex digits; it needs \(algorithm.hexLength) (the resource's 'checksum' is \(algorithm.rawValue))", at: at(hexColumn))
+                diagnostics.error(
+                    "\(algorithm.rawValue) digest has \(hex.utf8.count) hex digits; it needs \(algorithm.hexLength) (the resource's 'checksum' is \(algorithm.rawValue))",
+                    at: at(hexColumn))
                 return nil
             }
             chosen = algorithm
@@ -102,7 +104,8 @@ extension ManifestDecoder {
         case .failure(let problem):
             var column = pathColumn
             if case .character(_, let offset) = problem {
-                column += escaped
+                column +=
+                    escaped
                     ? writtenScalars(before: offset, inEscaped: writtenPath)
                     : String(decoding: pathText.utf8.prefix(offset), as: UTF8.self).unicodeScalars.count
             }

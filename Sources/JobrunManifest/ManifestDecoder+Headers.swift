@@ -76,12 +76,15 @@ extension ManifestDecoder {
                     return nil
                 }
                 let name = String(decoding: b[(i + 2)..<close], as: UTF8.self)
-                let isName = !name.isEmpty && name.utf8.allSatisfy { c in
-                    c == UInt8(ascii: "_") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
-                        || (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "z"))
-                } && !(name.utf8.first.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false)
+                let isName =
+                    !name.isEmpty
+                    && name.utf8.allSatisfy { c in
+                        c == UInt8(ascii: "_") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+                            || (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "z"))
+                    } && !(name.utf8.first.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false)
                 if !isName {
-                    diagnostics.error("'${\(name)}' in the value of header '\(header)' is not a valid environment variable name", at: location(node, offsetInScalar: i))
+                    diagnostics.error(
+                        "'${\(name)}' in the value of header '\(header)' is not a valid environment variable name", at: location(node, offsetInScalar: i))
                     ok = false
                 } else if let value = options.environment[name] {
                     out.append(contentsOf: value.utf8)

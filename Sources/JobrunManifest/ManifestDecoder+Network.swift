@@ -135,7 +135,9 @@ extension ManifestDecoder {
         case .success(let zone):
             return zone
         case .failure(.invalidIdentifier), .failure(.unknown):
-            diagnostics.error("unknown time zone '\(text)'\(timeZoneSuggestion(for: text, directory: directory)); write an IANA name like Europe/Berlin or UTC", at: location(node))
+            diagnostics.error(
+                "unknown time zone '\(text)'\(timeZoneSuggestion(for: text, directory: directory)); write an IANA name like Europe/Berlin or UTC",
+                at: location(node))
         case .failure(.noDatabase(let dir)):
             diagnostics.error(
                 "time zone '\(text)' cannot be looked up: there is no time zone database in '\(dir)' (install the tzdata package, or set TZDIR)",
@@ -171,7 +173,8 @@ extension ManifestDecoder {
     mutating func checkNetworkDefaultsUse(_ defaults: YAMLNode) {
         guard let network = doc.value(forKey: "network", in: defaults) else { return }
         if let n = doc.value(forKey: "timezone", in: network), !networkDefaultsUse.timeZone {
-            diagnostics.warning("'timezone' in 'defaults' has no effect: it is the zone of 'window', and no resource of this file that takes it has one", at: location(n))
+            diagnostics.warning(
+                "'timezone' in 'defaults' has no effect: it is the zone of 'window', and no resource of this file that takes it has one", at: location(n))
         }
         if let n = doc.value(forKey: "max_deferral", in: network), !networkDefaultsUse.maxDeferral {
             diagnostics.warning(

@@ -149,7 +149,8 @@ extension ManifestDecoder {
                 if let afterScheme = text.firstRange(of: "://"), let at = text[afterScheme.upperBound...].firstIndex(of: "@") {
                     secretLiterals.insert(String(text[afterScheme.upperBound..<at]))
                 }
-                diagnostics.error("'\(field)' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}", at: location(node))
+                diagnostics.error(
+                    "'\(field)' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}", at: location(node))
             case .emptyHost:
                 diagnostics.error("'\(field)' has no host", at: location(node))
             case .invalidHost(let h):

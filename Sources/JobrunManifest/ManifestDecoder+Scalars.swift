@@ -100,10 +100,12 @@ extension ManifestDecoder {
     /// A finite decimal number within `range` (`2`, `1.5`, `1e1`); `.inf` and `.nan` are refused.
     mutating func number(_ node: YAMLNode, _ field: String, in range: ClosedRange<Double>) -> Double? {
         guard let text = string(node, field, expected: "a number") else { return nil }
-        let isDecimal = !text.isEmpty && text.utf8.allSatisfy { c in
-            (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e")
-                || c == UInt8(ascii: "E") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
-        }
+        let isDecimal =
+            !text.isEmpty
+            && text.utf8.allSatisfy { c in
+                (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e")
+                    || c == UInt8(ascii: "E") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
+            }
         guard doc.style(node) == .plain, isDecimal, let value = Double(text), value.isFinite else {
             diagnostics.error("'\(field)' must be a number, found '\(text)'", at: location(node))
             return nil
@@ -168,7 +170,8 @@ extension ManifestDecoder {
         switch ByteCount.parse(text) {
         case .success(let count):
             guard range.contains(count.value) else {
-                diagnostics.error("'\(field)' is out of range: \(text) (allowed: \(ByteCount(range.lowerBound))…\(ByteCount(range.upperBound)))", at: location(node))
+                diagnostics.error(
+                    "'\(field)' is out of range: \(text) (allowed: \(ByteCount(range.lowerBound))…\(ByteCount(range.upperBound)))", at: location(node))
                 return nil
             }
             return count.value

@@ -85,7 +85,9 @@ extension ManifestDecoder {
         guard let text = string(node, algorithm.rawValue, expected: "a hex digest") else { return nil }
         if let d = Digest(algorithm: algorithm, hex: text) { return d }
         if let bad = Digest.firstNonHex(in: text) {
-            diagnostics.error("\(algorithm.rawValue) digest contains '\(bad.character)', which is not a hex digit", at: location(node, offsetInScalar: text.utf8.count > 0 ? String(text.prefix(bad.offset)).utf8.count : 0))
+            diagnostics.error(
+                "\(algorithm.rawValue) digest contains '\(bad.character)', which is not a hex digit",
+                at: location(node, offsetInScalar: text.utf8.count > 0 ? String(text.prefix(bad.offset)).utf8.count : 0))
         } else {
             let others = DigestAlgorithm.candidates(forHexLength: text.utf8.count).map(\.rawValue)
             let article = others.first?.hasPrefix("m") == true ? "an" : "a"

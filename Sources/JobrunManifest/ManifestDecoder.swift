@@ -105,13 +105,15 @@ struct ManifestDecoder {
         let template = self
         let results = Mutex<[Int: ManifestDecoder.ChunkResult]>([:])
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var decoder = ManifestDecoder(doc: template.doc, manifestDirectory: template.manifestDirectory, options: template.options, sliceLists: template.sliceLists)
+            var decoder = ManifestDecoder(
+                doc: template.doc, manifestDirectory: template.manifestDirectory, options: template.options, sliceLists: template.sliceLists)
             let lower = items.count * chunk / chunks
             let upper = items.count * (chunk + 1) / chunks
             let resources = Self.decode(items[lower..<upper], with: &decoder, defaults: defaults, outputRoot: outputRoot)
-            let result = ChunkResult(resources: resources, diagnostics: decoder.diagnostics.diagnostics,
-                                     auxiliaryFiles: decoder.auxiliaryFiles, secretLiterals: decoder.secretLiterals,
-                                     networkDefaultsUse: decoder.networkDefaultsUse)
+            let result = ChunkResult(
+                resources: resources, diagnostics: decoder.diagnostics.diagnostics,
+                auxiliaryFiles: decoder.auxiliaryFiles, secretLiterals: decoder.secretLiterals,
+                networkDefaultsUse: decoder.networkDefaultsUse)
             results.withLock { $0[chunk] = result }
         }
         var resources: [Resource] = []
@@ -129,7 +131,8 @@ struct ManifestDecoder {
     }
 
     /// The resources of `items`, in order, decoded by `decoder` (which collects the diagnostics).
-    private static func decode(_ items: ArraySlice<YAMLNode>, with decoder: inout ManifestDecoder, defaults: ResourceSettings, outputRoot: String) -> [Resource] {
+    private static func decode(_ items: ArraySlice<YAMLNode>, with decoder: inout ManifestDecoder, defaults: ResourceSettings, outputRoot: String) -> [Resource]
+    {
         var resources: [Resource] = []
         resources.reserveCapacity(items.count)
         for item in items {
@@ -196,7 +199,9 @@ struct ManifestDecoder {
             if let n = doc.value(forKey: "max", in: b), let d = duration(n, "max", in: 0...86_400_000) { r.backoff.maximum = d }
             if let n = doc.value(forKey: "multiplier", in: b), let m = number(n, "multiplier", in: 1...10) { r.backoff.multiplier = m }
             if r.backoff.initial > r.backoff.maximum, let n = doc.value(forKey: "initial", in: b) {
-                diagnostics.error("'initial' backoff (\(DurationParser.format(milliseconds: r.backoff.initial.wholeMilliseconds))) is longer than 'max' (\(DurationParser.format(milliseconds: r.backoff.maximum.wholeMilliseconds)))", at: location(n))
+                diagnostics.error(
+                    "'initial' backoff (\(DurationParser.format(milliseconds: r.backoff.initial.wholeMilliseconds))) is longer than 'max' (\(DurationParser.format(milliseconds: r.backoff.maximum.wholeMilliseconds)))",
+                    at: location(n))
             }
         }
     }

@@ -70,8 +70,10 @@ public enum ManifestLoader {
         var files: [String] = []
         let paths = paths.isEmpty ? defaultPaths() : paths
         if paths.isEmpty {
-            unreadable.append(Unreadable(
-                path: ".", reason: "no manifests named, no folder '\(defaultFolder)' here and no file named jobrun.yaml or *.jobrun.yaml; name the manifests to read"))
+            unreadable.append(
+                Unreadable(
+                    path: ".",
+                    reason: "no manifests named, no folder '\(defaultFolder)' here and no file named jobrun.yaml or *.jobrun.yaml; name the manifests to read"))
         }
         for path in paths {
             guard let kind = FileStatus.kind(atPath: path) else {

@@ -66,7 +66,9 @@ enum PathRules {
         if !needsNormalizing && bytes.last != UInt8(ascii: "/") {
             var length = 0
             for c in bytes {
-                if c == UInt8(ascii: "/") { length = 0 } else {
+                if c == UInt8(ascii: "/") {
+                    length = 0
+                } else {
                     length += 1
                     if length > maximumComponentBytes { return .failure(.componentTooLong) }
                 }

@@ -57,7 +57,9 @@ public struct ShardSpec: Sendable, Hashable, CustomStringConvertible {
             }
             return checked(k - 1, n, "--shard auto (GitLab CI_NODE_INDEX \(rawIndex), CI_NODE_TOTAL \(rawTotal))")
         }
-        return problem("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor CI_NODE_INDEX and CI_NODE_TOTAL (GitLab's parallel:) is set; give --shard K/N")
+        return problem(
+            "--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor CI_NODE_INDEX and CI_NODE_TOTAL (GitLab's parallel:) is set; give --shard K/N"
+        )
     }
 }
 

@@ -149,9 +149,11 @@ public struct SliceOutcome: Sendable {
         digests.first { $0.algorithm == .sha256 } ?? computedDigests.first { $0.algorithm == .sha256 }
     }
 
-    public init(status: Status, bytesTransferred: Int64 = 0, size: Int64? = nil, attempts: Int = 0, digests: [Digest] = [],
-                computedDigests: [Digest] = [], failure: AttemptFailure? = nil, skipReason: String? = nil,
-                duration: Duration = .zero, displayURL: String? = nil, httpVersion: String? = nil) {
+    public init(
+        status: Status, bytesTransferred: Int64 = 0, size: Int64? = nil, attempts: Int = 0, digests: [Digest] = [],
+        computedDigests: [Digest] = [], failure: AttemptFailure? = nil, skipReason: String? = nil,
+        duration: Duration = .zero, displayURL: String? = nil, httpVersion: String? = nil
+    ) {
         self.status = status
         self.bytesTransferred = bytesTransferred
         self.sizeOrNone = size ?? -1
@@ -227,10 +229,12 @@ public struct ApplyResult: Sendable {
 
         /// The counts named as in the JSON summary (`fetched`, `bytes_transferred`, …), in its order.
         public var named: [(name: String, value: Int64)] {
-            [("fetched", Int64(fetched)), ("resumed", Int64(resumed)), ("repaired", Int64(repaired)), ("bytes_transferred", fetchedBytes),
-             ("up_to_date", Int64(upToDate)), ("failed", Int64(failed)), ("skipped", Int64(skipped)),
-             ("deferred", Int64(deferred)), ("size_only", Int64(withoutDigests.sizeOnly)),
-             ("unverified", Int64(withoutDigests.unverified))]
+            [
+                ("fetched", Int64(fetched)), ("resumed", Int64(resumed)), ("repaired", Int64(repaired)), ("bytes_transferred", fetchedBytes),
+                ("up_to_date", Int64(upToDate)), ("failed", Int64(failed)), ("skipped", Int64(skipped)),
+                ("deferred", Int64(deferred)), ("size_only", Int64(withoutDigests.sizeOnly)),
+                ("unverified", Int64(withoutDigests.unverified)),
+            ]
         }
     }
 
@@ -296,7 +300,8 @@ public struct ApplyResult: Sendable {
         case .stopped(.deadline): return stoppedLine(c, "Apply stopped at deadline")
         case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
-        return "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+        return
+            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
     }
 
     /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.
@@ -360,7 +365,8 @@ public struct ApplyResult: Sendable {
         let failed = c.failed > 0 ? ", \(c.failed) failed" : ""
         // Their declared bytes, a lower bound when some declare no size.
         let bytes = r.notStartedBytes == 0 ? "" : " (\(r.unsized > 0 ? "at least " : "")\(ByteCount(r.notStartedBytes)))"
-        return "\(head): \(c.fetched + c.resumed + c.repaired) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cutInFlight) cut in flight (\(r.kept) partial file\(r.kept == 1 ? "" : "s") kept to resume), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
+        return
+            "\(head): \(c.fetched + c.resumed + c.repaired) fetched (\(ByteCount(c.fetchedBytes)))\(failed), \(r.cutInFlight) cut in flight (\(r.kept) partial file\(r.kept == 1 ? "" : "s") kept to resume), \(r.notStarted) not started\(bytes)\(offlineClause). Run the same command again to continue."
     }
 
     /// The exit status: 0 complete, 1 when a slice failed or was skipped or a hook failed the run

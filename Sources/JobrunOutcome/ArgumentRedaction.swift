@@ -34,7 +34,8 @@ public enum ArgumentRedaction {
             // A query (or fragment) before any further URL runs to the end of the argument:
             // nothing after it is shown. A path is copied by the next turn, or at the end.
             if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }),
-                rest.firstRange(of: "://").map({ query < $0.lowerBound }) ?? true {
+                rest.firstRange(of: "://").map({ query < $0.lowerBound }) ?? true
+            {
                 return out + rest[..<query] + String(rest[query]) + marker
             }
         }

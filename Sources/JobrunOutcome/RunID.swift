@@ -10,7 +10,9 @@ public enum RunID {
 
     /// `JOBRUN_RUN_ID` from `environment` when valid, else a new ULID.
     /// - Throws: the reason when `JOBRUN_RUN_ID` is set but unusable.
-    public static func resolve(environment: [String: String], now: () -> Int64 = RunID.milliseconds, random: () -> UInt64 = { UInt64.random(in: .min ... .max) }) throws(RunIDError) -> String {
+    public static func resolve(
+        environment: [String: String], now: () -> Int64 = RunID.milliseconds, random: () -> UInt64 = { UInt64.random(in: .min ... .max) }
+    ) throws(RunIDError) -> String {
         guard let given = environment["JOBRUN_RUN_ID"] else { return ulid(milliseconds: now(), random: random) }
         guard !given.isEmpty, given.utf8.count <= maxLength else {
             throw RunIDError(value: given, reason: "must have 1 to \(maxLength) characters")

@@ -43,10 +43,11 @@ public struct FileSystemUsage: Sendable, Hashable {
             return .failure(Failure(path: candidate, call: "statvfs", message: systemErrorText(errno)))
         }
         let unit = UInt64(vfs.f_frsize == 0 ? vfs.f_bsize : vfs.f_frsize)
-        return .success(FileSystemUsage(
-            device: UInt64(st.st_dev),
-            freeBytes: clampedProduct(UInt64(vfs.f_bavail), unit),
-            sizeBytes: clampedProduct(UInt64(vfs.f_blocks), unit)))
+        return .success(
+            FileSystemUsage(
+                device: UInt64(st.st_dev),
+                freeBytes: clampedProduct(UInt64(vfs.f_bavail), unit),
+                sizeBytes: clampedProduct(UInt64(vfs.f_blocks), unit)))
     }
 
     private static func clampedProduct(_ a: UInt64, _ b: UInt64) -> Int64 {

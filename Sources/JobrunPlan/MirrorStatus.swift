@@ -104,7 +104,9 @@ public struct MirrorStatus: Sendable {
                     entry.oldestProofAtMilliseconds = min(entry.oldestProofAtMilliseconds ?? proven, proven)
                     if let maxAge = maxAgeMilliseconds, nowMilliseconds - proven > maxAge { entry.counts.olderThanMaxAge += 1 }
                 case .missing:
-                    if let partial = partials[r.outputRoot]?[path], partial.continues(identity: r.identity(of: s), expectedSize: s.size, hasDigest: !s.digests.isEmpty) {
+                    if let partial = partials[r.outputRoot]?[path],
+                        partial.continues(identity: r.identity(of: s), expectedSize: s.size, hasDigest: !s.digests.isEmpty)
+                    {
                         entry.counts.resumable += 1
                     }
                 case .changed, .moved, .unproven, .error:

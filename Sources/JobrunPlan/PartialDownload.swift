@@ -151,7 +151,8 @@ public enum PartialDownload {
         }
 
         public func encoded() -> [UInt8] {
-            let stored = Stored(formatVersion: 1, identity: identity, totalSize: totalSize, validator: validator?.value, validatorKind: validator?.kind.rawValue)
+            let stored = Stored(
+                formatVersion: 1, identity: identity, totalSize: totalSize, validator: validator?.value, validatorKind: validator?.kind.rawValue)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(stored)) ?? Data()

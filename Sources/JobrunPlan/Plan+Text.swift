@@ -12,7 +12,8 @@ extension Plan {
     public var summaryLine: String {
         let transfers = counts.fetch + counts.resume + counts.refetch
         let bytes = transfers == 0 ? "" : " (\(Self.transferText(bytes: counts.bytesToTransfer, unsized: counts.unsizedToTransfer, slices: transfers)))"
-        return "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date, \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
+        return
+            "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date, \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
     }
 
     /// What `slices` transfers of which `unsized` declare no size come to: `26.3 MiB`,
@@ -49,7 +50,8 @@ extension Plan {
             if c.refetch > 0 { parts.append("\(c.refetch) to refetch") }
             if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
             if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
-            let bytes = c.hasChanges ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
+            let bytes =
+                c.hasChanges ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
             out += "\(c.hasChanges ? "~" : c.deferred > 0 ? "?" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
             if let deferral = entry.deferral { out += "    \(deferral.message)\n" }
             for cause in entry.overridden { out += "    warning: deferred for longer than max_deferral, runs despite: \(cause.detail)\n" }

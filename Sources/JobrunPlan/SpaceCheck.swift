@@ -43,17 +43,20 @@ public enum SpaceCheck {
         for (root, counts) in byRoot {
             switch measure(root) {
             case .success(let usage):
-                var need = byDevice[usage.device] ?? SpaceNeed(
-                    roots: [], bytesToTransfer: 0, unsizedToTransfer: 0,
-                    capacity: .measured(freeBytes: usage.freeBytes, marginBytes: margin(forFileSystemOfSize: usage.sizeBytes)))
+                var need =
+                    byDevice[usage.device]
+                    ?? SpaceNeed(
+                        roots: [], bytesToTransfer: 0, unsizedToTransfer: 0,
+                        capacity: .measured(freeBytes: usage.freeBytes, marginBytes: margin(forFileSystemOfSize: usage.sizeBytes)))
                 need.roots.append(root)
                 need.bytesToTransfer = PlanCounts.saturatingSum(need.bytesToTransfer, counts.bytesToTransfer)
                 need.unsizedToTransfer += counts.unsizedToTransfer
                 byDevice[usage.device] = need
             case .failure(let failure):
-                unmeasured.append(SpaceNeed(
-                    roots: [root], bytesToTransfer: counts.bytesToTransfer, unsizedToTransfer: counts.unsizedToTransfer,
-                    capacity: .unknown(reason: failure.description)))
+                unmeasured.append(
+                    SpaceNeed(
+                        roots: [root], bytesToTransfer: counts.bytesToTransfer, unsizedToTransfer: counts.unsizedToTransfer,
+                        capacity: .unknown(reason: failure.description)))
             }
         }
         var needs = Array(byDevice.values) + unmeasured

@@ -54,7 +54,8 @@ public struct SpaceNeed: Sendable, Hashable {
         guard case .measured(let free, let margin) = capacity, !fits else { return nil }
         let quoted = roots.map { "'\($0)'" }
         let names = quoted.count > 1 ? quoted.dropLast().joined(separator: ", ") + " and " + (quoted.last ?? "") : quoted.joined()
-        return "not enough space for \(names)\(roots.count > 1 ? " (one file system)" : ""): \(ByteCount(bytesToTransfer)) to fetch, \(ByteCount(free)) free less a \(ByteCount(margin)) margin"
+        return
+            "not enough space for \(names)\(roots.count > 1 ? " (one file system)" : ""): \(ByteCount(bytesToTransfer)) to fetch, \(ByteCount(free)) free less a \(ByteCount(margin)) margin"
     }
 
     /// `1.2 GiB`, `1.2 GiB plus 3 slices of unknown size`, or `3 slices of unknown size`.

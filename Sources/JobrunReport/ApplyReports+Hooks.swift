@@ -38,7 +38,9 @@ extension ApplyReports {
                 outcome = .skipped(message: "stopped with the run; it runs again on the next apply")
             } else if end.failsRun {
                 let message = "\(end.hook.hook): \(end.outcome)"
-                outcome = .failure(type: "HookFailed", message: message, text: "argv: \(end.hook.argv.joined(separator: " "))\n\(message)\noutput (its end):\n\(end.outputTail)")
+                outcome = .failure(
+                    type: "HookFailed", message: message,
+                    text: "argv: \(end.hook.argv.joined(separator: " "))\n\(message)\noutput (its end):\n\(end.outputTail)")
             } else {
                 outcome = .passed
             }

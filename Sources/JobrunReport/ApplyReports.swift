@@ -85,7 +85,8 @@ public enum ApplyReports {
                 w.endObject()
                 w.key("integrity"); w.string(s.integrity.rawValue)
                 // Whether the protocol marked the fetched body's end; null when nothing was fetched.
-                w.key("length_declared"); if o.status == .fetched || o.status == .resumed || o.status == .repaired { w.bool(!o.hadUndeclaredLength) } else { w.null() }
+                w.key("length_declared");
+                if o.status == .fetched || o.status == .resumed || o.status == .repaired { w.bool(!o.hadUndeclaredLength) } else { w.null() }
                 w.key("computed_digests")
                 w.beginObject()
                 for d in o.computedDigests { w.key(d.algorithm.rawValue); w.string(d.hex) }
@@ -129,36 +130,39 @@ public enum ApplyReports {
     /// was in flight. Slices that passed without a digest are listed in the suite's `<system-out>`
     /// (``IntegrityNotes``). Every suite's properties name the run (`run_id`), when given.
     public static func junit(_ result: ApplyResult, timestamp: JUnitReport.Timestamp, hostname: String, runID: String? = nil) -> JUnitReport {
-        var report = JUnitReport(suites: result.entries.map { entry in
-            let r = entry.resource
-            var notes = IntegrityNotes()
-            let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
-                var text = caseText(file: r.filePath(of: s), url: o.displayURL ?? r.identity(of: s), attempts: Int64(o.attempts), bytes: o.bytesTransferred, lastError: o.failure?.message)
-                if let actual = o.failure?.actualDigests, !actual.isEmpty {
-                    text += "\n" + Digest.comparisonLines(expected: s.digests, actual: actual).dropLast()
+        var report = JUnitReport(
+            suites: result.entries.map { entry in
+                let r = entry.resource
+                var notes = IntegrityNotes()
+                let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
+                    var text = caseText(
+                        file: r.filePath(of: s), url: o.displayURL ?? r.identity(of: s), attempts: Int64(o.attempts), bytes: o.bytesTransferred,
+                        lastError: o.failure?.message)
+                    if let actual = o.failure?.actualDigests, !actual.isEmpty {
+                        text += "\n" + Digest.comparisonLines(expected: s.digests, actual: actual).dropLast()
+                    }
+                    let outcome: JUnitReport.TestCase.Result
+                    switch o.status {
+                    case .fetched, .resumed, .repaired, .upToDate:
+                        outcome = .passed
+                        notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
+                    case .failed:
+                        let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
+                        outcome = failedCase(type: f.typeName, message: f.message, text: text)
+                    case .skipped where o.failure?.kind == .interrupted:
+                        outcome = .error(type: SliceErrorKind.interrupted.rawValue, message: o.failure?.message ?? "interrupted", text: text)
+                    case .skipped:
+                        outcome = .skipped(message: o.skipReason ?? "not started")
+                    case .deferred:
+                        outcome = .skipped(message: o.skipReason ?? "deferred by the network policy")
+                    }
+                    return JUnitReport.TestCase(classname: r.id, name: s.path, time: o.duration, result: outcome)
                 }
-                let outcome: JUnitReport.TestCase.Result
-                switch o.status {
-                case .fetched, .resumed, .repaired, .upToDate:
-                    outcome = .passed
-                    notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
-                case .failed:
-                    let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
-                    outcome = failedCase(type: f.typeName, message: f.message, text: text)
-                case .skipped where o.failure?.kind == .interrupted:
-                    outcome = .error(type: SliceErrorKind.interrupted.rawValue, message: o.failure?.message ?? "interrupted", text: text)
-                case .skipped:
-                    outcome = .skipped(message: o.skipReason ?? "not started")
-                case .deferred:
-                    outcome = .skipped(message: o.skipReason ?? "deferred by the network policy")
-                }
-                return JUnitReport.TestCase(classname: r.id, name: s.path, time: o.duration, result: outcome)
-            }
-            return JUnitReport.Suite(
-                name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
-                properties: JUnitReport.Property.describing(r, runID: runID),
-                testCases: cases + hookCases(of: r.id, in: result), systemOut: notes.systemOut)
-        })
+                return JUnitReport.Suite(
+                    name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
+                    properties: JUnitReport.Property.describing(r, runID: runID),
+                    testCases: cases + hookCases(of: r.id, in: result), systemOut: notes.systemOut)
+            })
         if let reason = result.stopReason {
             report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname, runID: runID))
         }
@@ -179,14 +183,17 @@ public enum ApplyReports {
     }
 
     /// The suite that marks a stopped run as failed: why it stopped and what it left unfinished.
-    static func incompleteRun(_ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String, runID: String?) -> JUnitReport.Suite {
+    static func incompleteRun(
+        _ result: ApplyResult, reason: StopReason, timestamp: JUnitReport.Timestamp, hostname: String, runID: String?
+    ) -> JUnitReport.Suite {
         let remaining = result.remaining
         let (inFlight, notStarted) = (remaining.cutInFlight, remaining.notStarted)
         let name = reason.description
         let message = "the run was stopped by \(name) before it finished: \(inFlight) slices cut in flight, \(notStarted) not started"
         let run = JUnitReport.TestCase(
             classname: "jobrun", name: "run", time: result.elapsed,
-            result: .error(type: SliceErrorKind.interrupted.rawValue, message: message, text: message + "\nthe mirror is incomplete; run apply again to finish it"))
+            result: .error(
+                type: SliceErrorKind.interrupted.rawValue, message: message, text: message + "\nthe mirror is incomplete; run apply again to finish it"))
         return JUnitReport.Suite(
             name: "jobrun", package: "jobrun.apply", timestamp: timestamp, hostname: hostname, time: result.elapsed,
             properties: [.init(name: "stop_reason", value: name), .init(name: "jobrun_version", value: JobrunVersion.current)]

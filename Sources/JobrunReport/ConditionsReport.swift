@@ -18,7 +18,8 @@ public enum ConditionsReport {
             out += pad(r.name, nameWidth) + "  " + pad(r.value, valueWidth) + "  " + r.source + "\n"
         }
         let bad = readings.filter(\.isBad).map(\.name)
-        out += bad.isEmpty
+        out +=
+            bad.isEmpty
             ? "Discretionary work could run now.\n"
             : "Discretionary work would be deferred: \(bad.joined(separator: ", ")).\n"
         return out

@@ -152,11 +152,12 @@ extension EventStream {
     }
 
     private static func writeCause(_ cause: ResourceFailure, _ w: inout JSONWriter) {
-        let (name, affected, total, message): (String, Int?, Int?, String?) = switch cause {
-        case .slicesFailed(let count, let total): ("slices_failed", count, total, nil)
-        case .unfinished(let count, let total, _): ("unfinished", count, total, nil)
-        case .syncFailed(let message): ("sync_failed", nil, nil, message)
-        }
+        let (name, affected, total, message): (String, Int?, Int?, String?) =
+            switch cause {
+            case .slicesFailed(let count, let total): ("slices_failed", count, total, nil)
+            case .unfinished(let count, let total, _): ("unfinished", count, total, nil)
+            case .syncFailed(let message): ("sync_failed", nil, nil, message)
+            }
         w.key("cause"); w.string(name)
         w.key("slices_affected"); optional(affected.map(Int64.init), &w)
         w.key("slices_total"); optional(total.map(Int64.init), &w)
@@ -195,11 +196,12 @@ extension EventStream {
     }
 
     private static func writeOrigin(_ change: OriginEvent, _ w: inout JSONWriter) {
-        let (state, failures, last, slicesFailed): (String, Int?, String?, Int?) = switch change {
-        case .tripped(let failures, let last): ("tripped", failures, last, nil)
-        case .recovered: ("recovered", nil, nil, nil)
-        case .failing(let failures, let last, let count): ("failing", failures, last, count)
-        }
+        let (state, failures, last, slicesFailed): (String, Int?, String?, Int?) =
+            switch change {
+            case .tripped(let failures, let last): ("tripped", failures, last, nil)
+            case .recovered: ("recovered", nil, nil, nil)
+            case .failing(let failures, let last, let count): ("failing", failures, last, count)
+            }
         w.key("state"); w.string(state)
         w.key("failures_in_a_row"); optional(failures.map(Int64.init), &w)
         w.key("last_error"); optional(last, &w)

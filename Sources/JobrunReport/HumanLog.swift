@@ -35,7 +35,9 @@ public final class HumanLog: RunObserver {
     public func observe(_ event: RunEvent) {
         switch event {
         case .lockWaited(let root, let holder, let timeout):
-            notices("jobrun: waiting up to \(DurationParser.format(milliseconds: timeout.wholeMilliseconds)) for the output root '\(root)', locked by \(holder ?? "another process")\n")
+            notices(
+                "jobrun: waiting up to \(DurationParser.format(milliseconds: timeout.wholeMilliseconds)) for the output root '\(root)', locked by \(holder ?? "another process")\n"
+            )
         case .resourceSkipped(let id, let reason):
             if detail != .quiet { results("- \(id): skipped (\(reason))\n") }
         case .resourceDeferred(let id, let deferral):
@@ -73,7 +75,9 @@ public final class HumanLog: RunObserver {
             stopReason = reason
             switch reason {
             case .signal(let s):
-                notices("jobrun: stopping (signal \(s)); partial files that can be resumed are kept, the others removed (the summary counts them); a second signal exits at once\n")
+                notices(
+                    "jobrun: stopping (signal \(s)); partial files that can be resumed are kept, the others removed (the summary counts them); a second signal exits at once\n"
+                )
             case .deadline:
                 notices("jobrun: stopping at the deadline; transfers in flight are cancelled, the partial files that can be resumed kept\n")
             case .offline:
@@ -112,7 +116,9 @@ public final class HumanLog: RunObserver {
                 results("? \(name): unverifiable: the response declared no length, so a connection cut short could not be told from the end (\(s.slice.url))\n")
             }
             if o.status == .repaired, detail != .quiet {
-                results("* \(name): repaired: the file on disk \(o.repairReason.map { "was wrong (\($0))" } ?? "was wrong") (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
+                results(
+                    "* \(name): repaired: the file on disk \(o.repairReason.map { "was wrong (\($0))" } ?? "was wrong") (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n"
+                )
             } else if detail == .verbose {
                 results("  \(name): \(o.status.rawValue) (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
             }
@@ -130,7 +136,9 @@ public final class HumanLog: RunObserver {
         case .recovered:
             results("= \(origin): answers again; requests resume\n")
         case .failing(let failures, let last, let count):
-            results("! \(origin): failing: \(failures) attempts in a row failed, probes included (last: \(last)); \(count) of its slices fail without a further request\n")
+            results(
+                "! \(origin): failing: \(failures) attempts in a row failed, probes included (last: \(last)); \(count) of its slices fail without a further request\n"
+            )
         }
     }
 

@@ -14,27 +14,32 @@ extension ShardMerge {
             guard let index = shard["index"]?.intValue else { return nil }
             return JUnitReport.Property(name: "shard_\(index)_run_id", value: shard["run_id"]?.stringValue ?? "")
         }
-        var report = JUnitReport(suites: (document["resources"]?.arrayValue ?? []).map { r in
-            let id = r["id"]?.stringValue ?? ""
-            let cases = (r["slices"]?.arrayValue ?? []).map { sliceCase($0, of: id) } + hookCases(r, of: id)
-            return JUnitReport.Suite(name: id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname, properties: properties, testCases: cases)
-        })
+        var report = JUnitReport(
+            suites: (document["resources"]?.arrayValue ?? []).map { r in
+                let id = r["id"]?.stringValue ?? ""
+                let cases = (r["slices"]?.arrayValue ?? []).map { sliceCase($0, of: id) } + hookCases(r, of: id)
+                return JUnitReport.Suite(name: id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname, properties: properties, testCases: cases)
+            })
         let problems = (document["problems"]?.arrayValue ?? []).compactMap(\.stringValue)
         let stopped = (document["shards"]?.arrayValue ?? []).compactMap { shard -> String? in
             guard let reason = shard["stop_reason"]?.stringValue else { return nil }
-            let what = switch reason {
-            case "signal": "a signal"
-            case "offline": "the network staying offline"
-            default: "the \(reason)"
-            }
+            let what =
+                switch reason {
+                case "signal": "a signal"
+                case "offline": "the network staying offline"
+                default: "the \(reason)"
+                }
             return "shard \(shard["index"]?.intValue ?? -1) was stopped by \(what) before it finished; run it again to finish it"
         }
         if !problems.isEmpty || !stopped.isEmpty {
             let message = (problems + stopped).joined(separator: "; ")
             let run = JUnitReport.TestCase(
                 classname: "jobrun", name: "shards", time: .zero,
-                result: .error(type: problems.isEmpty ? SliceErrorKind.interrupted.rawValue : "ShardsIncomplete", message: message, text: (problems + stopped).joined(separator: "\n")))
-            report.suites.append(JUnitReport.Suite(name: "jobrun", package: "jobrun.apply", timestamp: timestamp, hostname: hostname, properties: properties, testCases: [run]))
+                result: .error(
+                    type: problems.isEmpty ? SliceErrorKind.interrupted.rawValue : "ShardsIncomplete", message: message,
+                    text: (problems + stopped).joined(separator: "\n")))
+            report.suites.append(
+                JUnitReport.Suite(name: "jobrun", package: "jobrun.apply", timestamp: timestamp, hostname: hostname, properties: properties, testCases: [run]))
         }
         return report
     }
@@ -77,7 +82,8 @@ extension ShardMerge {
                 result = .skipped(message: "stopped with the run; it runs again on the next apply")
             } else if hook["fails_run"]?.boolValue == true {
                 let status = hook["exit_status"]?.intValue.map { "exit status \($0)" } ?? hook["error"]?.stringValue ?? "failed"
-                result = .failure(type: "HookFailed", message: "\(name): \(status)", text: "\(name): \(status)\noutput (its end):\n\(hook["output_tail"]?.stringValue ?? "")")
+                result = .failure(
+                    type: "HookFailed", message: "\(name): \(status)", text: "\(name): \(status)\noutput (its end):\n\(hook["output_tail"]?.stringValue ?? "")")
             } else {
                 result = .passed
             }

@@ -55,7 +55,8 @@ public enum ShardMerge {
                 problems.append("'\(input.name)' is not a result of 'jobrun apply --json' (format_version \(ApplyReports.formatVersion))")
                 continue
             }
-            guard let shard = d["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue, let plan = shard["plan"]?.stringValue else {
+            guard let shard = d["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue, let plan = shard["plan"]?.stringValue
+            else {
                 problems.append("'\(input.name)' is not a shard's result: it was not run with --shard")
                 continue
             }
@@ -68,7 +69,9 @@ public enum ShardMerge {
             shards.append((Int(index), input))
         }
         if counts.count > 1 {
-            problems.append("the shards do not agree on their count: " + shards.map { "'\($0.input.name)' says \($0.input.document["shard"]?["count"]?.intValue ?? 0)" }.joined(separator: ", "))
+            problems.append(
+                "the shards do not agree on their count: "
+                    + shards.map { "'\($0.input.name)' says \($0.input.document["shard"]?["count"]?.intValue ?? 0)" }.joined(separator: ", "))
         }
         if plans.count > 1 {
             problems.append("the shards were not made from the same manifests (plan fingerprints \(plans.sorted().joined(separator: ", ")))")
@@ -80,7 +83,9 @@ public enum ShardMerge {
             for k in 0..<Int(count) {
                 let named = byIndex[k] ?? []
                 if named.isEmpty { problems.append("shard \(k) of \(count) is missing") }
-                if named.count > 1 { problems.append("shard \(k) of \(count) is there \(named.count) times: \(named.joined(separator: ", ")); the first is merged") }
+                if named.count > 1 {
+                    problems.append("shard \(k) of \(count) is there \(named.count) times: \(named.joined(separator: ", ")); the first is merged")
+                }
             }
         }
         // A shard given twice counts once: the first file of each index.
@@ -142,23 +147,31 @@ public enum ShardMerge {
         // Every slice of the plan in some shard's result: the shards' layouts agreed.
         let planned = shards.compactMap { $0.input.document["shard"]?["total_slices"]?.intValue }
         if problems.isEmpty, let total = planned.first, planned.allSatisfy({ $0 == total }), Int64(sliceShard.count) != total {
-            problems.append("the shards' results hold \(sliceShard.count) slices of the plan's \(total): \(total - Int64(sliceShard.count)) are in no shard's result")
+            problems.append(
+                "the shards' results hold \(sliceShard.count) slices of the plan's \(total): \(total - Int64(sliceShard.count)) are in no shard's result")
         }
 
         let document = JSONValue.object([
             ("format_version", .int(ApplyReports.formatVersion)),
             ("jobrun_version", .string(JobrunVersion.current)),
-            ("shards", .array(shards.map { shard in
-                let d = shard.input.document
-                return .object([
-                    ("file", .string(shard.input.name)), ("index", .int(Int64(shard.index))), ("run_id", d["run_id"] ?? .null),
-                    ("success", d["summary"]?["success"] ?? .null), ("stop_reason", d["summary"]?["stop_reason"] ?? .null),
+            (
+                "shards",
+                .array(
+                    shards.map { shard in
+                        let d = shard.input.document
+                        return .object([
+                            ("file", .string(shard.input.name)), ("index", .int(Int64(shard.index))), ("run_id", d["run_id"] ?? .null),
+                            ("success", d["summary"]?["success"] ?? .null), ("stop_reason", d["summary"]?["stop_reason"] ?? .null),
+                        ])
+                    })
+            ),
+            (
+                "shard",
+                .object([
+                    ("count", counts.count == 1 ? .int(counts.first ?? 0) : .null),
+                    ("plan", plans.count == 1 ? .string(plans.first ?? "") : .null),
                 ])
-            })),
-            ("shard", .object([
-                ("count", counts.count == 1 ? .int(counts.first ?? 0) : .null),
-                ("plan", plans.count == 1 ? .string(plans.first ?? "") : .null),
-            ])),
+            ),
             ("problems", .array(problems.map { .string($0) })),
             ("summary", .object(summary)),
             ("resources", .array(merged)),

@@ -43,7 +43,9 @@ public enum StatusReports {
             let c = entry.counts
             var parts: [String] = []
             if c.proven > 0 {
-                let old = s.maxAgeMilliseconds.map { c.olderThanMaxAge > 0 ? " (\(c.olderThanMaxAge) older than \(DurationParser.format(milliseconds: $0)))" : "" } ?? ""
+                let old =
+                    s.maxAgeMilliseconds.map { c.olderThanMaxAge > 0 ? " (\(c.olderThanMaxAge) older than \(DurationParser.format(milliseconds: $0)))" : "" }
+                    ?? ""
                 parts.append("\(c.proven) proven\(old)")
             }
             if c.changed > 0 { parts.append("\(c.changed) changed") }

@@ -17,7 +17,8 @@ public enum VerifyReports {
         if let working = v.workingFiles, !working.isEmpty {
             extra += ", \(working.count) jobrun working file\(working.count == 1 ? "" : "s")"
         }
-        return "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)\(c.withoutDigests.summaryClause)\(v.proofs.summaryClause)."
+        return
+            "Verify: \(c.ok) ok, \(c.mismatched) mismatched, \(c.missing) missing, \(c.errors) error\(c.errors == 1 ? "" : "s")\(extra)\(c.withoutDigests.summaryClause)\(v.proofs.summaryClause)."
     }
 
     /// One line per slice (`=` ok, `~` size only, `?` unverified, `*` differs, `-` missing,
@@ -197,32 +198,37 @@ public enum VerifyReports {
                 let result: JUnitReport.TestCase.Result
                 switch check {
                 case .ok(let size, _) where s.integrity != .digest && v.counts.requiresDigests:
-                    result = .failure(type: "NoDigest", message: "\(s.integrity.word): \(s.integrity.explanation) (--require-digests)",
-                                      text: "file: \(path)\nsize: \(size)")
+                    result = .failure(
+                        type: "NoDigest", message: "\(s.integrity.word): \(s.integrity.explanation) (--require-digests)",
+                        text: "file: \(path)\nsize: \(size)")
                 case .ok(_, let digests):
                     result = .passed
                     notes.note(s.path, s.integrity, sha256: digests.first { $0.algorithm == .sha256 })
                 case .missing:
                     result = .failure(type: "Missing", message: "\(path) is missing", text: "expected \(expectation(s)) at \(path); no file is there")
                 case .sizeMismatch(let expected, let actual):
-                    result = .failure(type: "SizeMismatch", message: "size differs: expected \(expected) bytes, actual \(actual)",
-                                      text: "file: \(path)\nexpected size: \(expected)\nactual size: \(actual)")
+                    result = .failure(
+                        type: "SizeMismatch", message: "size differs: expected \(expected) bytes, actual \(actual)",
+                        text: "file: \(path)\nexpected size: \(expected)\nactual size: \(actual)")
                 case .digestMismatch(let expected, let actual, let size):
-                    result = .failure(type: "ChecksumMismatch", message: "\(expected.algorithm.rawValue) differs",
-                                      text: "file: \(path)\n\(Digest.comparisonLines(expected: s.digests, actual: actual))size: \(size)")
+                    result = .failure(
+                        type: "ChecksumMismatch", message: "\(expected.algorithm.rawValue) differs",
+                        text: "file: \(path)\n\(Digest.comparisonLines(expected: s.digests, actual: actual))size: \(size)")
                 case .notRegularFile:
-                    result = .error(type: "NotRegularFile", message: check.wrongKindText ?? "",
-                                    text: "file: \(path)\njobrun never follows symbolic links in a mirror")
+                    result = .error(
+                        type: "NotRegularFile", message: check.wrongKindText ?? "",
+                        text: "file: \(path)\njobrun never follows symbolic links in a mirror")
                 case .ioError(let bad, let code, let message):
                     result = .error(type: "IOError", message: "cannot read '\(bad)': \(message)", text: "file: \(path)\nerrno: \(code)")
                 }
                 let seconds = entry.seconds.isEmpty ? 0 : Double(entry.seconds[cases.count])
                 cases.append(.init(classname: r.id, name: s.path, time: .nanoseconds(Int64((seconds * 1e9).rounded())), result: result))
             }
-            suites.append(.init(
-                name: r.id, package: "jobrun.verify", timestamp: timestamp, hostname: hostname, time: nil,
-                properties: JUnitReport.Property.describing(r, runID: runID),
-                testCases: cases, systemOut: notes.systemOut))
+            suites.append(
+                .init(
+                    name: r.id, package: "jobrun.verify", timestamp: timestamp, hostname: hostname, time: nil,
+                    properties: JUnitReport.Property.describing(r, runID: runID),
+                    testCases: cases, systemOut: notes.systemOut))
         }
         return JUnitReport(suites: suites)
     }

@@ -19,8 +19,9 @@ extension ApplyResult {
             for i in entries[e].outcomes.indices where entries[e].outcomes[i].hasPassed && entries[e].outcomes[i].sha256 == nil {
                 let s = r.slices[i]
                 wanted.append((e, i))
-                expectations.append(FileExpectation(
-                    root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests, computes: [.sha256]))
+                expectations.append(
+                    FileExpectation(
+                        root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests, computes: [.sha256]))
             }
         }
         var problems: [String] = []

@@ -79,7 +79,8 @@ struct CommitBatch: @unchecked Sendable {
                 continue
             }
             if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {
-                result.files.append(.renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno, at: writer.fileName, in: writer.directoryFD)))
+                result.files.append(
+                    .renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno, at: writer.fileName, in: writer.directoryFD)))
                 continue
             }
             if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }

@@ -80,7 +80,13 @@ extension Coordinator {
         if isFirstStart { book.jobs[j].firstStart = now }
         let deadline = (book.jobs[j].firstStart ?? now) + settings.timeouts.resource
         guard now < deadline else {
-            fail(j, outcomes[book.jobs[j].resource][book.jobs[j].slice].failure ?? AttemptFailure(kind: .timeout, message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed", isTransient: false))
+            fail(
+                j,
+                outcomes[book.jobs[j].resource][book.jobs[j].slice].failure
+                    ?? AttemptFailure(
+                        kind: .timeout,
+                        message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed",
+                        isTransient: false))
             return
         }
         guard let place = folder(for: j) else { return }
@@ -96,7 +102,9 @@ extension Coordinator {
         // skipped there. Later starts (retries, attempts given back while offline), redirect
         // hops and `resume` slices look on disk as before.
         let mayHavePartial = isRedirectHop || !isFirstStart || plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice].action == .resume
-        let resume = mayHavePartial ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
+        let resume =
+            mayHavePartial
+            ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
         let token = nextToken
         nextToken += 1
         let writer = SliceWriter(
@@ -140,7 +148,9 @@ extension Coordinator {
     /// digest is to decide), and what its metadata says of the file, when the metadata matches.
     /// Anything else (``PartialDownload/Found/obstacle(identity:expectedSize:hasDigest:)``) means
     /// starting from zero.
-    func resumeOffset(dirFD: Int32, name: String, identity: String, expectedSize: Int64?, hasDigest: Bool) -> (offset: Int64, validator: Representation.Validator?, learned: Representation)? {
+    func resumeOffset(
+        dirFD: Int32, name: String, identity: String, expectedSize: Int64?, hasDigest: Bool
+    ) -> (offset: Int64, validator: Representation.Validator?, learned: Representation)? {
         guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest)
         else { return nil }
         let validator = partial.metadata.validator
@@ -307,7 +317,8 @@ extension Coordinator {
             if let end = writer.declaredEnd, writer.written != end {
                 // The body stopped short of (or ran past) the length its own response declared.
                 discardPartial(writer)
-                retryOrFail(j, AttemptFailure(kind: .truncated, message: "received \(writer.written) bytes of the \(end) the response declared", isTransient: true))
+                retryOrFail(
+                    j, AttemptFailure(kind: .truncated, message: "received \(writer.written) bytes of the \(end) the response declared", isTransient: true))
                 return
             }
             if writer.isInMemory && !phase.hasFilledDisk {
@@ -358,9 +369,13 @@ extension Coordinator {
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: Int, after failure: AttemptFailure) -> Bool {
         guard !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) else { return false }
-        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
+            status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         let resource = plan.entries[book.jobs[j].resource].resource
-        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[book.jobs[j].slice].path, url: shownURL(j)), failure: failure, attempt: Int(book.jobs[j].attempts), delay: .zero))
+        events.emit(
+            .sliceRetrying(
+                SliceRef(resource: resource.id, path: resource.slices[book.jobs[j].slice].path, url: shownURL(j)), failure: failure,
+                attempt: Int(book.jobs[j].attempts), delay: .zero))
         requeue(j)
         return true
     }
@@ -385,7 +400,8 @@ extension Coordinator {
     mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
         let resource = plan.entries[book.jobs[j].resource].resource
         let settings = resource.settings
-        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
+            status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
         let originFailed = !breakers.isEmpty && (breakers[ownOrigin(j)]?.isFailed ?? false || breakers[origin(j)]?.isFailed ?? false)
         guard failure.isTransient, Int(book.jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
@@ -407,14 +423,18 @@ extension Coordinator {
         resetOrigin(j)
         self.delay(j, until: now + delay)
         let slice = resource.slices[book.jobs[j].slice]
-        events.emit(.sliceRetrying(SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(book.jobs[j].attempts), delay: delay))
+        events.emit(
+            .sliceRetrying(
+                SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(book.jobs[j].attempts), delay: delay))
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.
     mutating func fail(_ j: Int, _ failure: AttemptFailure, announce: Bool = true) {
-        settle(j, SliceOutcome(
-            status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure,
-            duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
+        settle(
+            j,
+            SliceOutcome(
+                status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure,
+                duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
         if !commits.pending.isEmpty, book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }

@@ -50,14 +50,22 @@ extension Coordinator {
             switch fileResult {
             case .notSynced(let error):
                 endAttempt(j, writer: writer)
-                fail(j, AttemptFailure(kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(systemErrorText(error))", isTransient: false))
+                fail(
+                    j,
+                    AttemptFailure(
+                        kind: error == ENOSPC ? .diskFull : .io, message: "cannot sync '\(resource.outputRoot)': \(systemErrorText(error))", isTransient: false)
+                )
                 continue
             case .renameFailed(let failure):
                 endAttempt(j, writer: writer)
                 fail(j, AttemptFailure(kind: failure.isUnsafePath ? .unsafePath : .io, message: failure.message, isTransient: false))
                 continue
             case .notTheVerifiedFile:
-                fail(j, AttemptFailure(kind: .io, message: "'\(writer.displayPath)' was not committed: its partial file is no longer the file that was verified", isTransient: false))
+                fail(
+                    j,
+                    AttemptFailure(
+                        kind: .io, message: "'\(writer.displayPath)' was not committed: its partial file is no longer the file that was verified",
+                        isTransient: false))
                 continue
             case .renamed(let identity):
                 renamed = identity
@@ -96,7 +104,8 @@ extension Coordinator {
             writer.adoptVerifiedFile(fd)
             // No digests when the file shrank while it was read (or OpenSSL failed).
             if let mapped = try? MappedFile(fileDescriptor: fd, path: writer.displayPath),
-                let computed = try? mapped.digests(Self.hashedAlgorithms(for: slice)) {
+                let computed = try? mapped.digests(Self.hashedAlgorithms(for: slice))
+            {
                 digests = computed
                 computedAll = true
                 ok = slice.digests.isEmpty || computed == slice.digests
@@ -111,7 +120,10 @@ extension Coordinator {
         } else {
             discardPartial(writer)
             var failure = AttemptFailure(
-                kind: .checksumMismatch, message: computedAll ? "the complete partial file: " + Digest.mismatchDescription(expected: slice.digests, actual: digests) : "the complete partial file could not be read whole",
+                kind: .checksumMismatch,
+                message: computedAll
+                    ? "the complete partial file: " + Digest.mismatchDescription(expected: slice.digests, actual: digests)
+                    : "the complete partial file could not be read whole",
                 isTransient: true)
             failure.actualDigests = digests
             retryOrFail(j, failure)

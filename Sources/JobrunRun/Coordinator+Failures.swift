@@ -36,7 +36,9 @@ extension Coordinator {
     mutating func endAttempt(_ j: Int, writer: SliceWriter) -> PartialFate? {
         writer.close()
         let slice = plan.entries[book.jobs[j].resource].resource.slices[book.jobs[j].slice]
-        switch PartialDownload.examine(in: writer.directoryFD, for: writer.fileName, identity: writer.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) {
+        switch PartialDownload.examine(
+            in: writer.directoryFD, for: writer.fileName, identity: writer.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty)
+        {
         case .absent:
             return nil
         case .resumable:

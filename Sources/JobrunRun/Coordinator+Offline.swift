@@ -54,7 +54,8 @@ extension Coordinator {
         }
         if reach == .answered && !offline.isOffline && !offline.hasRecords { return .counts }
         let now = ContinuousClock.now
-        let action = offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) { [scheduler, retryingAt = book.retryingAt] in
+        let action = offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) {
+            [scheduler, retryingAt = book.retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
         switch action {
@@ -111,11 +112,12 @@ extension Coordinator {
     /// such slices are too small to resume anyway).
     mutating func settleCut(_ j: Int, writer: SliceWriter) {
         let fate = endAttempt(j, writer: writer)
-        let reason = switch fate {
-        case .kept?: "cut in flight by the stop; its partial file is kept to resume"
-        case .discarded(let why)?: "cut in flight by the stop; its partial file is removed: \(why)"
-        case nil: "cut in flight by the stop; nothing was kept"
-        }
+        let reason =
+            switch fate {
+            case .kept?: "cut in flight by the stop; its partial file is kept to resume"
+            case .discarded(let why)?: "cut in flight by the stop; its partial file is removed: \(why)"
+            case nil: "cut in flight by the stop; nothing was kept"
+            }
         var outcome = SliceOutcome(
             status: .skipped, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),

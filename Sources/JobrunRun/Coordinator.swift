@@ -136,7 +136,11 @@ struct Coordinator {
                     progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
                 case .fetch, .refetch, .resume:
                     progress.slicesToTransfer += 1
-                    if let size = slice.size { progress.bytesToTransfer = progress.bytesToTransfer.saturatingAdding(size) } else { progress.unsizedToTransfer += 1 }
+                    if let size = slice.size {
+                        progress.bytesToTransfer = progress.bytesToTransfer.saturatingAdding(size)
+                    } else {
+                        progress.unsizedToTransfer += 1
+                    }
                 }
                 if options.deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
             }
@@ -382,9 +386,12 @@ struct Coordinator {
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
         progress.slicesSettled += 1
         progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
-        events.emit(.sliceSettled(SettledSlice(
-            slice: SliceRef(resource: plan.entries[book.jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? identity ?? address(j).identity),
-            outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: book.jobs[j].slice, file: file)))
+        events.emit(
+            .sliceSettled(
+                SettledSlice(
+                    slice: SliceRef(
+                        resource: plan.entries[book.jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? identity ?? address(j).identity),
+                    outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: book.jobs[j].slice, file: file)))
         outcomes[book.jobs[j].resource][book.jobs[j].slice] = outcome
         if !hops.isEmpty { hops[j] = nil }
     }

@@ -20,6 +20,7 @@ struct DeadlineGate: DispatchGate {
         let needed = Double(bytes) / rate * Self.safetyFactor + Self.safetySeconds
         guard needed > left else { return .admit }
         return .deferred(
-            "not started: it needs about \(Int(needed.rounded(.up))) s at \(ByteCount(Int64(rate)))/s (\(c.origin)), and \(Int(left)) s are left before the deadline", .deadline)
+            "not started: it needs about \(Int(needed.rounded(.up))) s at \(ByteCount(Int64(rate)))/s (\(c.origin)), and \(Int(left)) s are left before the deadline",
+            .deadline)
     }
 }

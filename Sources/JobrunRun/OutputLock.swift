@@ -125,7 +125,8 @@ public final class OutputLock {
                 let code = errno
                 if code == EINTR { continue }
                 guard code == EWOULDBLOCK else {
-                    warnings.append("cannot lock the output root '\(entry.root)' (\(systemErrorText(code))): another apply into it at the same time would not be noticed")
+                    warnings.append(
+                        "cannot lock the output root '\(entry.root)' (\(systemErrorText(code))): another apply into it at the same time would not be noticed")
                     close(entry.fd)
                     break
                 }

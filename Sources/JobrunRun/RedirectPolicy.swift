@@ -40,7 +40,9 @@ public enum RedirectPolicy {
     /// RFC 3986 reference resolution for the forms servers send: absolute, `//host/…`, `/path`, `rel`.
     static func resolve(_ location: String, against base: ParsedURL) -> String {
         let trimmed = location.trimmingASCII()
-        if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains("/"), trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
+        if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains("/"),
+            trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+        {
             return trimmed
         }
         if trimmed.hasPrefix("//") { return base.scheme + ":" + trimmed }

@@ -66,7 +66,10 @@ struct ResponseCheck {
                 }
             }
             guard let rangeTotal = range.total, range.end + 1 == rangeTotal else {
-                return .failure(Self.rangeMismatch("the 206 response covers bytes \(range.start)-\(range.end) of \(range.total.map(String.init) ?? "an unknown total"), not the rest of the file"))
+                return .failure(
+                    Self.rangeMismatch(
+                        "the 206 response covers bytes \(range.start)-\(range.end) of \(range.total.map(String.init) ?? "an unknown total"), not the rest of the file"
+                    ))
             }
             if let length, length != range.end - range.start + 1 {
                 return .failure(Self.inconsistent("the 206 response declares \(length) bytes for the range \(range.start)-\(range.end)"))
@@ -84,7 +87,10 @@ struct ResponseCheck {
             return .failure(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(total) bytes, expected \(expectedSize)", isTransient: false))
         }
         if let total, let learned, let earlier = learned.total, learned.validator != nil, learned.validator == seen, earlier != total {
-            return .failure(Self.inconsistent("the server's file is \(total) bytes, but an earlier response with the same \(seen?.kind == .etag ? "ETag" : "Last-Modified") said \(earlier)"))
+            return .failure(
+                Self.inconsistent(
+                    "the server's file is \(total) bytes, but an earlier response with the same \(seen?.kind == .etag ? "ETag" : "Last-Modified") said \(earlier)"
+                ))
         }
         if let total, offset == 0, total > cap {
             return .failure(AttemptFailure(kind: .tooLarge, message: "the server's file is \(total) bytes, over the \(cap)-byte limit", isTransient: false))
@@ -96,11 +102,18 @@ struct ResponseCheck {
     /// bytes stored, and a decoded body can be any size (a small gzip body, gigabytes stored).
     static func refusedCoding(_ head: ResponseHead) -> AttemptFailure? {
         if let encoding = head.value("content-encoding"), encoding.trimmingASCII().lowercased() != "identity" {
-            return AttemptFailure(kind: .contentEncoding, message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false)
+            return AttemptFailure(
+                kind: .contentEncoding,
+                message: "the server sent Content-Encoding: \(encoding), which jobrun did not ask for (digests are over the stored bytes)", isTransient: false)
         }
         if let codings = head.value("transfer-encoding"),
-            codings.split(separator: ",").contains(where: { $0.trimmingASCII().lowercased() != "chunked" }) {
-            return AttemptFailure(kind: .transferEncoding, message: "the server sent Transfer-Encoding: \(codings); jobrun decodes only chunked (digests are over the bytes as sent), so the body is refused", isTransient: false)
+            codings.split(separator: ",").contains(where: { $0.trimmingASCII().lowercased() != "chunked" })
+        {
+            return AttemptFailure(
+                kind: .transferEncoding,
+                message:
+                    "the server sent Transfer-Encoding: \(codings); jobrun decodes only chunked (digests are over the bytes as sent), so the body is refused",
+                isTransient: false)
         }
         return nil
     }

@@ -143,7 +143,8 @@ struct Scheduler {
             origins.values[pick.index].lastTurn = turn
             return .start(job: head.job, origin: origin)
         }
-        let candidate = Candidate(job: head.job, resource: head.resource, origin: origin, expectedBytes: expectedBytes(head.job), throughput: throughput[origin])
+        let candidate = Candidate(
+            job: head.job, resource: head.resource, origin: origin, expectedBytes: expectedBytes(head.job), throughput: throughput[origin])
         switch admission(candidate, now: now) {
         case .admit:
             turn += 1

@@ -121,10 +121,12 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     /// This attempt may have written a metadata file (or found one to resume from).
     var mayHaveMetadata: Bool { shouldKeepMetadata || resumeOffset > 0 || expectedSize == nil }
 
-    init(directoryFD: Int32, fileName: String, displayPath: String, identity: String, expectedSize: Int64?, cap: Int64,
-         algorithms: [DigestAlgorithm], resumeOffset: Int64, resumeValidator: Representation.Validator? = nil,
-         learned: Representation? = nil, shouldKeepMetadata: Bool,
-         progress: (@Sendable (Int64) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)) {
+    init(
+        directoryFD: Int32, fileName: String, displayPath: String, identity: String, expectedSize: Int64?, cap: Int64,
+        algorithms: [DigestAlgorithm], resumeOffset: Int64, resumeValidator: Representation.Validator? = nil,
+        learned: Representation? = nil, shouldKeepMetadata: Bool,
+        progress: (@Sendable (Int64) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)
+    ) {
         self.directoryFD = directoryFD
         self.fileName = fileName
         partName = PartialDownload.partName(for: fileName)
@@ -157,9 +159,10 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
             return .discard(limit: 64 << 10)
         }
         guard status == 200 || status == 206 else {
-            verdict = .refused(AttemptFailure(
-                kind: .http, status: status, message: "HTTP \(status)",
-                isTransient: AttemptFailure.isTransient(status: status), coolsDownHost: status == 429 || status == 503))
+            verdict = .refused(
+                AttemptFailure(
+                    kind: .http, status: status, message: "HTTP \(status)",
+                    isTransient: AttemptFailure.isTransient(status: status), coolsDownHost: status == 429 || status == 503))
             return .discard(limit: 64 << 10)
         }
         let accepted: ResponseCheck.Accepted
@@ -177,7 +180,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         writebackStarted = offset
         verdict = .body
         if offset == 0, !shouldKeepMetadata, let size = expectedSize ?? length, size <= Self.memoryLimit,
-            let memory = buffers.take(Int(max(size, 1))) {
+            let memory = buffers.take(Int(max(size, 1)))
+        {
             buffer = memory
             capacity = Int(size)
             return .accept
@@ -207,7 +211,9 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     func receive(body: UnsafeRawBufferPointer) -> Bool {
         guard let base = body.baseAddress, !body.isEmpty else { return true }
         if written + Int64(body.count) > cap {
-            verdict = .refused(AttemptFailure(kind: .tooLarge, message: "more than \(cap) bytes received; stopped (wrong Content-Length or an unexpected body)", isTransient: false))
+            verdict = .refused(
+                AttemptFailure(
+                    kind: .tooLarge, message: "more than \(cap) bytes received; stopped (wrong Content-Length or an unexpected body)", isTransient: false))
             return false
         }
         if let buffer {

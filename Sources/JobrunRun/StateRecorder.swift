@@ -63,18 +63,20 @@ public final class StateRecorder: RunObserver {
                 settled.outcome.status == .fetched || settled.outcome.status == .resumed || settled.outcome.status == .repaired,
                 let k = entry(of: settled.slice.resource), plan.entries[k].resource.slices.indices.contains(index)
             else { return }
-            pending[plan.entries[k].resource.outputRoot, default: []].append(Committed(
-                entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
-                atMilliseconds: FileIdentity.now() / 1_000_000))
+            pending[plan.entries[k].resource.outputRoot, default: []].append(
+                Committed(
+                    entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
+                    atMilliseconds: FileIdentity.now() / 1_000_000))
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
         case .resourceDeferred(let id, let deferral):
             // When it was first deferred is what `max_deferral` counts from, across runs.
             guard let plan, let k = entry(of: id) else { return }
             deferred.insert(id)
-            worker.enqueue(.deferred(
-                root: plan.entries[k].resource.outputRoot, id: id, reason: deferral.reasons.map(\.rawValue).joined(separator: ","),
-                atMilliseconds: FileIdentity.now() / 1_000_000))
+            worker.enqueue(
+                .deferred(
+                    root: plan.entries[k].resource.outputRoot, id: id, reason: deferral.reasons.map(\.rawValue).joined(separator: ","),
+                    atMilliseconds: FileIdentity.now() / 1_000_000))
         case .resourceCompleted(let id, _):
             // It ran: a later deferral counts anew.
             guard deferred.remove(id) != nil, let plan, let k = entry(of: id) else { return }
@@ -197,9 +199,10 @@ public final class StateRecorder: RunObserver {
                 let resource = plan.entries[item.entry].resource
                 let slice = resource.slices[item.slice]
                 guard let (file, seenAt) = folder.look(at: resource.filePath(of: slice)), file == item.file else { continue }
-                proven.append(ProvenSlice(
-                    path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: file,
-                    seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
+                proven.append(
+                    ProvenSlice(
+                        path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: file,
+                        seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
             }
             return proven
         }

@@ -111,11 +111,13 @@ enum StateSchema {
             }
             if pendingSpace, let last = out.last, !isPunctuation(last), !isPunctuation(c) { out.append(0x20) }
             pendingSpace = false
-            if let close: UInt8 = switch c {
+            if let close: UInt8 =
+                switch c {
                 case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"): c
                 case UInt8(ascii: "["): UInt8(ascii: "]")
                 default: nil
-            } {
+                }
+            {
                 // A quoted string or name, doubled quotes included, as it is.
                 out.append(c)
                 i += 1

@@ -10,8 +10,10 @@ extension StateStore {
             INSERT INTO hook_outbox (run_id, event, created_at_ms, argv, timeout_ms, on_hook_failure)
                 VALUES (?, ?, ?, ?, ?, ?) RETURNING id
             """,
-            [.text(entry.runID), .text(entry.event), .integer(entry.createdAtMilliseconds), .text(Self.encode(entry.argv)),
-             .integer(entry.timeoutMilliseconds), .text(entry.failurePolicy)])
+            [
+                .text(entry.runID), .text(entry.event), .integer(entry.createdAtMilliseconds), .text(Self.encode(entry.argv)),
+                .integer(entry.timeoutMilliseconds), .text(entry.failurePolicy),
+            ])
         guard case .integer(let id)? = rows.first?.first else {
             throw .failed(path: path, operation: "record a due hook", detail: "no id came back")
         }

@@ -197,7 +197,6 @@ public final class StateStore {
         }
     }
 
-
     // MARK: Runs
 
     public func recordRunStart(runID: String, command: String, startedAtMilliseconds: Int64) throws(StateError) {
@@ -211,8 +210,10 @@ public final class StateStore {
     ) throws(StateError) {
         try db.query(
             "UPDATE runs SET ended_at_ms = ?, stop_reason = ?, exit_status = ?, counts = ? WHERE run_id = ?",
-            [.integer(endedAtMilliseconds), stopReason.map { .text($0) } ?? .null, .integer(Int64(exitStatus)),
-             .text(counts.map { "\($0.name)=\($0.value)" }.joined(separator: " ")), .text(runID)])
+            [
+                .integer(endedAtMilliseconds), stopReason.map { .text($0) } ?? .null, .integer(Int64(exitStatus)),
+                .text(counts.map { "\($0.name)=\($0.value)" }.joined(separator: " ")), .text(runID),
+            ])
     }
 
     /// A run as recorded.

@@ -236,7 +236,11 @@ public final class FaultServer: Sendable {
     /// Closes the server's stdin and waits (up to 5 s, then SIGKILL) for it to exit. Idempotent;
     /// the log stays readable until this object is released.
     public func stop() {
-        guard let fd = stdinPipe.withLock({ fd -> Int32? in defer { fd = nil }; return fd }) else { return }
+        guard
+            let fd = stdinPipe.withLock({ fd -> Int32? in
+                defer { fd = nil }; return fd
+            })
+        else { return }
         close(fd)
         hasExited.withLock { exited in
             guard !exited else { return }

@@ -124,7 +124,8 @@ public struct PortableSHA256: Sendable {
             k.withUnsafeBufferPointer { constants in
                 guard let w = schedule.baseAddress, let k = constants.baseAddress else { return }
                 for i in 0..<16 {
-                    w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
+                    w[i] =
+                        UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
                         | UInt32(block[4 * i + 3])
                 }
                 for i in 16..<64 {

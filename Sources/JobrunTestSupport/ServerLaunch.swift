@@ -136,4 +136,3 @@ enum ServerLaunch {
         return result != 0
     }
 }
-

@@ -39,7 +39,8 @@ final class CheckWorker {
         if let known = failures.failure(root: group.root, components: components) { return answerAll(known) }
         let rootPath = batch.rootPaths[group.root]
         switch PathBeneath.openDirectory(
-            components, beneath: rootFD, rootPath: rootPath, for: .lookup, tryOpenat2: usesOpenat2) {
+            components, beneath: rootFD, rootPath: rootPath, for: .lookup, tryOpenat2: usesOpenat2)
+        {
         case .failed(let failure, let depth):
             failures.record(failure, root: group.root, components: components[..<depth])
             answerAll(failure)
@@ -62,8 +63,9 @@ final class CheckWorker {
     }
 
     private static func invalidPath(_ expectation: FileExpectation) -> FileCheck {
-        .ioError(path: expectation.path, errno: EINVAL,
-                 message: "relative path must not be absolute, empty, or contain '..'")
+        .ioError(
+            path: expectation.path, errno: EINVAL,
+            message: "relative path must not be absolute, empty, or contain '..'")
     }
 
     /// Checks the file named by the last component of `expectation.relativePath` in the
@@ -80,8 +82,9 @@ final class CheckWorker {
         // and a device node is never opened (opening some has side effects).
         var status = stat()
         if fstatat(directoryFD, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
-            return PathBeneath.diagnose(errno, opening: name, in: directoryFD, expecting: .regularFile,
-                                        path: { expectation.path }, operation: "stat")
+            return PathBeneath.diagnose(
+                errno, opening: name, in: directoryFD, expecting: .regularFile,
+                path: { expectation.path }, operation: "stat")
         }
         guard FileStatus.isRegularFile(mode: status.st_mode) else {
             return .notRegularFile(path: expectation.path, kind: fileKindName(status.st_mode))
@@ -102,8 +105,9 @@ final class CheckWorker {
         let fd = retryingOnInterrupt { openat(directoryFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         if fd < 0 {
             // Replaced since the fstatat: ELOOP for a symlink, ENOENT if removed.
-            return PathBeneath.diagnose(errno, opening: name, in: directoryFD, expecting: .regularFile,
-                                        path: { expectation.path })
+            return PathBeneath.diagnose(
+                errno, opening: name, in: directoryFD, expecting: .regularFile,
+                path: { expectation.path })
         }
         defer { closeDescriptor(fd) }
         guard fstat(fd, &status) == 0 else {

@@ -61,8 +61,9 @@ public struct ExtraFileScanner: Sendable {
                 // A symlink or file where a directory should be is itself an unexpected entry.
                 walk.report(components[..<depth].joined(separator: "/"))
             case .failed(.ioError(_, let code, _), let depth):
-                walk.errors.append(FileIOError(
-                    path: joinPath(root, components[..<depth].joined(separator: "/")), operation: "open", code: code))
+                walk.errors.append(
+                    FileIOError(
+                        path: joinPath(root, components[..<depth].joined(separator: "/")), operation: "open", code: code))
             case .failed:
                 continue
             }
@@ -75,9 +76,10 @@ public struct ExtraFileScanner: Sendable {
 
     /// `directories` without those inside another one of them (they would be walked twice).
     static func outermost(_ directories: [String]) -> [String] {
-        let normalized = Set(directories.map { directory in
-            (PathBeneath.components(ofDirectory: directory[...]) ?? []).joined(separator: "/")
-        })
+        let normalized = Set(
+            directories.map { directory in
+                (PathBeneath.components(ofDirectory: directory[...]) ?? []).joined(separator: "/")
+            })
         let invalid = directories.filter { PathBeneath.components(ofDirectory: $0[...]) == nil }
         if normalized.contains("") && invalid.isEmpty { return [""] }
         let kept = normalized.filter { directory in
@@ -106,7 +108,8 @@ public struct ExtraFileScanner: Sendable {
             let (folder, name) = SlashPath.split(relativePath)
             // Only a slice the manifests name has working files: any other is someone else's.
             if isRegularFile, let owner = WorkingFileName.fileName(ofWorkingFile: String(name)),
-                expected.contains(folder.isEmpty ? owner : folder + "/" + owner) {
+                expected.contains(folder.isEmpty ? owner : folder + "/" + owner)
+            {
                 working.insert(relativePath)
             } else {
                 extras.insert(relativePath)

@@ -83,8 +83,9 @@ public struct FileChecker: Sendable {
             while true {
                 let unit = nextUnit.add(1, ordering: .relaxed).oldValue
                 guard unit < batch.units.count else { return }
-                worker.process(batch.units[unit], of: batch, expectations: expectations, roots: roots,
-                               failures: failures, into: results)
+                worker.process(
+                    batch.units[unit], of: batch, expectations: expectations, roots: roots,
+                    failures: failures, into: results)
             }
         }
         let width = min(max(1, parallelism), batch.units.count)

@@ -109,8 +109,9 @@ private func handleBusError(_ signal: Int32, _ info: UnsafeMutablePointer<siginf
             #else
             let anonymous = MAP_ANON
             #endif
-            let replaced = mmap(UnsafeMutableRawPointer(bitPattern: page), Int(end - page), PROT_READ,
-                                MAP_PRIVATE | MAP_FIXED | anonymous, -1, 0)
+            let replaced = mmap(
+                UnsafeMutableRawPointer(bitPattern: page), Int(end - page), PROT_READ,
+                MAP_PRIVATE | MAP_FIXED | anonymous, -1, 0)
             if replaced != MAP_FAILED {
                 table.faults[slot].store(1, ordering: .releasing)
                 return

@@ -85,10 +85,11 @@ public struct MirrorMemory: Sendable {
                         // A stat proves nothing new of a file already recorded as it is (and must not
                         // overwrite the digests its fetch computed, nor make it look freshly proven).
                         if observation.proof == .metadata, known[expectation.root]?[expectation.relativePath]?.file == file { continue }
-                        proofs.proven[expectation.root, default: []].append(ProvenSlice(
-                            path: expectation.relativePath, resource: id,
-                            digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
-                            provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
+                        proofs.proven[expectation.root, default: []].append(
+                            ProvenSlice(
+                                path: expectation.relativePath, resource: id,
+                                digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
+                                provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
                     case nil:
                         if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
                     }

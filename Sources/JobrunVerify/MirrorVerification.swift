@@ -93,8 +93,9 @@ extension Manifest {
                 }
                 var computes: [DigestAlgorithm] = []
                 if let extra, !s.digests.contains(where: { $0.algorithm == extra }) { computes = [extra] }
-                expectations.append(FileExpectation(
-                    root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests, computes: computes))
+                expectations.append(
+                    FileExpectation(
+                        root: r.outputRoot, relativePath: r.relativePath(of: s), size: s.size, digests: s.digests, computes: computes))
             }
         }
         return expectations

@@ -16,8 +16,10 @@ import Testing
         #expect(BusyState.loadAverage1(in: "3.61 3.44 3.35 3/94 16495\n") == 3.61)
         #expect(BusyState.loadAverage1(in: "-1 0 0") == nil && BusyState.loadAverage1(in: "") == nil)
 
-        #expect(BusyState.fromPressure(someAverage60: 49.99, source: .system) == BusyState(
-            isBusy: false, source: .system, reading: "CPU pressure 49.99 % over the last minute"))
+        #expect(
+            BusyState.fromPressure(someAverage60: 49.99, source: .system)
+                == BusyState(
+                    isBusy: false, source: .system, reading: "CPU pressure 49.99 % over the last minute"))
         #expect(BusyState.fromPressure(someAverage60: 50, source: .system).isBusy)
         #expect(BusyState.fromLoad(1.99, cpus: 2) == BusyState(isBusy: false, source: .loadAverage(cpus: 2), reading: "load 1.99 on 2 CPUs"))
         #expect(BusyState.fromLoad(2, cpus: 2).isBusy)
@@ -42,8 +44,10 @@ import Testing
         _ = try dir.write(file: "proc/self/cgroup", contents: "4:memory:/x\n0::/system.slice/cron.service\n")
         #expect(BusyState.probe(proc: proc, cgroups: cgroups, cpus: 2)?.source == .system, "the group has no pressure file")
         _ = try dir.write(file: "cgroup/unified/system.slice/cron.service/cpu.pressure", contents: Self.loaded)
-        #expect(BusyState.probe(proc: proc, cgroups: cgroups, cpus: 2) == BusyState.fromPressure(
-            someAverage60: 62.5, source: .controlGroup("/system.slice/cron.service")))
+        #expect(
+            BusyState.probe(proc: proc, cgroups: cgroups, cpus: 2)
+                == BusyState.fromPressure(
+                    someAverage60: 62.5, source: .controlGroup("/system.slice/cron.service")))
         _ = try dir.write(file: "cgroup/system.slice/cron.service/cpu.pressure", contents: Self.idle)
         #expect(BusyState.probe(proc: proc, cgroups: cgroups, cpus: 2)?.reading == "CPU pressure 1.25 % over the last minute")
 

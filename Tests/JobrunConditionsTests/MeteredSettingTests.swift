@@ -37,11 +37,13 @@ import Testing
 
     /// Only what is known to be bad holds discretionary work back; every reading keeps its source.
     @Test func conditionsReadingsAndTheirVerdict() {
-        let good = Conditions(metered: MeteredState(value: .unknown, source: "no NetworkManager"), power: PowerState(isOnAC: true, reason: "no power supply"), busy: nil)
+        let good = Conditions(
+            metered: MeteredState(value: .unknown, source: "no NetworkManager"), power: PowerState(isOnAC: true, reason: "no power supply"), busy: nil)
         #expect(good.allowDiscretionaryWork)
-        #expect(good.readings.map { "\($0.name)=\($0.value) (\($0.source))" } == [
-            "metered=unknown (no NetworkManager)", "power=ac (no power supply)", "busy=unknown (neither CPU pressure nor the load average can be read)",
-        ])
+        #expect(
+            good.readings.map { "\($0.name)=\($0.value) (\($0.source))" } == [
+                "metered=unknown (no NetworkManager)", "power=ac (no power supply)", "busy=unknown (neither CPU pressure nor the load average can be read)",
+            ])
         for bad in [
             Conditions(metered: MeteredState(value: .yes, source: "x"), power: good.power, busy: nil),
             Conditions(metered: good.metered, power: PowerState(isOnAC: false, reason: "x"), busy: nil),

@@ -124,15 +124,19 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "nobus")
         defer { dir.remove() }
         let missing = "unix:path=" + dir.path("missing")
-        #expect(await probe(busAddress: missing) == MeteredState(
-            value: .unknown, source: "no system bus (\(missing): No such file or directory)"))
+        #expect(
+            await probe(busAddress: missing)
+                == MeteredState(
+                    value: .unknown, source: "no system bus (\(missing): No such file or directory)"))
 
         // A socket file nobody listens on (a daemon that died).
         let stale = try UnixSocketFile(path: dir.path("stale"), isListening: false)
         defer { stale.close() }
         let refused = "unix:path=" + dir.path("stale")
-        #expect(await probe(busAddress: refused) == MeteredState(
-            value: .unknown, source: "no system bus (\(refused): Connection refused)"))
+        #expect(
+            await probe(busAddress: refused)
+                == MeteredState(
+                    value: .unknown, source: "no system bus (\(refused): Connection refused)"))
 
         #expect(await probe(busAddress: "not an address").source.hasPrefix("no system bus (not an address: "))
     }

@@ -70,11 +70,12 @@ import Testing
         try Self.device(dir, "hidpp_battery_0", ["type": "Battery", "scope": "Device", "status": "Discharging"])
         _ = try dir.makeDirectory("sys/class/power_supply/no-type")
         let supplies = PowerSupply.all(sysfs: dir.path("sys"))
-        #expect(supplies == [
-            PowerSupply(name: "AC", kind: .external(type: "Mains"), online: 0),
-            PowerSupply(name: "BAT0", kind: .battery, isPresent: true, status: "Discharging"),
-            PowerSupply(name: "hidpp_battery_0", kind: .battery, isPeripheral: true, status: "Discharging"),
-        ])
+        #expect(
+            supplies == [
+                PowerSupply(name: "AC", kind: .external(type: "Mains"), online: 0),
+                PowerSupply(name: "BAT0", kind: .battery, isPresent: true, status: "Discharging"),
+                PowerSupply(name: "hidpp_battery_0", kind: .battery, isPeripheral: true, status: "Discharging"),
+            ])
         #expect(PowerState.of(supplies) == PowerState(isOnAC: false, reason: "battery 'BAT0' discharging, 'AC' offline"))
         try Self.device(dir, "AC", ["online": "1"])
         #expect(PowerState.of(PowerSupply.all(sysfs: dir.path("sys"))) == PowerState(isOnAC: true, reason: "'AC' online"))

@@ -80,8 +80,11 @@ import Testing
     }
 
     @Test func descriptionsNameTheCharacterAndItsKind() {
-        #expect(DeceptiveCharacter("\u{202E}")?.description == "U+202E RIGHT-TO-LEFT OVERRIDE, a bidirectional control that can make a name display differently from what it is")
-        #expect(DeceptiveCharacter("\u{200B}")?.description == "U+200B ZERO WIDTH SPACE, an invisible format character that can make different names look the same")
+        #expect(
+            DeceptiveCharacter("\u{202E}")?.description
+                == "U+202E RIGHT-TO-LEFT OVERRIDE, a bidirectional control that can make a name display differently from what it is")
+        #expect(
+            DeceptiveCharacter("\u{200B}")?.description == "U+200B ZERO WIDTH SPACE, an invisible format character that can make different names look the same")
         #expect(DeceptiveCharacter(Self.scalar(0xFDD0))?.description == "U+FDD0, a noncharacter, which Unicode reserves for internal use")
         #expect(DeceptiveCharacter(Self.scalar(0x10FFFE))?.notation == "U+10FFFE")
         #expect(DeceptiveCharacter("\u{85}")?.description == "U+0085, a control character")
@@ -98,11 +101,14 @@ import Testing
 
     /// The quoted line keeps one column per scalar, so the caret stays under the character.
     @Test func quotedLinesShowDeceptiveCharactersAsReplacementCharacters() {
-        #expect(render("p: r\u{202E}gpj\u{200B}.\u{85}x\u{E9}\tz\n", column: 5) == "d.yaml:1:5: error: bad\np: r\u{FFFD}gpj\u{FFFD}.\u{FFFD}x\u{E9}\tz\n    ^\n")
+        #expect(
+            render("p: r\u{202E}gpj\u{200B}.\u{85}x\u{E9}\tz\n", column: 5) == "d.yaml:1:5: error: bad\np: r\u{FFFD}gpj\u{FFFD}.\u{FFFD}x\u{E9}\tz\n    ^\n")
     }
 
     @Test func messagesShowThemByCodePoint() {
-        #expect(render("k: v\n", column: 1, message: "unknown key 'pa\u{200B}th' caf\u{E9} \u{202E}") == "d.yaml:1:1: error: unknown key 'pa<U+200B>th' caf\u{E9} <U+202E>\nk: v\n^\n")
+        #expect(
+            render("k: v\n", column: 1, message: "unknown key 'pa\u{200B}th' caf\u{E9} \u{202E}")
+                == "d.yaml:1:1: error: unknown key 'pa<U+200B>th' caf\u{E9} <U+202E>\nk: v\n^\n")
         #expect(DiagnosticRenderer(sources: SourceFiles()).render(.error("x\u{2066}", at: nil)) == "jobrun: error: x<U+2066>\n")
     }
 

@@ -34,15 +34,16 @@ import Testing
             "unknown key 'checksumm' in a resource (did you mean 'checksum'?)",
             at: JobrunCore.SourceLocation(file: "m.yaml", line: 4, column: 5),
             notes: [.note("the resource starts here", at: JobrunCore.SourceLocation(file: "m.yaml", line: 3, column: 5))])
-        #expect(DiagnosticRenderer(sources: sources).render(d) == """
-            m.yaml:4:5: error: unknown key 'checksumm' in a resource (did you mean 'checksum'?)
-                checksumm: sha256
-                ^
-            m.yaml:3:5: note: the resource starts here
-              - id: a
-                ^
+        #expect(
+            DiagnosticRenderer(sources: sources).render(d) == """
+                m.yaml:4:5: error: unknown key 'checksumm' in a resource (did you mean 'checksum'?)
+                    checksumm: sha256
+                    ^
+                m.yaml:3:5: note: the resource starts here
+                  - id: a
+                    ^
 
-            """)
+                """)
     }
 
     @Test func caretCountsUnicodeScalarsAndKeepsTabs() {
@@ -91,6 +92,7 @@ import Testing
         let otherSHA256 = try #require(Digest(algorithm: .sha256, hex: String(repeating: "b", count: 64)))
         let text = Digest.mismatchDescription(expected: [md5, sha256], actual: [md5, otherSHA256])
         #expect(text == "sha256 differs: expected \(sha256.hex), actual \(otherSHA256.hex); md5 matches")
-        #expect(Digest.comparisonLines(expected: [sha256], actual: [md5, otherSHA256]) == "expected sha256: \(sha256.hex)\nactual sha256: \(otherSHA256.hex)\n")
+        #expect(
+            Digest.comparisonLines(expected: [sha256], actual: [md5, otherSHA256]) == "expected sha256: \(sha256.hex)\nactual sha256: \(otherSHA256.hex)\n")
     }
 }

@@ -34,7 +34,9 @@ import Darwin
         try #require(fds.allSatisfy { $0 >= 0 })
         var set = FileSystemSet(fds[0])
         for fd in fds.dropFirst() { set.add(fd) }
-        let expected = [FileSystemDevices.device(atPath: "/"), FileSystemDevices.device(atPath: "/proc")] + (FileSystemDevices.device(atPath: "/etc") == FileSystemDevices.device(atPath: "/") ? [] : [FileSystemDevices.device(atPath: "/etc")])
+        let expected =
+            [FileSystemDevices.device(atPath: "/"), FileSystemDevices.device(atPath: "/proc")]
+            + (FileSystemDevices.device(atPath: "/etc") == FileSystemDevices.device(atPath: "/") ? [] : [FileSystemDevices.device(atPath: "/etc")])
         #expect(set.members.map(\.device) == expected)
         var flushed: [UInt64?] = []
         // The first file system fails: the others are flushed all the same, and its error is the answer.

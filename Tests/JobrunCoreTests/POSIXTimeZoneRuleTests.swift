@@ -8,8 +8,11 @@ import Testing
     @Test func readsOffsetsAndChanges() throws {
         let berlin = try #require(Rule("CET-1CEST,M3.5.0,M10.5.0/3"))
         #expect(berlin.standardOffset == 3_600)
-        #expect(berlin.daylight == .init(offset: 7_200, start: .init(day: .monthWeekDay(month: 3, week: 5, weekday: 0)),
-                                         end: .init(day: .monthWeekDay(month: 10, week: 5, weekday: 0), time: 10_800)))
+        #expect(
+            berlin.daylight
+                == .init(
+                    offset: 7_200, start: .init(day: .monthWeekDay(month: 3, week: 5, weekday: 0)),
+                    end: .init(day: .monthWeekDay(month: 10, week: 5, weekday: 0), time: 10_800)))
         let ny = try #require(Rule("EST5EDT,M3.2.0,M11.1.0"))
         #expect(ny.standardOffset == -18_000 && ny.daylight?.offset == -14_400)
         let lordHowe = try #require(Rule("<+1030>-10:30<+11>-11,M10.1.0,M4.1.0"))
@@ -41,7 +44,11 @@ import Testing
             #expect(date(.julian(60), Int64(year)) == civil(year, 3, 1))
             #expect(date(.julian(365), Int64(year)) == civil(year, 12, 31))
             #expect(date(.zeroBased(0), Int64(year)) == civil(year, 1, 1))
-            #expect(date(.zeroBased(59), Int64(year)) == civil(year, Int(CivilDate.daysIn(month: Int64(2), year: Int64(year))) == 29 ? 2 : 3, Int(CivilDate.daysIn(month: Int64(2), year: Int64(year))) == 29 ? 29 : 1))
+            #expect(
+                date(.zeroBased(59), Int64(year))
+                    == civil(
+                        year, Int(CivilDate.daysIn(month: Int64(2), year: Int64(year))) == 29 ? 2 : 3,
+                        Int(CivilDate.daysIn(month: Int64(2), year: Int64(year))) == 29 ? 29 : 1))
             for (month, days) in [(2, Int(CivilDate.daysIn(month: Int64(2), year: Int64(year)))), (3, 31), (10, 31), (11, 30)] {
                 let last = Int(date(.monthWeekDay(month: month, week: 5, weekday: 0), Int64(year)) - civil(year, month, 1)) + 1
                 #expect(last == TimeZoneRulesTests.lastSunday(year, month, days: days))

@@ -73,7 +73,9 @@ import Testing
         for unknown in ["Europe/Berln", "Europe", "Mars/Olympus", "zone1970.tab", "Europe/Berlin/x"] {
             #expect(TimeZoneRules.load(unknown, directory: dir) == .failure(.unknown), "\(unknown)")
         }
-        for invalid in ["", "/etc/localtime", "../zoneinfo/UTC", "Europe/../UTC", "Europe//Berlin", "Europe/", "./UTC", "New York", "Europe/Berlin\n", "Zürich"] {
+        for invalid in [
+            "", "/etc/localtime", "../zoneinfo/UTC", "Europe/../UTC", "Europe//Berlin", "Europe/", "./UTC", "New York", "Europe/Berlin\n", "Zürich",
+        ] {
             #expect(TimeZoneRules.load(invalid, directory: dir) == .failure(.invalidIdentifier), "\(invalid)")
         }
         #expect(TimeZoneRules.isValidIdentifier("Etc/GMT+5") && TimeZoneRules.isValidIdentifier("America/Port-au-Prince"))
@@ -88,11 +90,13 @@ import Testing
     }
 
     @Test func listsTheDatabasesNames() {
-        #expect(TimeZoneRules.identifiers(directory: ZoneInfoFixture.directory) == [
-            "America/New_York", "America/Nuuk", "Australia/Lord_Howe", "Europe/Berlin", "Europe/Dublin", "Pacific/Apia", "UTC",
-        ])
+        #expect(
+            TimeZoneRules.identifiers(directory: ZoneInfoFixture.directory) == [
+                "America/New_York", "America/Nuuk", "Australia/Lord_Howe", "Europe/Berlin", "Europe/Dublin", "Pacific/Apia", "UTC",
+            ])
         // tzdata.zi, when there, names zones (Z) and their aliases (L) and is read instead.
-        let zi = "# version 2025b\nR E 1981 ma - Mar lastSu 1u 1 S\nZ Europe/Berlin 0:53:28 - LMT 1893 Ap\nL Europe/Berlin Arctic/Longyearbyen\nZ Etc/UTC 0 - UTC\n"
+        let zi =
+            "# version 2025b\nR E 1981 ma - Mar lastSu 1u 1 S\nZ Europe/Berlin 0:53:28 - LMT 1893 Ap\nL Europe/Berlin Arctic/Longyearbyen\nZ Etc/UTC 0 - UTC\n"
         let names = TimeZoneRules.identifiers(directory: "/db") { path in
             path == "/db/tzdata.zi" ? .success(Array(zi.utf8)) : .failure(.system(errno: ENOENT))
         }

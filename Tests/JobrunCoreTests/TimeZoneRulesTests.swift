@@ -31,7 +31,9 @@ import Testing
     }
 
     /// `offset` changes from `before` to `after` exactly at `instant`.
-    static func expectChange(_ zone: TimeZoneRules, at instant: Int64, from before: Int64, to after: Int64, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectChange(
+        _ zone: TimeZoneRules, at instant: Int64, from before: Int64, to after: Int64, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         #expect(zone.offset(at: instant - 1) == before, "\(zone.identifier) just before \(instant)", sourceLocation: sourceLocation)
         #expect(zone.offset(at: instant) == after, "\(zone.identifier) at \(instant)", sourceLocation: sourceLocation)
     }

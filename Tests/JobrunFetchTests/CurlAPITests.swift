@@ -9,7 +9,9 @@ import Testing
     @Test func loadsTheInstalledLibcurl() throws {
         let api = try CurlAPI.load(from: CurlAPI.libraryNames).get()
         #expect(api.versionNumber >= CurlAPI.minimumVersion)
-        #expect(CurlLibrary.version == CurlAPI.dotted(api.versionNumber) || CurlLibrary.version.hasPrefix(CurlAPI.dotted(api.versionNumber) + "-"), "\(CurlLibrary.version)")
+        #expect(
+            CurlLibrary.version == CurlAPI.dotted(api.versionNumber) || CurlLibrary.version.hasPrefix(CurlAPI.dotted(api.versionNumber) + "-"),
+            "\(CurlLibrary.version)")
         #expect(CurlLibrary.supportsHTTP2)
         #expect(CurlLibrary.tlsBackend != "none")
     }

@@ -215,10 +215,11 @@ func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink
             // test from running.
             let request = TransferRequest(
                 url: server.url(FaultServer.path("/gen/10000/c\(i).bin", faults: "stall_at=10", "stall_s=3600")), idleTimeout: .seconds(3600))
-            ids.append(engine.start(request, sink: RecordingSink()) { r in
-                results.withLock { $0.append(r) }
-                done.withLock { $0 += 1 }
-            })
+            ids.append(
+                engine.start(request, sink: RecordingSink()) { r in
+                    results.withLock { $0.append(r) }
+                    done.withLock { $0 += 1 }
+                })
         }
         engine.cancel(ids[0])
         let first = await Poll.until(timeout: .seconds(20), interval: .milliseconds(10)) { done.withLock { $0 } >= 1 }

@@ -23,10 +23,12 @@ import Testing
         let got = Self.heads(lines)
         #expect(got.count == 1)
         #expect(got.first?.line == 4)
-        #expect(got.first?.head == ResponseHead(
-            status: 200,
-            headers: [.init(name: "Content-Length", value: "5"), .init(name: "ETag", value: "\"v1\""), .init(name: "X-Empty", value: "")],
-            version: "1.1"))
+        #expect(
+            got.first?.head
+                == ResponseHead(
+                    status: 200,
+                    headers: [.init(name: "Content-Length", value: "5"), .init(name: "ETag", value: "\"v1\""), .init(name: "X-Empty", value: "")],
+                    version: "1.1"))
     }
 
     @Test func interimResponsesAreSkippedAndTheirFieldsDoNotCarryOver() {

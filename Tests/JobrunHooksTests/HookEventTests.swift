@@ -12,20 +12,22 @@ import Testing
         folder: "/srv/mirror/intro", status: "complete", counts: [.init(name: "fetched", value: 3), .init(name: "bytes_transferred", value: 12)])
 
     @Test func theLineHasEveryKeyInOrder() {
-        #expect(String(decoding: Self.completed.line, as: UTF8.self) == """
-            {"v":2,"hook":"on_complete","event":"resource_done","run":"01JD","due_at":"2026-11-25T08:40:00.123Z","redelivery":false,\
-            "resource":"intro","folder":"/srv/mirror/intro","status":"complete","cause":null,"reason":null,\
-            "counts":{"fetched":3,"bytes_transferred":12},"exit_status":null}
+        #expect(
+            String(decoding: Self.completed.line, as: UTF8.self) == """
+                {"v":2,"hook":"on_complete","event":"resource_done","run":"01JD","due_at":"2026-11-25T08:40:00.123Z","redelivery":false,\
+                "resource":"intro","folder":"/srv/mirror/intro","status":"complete","cause":null,"reason":null,\
+                "counts":{"fetched":3,"bytes_transferred":12},"exit_status":null}
 
-            """)
+                """)
     }
 
     @Test func theVariablesTellTheSameAndLeaveNullsUnset() {
         let variables = Self.completed.variables.map { "\($0.name)=\($0.value)" }
-        #expect(variables == [
-            "JOBRUN_HOOK=on_complete", "JOBRUN_EVENT=resource_done", "JOBRUN_RUN_ID=01JD", "JOBRUN_REDELIVERY=0", "JOBRUN_RESOURCE=intro",
-            "JOBRUN_RESOURCE_FOLDER=/srv/mirror/intro", "JOBRUN_STATUS=complete", "JOBRUN_COUNT_FETCHED=3", "JOBRUN_COUNT_BYTES_TRANSFERRED=12",
-        ])
+        #expect(
+            variables == [
+                "JOBRUN_HOOK=on_complete", "JOBRUN_EVENT=resource_done", "JOBRUN_RUN_ID=01JD", "JOBRUN_REDELIVERY=0", "JOBRUN_RESOURCE=intro",
+                "JOBRUN_RESOURCE_FOLDER=/srv/mirror/intro", "JOBRUN_STATUS=complete", "JOBRUN_COUNT_FETCHED=3", "JOBRUN_COUNT_BYTES_TRANSFERRED=12",
+            ])
         let runEnd = HookEvent(hook: "on_run_end", event: "run_end", run: "01JD", dueAt: "x", status: "failed", counts: [], exitStatus: 1)
         #expect(runEnd.variables.map(\.name) == ["JOBRUN_HOOK", "JOBRUN_EVENT", "JOBRUN_RUN_ID", "JOBRUN_REDELIVERY", "JOBRUN_STATUS", "JOBRUN_EXIT_STATUS"])
     }

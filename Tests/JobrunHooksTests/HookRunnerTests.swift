@@ -51,9 +51,10 @@ import Testing
         defer { runner.stop() }
         // The hook waits for the test's word, so that the test sees it due meanwhile.
         let go = root.path("go")
-        runner.add(HookJob(
-            event: Self.event(), argv: ["sh", "-c", "while [ ! -e '\(go)' ]; do sleep 0.05; done; echo ran; exit 3"], timeout: .seconds(600),
-            policy: .fail, root: root.path))
+        runner.add(
+            HookJob(
+                event: Self.event(), argv: ["sh", "-c", "while [ ! -e '\(go)' ]; do sleep 0.05; done; echo ran; exit 3"], timeout: .seconds(600),
+                policy: .fail, root: root.path))
         let due = await Poll.until(timeout: .seconds(120)) { states.undeliveredHooks(root: root.path, now: 0).count == 1 }
         try #require(due, "the hook was not recorded as due")
         let entry = try #require(states.undeliveredHooks(root: root.path, now: 0).first)
@@ -84,7 +85,8 @@ import Testing
         defer { runner.stop() }
         let started = root.path("started")
         for _ in 0..<2 {
-            runner.add(HookJob(event: Self.event(), argv: ["sh", "-c", "touch '\(started)'; exec sleep 600"], timeout: .seconds(600), policy: .warn, root: root.path))
+            runner.add(
+                HookJob(event: Self.event(), argv: ["sh", "-c", "touch '\(started)'; exec sleep 600"], timeout: .seconds(600), policy: .warn, root: root.path))
         }
         try #require(await Poll.until(timeout: .seconds(120)) { FileManager.default.fileExists(atPath: started) })
         runner.stop()

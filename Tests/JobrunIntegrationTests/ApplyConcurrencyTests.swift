@@ -16,19 +16,23 @@ import Testing
     @Test func perHostLimit() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 4, total: 16}
-            resources:
-              - id: many
-                slices:
-            \(Self.slices(40, on: fixture.server.baseURL, prefix: "c"))
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 4, total: 16}
+                resources:
+                  - id: many
+                    slices:
+                \(Self.slices(40, on: fixture.server.baseURL, prefix: "c"))
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("Apply complete! Slices: 40 fetched (3.9 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred; 40 without digests (40 size only, 0 unverified).\n"), "\(result)")
+        #expect(
+            result.stdout.hasSuffix(
+                "Apply complete! Slices: 40 fetched (3.9 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred; 40 without digests (40 size only, 0 unverified).\n"
+            ), "\(result)")
         let log = try await fixture.server.waitForRequests { $0.count == 40 }
         let peak = RequestOverlap.maximum(log)
         #expect(peak <= 4, "more than 4 requests at once on one host: \(peak)")
@@ -42,19 +46,20 @@ import Testing
         let fixture = try ApplyFixture(secondPort: true)
         defer { fixture.finish() }
         let second = try #require(fixture.server.secondBaseURL)
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 2, total: 3}
-            resources:
-              - id: first
-                slices:
-            \(Self.slices(16, on: fixture.server.baseURL, prefix: "p"))
-              - id: second
-                slices:
-            \(Self.slices(16, on: second, prefix: "s"))
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 2, total: 3}
+                resources:
+                  - id: first
+                    slices:
+                \(Self.slices(16, on: fixture.server.baseURL, prefix: "p"))
+                  - id: second
+                    slices:
+                \(Self.slices(16, on: second, prefix: "s"))
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.server.waitForRequests { $0.count == 32 }
@@ -78,25 +83,28 @@ import Testing
         defer { fixture.finish() }
         let second = try fixture.server.url("/fault/status=503;n=1/gen/100/hop.bin", on: .second)
         let hop = "/redirect-to?url=" + (second.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 1}
-              retries: {attempts: 3, backoff: {initial: 50ms, max: 100ms}}
-            resources:
-              - id: r
-                slices:
-                  - {path: hop.bin, url: "\(fixture.url(hop))", size: 100}
-                  - {path: busy1.bin, url: "\(fixture.url("/fault/delay_ms=700/gen/100/busy1.bin"))", size: 100}
-                  - {path: busy2.bin, url: "\(fixture.url("/fault/delay_ms=700/gen/100/busy2.bin"))", size: 100}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 1}
+                  retries: {attempts: 3, backoff: {initial: 50ms, max: 100ms}}
+                resources:
+                  - id: r
+                    slices:
+                      - {path: hop.bin, url: "\(fixture.url(hop))", size: 100}
+                      - {path: busy1.bin, url: "\(fixture.url("/fault/delay_ms=700/gen/100/busy1.bin"))", size: 100}
+                      - {path: busy2.bin, url: "\(fixture.url("/fault/delay_ms=700/gen/100/busy2.bin"))", size: 100}
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.server.waitForRequests { $0.count == 6 }
         let primary = log.filter { $0.port == fixture.server.port }
         #expect(primary.count == 4, "\(log)")
-        #expect(RequestOverlap.maximum(primary) == 1, "more than one request at once on a host limited to 1:\n\(primary.map(\.description).joined(separator: "\n"))")
+        #expect(
+            RequestOverlap.maximum(primary) == 1, "more than one request at once on a host limited to 1:\n\(primary.map(\.description).joined(separator: "\n"))"
+        )
     }
 
     /// A redirect's target is held to `per_host` like any host: hops wait for a slot there
@@ -109,16 +117,17 @@ import Testing
             let hop = "/redirect-to?url=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "&i=\(i)"
             return "      - {path: t\(i).bin, url: \"\(fixture.url(hop))\", size: 100}"
         }
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 2, total: 8}
-            resources:
-              - id: r
-                slices:
-            \(slices.joined(separator: "\n"))
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 2, total: 8}
+                resources:
+                  - id: r
+                    slices:
+                \(slices.joined(separator: "\n"))
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.server.waitForRequests { $0.count == 24 }

@@ -14,31 +14,40 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let slow = "/gen/\(Self.big)/slow.bin"
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: first
-                slices:
-                  - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
-                  - {path: slow.bin, url: "\(fixture.url(FaultServer.path(slow, faults: "drip=262144", "n=1")))", size: \(Self.big), sha256: \(try fixture.digest(slow))}
-              - id: then
-                depends_on: [first]
-                slices:
-                  - {path: later.bin, url: "\(fixture.url("/gen/10/later.bin"))"}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: first
+                    slices:
+                      - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
+                      - {path: slow.bin, url: "\(fixture.url(FaultServer.path(slow, faults: "drip=262144", "n=1")))", size: \(Self.big), sha256: \(try fixture.digest(slow))}
+                  - id: then
+                    depends_on: [first]
+                    slices:
+                      - {path: later.bin, url: "\(fixture.url("/gen/10/later.bin"))"}
 
-            """)
+                """)
         let (result, report) = try await fixture.applyJSON(["--deadline", "3s", "--deadline-margin", "1s", "--junit", "junit.xml"])
         #expect(result.status == 75, "\(result)")
         // The run's own clock (the test's may be held up by others): it ended at the cutoff.
         #expect(report.summary.elapsedSeconds < 5, "the run went on long after its deadline: \(report.summary.elapsedSeconds) s")
-        #expect(result.stderr.contains("\nApply stopped at deadline: 1 fetched (10 B), 1 cut in flight (1 partial file kept to resume), 1 not started. Run the same command again to continue.\n"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "\nApply stopped at deadline: 1 fetched (10 B), 1 cut in flight (1 partial file kept to resume), 1 not started. Run the same command again to continue.\n"
+            ), "\(result)")
         #expect(report.summary.stopReason == "deadline" && !report.summary.success, "\(report.summary)")
-        #expect(report.summary.remaining == .init(cutInFlight: 1, partialsKept: 1, partialsDiscarded: 0, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
+        #expect(
+            report.summary.remaining == .init(cutInFlight: 1, partialsKept: 1, partialsDiscarded: 0, notStarted: 1, notStartedBytes: 0, notStartedUnsized: 1))
         let slices = Dictionary(uniqueKeysWithValues: report.resources.flatMap { r in r.slices.map { ("\(r.id)/\($0.path)", $0) } })
         #expect(slices["first/a.bin"]?.status == "fetched")
-        #expect(slices["first/slow.bin"]?.status == "skipped" && slices["first/slow.bin"]?.skipReason == "cut in flight by the stop; its partial file is kept to resume")
+        #expect(
+            slices["first/slow.bin"]?.status == "skipped"
+                && slices["first/slow.bin"]?.skipReason == "cut in flight by the stop; its partial file is kept to resume")
         // Cut in flight: its error says so; a slice not started has none.
-        #expect(slices["first/slow.bin"]?.error?.type == "Interrupted" && slices["first/slow.bin"]?.error?.message == "cut in flight by the stop; its partial file is kept to resume")
+        #expect(
+            slices["first/slow.bin"]?.error?.type == "Interrupted"
+                && slices["first/slow.bin"]?.error?.message == "cut in flight by the stop; its partial file is kept to resume")
         #expect(slices["then/later.bin"]?.status == "skipped" && slices["then/later.bin"]?.skipReason == "not started: the run stopped at its deadline")
         #expect(slices["then/later.bin"]?.error == nil)
         let kept = fixture.size(of: "mirror/first/.slow.bin.jobrun-part") ?? 0
@@ -72,17 +81,18 @@ import Testing
     @Test func aSliceThatCannotFinishInTimeIsNotStarted() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 1}
-            resources:
-              - id: r
-                slices:
-            \(Self.measuredThenHuge(fixture))
-                  - {path: small.bin, url: "\(fixture.url("/gen/10/small.bin"))", size: 10}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 1}
+                resources:
+                  - id: r
+                    slices:
+                \(Self.measuredThenHuge(fixture))
+                      - {path: small.bin, url: "\(fixture.url("/gen/10/small.bin"))", size: 10}
 
-            """)
+                """)
         let (result, report) = try await fixture.applyJSON(["--deadline", "12s", "--deadline-margin", "1s"])
         #expect(result.status == 75, "\(result)")
         let slices = Dictionary(uniqueKeysWithValues: report.resources[0].slices.map { ($0.path, $0) })
@@ -100,23 +110,24 @@ import Testing
         defer { fixture.finish() }
         let second = try #require(fixture.server.secondBaseURL)
         let slowX = "/gen/\(256 << 10)/x.bin"
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 1}
-            resources:
-              - id: r
-                slices:
-            \(Self.measuredThenHuge(fixture))
-              - id: x
-                slices:
-                  - {path: x.bin, url: "\(second)\(FaultServer.path(slowX, faults: "drip=131072"))", size: \(256 << 10)}
-              - id: y
-                depends_on: [x]
-                slices:
-                  - {path: y.bin, url: "\(fixture.url("/gen/10/y.bin"))", size: 10}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 1}
+                resources:
+                  - id: r
+                    slices:
+                \(Self.measuredThenHuge(fixture))
+                  - id: x
+                    slices:
+                      - {path: x.bin, url: "\(second)\(FaultServer.path(slowX, faults: "drip=131072"))", size: \(256 << 10)}
+                  - id: y
+                    depends_on: [x]
+                    slices:
+                      - {path: y.bin, url: "\(fixture.url("/gen/10/y.bin"))", size: 10}
 
-            """)
+                """)
         let result = try await fixture.apply(["--deadline", "12s", "--deadline-margin", "1s"])
         #expect(result.status == 75, "\(result)")
         #expect(result.stdout.contains("! r: stopped at the deadline, 1 of 2 slices not finished\n"), "\(result)")
@@ -142,17 +153,21 @@ import Testing
     @Test func aDeadlineInThePastStartsNothing() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: r
-                slices:
-                  - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: r
+                    slices:
+                      - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
 
-            """)
+                """)
         let result = try await fixture.apply(["--deadline", "2000-01-01T00:00:00Z"])
         #expect(result.status == 75, "\(result)")
-        #expect(result.stdout.hasSuffix("Apply stopped at deadline: 0 fetched (0 B), 0 cut in flight (0 partial files kept to resume), 1 not started (10 B). Run the same command again to continue.\n"), "\(result)")
+        #expect(
+            result.stdout.hasSuffix(
+                "Apply stopped at deadline: 0 fetched (0 B), 0 cut in flight (0 partial files kept to resume), 1 not started (10 B). Run the same command again to continue.\n"
+            ), "\(result)")
         #expect(try fixture.server.requests(path: "/gen/10/a.bin").isEmpty)
     }
 

@@ -72,13 +72,19 @@ import Testing
         #expect(first.status == 0, "\(first)")
         #expect(first.stdout.contains("? video: deferred: metered network (JOBRUN_METERED=yes)\n"), "\(first)")
         #expect(first.stdout.contains("? index: deferred: depends on 'video', which is deferred\n"), "\(first)")
-        #expect(first.stdout.hasSuffix("Apply complete! Slices: 1 fetched (20 B), 0 resumed, 0 up to date, 0 failed, 3 deferred (metered 2, dependency 1); 1 without digests (1 size only, 0 unverified).\n"), "\(first)")
+        #expect(
+            first.stdout.hasSuffix(
+                "Apply complete! Slices: 1 fetched (20 B), 0 resumed, 0 up to date, 0 failed, 3 deferred (metered 2, dependency 1); 1 without digests (1 size only, 0 unverified).\n"
+            ), "\(first)")
         let required = try await fixture.apply(["--require-complete"], environment: ["JOBRUN_METERED": "yes"])
         #expect(required.status == 75, "\(required)")
         // Once the network is not metered, the same command completes, and says nothing deferred.
         let later = try await fixture.apply(["--require-complete"], environment: ["JOBRUN_METERED": "no"])
         #expect(later.status == 0, "\(later)")
-        #expect(later.stdout.hasSuffix("Apply complete! Slices: 3 fetched (211 B), 0 resumed, 1 up to date, 0 failed, 0 deferred; 4 without digests (4 size only, 0 unverified).\n"), "\(later)")
+        #expect(
+            later.stdout.hasSuffix(
+                "Apply complete! Slices: 3 fetched (211 B), 0 resumed, 1 up to date, 0 failed, 0 deferred; 4 without digests (4 size only, 0 unverified).\n"),
+            "\(later)")
         try await fixture.expectVerified()
     }
 
@@ -139,7 +145,10 @@ import Testing
             ["apply", "site.yaml", "--wait-for-conditions", "60s", "--conditions-interval", "200ms", "--require-complete", "--events", "ev.ndjson"],
             environment: environment, removingEnvironment: removed, workingDirectory: fixture.directory.path)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("Apply complete! Slices: 3 fetched (211 B), 0 resumed, 1 up to date, 0 failed, 0 deferred; 4 without digests (4 size only, 0 unverified).\n"), "\(result)")
+        #expect(
+            result.stdout.hasSuffix(
+                "Apply complete! Slices: 3 fetched (211 B), 0 resumed, 1 up to date, 0 failed, 0 deferred; 4 without digests (4 size only, 0 unverified).\n"),
+            "\(result)")
         #expect(nm.calls.count >= 4)
         let events = try EventLog.read("ev.ndjson", in: fixture.directory)
         #expect(events.all("resource_deferred").isEmpty)
@@ -151,15 +160,16 @@ import Testing
     @Test func afterMaxDeferralTheConditionsNoLongerDeferButWarn() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {output: mirror}
-            resources:
-              - id: video
-                base_url: \(fixture.url("/gen/"))
-                network: {cellular: false, max_deferral: 2d}
-                slices: [{path: 100/v.ts, size: 100}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {output: mirror}
+                resources:
+                  - id: video
+                    base_url: \(fixture.url("/gen/"))
+                    network: {cellular: false, max_deferral: 2d}
+                    slices: [{path: 100/v.ts, size: 100}]
+                """)
         let first = try await fixture.apply(["--metered", "yes"])
         #expect(first.status == 0 && first.stdout.contains("? video: deferred: metered network (--metered yes)\n"), "\(first)")
         let store = try StateStore(root: fixture.directory.path("mirror"))
@@ -175,7 +185,9 @@ import Testing
         #expect(plan.stdout.contains("    warning: deferred for longer than max_deferral, runs despite: metered network (--metered yes)\n"), "\(plan)")
         let late = try await fixture.apply(["--metered", "yes", "--events", "ev.ndjson"])
         #expect(late.status == 0, "\(late)")
-        #expect(late.stderr.contains("jobrun: warning: 'video' has been deferred for its max_deferral; it runs despite: metered network (--metered yes)\n"), "\(late)")
+        #expect(
+            late.stderr.contains("jobrun: warning: 'video' has been deferred for its max_deferral; it runs despite: metered network (--metered yes)\n"),
+            "\(late)")
         #expect(late.stdout.contains("Apply complete! Slices: 1 fetched (100 B)"), "\(late)")
         let events = try EventLog.read("ev.ndjson", in: fixture.directory)
         events.expectValidAgainstTheSchema()
@@ -194,15 +206,16 @@ import Testing
         gmtime_r(&now, &parts)
         let start = (Int(parts.tm_hour) + 12) % 24
         let window = String(format: "%02d:%02d-%02d:%02d", start, Int(parts.tm_min), start, (Int(parts.tm_min) + 1) % 60)
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {output: mirror}
-            resources:
-              - id: nightly
-                base_url: \(fixture.url("/gen/"))
-                network: {window: "\(window)", timezone: UTC}
-                slices: [{path: 10/n.bin, size: 10}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {output: mirror}
+                resources:
+                  - id: nightly
+                    base_url: \(fixture.url("/gen/"))
+                    network: {window: "\(window)", timezone: UTC}
+                    slices: [{path: 10/n.bin, size: 10}]
+                """)
         let (result, report) = try await fixture.applyJSON(["--require-complete"])
         #expect(result.status == 75, "\(result)")
         let deferral = try #require(report.resources.first?.deferral)
@@ -220,19 +233,20 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let told = fixture.directory.path("told")
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              output: mirror
-              hooks:
-                on_deferred: ["sh", "-c", "{ cat; echo \\"$JOBRUN_STATUS $JOBRUN_CAUSE\\"; } >> '\(told)'"]
-                on_complete: ["sh", "-c", "echo complete >> '\(told)'"]
-            resources:
-              - id: video
-                base_url: \(fixture.url("/gen/"))
-                network: {cellular: false}
-                slices: [{path: 100/v.ts, size: 100}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  output: mirror
+                  hooks:
+                    on_deferred: ["sh", "-c", "{ cat; echo \\"$JOBRUN_STATUS $JOBRUN_CAUSE\\"; } >> '\(told)'"]
+                    on_complete: ["sh", "-c", "echo complete >> '\(told)'"]
+                resources:
+                  - id: video
+                    base_url: \(fixture.url("/gen/"))
+                    network: {cellular: false}
+                    slices: [{path: 100/v.ts, size: 100}]
+                """)
         let result = try await fixture.apply(["--metered", "yes"])
         #expect(result.status == 0, "\(result)")
         let text = try String(contentsOfFile: told, encoding: .utf8)

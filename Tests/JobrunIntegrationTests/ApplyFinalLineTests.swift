@@ -18,20 +18,29 @@ import Darwin
     /// One attempt per slice, and a request timeout longer than any stall a test holds: the test
     /// ends the stall, never a timeout, however late a loaded machine lets the test look.
     static func manifest(_ slices: [String]) -> String {
-        "version: 1\ndefaults:\n  retries: {attempts: 1}\n  timeouts: {request: 10m}\nresources:\n  - id: r\n    slices:\n" + slices.joined(separator: "\n") + "\n"
+        "version: 1\ndefaults:\n  retries: {attempts: 1}\n  timeouts: {request: 10m}\nresources:\n  - id: r\n    slices:\n" + slices.joined(separator: "\n")
+            + "\n"
     }
 
     @Test func everySliceVerifiedIsComplete() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: Self.manifest([
-            Self.slice(fixture, "a.bin", "/gen/300/a.bin"), Self.slice(fixture, "b.bin", "/gen/200/b.bin"),
-        ]))
+        try fixture.write(
+            manifest: Self.manifest([
+                Self.slice(fixture, "a.bin", "/gen/300/a.bin"), Self.slice(fixture, "b.bin", "/gen/200/b.bin"),
+            ]))
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasSuffix("\nApply complete! Slices: 2 fetched (500 B), 0 resumed, 0 up to date, 0 failed, 0 deferred; 2 without digests (0 size only, 2 unverified).\n"), "\(result)")
+        #expect(
+            result.stdout.hasSuffix(
+                "\nApply complete! Slices: 2 fetched (500 B), 0 resumed, 0 up to date, 0 failed, 0 deferred; 2 without digests (0 size only, 2 unverified).\n"),
+            "\(result)")
         let again = try await fixture.apply()
-        #expect(again.status == 0 && again.stdout.hasSuffix("\nApply complete! Slices: 0 fetched (0 B), 0 resumed, 2 up to date, 0 failed, 0 deferred; 2 without digests (0 size only, 2 unverified).\n"), "\(again)")
+        #expect(
+            again.status == 0
+                && again.stdout.hasSuffix(
+                    "\nApply complete! Slices: 0 fetched (0 B), 0 resumed, 2 up to date, 0 failed, 0 deferred; 2 without digests (0 size only, 2 unverified).\n"
+                ), "\(again)")
     }
 
     /// A failed slice makes the run `failed`, in text and (on stderr) beside `--json`, and its
@@ -39,15 +48,16 @@ import Darwin
     @Test func aFailedSliceIsFailed() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: Self.manifest([
-            Self.slice(fixture, "a.bin", "/gen/300/a.bin"), Self.slice(fixture, "gone.bin", "/status/404"),
-        ]) + """
-              - id: later
-                depends_on: [r]
-                slices:
-                  - {path: c.bin, url: "\(fixture.url("/gen/10/c.bin"))"}
+        try fixture.write(
+            manifest: Self.manifest([
+                Self.slice(fixture, "a.bin", "/gen/300/a.bin"), Self.slice(fixture, "gone.bin", "/status/404"),
+            ]) + """
+                  - id: later
+                    depends_on: [r]
+                    slices:
+                      - {path: c.bin, url: "\(fixture.url("/gen/10/c.bin"))"}
 
-            """)
+                """)
         let line = "Apply failed! Slices: 1 fetched (300 B), 0 resumed, 0 up to date, 1 failed, 0 deferred; 1 without digests (0 size only, 1 unverified).\n"
         let text = try await fixture.apply()
         #expect(text.status == 1, "\(text)")
@@ -68,10 +78,11 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let size = 2 << 20
-        try fixture.write(manifest: Self.manifest([
-            Self.slice(fixture, "gone.bin", "/status/404"),
-            "      - {path: slow.bin, url: \"\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")))\", size: \(size)}",
-        ]))
+        try fixture.write(
+            manifest: Self.manifest([
+                Self.slice(fixture, "gone.bin", "/status/404"),
+                "      - {path: slow.bin, url: \"\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")))\", size: \(size)}",
+            ]))
         let apply = try fixture.startApply()
         defer { apply.kill() }
         // jobrun has counted the failure once it has printed it.

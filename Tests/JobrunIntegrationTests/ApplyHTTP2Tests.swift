@@ -30,29 +30,31 @@ import Testing
         #expect(cert.status == 0, "\(cert)")
         let port = try HTTPGet.closedPort()
         _ = try dir.makeDirectory("nginx")
-        _ = try dir.write(file: "nginx.conf", contents: """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(dir.path("nginx/nginx.pid"));
-            error_log \(dir.path("nginx/error.log"));
-            events { worker_connections 64; }
-            http {
-                log_format streams '$connection $server_protocol $request_uri $status';
-                access_log \(dir.path("nginx/access.log")) streams;
-                client_body_temp_path \(dir.path("nginx"));
-                proxy_temp_path \(dir.path("nginx"));
-                fastcgi_temp_path \(dir.path("nginx"));
-                uwsgi_temp_path \(dir.path("nginx"));
-                scgi_temp_path \(dir.path("nginx"));
-                server {
-                    listen 127.0.0.1:\(port) ssl http2;
-                    ssl_certificate \(dir.path("cert.pem"));
-                    ssl_certificate_key \(dir.path("key.pem"));
-                    root \(dir.path("site"));
+        _ = try dir.write(
+            file: "nginx.conf",
+            contents: """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(dir.path("nginx/nginx.pid"));
+                error_log \(dir.path("nginx/error.log"));
+                events { worker_connections 64; }
+                http {
+                    log_format streams '$connection $server_protocol $request_uri $status';
+                    access_log \(dir.path("nginx/access.log")) streams;
+                    client_body_temp_path \(dir.path("nginx"));
+                    proxy_temp_path \(dir.path("nginx"));
+                    fastcgi_temp_path \(dir.path("nginx"));
+                    uwsgi_temp_path \(dir.path("nginx"));
+                    scgi_temp_path \(dir.path("nginx"));
+                    server {
+                        listen 127.0.0.1:\(port) ssl http2;
+                        ssl_certificate \(dir.path("cert.pem"));
+                        ssl_certificate_key \(dir.path("key.pem"));
+                        root \(dir.path("site"));
+                    }
                 }
-            }
-            """)
+                """)
         let server = try BinaryRunner(executable: nginx).start(["-p", dir.path("nginx"), "-c", dir.path("nginx.conf")])
         defer { server.kill() }
         let listening = await Poll.until(timeout: .seconds(20), interval: .milliseconds(20)) {
@@ -60,15 +62,16 @@ import Testing
         }
         #expect(listening, "nginx did not start: \(server.stderr) \(dir.contents(of: "nginx/error.log") ?? "")")
 
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {concurrency: {total: 8, per_host: 8}}
-            resources:
-              - id: pkg
-                base_url: https://127.0.0.1:\(port)/pkg/
-                slices:
-            \(slices)
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {concurrency: {total: 8, per_host: 8}}
+                resources:
+                  - id: pkg
+                    base_url: https://127.0.0.1:\(port)/pkg/
+                    slices:
+                \(slices)
+                """)
         let (result, report) = try await fixture.applyJSON(["--cacert", dir.path("cert.pem")])
         #expect(result.status == 0, "\(result)")
         let records = report.resources.flatMap(\.slices)

@@ -115,12 +115,13 @@ import Testing
 
         // A plan saved now, then the manifest edited (a slice added): stale.
         #expect(try await fixture.run(["plan", "site.yaml", "--out", "plans/q.json"]).status == 0)
-        try fixture.write(manifest: manifest + """
-                  - path: b.bin
-                    url: \(fixture.url("/gen/700/b.bin"))
-                    size: 700
+        try fixture.write(
+            manifest: manifest + """
+                      - path: b.bin
+                        url: \(fixture.url("/gen/700/b.bin"))
+                        size: 700
 
-            """)
+                """)
         let stale = try await fixture.run(["apply", "plans/q.json"])
         #expect(stale.status == 1, "\(stale)")
         #expect(stale.stderr.contains("stale") && stale.stderr.contains("site.yaml"), "\(stale)")
@@ -131,31 +132,35 @@ import Testing
         #expect(refreshed.status == 0, "\(refreshed)")
         // b.bin declares a size and no digest: the lines say so.
         #expect(refreshed.stdout.hasPrefix("+ saved: 1 fetched, 1 up to date (700 B), 1 size only\n"), "\(refreshed)")
-        #expect(refreshed.stdout.hasSuffix("Apply complete! Slices: 1 fetched (700 B), 0 resumed, 1 up to date, 0 failed, 0 deferred; 1 without digests (1 size only, 0 unverified).\n"), "\(refreshed)")
+        #expect(
+            refreshed.stdout.hasSuffix(
+                "Apply complete! Slices: 1 fetched (700 B), 0 resumed, 1 up to date, 0 failed, 0 deferred; 1 without digests (1 size only, 0 unverified).\n"),
+            "\(refreshed)")
         #expect(fixture.size(of: "mirror/saved/b.bin") == 700)
     }
 
     @Test func aFailedDependencySkipsItsDependentsWithoutARequest() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: a
-                slices:
-                  - {path: ok.bin, url: "\(fixture.url("/gen/100/a-ok.bin"))", size: 100}
-                  - {path: gone.bin, url: "\(fixture.url("/status/404"))"}
-              - id: b
-                depends_on: [a]
-                slices:
-                  - {path: one.bin, url: "\(fixture.url("/gen/100/b-one.bin"))"}
-                  - {path: two.bin, url: "\(fixture.url("/gen/100/b-two.bin"))"}
-              - id: c
-                depends_on: [b]
-                slices:
-                  - {path: three.bin, url: "\(fixture.url("/gen/100/c-three.bin"))"}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: a
+                    slices:
+                      - {path: ok.bin, url: "\(fixture.url("/gen/100/a-ok.bin"))", size: 100}
+                      - {path: gone.bin, url: "\(fixture.url("/status/404"))"}
+                  - id: b
+                    depends_on: [a]
+                    slices:
+                      - {path: one.bin, url: "\(fixture.url("/gen/100/b-one.bin"))"}
+                      - {path: two.bin, url: "\(fixture.url("/gen/100/b-two.bin"))"}
+                  - id: c
+                    depends_on: [b]
+                    slices:
+                      - {path: three.bin, url: "\(fixture.url("/gen/100/c-three.bin"))"}
 
-            """)
+                """)
         let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"])
         #expect(result.status == 1, "\(result)")
         for (id, path) in [("b", "one.bin"), ("b", "two.bin"), ("c", "three.bin")] {
@@ -169,7 +174,9 @@ import Testing
         #expect(result.stderr.contains("- c: skipped (depends on 'b', which did not complete)\n"), "\(result)")
 
         let junit = fixture.directory.contents(of: "junit.xml") ?? ""
-        #expect(junit.contains(#"<skipped message="depends on &apos;a&apos;, which did not complete"/>"#) || junit.contains(#"<skipped message="depends on 'a', which did not complete"/>"#), "\(junit)")
+        #expect(
+            junit.contains(#"<skipped message="depends on &apos;a&apos;, which did not complete"/>"#)
+                || junit.contains(#"<skipped message="depends on 'a', which did not complete"/>"#), "\(junit)")
         let log = try await fixture.server.settledRequests()
         #expect(!log.contains { $0.path.contains("b-") || $0.path.contains("c-") }, "dependents were requested: \(log)")
         #expect(!fixture.directory.exists("mirror/b") && !fixture.directory.exists("mirror/c"))

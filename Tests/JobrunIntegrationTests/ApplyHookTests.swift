@@ -55,7 +55,9 @@ import Testing
     @Test func onCompleteRunsOnceTheFilesAreInPlace() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try Self.script(fixture, "hook.sh", """
+        try Self.script(
+            fixture, "hook.sh",
+            """
             cat > "$out/stdin"
             env > "$out/env"
             sha256sum "$JOBRUN_RESOURCE_FOLDER/a.bin" > "$out/sum"
@@ -85,9 +87,11 @@ import Testing
         let log = try EventLog.read("events.ndjson", in: fixture.directory)
         log.expectWellFormed()
         let runID = try log.first("run_start").run
-        for line in ["JOBRUN_HOOK=on_complete", "JOBRUN_EVENT=resource_done", "JOBRUN_RUN_ID=\(runID)", "JOBRUN_REDELIVERY=0",
-                     "JOBRUN_RESOURCE=r", "JOBRUN_RESOURCE_FOLDER=\(folder)", "JOBRUN_STATUS=complete", "JOBRUN_COUNT_FETCHED=1",
-                     "JOBRUN_COUNT_BYTES_TRANSFERRED=\(Self.size)"] {
+        for line in [
+            "JOBRUN_HOOK=on_complete", "JOBRUN_EVENT=resource_done", "JOBRUN_RUN_ID=\(runID)", "JOBRUN_REDELIVERY=0",
+            "JOBRUN_RESOURCE=r", "JOBRUN_RESOURCE_FOLDER=\(folder)", "JOBRUN_STATUS=complete", "JOBRUN_COUNT_FETCHED=1",
+            "JOBRUN_COUNT_BYTES_TRANSFERRED=\(Self.size)",
+        ] {
             #expect(env.split(separator: "\n").contains(Substring(line)), "no \(line) in\n\(env)")
         }
         #expect(!env.contains("JOBRUN_EXIT_STATUS") && !env.contains("JOBRUN_CAUSE"))
@@ -106,7 +110,8 @@ import Testing
         #expect(done < started && types.firstIndex(of: "hook_end").map { $0 > started && $0 < types.count - 1 } == true, "\(types)")
         let end = try log.first("hook_end")
         #expect(end.int("exit_status") == 0 && end["fails_run"] as? Bool == false && end.string("output_tail") == "hook ran\n")
-        #expect(end["argv"] as? [String] == [Self.realPath(fixture.directory.path("hook.sh"))] || end["argv"] as? [String] == [fixture.directory.path("hook.sh")])
+        #expect(
+            end["argv"] as? [String] == [Self.realPath(fixture.directory.path("hook.sh"))] || end["argv"] as? [String] == [fixture.directory.path("hook.sh")])
         #expect(result.stdout.contains("\"hooks\"") && result.stderr.contains("  hook on_complete of 'r': exit status 0"), "\(result)")
     }
 
@@ -117,18 +122,19 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         try Self.script(fixture, "wait-for-b.sh", "while [ ! -e \"$out/mirror/b/b.bin\" ]; do sleep 0.05; done; echo saw b")
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: a
-                base_url: \(fixture.server.baseURL)/gen/10/
-                hooks: {on_complete: [./wait-for-b.sh], on_hook_failure: fail, timeout: 5m}
-                slices: [{path: a.bin}]
-              - id: b
-                depends_on: [a]
-                base_url: \(fixture.server.baseURL)/gen/20/
-                slices: [{path: b.bin}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: a
+                    base_url: \(fixture.server.baseURL)/gen/10/
+                    hooks: {on_complete: [./wait-for-b.sh], on_hook_failure: fail, timeout: 5m}
+                    slices: [{path: a.bin}]
+                  - id: b
+                    depends_on: [a]
+                    base_url: \(fixture.server.baseURL)/gen/20/
+                    slices: [{path: b.bin}]
+                """)
         let result = try await fixture.apply(["--events", "events.ndjson"])
         #expect(result.status == 0, "\(result)")
         let log = try EventLog.read("events.ndjson", in: fixture.directory)
@@ -144,25 +150,28 @@ import Testing
         defer { fixture.finish() }
         try Self.script(fixture, "failed.sh", "cat > \"$out/$JOBRUN_RESOURCE.stdin\"; env > \"$out/$JOBRUN_RESOURCE.env\"")
         try Self.script(fixture, "complete.sh", "touch \"$out/completed-$JOBRUN_RESOURCE\"")
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              retries: {attempts: 1}
-              hooks: {on_complete: [./complete.sh], on_failure: [./failed.sh]}
-            resources:
-              - id: gone
-                slices: [{path: a.bin, url: "\(fixture.url("/status/404"))"}]
-              - id: after
-                depends_on: [gone]
-                base_url: \(fixture.server.baseURL)/gen/10/
-                slices: [{path: b.bin}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  retries: {attempts: 1}
+                  hooks: {on_complete: [./complete.sh], on_failure: [./failed.sh]}
+                resources:
+                  - id: gone
+                    slices: [{path: a.bin, url: "\(fixture.url("/status/404"))"}]
+                  - id: after
+                    depends_on: [gone]
+                    base_url: \(fixture.server.baseURL)/gen/10/
+                    slices: [{path: b.bin}]
+                """)
         let result = try await fixture.apply(["--events", "events.ndjson"])
         #expect(result.status == 1, "\(result)")
         #expect(!fixture.directory.exists("completed-gone") && !fixture.directory.exists("completed-after"))
         let gone = try #require(fixture.directory.contents(of: "gone.env"), "no on_failure for the 404")
-        for line in ["JOBRUN_HOOK=on_failure", "JOBRUN_EVENT=resource_failed", "JOBRUN_STATUS=failed", "JOBRUN_CAUSE=slices_failed",
-                     "JOBRUN_REASON=1 of 1 slices failed", "JOBRUN_COUNT_FAILED=1"] {
+        for line in [
+            "JOBRUN_HOOK=on_failure", "JOBRUN_EVENT=resource_failed", "JOBRUN_STATUS=failed", "JOBRUN_CAUSE=slices_failed",
+            "JOBRUN_REASON=1 of 1 slices failed", "JOBRUN_COUNT_FAILED=1",
+        ] {
             #expect(gone.split(separator: "\n").contains(Substring(line)), "no \(line) in\n\(gone)")
         }
         let after = try #require(Self.json(fixture.directory.contents(of: "after.stdin")), "no on_failure for the skipped resource")
@@ -212,7 +221,9 @@ import Testing
     @Test func theRunEndHookRunsLast() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try Self.script(fixture, "end.sh", """
+        try Self.script(
+            fixture, "end.sh",
+            """
             { echo "$1|$JOBRUN_STATUS|$JOBRUN_EXIT_STATUS|${JOBRUN_RESOURCE-unset}"; test -s "$out/junit.xml" && echo junit; cat; } > "$out/end"
             exit 5
             """)
@@ -242,13 +253,16 @@ import Testing
     static func startWithABlockedHook(
         _ fixture: ApplyFixture, recording: String, settings: String = "", arguments: [String] = []
     ) async throws -> (BackgroundProcess, Int32) {
-        try Self.script(fixture, "hook.sh", """
+        try Self.script(
+            fixture, "hook.sh",
+            """
             echo "\(recording)" >> "$out/deliveries"
             if [ ! -e "$out/blocked" ]; then echo $$ > "$out/blocked"; exec sleep 600; fi
             """)
         // A timeout longer than the hook's sleep: the test ends the hook, never a timeout, however
         // late a loaded machine lets the test look.
-        try fixture.write(manifest: Self.manifest(fixture, hooks: "{on_complete: [./hook.sh], timeout: 15m\(settings.isEmpty ? "" : ", " + settings)}", header: false))
+        try fixture.write(
+            manifest: Self.manifest(fixture, hooks: "{on_complete: [./hook.sh], timeout: 15m\(settings.isEmpty ? "" : ", " + settings)}", header: false))
         let apply = try fixture.startApply(arguments)
         let blocked = await Poll.until(timeout: .seconds(60)) { fixture.directory.contents(of: "blocked")?.hasSuffix("\n") == true }
         // A failure here leaves `apply` to its deinit, which kills it.

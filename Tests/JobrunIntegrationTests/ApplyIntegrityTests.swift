@@ -122,16 +122,17 @@ import Testing
         defer { fixture.finish() }
         let encoded = try #require(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
         let path = "/fault/status=503;n=1;retry_after=\(encoded)/gen/100/garbage.bin"
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              retries: {attempts: 2, backoff: {initial: 800ms, max: 800ms}}
-            resources:
-              - id: r
-                slices:
-                  - {path: garbage.bin, url: "\(fixture.url(path))", size: 100}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  retries: {attempts: 2, backoff: {initial: 800ms, max: 800ms}}
+                resources:
+                  - id: r
+                    slices:
+                      - {path: garbage.bin, url: "\(fixture.url(path))", size: 100}
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.requests(path, count: 2)
@@ -149,16 +150,20 @@ import Testing
         let content = "/gen/5000/framed.bin"
         let path = FaultServer.path(content, faults: "no_length=1", "truncate_at=700", "n=1")
         let other = FaultServer.path("/gen/5000/sized.bin", faults: "no_length=1", "truncate_at=700", "n=1")
-        try fixture.write(manifest: Self.manifest(slices: [
-            Self.slice("framed.bin", fixture.url(path)),
-            Self.slice("sized.bin", fixture.url(other), size: 5000),
-        ].joined(separator: "\n")))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: [
+                    Self.slice("framed.bin", fixture.url(path)),
+                    Self.slice("sized.bin", fixture.url(other), size: 5000),
+                ].joined(separator: "\n")))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
         let framed = try report.slice("r", "framed.bin")
         #expect(framed.integrity == "unverified" && framed.size == 700 && framed.attempts == 1, "\(framed)")
         #expect(framed.lengthDeclared == false, "\(framed)")
-        #expect(result.stderr.contains("? r/framed.bin: unverifiable: the response declared no length") || result.stdout.contains("? r/framed.bin: unverifiable"), "\(result)")
+        #expect(
+            result.stderr.contains("? r/framed.bin: unverifiable: the response declared no length") || result.stdout.contains("? r/framed.bin: unverifiable"),
+            "\(result)")
         #expect(framed.computedDigests["sha256"] == (try fixture.sha256(ofFile: "mirror/r/framed.bin")), "\(framed)")
         let sized = try report.slice("r", "sized.bin")
         #expect(sized.integrity == "size_only" && sized.attempts == 2 && sized.size == 5000 && sized.lengthDeclared == true, "\(sized)")

@@ -32,11 +32,13 @@ import Darwin
         let larger = "/gen/4096/larger.bin"
         let lying = FaultServer.path("/gen/1000/lying.bin", faults: "length=5000")
         let unannounced = FaultServer.path("/gen/4096/chunked.bin", faults: "chunked=1")
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: larger.bin, url: "\(fixture.url(larger))", size: 1000}
-                  - {path: lying.bin, url: "\(fixture.url(lying))", size: 1000}
-                  - {path: chunked.bin, url: "\(fixture.url(unannounced))", size: 1000}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: larger.bin, url: "\(fixture.url(larger))", size: 1000}
+                          - {path: lying.bin, url: "\(fixture.url(lying))", size: 1000}
+                          - {path: chunked.bin, url: "\(fixture.url(unannounced))", size: 1000}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         // Announced by Content-Length: refused before a byte is stored; not worth a retry.
@@ -59,11 +61,14 @@ import Darwin
         defer { fixture.finish() }
         let announced = "/gen/4096/big.bin"
         let unannounced = FaultServer.path("/gen/4096/big.bin", faults: "chunked=1")
-        try fixture.write(manifest: Self.manifest("  max_size: 1KiB", slices: """
-                  - {path: big.bin, url: "\(fixture.url(announced))"}
-                  - {path: stream.bin, url: "\(fixture.url(unannounced))"}
-                  - {path: small.bin, url: "\(fixture.url("/gen/1024/small.bin"))"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                "  max_size: 1KiB",
+                slices: """
+                          - {path: big.bin, url: "\(fixture.url(announced))"}
+                          - {path: stream.bin, url: "\(fixture.url(unannounced))"}
+                          - {path: small.bin, url: "\(fixture.url("/gen/1024/small.bin"))"}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         for name in ["big.bin", "stream.bin"] {
@@ -79,10 +84,12 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let gzip = FaultServer.path("/gen/1000/packed.bin", faults: "gzip=1")
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: packed.bin, url: "\(fixture.url(gzip))"}
-                  - {path: plain.bin, url: "\(fixture.url("/gen/1000/plain.bin"))", size: 1000}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: packed.bin, url: "\(fixture.url(gzip))"}
+                          - {path: plain.bin, url: "\(fixture.url("/gen/1000/plain.bin"))", size: 1000}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         let record = try report.slice("r", "packed.bin")
@@ -100,9 +107,11 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/zeros/4194304/coded.bin", faults: "transfer_encoding=\(codings)")
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: coded.bin, url: "\(fixture.url(path))"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: coded.bin, url: "\(fixture.url(path))"}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         let record = try report.slice("r", "coded.bin")
@@ -110,8 +119,9 @@ import Darwin
         #expect(record.status == "failed" && record.error?.type == "TransferEncoding" && record.attempts == 1, "\(record)")
         #expect(record.error?.message.contains("Transfer-Encoding: \(sent)") == true, "\(record)")
         #expect(record.bytesTransferred == 0, "\(record)")
-        #expect(DirectoryTree.entries(under: fixture.directory.path("mirror")).allSatisfy { !$0.contains("coded.bin") },
-                "\(DirectoryTree.entries(under: fixture.directory.path("mirror")))")
+        #expect(
+            DirectoryTree.entries(under: fixture.directory.path("mirror")).allSatisfy { !$0.contains("coded.bin") },
+            "\(DirectoryTree.entries(under: fixture.directory.path("mirror")))")
         let log = try await fixture.requests(path, count: 1)
         #expect(log[0].responseHeader(named: "Transfer-Encoding") == sent && log[0].header(named: "TE") == nil, "\(log)")
     }
@@ -133,9 +143,12 @@ import Darwin
         _ fixture: ApplyFixture, settings: String, name: String, url: String, extra: [String] = [],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ApplyJSON.Slice {
-        try fixture.write(manifest: Self.manifest(settings, slices: """
-                  - {path: \(name), url: "\(url)", size: 1000}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                settings,
+                slices: """
+                          - {path: \(name), url: "\(url)", size: 1000}
+                    """))
         let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"] + extra)
         #expect(result.status == 1, "\(result)", sourceLocation: sourceLocation)
         let record = try report.slice("r", name, sourceLocation: sourceLocation)
@@ -171,9 +184,12 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/1000/slow.bin", faults: "stall_at=100")
-        try fixture.write(manifest: Self.manifest("  timeouts: {request: 1m, resource: 1500ms}", slices: """
-                  - {path: slow.bin, url: "\(fixture.url(path))", size: 1000}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                "  timeouts: {request: 1m, resource: 1500ms}",
+                slices: """
+                          - {path: slow.bin, url: "\(fixture.url(path))", size: 1000}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         let record = try report.slice("r", "slow.bin")
@@ -187,9 +203,11 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let port = try HTTPGet.closedPort()
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: closed.bin, url: "http://127.0.0.1:\(port)/gen/100/closed.bin"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: closed.bin, url: "http://127.0.0.1:\(port)/gen/100/closed.bin"}
+                    """))
         // Its only origin refusing, the run would take the network to be gone and pause
         // (ApplyOfflineTests): without the pause, a refusal is an attempt like any other.
         let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml", "--offline-wait", "0"])
@@ -208,9 +226,11 @@ import Darwin
         try #require(DiskFull.mount(at: mirror), "mount -t tmpfs failed")
         defer { DiskFull.unmount(mirror) }
         let size = 2 << 20
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: big.bin, url: "\(fixture.url("/gen/\(size)/big.bin"))", size: \(size)}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: big.bin, url: "\(fixture.url("/gen/\(size)/big.bin"))", size: \(size)}
+                    """))
         // The space check would refuse this before any request: the disk must fill up mid-run.
         let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml", "--no-space-check"])
         #expect(result.status == 1, "\(result)")
@@ -234,28 +254,29 @@ import Darwin
         let other = try #require(fixture.server.secondBaseURL)
         // `full` fills the disk on the second port one slice at a time; `first` (an empty file,
         // held 2 s by the server) completes only after that, and `then` depends on it.
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              concurrency: {per_host: 1}
-              retries: {attempts: 3, backoff: {initial: 50ms, max: 100ms}}
-            resources:
-              - id: full
-                slices:
-                  - {path: big.bin, url: "\(other)/gen/\(2 << 20)/big.bin", size: \(2 << 20)}
-                  - {path: s1.bin, url: "\(other)/gen/1000/s1.bin", size: 1000}
-                  - {path: s2.bin, url: "\(other)/gen/1000/s2.bin", size: 1000}
-                  - {path: s3.bin, url: "\(other)/gen/1000/s3.bin", size: 1000}
-              - id: first
-                slices:
-                  - {path: empty.bin, url: "\(fixture.url("/fault/delay_ms=2000/gen/0/empty.bin"))", size: 0}
-              - id: then
-                depends_on: [first]
-                slices:
-                  - {path: t1.bin, url: "\(fixture.url("/gen/1000/t1.bin"))", size: 1000}
-                  - {path: t2.bin, url: "\(fixture.url("/gen/1000/t2.bin"))", size: 1000}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 1}
+                  retries: {attempts: 3, backoff: {initial: 50ms, max: 100ms}}
+                resources:
+                  - id: full
+                    slices:
+                      - {path: big.bin, url: "\(other)/gen/\(2 << 20)/big.bin", size: \(2 << 20)}
+                      - {path: s1.bin, url: "\(other)/gen/1000/s1.bin", size: 1000}
+                      - {path: s2.bin, url: "\(other)/gen/1000/s2.bin", size: 1000}
+                      - {path: s3.bin, url: "\(other)/gen/1000/s3.bin", size: 1000}
+                  - id: first
+                    slices:
+                      - {path: empty.bin, url: "\(fixture.url("/fault/delay_ms=2000/gen/0/empty.bin"))", size: 0}
+                  - id: then
+                    depends_on: [first]
+                    slices:
+                      - {path: t1.bin, url: "\(fixture.url("/gen/1000/t1.bin"))", size: 1000}
+                      - {path: t2.bin, url: "\(fixture.url("/gen/1000/t2.bin"))", size: 1000}
 
-            """)
+                """)
         let (result, report) = try await fixture.applyJSON(["--no-space-check"])
         #expect(result.status == 1, "\(result)")
         #expect(try report.slice("first", "empty.bin").status == "fetched")
@@ -279,19 +300,20 @@ import Darwin
         try fixture.directory.makeDirectory("mirror/inner")
         try FileManager.default.createSymbolicLink(atPath: fixture.directory.path("mirror/res"), withDestinationPath: elsewhere)
         try FileManager.default.createSymbolicLink(atPath: fixture.directory.path("mirror/inner/sub"), withDestinationPath: elsewhere)
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: res
-                slices:
-                  - {path: a.bin, url: "\(fixture.url("/gen/100/a.bin"))", size: 100}
-                  - {path: deep/b.bin, url: "\(fixture.url("/gen/100/b.bin"))", size: 100}
-              - id: inner
-                slices:
-                  - {path: sub/c.bin, url: "\(fixture.url("/gen/100/c.bin"))", size: 100}
-                  - {path: d.bin, url: "\(fixture.url("/gen/100/d.bin"))", size: 100}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: res
+                    slices:
+                      - {path: a.bin, url: "\(fixture.url("/gen/100/a.bin"))", size: 100}
+                      - {path: deep/b.bin, url: "\(fixture.url("/gen/100/b.bin"))", size: 100}
+                  - id: inner
+                    slices:
+                      - {path: sub/c.bin, url: "\(fixture.url("/gen/100/c.bin"))", size: 100}
+                      - {path: d.bin, url: "\(fixture.url("/gen/100/d.bin"))", size: 100}
 
-            """)
+                """)
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         for (id, path) in [("res", "a.bin"), ("res", "deep/b.bin"), ("inner", "sub/c.bin")] {
@@ -314,15 +336,16 @@ import Darwin
         try fixture.directory.makeDirectory("mirror/r")
         try FileManager.default.createSymbolicLink(atPath: fixture.directory.path("mirror/r/a.bin"), withDestinationPath: target)
         try FileManager.default.createSymbolicLink(atPath: fixture.directory.path("mirror/r/.b.bin.jobrun-part"), withDestinationPath: partTarget)
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: r
-                slices:
-                  - {path: a.bin, url: "\(fixture.url("/gen/100/a.bin"))", size: 100, sha256: \(Generated.sha256Hex(size: 100, name: "a.bin"))}
-                  - {path: b.bin, url: "\(fixture.url("/gen/100/b.bin"))", size: 100, sha256: \(Generated.sha256Hex(size: 100, name: "b.bin"))}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: r
+                    slices:
+                      - {path: a.bin, url: "\(fixture.url("/gen/100/a.bin"))", size: 100, sha256: \(Generated.sha256Hex(size: 100, name: "a.bin"))}
+                      - {path: b.bin, url: "\(fixture.url("/gen/100/b.bin"))", size: 100, sha256: \(Generated.sha256Hex(size: 100, name: "b.bin"))}
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         #expect(fixture.directory.contents(of: "elsewhere/target.txt") == "keep me\n")

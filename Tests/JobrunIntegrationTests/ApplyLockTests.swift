@@ -20,16 +20,17 @@ import Darwin
     /// on `mirror`.
     static func startHoldingApply(_ fixture: ApplyFixture, _ extra: [String] = []) async throws -> BackgroundProcess {
         let path = FaultServer.path("/gen/\(size)/held.bin", faults: "stall_at=\(cut)", "stall_s=300", "n=1")
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              timeouts: {request: 10m}
-            resources:
-              - id: r
-                slices:
-                  - {path: held.bin, url: "\(fixture.url(path))", size: \(size), sha256: \(try fixture.digest("/gen/\(size)/held.bin"))}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  timeouts: {request: 10m}
+                resources:
+                  - id: r
+                    slices:
+                      - {path: held.bin, url: "\(fixture.url(path))", size: \(size), sha256: \(try fixture.digest("/gen/\(size)/held.bin"))}
 
-            """)
+                """)
         let apply = try fixture.startApply(extra)
         let midway = await Poll.until(timeout: .seconds(120)) { fixture.size(of: "mirror/r/.held.bin.jobrun-part") == cut }
         try #require(midway, "the first apply never got half-way: \(apply.stderr)")
@@ -117,14 +118,15 @@ import Darwin
     @Test func theLockOutlastsTheRecordOfTheRunsEnd() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: s
-                slices:
-                  - {path: a.bin, url: "\(fixture.url("/gen/1000/a.bin"))", size: 1000}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: s
+                    slices:
+                      - {path: a.bin, url: "\(fixture.url("/gen/1000/a.bin"))", size: 1000}
 
-            """, to: "first.yaml")
+                """, to: "first.yaml")
         let first = try await fixture.apply(manifest: "first.yaml")
         try #require(first.status == 0 && fixture.directory.exists("mirror/.jobrun/state.sqlite"), "\(first)")
         let apply = try await Self.startHoldingApply(fixture)

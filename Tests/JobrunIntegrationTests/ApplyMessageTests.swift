@@ -24,10 +24,12 @@ import Testing
         defer { fixture.finish() }
         let plain = "/gen/10/plain.bin"
         let own = "/gen/10/own.bin"
-        try fixture.write(manifest: Self.manifest("""
-                  - {path: plain.bin, url: "\(fixture.url(plain))"}
-                  - {path: own.bin, url: "\(fixture.url(own))", headers: {user-agent: "mirror-bot/2"}}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                """
+                      - {path: plain.bin, url: "\(fixture.url(plain))"}
+                      - {path: own.bin, url: "\(fixture.url(own))", headers: {user-agent: "mirror-bot/2"}}
+                """))
         let version = try await fixture.run(["version"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
@@ -59,11 +61,14 @@ import Testing
         defer { fixture.finish() }
         let content = "/gen/3000/wrong.bin"
         let path = FaultServer.path(content, faults: "wrong_bytes=1")
-        let good = (sha256: try fixture.digest(content), md5: try fixture.digest(content, algorithm: "md5"), sha1: try fixture.digest(content, algorithm: "sha1"))
+        let good = (
+            sha256: try fixture.digest(content), md5: try fixture.digest(content, algorithm: "md5"), sha1: try fixture.digest(content, algorithm: "sha1")
+        )
         let actual = (sha256: try fixture.digest(content, corrupted: true), md5: try fixture.digest(content, algorithm: "md5", corrupted: true))
         // sha1 declared as the served (corrupted) bytes' own: it matches; the others do not.
         let served = try fixture.digest(content, algorithm: "sha1", corrupted: true)
-        try fixture.write(manifest: Self.manifest("      - {path: wrong.bin, url: \"\(fixture.url(path))\", sha256: \(good.sha256), md5: \(good.md5), sha1: \(served)}"))
+        try fixture.write(
+            manifest: Self.manifest("      - {path: wrong.bin, url: \"\(fixture.url(path))\", sha256: \(good.sha256), md5: \(good.md5), sha1: \(served)}"))
         #expect(good.sha1 != served)
         let text = try await fixture.apply(["--junit", "junit.xml"])
         #expect(text.status == 1, "\(text)")
@@ -85,13 +90,18 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         // "abc" declared; "abd" on disk.
-        let sha256 = (want: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", got: "a52d159f262b2c6ddb724a61840befc36eb30c88877a4030b65cbe86298449c9")
+        let sha256 = (
+            want: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", got: "a52d159f262b2c6ddb724a61840befc36eb30c88877a4030b65cbe86298449c9"
+        )
         let md5 = (want: "900150983cd24fb0d6963f7d28e17f72", got: "4911e516e5aa21d327512e0c8b197616")
         try fixture.write(manifest: Self.manifest("      - {path: x.txt, url: \"\(fixture.url("/gen/3/x"))\", sha256: \(sha256.want), md5: \(md5.want)}"))
         _ = try fixture.directory.write(file: "mirror/r/x.txt", contents: "abd")
         let text = try await fixture.run(["verify", "site.yaml", "--junit", "verify.xml"])
         #expect(text.status == 1, "\(text)")
-        #expect(text.stdout.contains("* mirror/r/x.txt: md5 differs: expected \(md5.want), actual \(md5.got); sha256 differs: expected \(sha256.want), actual \(sha256.got)"), "\(text)")
+        #expect(
+            text.stdout.contains(
+                "* mirror/r/x.txt: md5 differs: expected \(md5.want), actual \(md5.got); sha256 differs: expected \(sha256.want), actual \(sha256.got)"),
+            "\(text)")
         let xml = try #require(fixture.directory.contents(of: "verify.xml"))
         #expect(xml.contains("actual md5: \(md5.got)") && xml.contains("actual sha256: \(sha256.got)"), "\(xml)")
         let json = try await fixture.run(["verify", "site.yaml", "--json"])
@@ -106,10 +116,12 @@ import Testing
         defer { fixture.finish() }
         let good = "/gen/100/good.bin"
         let bad = FaultServer.path("/gen/100/bad.bin", faults: "delay_ms=100", "wrong_bytes=1")
-        try fixture.write(manifest: Self.manifest("""
-                  - {path: good.bin, url: "\(fixture.url(good))", sha256: \(try fixture.digest(good))}
-                  - {path: bad.bin, url: "\(fixture.url(bad))", sha256: \(try fixture.digest("/gen/100/bad.bin"))}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                """
+                      - {path: good.bin, url: "\(fixture.url(good))", sha256: \(try fixture.digest(good))}
+                      - {path: bad.bin, url: "\(fixture.url(bad))", sha256: \(try fixture.digest("/gen/100/bad.bin"))}
+                """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         #expect(try report.slice("r", "bad.bin").error?.type == "ChecksumMismatch")
@@ -126,10 +138,12 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let zeros = String(repeating: "0", count: 64)
-        try fixture.write(manifest: Self.manifest("""
-                  - {path: big.bin, url: "\(fixture.url("/gen/1/big"))", sha256: \(zeros)}
-                  - {path: small.bin, url: "\(fixture.url("/gen/1/small"))", sha256: \(zeros)}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                """
+                      - {path: big.bin, url: "\(fixture.url("/gen/1/big"))", sha256: \(zeros)}
+                      - {path: small.bin, url: "\(fixture.url("/gen/1/small"))", sha256: \(zeros)}
+                """))
         _ = try fixture.directory.write(file: "mirror/r/big.bin", bytes: [UInt8](repeating: 7, count: 96 << 20))
         _ = try fixture.directory.write(file: "mirror/r/small.bin", contents: "x")
         _ = try await fixture.run(["verify", "site.yaml", "--junit", "measured.xml", "--jobs", "1"])
@@ -157,12 +171,14 @@ import Testing
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(closed, $0, &length) } }
         let port = UInt16(bigEndian: address.sin_port)
         close(closed)
-        try fixture.write(manifest: Self.manifest("""
-                  - {path: old.bin, url: "\(fixture.url("/http09/hello"))"}
-                  - {path: refused.bin, url: "http://127.0.0.1:\(port)/x"}
-                  - {path: folder.bin, url: "\(fixture.url("/gen/10/folder.bin"))", size: 10}
-                  - {path: sub/inner.bin, url: "\(fixture.url("/gen/10/inner.bin"))", size: 10}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                """
+                      - {path: old.bin, url: "\(fixture.url("/http09/hello"))"}
+                      - {path: refused.bin, url: "http://127.0.0.1:\(port)/x"}
+                      - {path: folder.bin, url: "\(fixture.url("/gen/10/folder.bin"))", size: 10}
+                      - {path: sub/inner.bin, url: "\(fixture.url("/gen/10/inner.bin"))", size: 10}
+                """))
         try fixture.directory.makeDirectory("mirror/r/folder.bin/kept")
         try fixture.directory.write(file: "mirror/r/sub", contents: "a file where a folder goes\n")
         let plan = try await fixture.run(["plan", "site.yaml", "-v"])

@@ -17,8 +17,9 @@ import Darwin
 
     /// Whether strace can trace a child here (it needs ptrace, which a container may refuse).
     static let canTrace: Bool = {
-        guard let strace, let probe = try? BinaryRunner(executable: strace).runBlocking(
-            ["-f", "--seccomp-bpf", "-qq", "-e", "trace=syncfs", "-o", "/dev/null", "/bin/true"], timeout: .seconds(10))
+        guard let strace,
+            let probe = try? BinaryRunner(executable: strace).runBlocking(
+                ["-f", "--seccomp-bpf", "-qq", "-e", "trace=syncfs", "-o", "/dev/null", "/bin/true"], timeout: .seconds(10))
         else { return false }
         return probe.status == 0
     }()
@@ -29,7 +30,10 @@ import Darwin
         let strace = try #require(Self.strace)
         let log = fixture.directory.path(name)
         let result = try await BinaryRunner(executable: strace, defaultTimeout: Harness.timeout).run(
-            ["-f", "--seccomp-bpf", "-qq", "-y", "-e", "trace=syncfs,rename,renameat,renameat2", "-e", "signal=none", "-o", log, try Harness.jobrun().executable]
+            [
+                "-f", "--seccomp-bpf", "-qq", "-y", "-e", "trace=syncfs,rename,renameat,renameat2", "-e", "signal=none", "-o", log,
+                try Harness.jobrun().executable,
+            ]
                 + arguments,
             removingEnvironment: ApplyFixture.removedEnvironment(keeping: [:]), workingDirectory: fixture.directory.path)
         let text = try String(contentsOfFile: log, encoding: .utf8)
@@ -44,17 +48,19 @@ import Darwin
         try #require(DiskFull.mount(at: mountPoint))
         defer { DiskFull.unmount(mountPoint) }
         let names = ["top.bin", "sub/a.bin", "sub/b.bin", "sub/c.bin"]
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: r
-                slices:
-            \(names.map { name in
-                let file = String(name.split(separator: "/").last ?? "")
-                return "          - {path: \(name), url: \"\(fixture.url("/gen/100/\(file)"))\", size: 100, sha256: \(Generated.sha256Hex(size: 100, name: file))}"
-            }.joined(separator: "\n"))
+        let slices = names.map { name in
+            let file = String(name.split(separator: "/").last ?? "")
+            return "          - {path: \(name), url: \"\(fixture.url("/gen/100/\(file)"))\", size: 100, sha256: \(Generated.sha256Hex(size: 100, name: file))}"
+        }
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: r
+                    slices:
+                \(slices.joined(separator: "\n"))
 
-            """)
+                """)
         let mount = "<" + (URL(fileURLWithPath: mountPoint).resolvingSymlinksInPath().path) + ">"
         let (applied, calls) = try await Self.traced(["apply", "site.yaml"], in: fixture, name: "apply.strace")
         #expect(applied.status == 0, "\(applied)")

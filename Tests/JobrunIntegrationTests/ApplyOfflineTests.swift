@@ -143,23 +143,25 @@ import Testing
         defer { fixture.finish() }
         let port = fixture.server.port
         let size = 2 << 20
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {output: ./mirror}
-            resources:
-              - id: r
-                base_url: http://127.0.0.1:\(port)/gen/\(size)/
-                slices: [{path: big.bin, size: \(size), sha256: \(Generated.sha256Hex(size: size, name: "big.bin"))}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {output: ./mirror}
+                resources:
+                  - id: r
+                    base_url: http://127.0.0.1:\(port)/gen/\(size)/
+                    slices: [{path: big.bin, size: \(size), sha256: \(Generated.sha256Hex(size: size, name: "big.bin"))}]
+                """)
         let apply = try fixture.startApply(["--json", "--events", "events.ndjson"])
         defer { apply.kill() }
         // The body stalls part of the way in: what arrived is in the partial file.
         let partial = "mirror/r/.big.bin.jobrun-part"
         try #require(await Poll.until(timeout: .seconds(120)) { (fixture.size(of: partial) ?? 0) > 0 }, "no partial file: \(apply.stderr)")
         fixture.server.stop()
-        try #require(await Poll.until(timeout: .seconds(120)) {
-            fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"network_offline""#) == true
-        }, "jobrun did not go offline: \(apply.stdout)\(apply.stderr)")
+        try #require(
+            await Poll.until(timeout: .seconds(120)) {
+                fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"network_offline""#) == true
+            }, "jobrun did not go offline: \(apply.stdout)\(apply.stderr)")
         let kept = try #require(fixture.size(of: partial))
         let second = try await Self.restart(port: port)
         defer { second.stop() }
@@ -183,14 +185,15 @@ import Testing
         defer { blackhole.release() }
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {output: ./mirror, timeouts: {connect: 1s}}
-            resources:
-              - id: r
-                base_url: http://127.0.0.1:\(blackhole.port)/
-                slices: [{path: a.bin, size: 10}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {output: ./mirror, timeouts: {connect: 1s}}
+                resources:
+                  - id: r
+                    base_url: http://127.0.0.1:\(blackhole.port)/
+                    slices: [{path: a.bin, size: 10}]
+                """)
         let result = try await fixture.apply(["--offline-wait", "2s", "--events", "events.ndjson"])
         #expect(result.status == 75, "\(result)")
         let log = try EventLog.read("events.ndjson", in: fixture.directory)
@@ -207,14 +210,15 @@ import Testing
         defer { fixture.finish() }
         let port = fixture.server.port
         fixture.server.stop()
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {output: ./mirror, retries: {attempts: 2, backoff: {initial: 10ms, max: 10ms}}}
-            resources:
-              - id: r
-                base_url: http://127.0.0.1:\(port)/gen/
-                slices: [{path: 10/a.bin, size: 10}]
-            """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {output: ./mirror, retries: {attempts: 2, backoff: {initial: 10ms, max: 10ms}}}
+                resources:
+                  - id: r
+                    base_url: http://127.0.0.1:\(port)/gen/
+                    slices: [{path: 10/a.bin, size: 10}]
+                """)
         let result = try await fixture.apply(["--offline-wait", "0"])
         #expect(result.status == 1, "\(result)")
         #expect(!result.stdout.contains("offline"), "\(result)")

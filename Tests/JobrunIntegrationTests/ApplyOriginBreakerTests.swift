@@ -45,7 +45,9 @@ import Testing
         #expect(unrequested.count >= Self.slices - down.count, "\(unrequested.count) unrequested")
         #expect(unrequested.allSatisfy { $0.error?.type == "OriginFailing" }, "\(unrequested.first.map { "\($0)" } ?? "")")
         let originFailing = failed.filter { $0.error?.type == "OriginFailing" }
-        #expect(originFailing.allSatisfy { $0.error?.message.hasSuffix("attempts in a row (last: HTTP500: HTTP 500)") == true }, "\(originFailing.first.map { "\($0)" } ?? "")")
+        #expect(
+            originFailing.allSatisfy { $0.error?.message.hasSuffix("attempts in a row (last: HTTP500: HTTP 500)") == true },
+            "\(originFailing.first.map { "\($0)" } ?? "")")
         #expect(failed.allSatisfy { $0.error?.type == "OriginFailing" || $0.error?.type == "HTTP500" })
         // The healthy origin was not held back.
         #expect(try (0..<20).allSatisfy { try report.slice("up", "h\($0).bin").status == "fetched" })
@@ -83,16 +85,17 @@ import Testing
     @Test func zeroTurnsItOff() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              retries: {attempts: 2, host_failures: 0, backoff: {initial: 10ms, max: 10ms}}
-            resources:
-              - id: r
-                slices:
-            \((0..<20).map { "          - {path: s\($0).bin, url: \"\(fixture.url("/fault/status=500/gen/10/s\($0)"))\"}" }.joined(separator: "\n"))
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  retries: {attempts: 2, host_failures: 0, backoff: {initial: 10ms, max: 10ms}}
+                resources:
+                  - id: r
+                    slices:
+                \((0..<20).map { "          - {path: s\($0).bin, url: \"\(fixture.url("/fault/status=500/gen/10/s\($0)"))\"}" }.joined(separator: "\n"))
 
-            """)
+                """)
         let result = try await fixture.apply()
         #expect(result.status == 1, "\(result)")
         #expect(try await fixture.server.settledRequests().count == 40)
@@ -103,11 +106,13 @@ import Testing
     @Test func aFailingRedirectTargetIsNotHammered() async throws {
         let fixture = try ApplyFixture(secondPort: true)
         defer { fixture.finish() }
-        let manifest = Self.manifest(fixture, hostFailures: 8, failing: { i in
-            let target = try? fixture.server.url("/fault/status=500/gen/10/t\(i)", on: .second)
-            let query = target?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            return fixture.url("/redirect-to?url=\(query)&i=\(i)")
-        }, healthy: [])
+        let manifest = Self.manifest(
+            fixture, hostFailures: 8,
+            failing: { i in
+                let target = try? fixture.server.url("/fault/status=500/gen/10/t\(i)", on: .second)
+                let query = target?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                return fixture.url("/redirect-to?url=\(query)&i=\(i)")
+            }, healthy: [])
         try fixture.write(manifest: manifest)
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")

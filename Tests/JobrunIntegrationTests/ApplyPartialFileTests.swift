@@ -26,7 +26,8 @@ import Darwin
         defer { fixture.finish() }
         let content = "/gen/\(Self.size)/bare.bin"
         let path = "/fault/truncate_at=\(Self.cut);n=1/fault/\(Self.noValidator)\(content)"
-        try fixture.write(manifest: ApplyResumeTests.manifest(slices: ApplyResumeTests.slice("bare.bin", fixture.url(path), sha256: try fixture.digest(content))))
+        try fixture.write(
+            manifest: ApplyResumeTests.manifest(slices: ApplyResumeTests.slice("bare.bin", fixture.url(path), sha256: try fixture.digest(content))))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
         let record = try report.slice("r", "bare.bin")
@@ -44,8 +45,9 @@ import Darwin
         defer { fixture.finish() }
         let content = "/gen/\(Self.size)/other.bin"
         let path = "/fault/truncate_at=\(Self.cut);n=1/fault/wrong_byte_at=\(Self.cut + 10);from=2;n=1/fault/\(Self.noValidator)\(content)"
-        try fixture.write(manifest: ApplyResumeTests.manifest(
-            attempts: 2, slices: ApplyResumeTests.slice("other.bin", fixture.url(path), sha256: try fixture.digest(content))))
+        try fixture.write(
+            manifest: ApplyResumeTests.manifest(
+                attempts: 2, slices: ApplyResumeTests.slice("other.bin", fixture.url(path), sha256: try fixture.digest(content))))
         let (result, report) = try await fixture.applyJSON(["--events", "events.ndjson"])
         #expect(result.status == 0, "\(result)")
         let record = try report.slice("r", "other.bin")
@@ -68,10 +70,13 @@ import Darwin
         let stall = ApplyResumeTests.heldStall
         let digested = "/fault/\(stall)/fault/\(Self.noValidator)/gen/\(Self.size)/digested.bin"
         let bare = "/fault/\(stall)/fault/\(Self.noValidator)/gen/\(Self.size)/bare.bin"
-        try fixture.write(manifest: ApplyResumeTests.manifest(requestTimeout: ApplyResumeTests.heldStallTimeout, slices: [
-            ApplyResumeTests.slice("digested.bin", fixture.url(digested), sha256: try fixture.digest("/gen/\(Self.size)/digested.bin")),
-            ApplyResumeTests.slice("bare.bin", fixture.url(bare)),
-        ].joined(separator: "\n")))
+        try fixture.write(
+            manifest: ApplyResumeTests.manifest(
+                requestTimeout: ApplyResumeTests.heldStallTimeout,
+                slices: [
+                    ApplyResumeTests.slice("digested.bin", fixture.url(digested), sha256: try fixture.digest("/gen/\(Self.size)/digested.bin")),
+                    ApplyResumeTests.slice("bare.bin", fixture.url(bare)),
+                ].joined(separator: "\n")))
         let apply = try fixture.startApply()
         defer { apply.kill() }
         let midway = await Poll.until(timeout: .seconds(120), interval: .milliseconds(20)) {
@@ -82,7 +87,10 @@ import Darwin
         let stopped = try #require(await apply.wait(timeout: .seconds(20)), "jobrun did not stop")
         #expect(stopped.status == 130, "\(stopped)")
         #expect(stopped.stderr.contains("partial files that can be resumed are kept"), "\(stopped)")
-        #expect(stopped.stdout.contains("\nNot finished: 2 cut in flight (1 partial file kept to resume; 1 discarded: no validator and no digest), 0 not started (the run was interrupted, or a dependency failed).\n"), "\(stopped)")
+        #expect(
+            stopped.stdout.contains(
+                "\nNot finished: 2 cut in flight (1 partial file kept to resume; 1 discarded: no validator and no digest), 0 not started (the run was interrupted, or a dependency failed).\n"
+            ), "\(stopped)")
         #expect(Self.workingFiles(fixture).sorted() == ["r/.digested.bin.jobrun-meta", "r/.digested.bin.jobrun-part"], "\(Self.workingFiles(fixture))")
 
         let plan = try await fixture.run(["plan", "site.yaml"])
@@ -117,9 +125,12 @@ import Darwin
         defer { fixture.finish() }
         _ = try fixture.directory.write(file: "mirror/r/taken.bin/inside", contents: "a folder holds the name\n")
         let content = "/gen/300000/taken.bin"
-        try fixture.write(manifest: ApplyResumeTests.manifest(attempts: 1, slices: """
-                  - {path: taken.bin, url: "\(fixture.url(content))", size: 300000, sha256: \(try fixture.digest(content))}
-            """))
+        try fixture.write(
+            manifest: ApplyResumeTests.manifest(
+                attempts: 1,
+                slices: """
+                          - {path: taken.bin, url: "\(fixture.url(content))", size: 300000, sha256: \(try fixture.digest(content))}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         let record = try report.slice("r", "taken.bin")

@@ -54,7 +54,10 @@ import Testing
 
     /// A progress line of the fixture's run.
     static func isPlainLine(_ line: Substring) -> Bool {
-        line.wholeMatch(of: #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun 01JDPROGRESS0000000000000000: \d{1,3}% [0-9.]+ [KMG]?i?B of 205\.2 KiB, [0-9.]+ [KMG]?i?B/s(, ETA [0-9a-z ]+)?; \d of 7 slices, \d running, \d retrying, [01] failed$/#) != nil
+        line.wholeMatch(
+            of:
+                #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun 01JDPROGRESS0000000000000000: \d{1,3}% [0-9.]+ [KMG]?i?B of 205\.2 KiB, [0-9.]+ [KMG]?i?B/s(, ETA [0-9a-z ]+)?; \d of 7 slices, \d running, \d retrying, [01] failed$/#
+        ) != nil
     }
 
     /// The fixture run's first line, with the time and the run id.
@@ -78,7 +81,8 @@ import Testing
         }
     }
 
-    static let lastLine = "Apply failed! Slices: 5 fetched (205.1 KiB), 0 resumed, 0 up to date, 1 failed, 0 deferred; 5 without digests (5 size only, 0 unverified).\n"
+    static let lastLine =
+        "Apply failed! Slices: 5 fetched (205.1 KiB), 0 resumed, 0 up to date, 1 failed, 0 deferred; 5 without digests (5 size only, 0 unverified).\n"
 
     /// stderr a pipe, whether `auto` decides (on a terminal type, outside CI) or `plain` is
     /// asked, by flag or variable: the timestamped lines with the run id every interval, and
@@ -152,7 +156,9 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture, seconds: 0.2))
         let result = try await Self.apply(fixture, ["-v", "--progress", "none"])
         #expect(result.status == 1, "\(result)")
-        for (path, size) in [("alpha/a1.bin", "29.3 KiB"), ("alpha/a2.bin", "29.3 KiB"), ("alpha/a3.bin", "29.3 KiB"), ("beta/b1.bin", "58.6 KiB"), ("beta/b2.bin", "58.6 KiB")] {
+        for (path, size) in [
+            ("alpha/a1.bin", "29.3 KiB"), ("alpha/a2.bin", "29.3 KiB"), ("alpha/a3.bin", "29.3 KiB"), ("beta/b1.bin", "58.6 KiB"), ("beta/b2.bin", "58.6 KiB"),
+        ] {
             #expect(result.stdout.contains("  \(path): fetched (\(size), "), "no line for \(path):\n\(result)")
         }
         #expect(result.stdout.contains("! alpha/gone.bin: HTTP 404") && result.stdout.contains("+ beta: 2 fetched"))
@@ -196,14 +202,15 @@ import Testing
         let slices = (1...4).map { i in
             "      - {path: s\(i).bin, url: \"\(fixture.url(FaultServer.path("/gen/120000/s\(i).bin", faults: "drip=60000")))\", size: 120000}"
         }
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: slow
-                slices:
-            \(slices.joined(separator: "\n"))
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: slow
+                    slices:
+                \(slices.joined(separator: "\n"))
 
-            """)
+                """)
         let result = try await Self.apply(fixture, ["--progress", "plain", "--progress-interval", "200ms"])
         #expect(result.status == 0, "\(result)")
         // A line while the four transfers were under way: some bytes, not all, at some rate.

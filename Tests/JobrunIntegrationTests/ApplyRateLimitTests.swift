@@ -34,9 +34,10 @@ import Testing
         defer { fixture.finish() }
         let size = 256 << 10
         let names = (0..<16).map { "s\($0).bin" }
-        try fixture.write(manifest: Self.manifest(
-            "  concurrency: {total: 8, per_host: 8}",
-            slices: names.map { Self.slice(fixture, name: $0, size: size) }))
+        try fixture.write(
+            manifest: Self.manifest(
+                "  concurrency: {total: 8, per_host: 8}",
+                slices: names.map { Self.slice(fixture, name: $0, size: size) }))
         let result = try await fixture.apply(["--limit-rate", "1M"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("Apply complete! Slices: 16 fetched (4.0 MiB)"), "\(result)")
@@ -62,9 +63,10 @@ import Testing
     @Test func timePausedByTheBudgetIsNotIdle() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: Self.manifest(
-            "  timeouts: {request: 1s}\n  retries: {attempts: 1}",
-            slices: [Self.slice(fixture, name: "slow.bin", size: 48 << 10)]))
+        try fixture.write(
+            manifest: Self.manifest(
+                "  timeouts: {request: 1s}\n  retries: {attempts: 1}",
+                slices: [Self.slice(fixture, name: "slow.bin", size: 48 << 10)]))
         let (result, report) = try await fixture.applyJSON(["--limit-rate", "8KiB/s"])
         #expect(result.status == 0, "\(result)")
         let record = try report.slice("r", "slow.bin")

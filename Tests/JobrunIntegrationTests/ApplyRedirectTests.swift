@@ -26,13 +26,15 @@ import Testing
     @Test func aChainIsFollowedAndALoopIsNot() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - path: chain.bin
-                    url: \(fixture.url("/redirect/3/gen/1000/chain.bin"))
-                    size: 1000
-                    sha256: \(Generated.sha256Hex(size: 1_000, name: "chain.bin"))
-                  - {path: loop.bin, url: "\(fixture.url("/redirect-loop/gen/10/loop.bin"))"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - path: chain.bin
+                            url: \(fixture.url("/redirect/3/gen/1000/chain.bin"))
+                            size: 1000
+                            sha256: \(Generated.sha256Hex(size: 1_000, name: "chain.bin"))
+                          - {path: loop.bin, url: "\(fixture.url("/redirect-loop/gen/10/loop.bin"))"}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         #expect(try report.slice("r", "chain.bin").status == "fetched")
@@ -56,12 +58,13 @@ import Testing
         let token = "tok-\(UUID().uuidString)"
         let elsewhere = try fixture.server.url("/gen/100/moved.bin", on: .second)
         let away = Self.redirect(to: elsewhere)
-        try fixture.write(manifest: Self.manifest(
-            headers: "  headers: {Authorization: \"Bearer ${JOBRUN_TEST_TOKEN}\", X-Api-Key: k, User-Agent: redirect-test/1}",
-            slices: """
-                  - {path: away.bin, url: "\(fixture.url(away))", size: 100}
-                  - {path: home.bin, url: "\(fixture.url("/redirect/1/gen/100/home.bin"))", size: 100}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                headers: "  headers: {Authorization: \"Bearer ${JOBRUN_TEST_TOKEN}\", X-Api-Key: k, User-Agent: redirect-test/1}",
+                slices: """
+                          - {path: away.bin, url: "\(fixture.url(away))", size: 100}
+                          - {path: home.bin, url: "\(fixture.url("/redirect/1/gen/100/home.bin"))", size: 100}
+                    """))
         let result = try await fixture.apply(environment: ["JOBRUN_TEST_TOKEN": token])
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.server.waitForRequests { $0.count == 4 }
@@ -82,10 +85,12 @@ import Testing
         defer { fixture.finish() }
         let ftp = Self.redirect(to: "ftp://127.0.0.1:\(fixture.server.port)/gen/10/x")
         let file = Self.redirect(to: "file:///etc/passwd")
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: ftp.bin, url: "\(fixture.url(ftp))"}
-                  - {path: file.bin, url: "\(fixture.url(file))"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: ftp.bin, url: "\(fixture.url(ftp))"}
+                          - {path: file.bin, url: "\(fixture.url(file))"}
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         for name in ["ftp.bin", "file.bin"] {
@@ -104,9 +109,11 @@ import Testing
         defer { fixture.finish() }
         let proxy = try #require(fixture.server.secondBaseURL)
         let target = fixture.url("/gen/100/proxied.bin")
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - {path: proxied.bin, url: "\(target)"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - {path: proxied.bin, url: "\(target)"}
+                    """))
         _ = try await fixture.apply(environment: ["http_proxy": proxy])
         let proxied = try await fixture.server.waitForRequests { !$0.isEmpty }
         #expect(proxied.map(\.port) == [fixture.server.secondPort] && proxied.first?.path == target, "\(proxied)")
@@ -124,13 +131,15 @@ import Testing
         let caFile = try #require(fixture.server.caFile)
         let secure = try fixture.server.url("/gen/1000/tls.bin", on: .tls)
         let downgrade = try fixture.server.url(Self.redirect(to: fixture.url("/gen/100/plain.bin")), on: .tls)
-        try fixture.write(manifest: Self.manifest(slices: """
-                  - path: tls.bin
-                    url: \(secure)
-                    size: 1000
-                    sha256: \(Generated.sha256Hex(size: 1_000, name: "tls.bin"))
-                  - {path: down.bin, url: "\(downgrade)"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: """
+                          - path: tls.bin
+                            url: \(secure)
+                            size: 1000
+                            sha256: \(Generated.sha256Hex(size: 1_000, name: "tls.bin"))
+                          - {path: down.bin, url: "\(downgrade)"}
+                    """))
 
         // Not trusted: a TLS error, not retried, and no HTTP request ever made.
         let (untrusted, failed) = try await fixture.applyJSON(["--junit", "junit.xml"])
@@ -157,14 +166,18 @@ import Testing
         let fixture = try ApplyFixture(tls: true)
         defer { fixture.finish() }
         let caFile = try #require(fixture.server.caFile)
-        _ = try fixture.directory.write(file: "certs/private-ca.pem", contents: String(decoding: try Data(contentsOf: URL(fileURLWithPath: caFile)), as: UTF8.self))
+        _ = try fixture.directory.write(
+            file: "certs/private-ca.pem", contents: String(decoding: try Data(contentsOf: URL(fileURLWithPath: caFile)), as: UTF8.self))
         let secure = try fixture.server.url("/gen/1000/tls-manifest.bin", on: .tls)
-        try fixture.write(manifest: Self.manifest(headers: "  tls: {ca_file: certs/private-ca.pem}", slices: """
-                  - path: tls.bin
-                    url: \(secure)
-                    size: 1000
-                    sha256: \(Generated.sha256Hex(size: 1_000, name: "tls-manifest.bin"))
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                headers: "  tls: {ca_file: certs/private-ca.pem}",
+                slices: """
+                          - path: tls.bin
+                            url: \(secure)
+                            size: 1000
+                            sha256: \(Generated.sha256Hex(size: 1_000, name: "tls-manifest.bin"))
+                    """))
         let (result, report) = try await fixture.applyJSON([])
         #expect(result.status == 0, "\(result)")
         #expect(try report.slice("r", "tls.bin").status == "fetched")

@@ -98,18 +98,21 @@ import Darwin
         let elsewhere = try fixture.server.url("/gen/100/moved.bin", on: .second)
         let redirect = "/redirect-to?url=" + (elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         let headers = "  headers: {Authorization: \"Bearer ${JOBRUN_TEST_TOKEN}\", X-Api-Key: \(key)}"
-        try fixture.write(manifest: Self.mixedManifest(fixture, headers: headers) + """
-              - id: moved
-                slices:
-                  - {path: moved.bin, url: "\(fixture.url(redirect))"}
+        try fixture.write(
+            manifest: Self.mixedManifest(fixture, headers: headers) + """
+                  - id: moved
+                    slices:
+                      - {path: moved.bin, url: "\(fixture.url(redirect))"}
 
-            """)
+                """)
         let environment = ["JOBRUN_TEST_TOKEN": token]
         let json = try await fixture.apply(["--json", "--junit", "junit.xml"], environment: environment)
         let text = try await fixture.apply(environment: environment)
         #expect(json.status == 1 && text.status == 1, "\(json)\n\(text)")
-        for (what, output) in [("--json stdout", json.stdout), ("--json stderr", json.stderr), ("stdout", text.stdout), ("stderr", text.stderr),
-                               ("JUnit", fixture.directory.contents(of: "junit.xml") ?? "")] {
+        for (what, output) in [
+            ("--json stdout", json.stdout), ("--json stderr", json.stderr), ("stdout", text.stdout), ("stderr", text.stderr),
+            ("JUnit", fixture.directory.contents(of: "junit.xml") ?? ""),
+        ] {
             #expect(!output.contains(token) && !output.contains(key), "\(what) shows a secret:\n\(output)")
             #expect(!output.contains("query-secret"), "\(what) shows a URL's query:\n\(output)")
         }
@@ -128,20 +131,21 @@ import Darwin
         let size = 2 << 20
         let stall = FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")
         // The request timeout outlasts the stall: the test, not the clock, ends it.
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              timeouts: {request: 10m}
-            resources:
-              - id: first
-                slices:
-                  - {path: slow.bin, url: "\(fixture.url(stall))", size: \(size)}
-              - id: then
-                depends_on: [first]
-                slices:
-                  - {path: later.bin, url: "\(fixture.url("/gen/10/later.bin"))"}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  timeouts: {request: 10m}
+                resources:
+                  - id: first
+                    slices:
+                      - {path: slow.bin, url: "\(fixture.url(stall))", size: \(size)}
+                  - id: then
+                    depends_on: [first]
+                    slices:
+                      - {path: later.bin, url: "\(fixture.url("/gen/10/later.bin"))"}
 
-            """)
+                """)
         let apply = try fixture.startApply(["--junit", "junit.xml"])
         defer { apply.kill() }
         let partial = "mirror/first/.slow.bin.jobrun-part"
@@ -167,7 +171,9 @@ import Darwin
         let report = try JUnitFile.parse(xml)
         #expect(report.cases["first/slow.bin"]?.kind == "error" && report.cases["first/slow.bin"]?.type == "Interrupted", "\(xml)")
         #expect(report.cases["first/slow.bin"]?.message == "cut in flight by the stop; its partial file is kept to resume", "\(xml)")
-        #expect(report.cases["then/later.bin"]?.kind == "skipped" && report.cases["then/later.bin"]?.message == "not started: the run was interrupted by signal \(signal)", "\(xml)")
+        #expect(
+            report.cases["then/later.bin"]?.kind == "skipped"
+                && report.cases["then/later.bin"]?.message == "not started: the run was interrupted by signal \(signal)", "\(xml)")
         let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
         #expect(report.cases["jobrun/run"]?.kind == "error" && report.cases["jobrun/run"]?.type == "Interrupted", "\(xml)")
         #expect(report.cases["jobrun/run"]?.message == "the run was stopped by \(name) before it finished: 1 slices cut in flight, 1 not started", "\(xml)")

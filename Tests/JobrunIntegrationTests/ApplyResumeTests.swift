@@ -100,8 +100,9 @@ import Darwin
         defer { fixture.finish() }
         let content = "/gen/\(Self.size)/changed.bin"
         let path = "/fault/truncate_at=\(Self.cut);n=1/fault/change_after=1\(content)"
-        try fixture.write(manifest: Self.manifest(
-            attempts: 2, slices: Self.slice("changed.bin", fixture.url(path), sha256: try fixture.digest(content))))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 2, slices: Self.slice("changed.bin", fixture.url(path), sha256: try fixture.digest(content))))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 1, "\(result)")
         let record = try report.slice("r", "changed.bin")
@@ -148,10 +149,12 @@ import Darwin
         defer { fixture.finish() }
         let dated = "/fault/truncate_at=\(Self.cut);n=1/fault/no_etag=1/gen/\(Self.size)/dated.bin"
         let bare = "/fault/truncate_at=\(Self.cut);n=1/fault/no_etag=1;no_last_modified=1/gen/\(Self.size)/bare.bin"
-        try fixture.write(manifest: Self.manifest(slices: [
-            Self.slice("dated.bin", fixture.url(dated), sha256: try fixture.digest("/gen/\(Self.size)/dated.bin")),
-            Self.slice("bare.bin", fixture.url(bare)),
-        ].joined(separator: "\n")))
+        try fixture.write(
+            manifest: Self.manifest(
+                slices: [
+                    Self.slice("dated.bin", fixture.url(dated), sha256: try fixture.digest("/gen/\(Self.size)/dated.bin")),
+                    Self.slice("bare.bin", fixture.url(bare)),
+                ].joined(separator: "\n")))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
         #expect(try report.slice("r", "dated.bin").status == "resumed")
@@ -172,9 +175,12 @@ import Darwin
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/100000/small.bin", faults: "truncate_at=50000", "n=1")
-        try fixture.write(manifest: Self.manifest(attempts: 1, slices: """
-                  - {path: small.bin, url: "\(fixture.url(path))", size: 100000, sha256: \(Generated.sha256Hex(size: 100_000, name: "small.bin"))}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 1,
+                slices: """
+                          - {path: small.bin, url: "\(fixture.url(path))", size: 100000, sha256: \(Generated.sha256Hex(size: 100_000, name: "small.bin"))}
+                    """))
         let first = try await fixture.apply()
         #expect(first.status == 1 && first.stdout.contains("Truncated"), "\(first)")
         let second = try await fixture.apply()
@@ -238,8 +244,9 @@ import Darwin
         #expect(log[1].header(named: "Range") == "bytes=\(Self.size)-" && log[1].status == 416, "\(log)")
         #expect(log[2].header(named: "Range") == nil && log[2].status == 200, "\(log)")
         #expect(!fixture.directory.exists(partial) && !fixture.directory.exists("mirror/r/.unsized.bin.jobrun-meta"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.directory.path("mirror/r/unsized.bin")))
-            == Data(Generated.bytes(size: Self.size, name: "unsized.bin")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: fixture.directory.path("mirror/r/unsized.bin")))
+                == Data(Generated.bytes(size: Self.size, name: "unsized.bin")))
     }
 
     /// The identity ignores the query: a partial left by `?sig=a` is continued by `?sig=b`.
@@ -288,7 +295,8 @@ import Darwin
         let ready = await Poll.until(timeout: .seconds(120), interval: .milliseconds(20)) {
             finished.allSatisfy { fixture.size(of: $0) == Self.size } && fixture.size(of: partial) == Self.cut
         }
-        try #require(ready, "never reached 7 committed slices and one half-way:\n\(DirectoryTree.entries(under: fixture.directory.path("mirror")))\n\(apply.stderr)")
+        try #require(
+            ready, "never reached 7 committed slices and one half-way:\n\(DirectoryTree.entries(under: fixture.directory.path("mirror")))\n\(apply.stderr)")
         apply.kill()
         #expect(!fixture.directory.exists("mirror/r/k\(count).bin"))
 

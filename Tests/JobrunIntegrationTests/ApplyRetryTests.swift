@@ -25,12 +25,15 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/2000/flaky.bin", faults: "status=503", "n=2")
-        try fixture.write(manifest: Self.manifest(attempts: 3, slices: """
-                  - path: flaky.bin
-                    url: \(fixture.url(path))
-                    size: 2000
-                    sha256: \(Generated.sha256Hex(size: 2_000, name: "flaky.bin"))
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 3,
+                slices: """
+                          - path: flaky.bin
+                            url: \(fixture.url(path))
+                            size: 2000
+                            sha256: \(Generated.sha256Hex(size: 2_000, name: "flaky.bin"))
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
         let record = try report.slice("r", "flaky.bin")
@@ -47,9 +50,12 @@ import Testing
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/100/later.bin", faults: "status=503", "n=1", "retry_after=\(retryAfter)")
         // backoff.max bounds Retry-After, so it must be at least the server's second.
-        try fixture.write(manifest: Self.manifest(attempts: 2, backoffMax: "5s", slices: """
-                  - {path: later.bin, url: "\(fixture.url(path))", size: 100}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 2, backoffMax: "5s",
+                slices: """
+                          - {path: later.bin, url: "\(fixture.url(path))", size: 100}
+                    """))
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.requests(path, count: 2)
@@ -93,9 +99,12 @@ import Testing
     @Test func aNotFoundIsNotRetried() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: Self.manifest(attempts: 5, slices: """
-                  - {path: missing.bin, url: "\(fixture.url("/status/404"))"}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 5,
+                slices: """
+                          - {path: missing.bin, url: "\(fixture.url("/status/404"))"}
+                    """))
         let result = try await fixture.apply(["--junit", "junit.xml"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("! r/missing.bin: HTTP 404 (\(fixture.url("/status/404")), 1 attempt)\n"), "\(result)")
@@ -111,9 +120,12 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/100/broken.bin", faults: "status=500")
-        try fixture.write(manifest: Self.manifest(attempts: 3, slices: """
-                  - {path: broken.bin, url: "\(fixture.url(path))", size: 100}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 3,
+                slices: """
+                          - {path: broken.bin, url: "\(fixture.url(path))", size: 100}
+                    """))
         let result = try await fixture.apply(["--junit", "junit.xml"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("! r/broken.bin: HTTP 500 (\(fixture.url(path)), 3 attempts)\n"), "\(result)")
@@ -131,10 +143,13 @@ import Testing
         let limited = FaultServer.path("/gen/100/first.bin", faults: "status=429", "n=1", "retry_after=1")
         let other = "/gen/100/second.bin"
         // One transfer per host: without the cooldown, the second slice would start as soon as the 429 arrived.
-        try fixture.write(manifest: Self.manifest(attempts: 3, backoffMax: "5s", perHost: 1, slices: """
-                  - {path: first.bin, url: "\(fixture.url(limited))", size: 100}
-                  - {path: second.bin, url: "\(fixture.url(other))", size: 100}
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 3, backoffMax: "5s", perHost: 1,
+                slices: """
+                          - {path: first.bin, url: "\(fixture.url(limited))", size: 100}
+                          - {path: second.bin, url: "\(fixture.url(other))", size: 100}
+                    """))
         let result = try await fixture.apply()
         #expect(result.status == 0, "\(result)")
         let first = try await fixture.requests(limited, count: 2)
@@ -148,12 +163,15 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let path = FaultServer.path("/gen/4096/bad.bin", faults: "wrong_bytes=1")
-        try fixture.write(manifest: Self.manifest(attempts: 2, slices: """
-                  - path: bad.bin
-                    url: \(fixture.url(path))
-                    size: 4096
-                    sha256: \(Generated.sha256Hex(size: 4_096, name: "bad.bin"))
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 2,
+                slices: """
+                          - path: bad.bin
+                            url: \(fixture.url(path))
+                            size: 4096
+                            sha256: \(Generated.sha256Hex(size: 4_096, name: "bad.bin"))
+                    """))
         let result = try await fixture.apply(["--junit", "junit.xml"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("! r/bad.bin: ChecksumMismatch: sha256 differs: expected "), "\(result)")
@@ -174,12 +192,15 @@ import Testing
         defer { fixture.finish() }
         let size = 2 << 20
         let path = FaultServer.path("/gen/\(size)/once.bin", faults: "wrong_bytes=1", "n=1")
-        try fixture.write(manifest: Self.manifest(attempts: 3, slices: """
-                  - path: once.bin
-                    url: \(fixture.url(path))
-                    size: \(size)
-                    sha256: \(try fixture.digest("/gen/\(size)/once.bin"))
-            """))
+        try fixture.write(
+            manifest: Self.manifest(
+                attempts: 3,
+                slices: """
+                          - path: once.bin
+                            url: \(fixture.url(path))
+                            size: \(size)
+                            sha256: \(try fixture.digest("/gen/\(size)/once.bin"))
+                    """))
         let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
         let record = try report.slice("r", "once.bin")

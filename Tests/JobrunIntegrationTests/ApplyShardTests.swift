@@ -96,7 +96,10 @@ import Testing
         func records(_ report: ApplyJSON) -> [String: String] {
             var out: [String: String] = [:]
             for r in report.resources {
-                for s in r.slices { out[r.id + "/" + s.path] = "\(s.status) \(s.attempts) \(s.size ?? -1) \(s.integrity) \(s.digests) \(s.file.split(separator: "/", maxSplits: 1).last ?? "")" }
+                for s in r.slices {
+                    out[r.id + "/" + s.path] =
+                        "\(s.status) \(s.attempts) \(s.size ?? -1) \(s.integrity) \(s.digests) \(s.file.split(separator: "/", maxSplits: 1).last ?? "")"
+                }
             }
             return out
         }
@@ -130,7 +133,9 @@ import Testing
         #expect(shard["index"] as? Int == 1 && shard["count"] as? Int == 3 && shard["total_slices"] as? Int == 82)
 
         let refused = try await fixture.run(["apply", "plan-1.json", "--shard", "0/3"])
-        #expect(refused.status == 64 && refused.stderr.contains("--shard cannot be given with a saved plan, which applies the shard it was made for (--shard 1/3)"), "\(refused)")
+        #expect(
+            refused.status == 64 && refused.stderr.contains("--shard cannot be given with a saved plan, which applies the shard it was made for (--shard 1/3)"),
+            "\(refused)")
         let applied = try await fixture.applyJSON(["--junit", "junit-{shard}.xml"], manifest: "plan-1.json")
         #expect(applied.result.status == 0 && applied.result.stderr.contains("Shard 1/3: "), "\(applied.result)")
         // {shard} is the saved plan's shard.

@@ -48,7 +48,10 @@ import Darwin
         #expect(result.status == 74, "\(result)")
         let (free, margin) = try Self.room(of: fixture.directory.path)
         let expected = try #require(
-            result.stderr.firstMatch(of: #/jobrun: error: not enough space for 'mirror': 1\.0 PiB to fetch, ([0-9.]+ [KMGTPE]iB|[0-9]+ B) free less a ([0-9.]+ [KMGTPE]iB) margin; nothing was requested [(]--no-space-check skips this check[)]\n/#), "\(result)")
+            result.stderr.firstMatch(
+                of:
+                    #/jobrun: error: not enough space for 'mirror': 1\.0 PiB to fetch, ([0-9.]+ [KMGTPE]iB|[0-9]+ B) free less a ([0-9.]+ [KMGTPE]iB) margin; nothing was requested [(]--no-space-check skips this check[)]\n/#
+            ), "\(result)")
         #expect(Self.renders(expected.2, margin), "\(expected.2) is not the margin of this disk: \(margin) bytes")
         #expect(Self.renders(expected.1, free, slack: Self.freeSlack(free)), "\(expected.1) is not this disk's \(free) free bytes")
         #expect(result.stdout.isEmpty, "\(result)")
@@ -65,7 +68,10 @@ import Darwin
         let result = try await fixture.apply(["--no-space-check"])
         #expect(result.status == 1, "\(result)")
         #expect(!result.stderr.contains("not enough space"), "\(result)")
-        #expect(result.stdout.hasSuffix("Apply failed! Slices: 2 fetched (150 B), 0 resumed, 0 up to date, 1 failed, 0 deferred; 2 without digests (1 size only, 1 unverified).\n"), "\(result)")
+        #expect(
+            result.stdout.hasSuffix(
+                "Apply failed! Slices: 2 fetched (150 B), 0 resumed, 0 up to date, 1 failed, 0 deferred; 2 without digests (1 size only, 1 unverified).\n"),
+            "\(result)")
         #expect(try fixture.server.requests(path: "/status/404").count == 1)
         #expect(fixture.size(of: "mirror/small/a.bin") == 100)
     }
@@ -137,7 +143,8 @@ import Darwin
         let spaceLines = plan.stdout.split(separator: "\n").filter { $0.hasPrefix("Space: ") }
         #expect(spaceLines.count == 1, "one line for one file system: \(plan)")
         let line = try #require(
-            String(spaceLines.first ?? "").wholeMatch(of: #/Space: mirror-a, not\/yet\/mirror-b: (.+) to fetch, .+ free [(]less a .+ margin[)]: does not fit\./#),
+            String(spaceLines.first ?? "").wholeMatch(
+                of: #/Space: mirror-a, not\/yet\/mirror-b: (.+) to fetch, .+ free [(]less a .+ margin[)]: does not fit\./#),
             "\(plan)")
         #expect(Self.renders(line.1, 2 * share), "\(line.1) is not the sum \(2 * share)")
 
@@ -172,7 +179,8 @@ import Darwin
         try fixture.write(manifest: manifest(1000 << 10))
         let refused = try await fixture.apply()
         #expect(refused.status == 74, "\(refused)")
-        #expect(refused.stderr.hasPrefix("jobrun: error: not enough space for 'mirror': 1000.0 KiB to fetch, 1.0 MiB free less a 102.4 KiB margin; "), "\(refused)")
+        #expect(
+            refused.stderr.hasPrefix("jobrun: error: not enough space for 'mirror': 1000.0 KiB to fetch, 1.0 MiB free less a 102.4 KiB margin; "), "\(refused)")
         try await fixture.expectNothingRequested()
 
         try fixture.write(manifest: manifest(900 << 10))

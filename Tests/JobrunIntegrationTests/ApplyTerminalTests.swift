@@ -27,7 +27,8 @@ import Testing
     /// The display's first line, with and without its bar.
     static func isOverallLine(_ line: Substring) -> Bool {
         // A screen captured with its escapes has the bar's done part in green.
-        line.replacing(#/\u{1B}\[[0-9;]*m/#, with: "").firstMatch(of: #/^ *\d{1,3}% (\[[=> ]+\] )?[0-9.]+ [KMG]?i?B of 205\.2 KiB, [0-9.]+ [KMG]?i?B\/s/#) != nil
+        line.replacing(#/\u{1B}\[[0-9;]*m/#, with: "").firstMatch(of: #/^ *\d{1,3}% (\[[=> ]+\] )?[0-9.]+ [KMG]?i?B of 205\.2 KiB, [0-9.]+ [KMG]?i?B\/s/#)
+            != nil
     }
 
     static func hasDisplay(_ screen: String) -> Bool {
@@ -72,12 +73,20 @@ import Testing
             ("the failure counted", TmuxSession.Step(escapes: true) { Self.hasDisplay($0) && $0.contains("1 failed") }),
         ]
         if resizing {
-            steps.append(("the display without its bar at 50 columns", TmuxSession.Step(action: { try $0.resize(columns: 50, rows: 30) }) { screen in
-                screen.split(separator: "\n").contains { Self.isOverallLine($0) && !$0.contains("[") }
-            }))
-            steps.append(("the display with its bar again", TmuxSession.Step(action: { try $0.resize(columns: Self.columns, rows: 30) }) { screen in
-                screen.split(separator: "\n").contains { Self.isOverallLine($0) && $0.contains("] ") }
-            }))
+            steps.append(
+                (
+                    "the display without its bar at 50 columns",
+                    TmuxSession.Step(action: { try $0.resize(columns: 50, rows: 30) }) { screen in
+                        screen.split(separator: "\n").contains { Self.isOverallLine($0) && !$0.contains("[") }
+                    }
+                ))
+            steps.append(
+                (
+                    "the display with its bar again",
+                    TmuxSession.Step(action: { try $0.resize(columns: Self.columns, rows: 30) }) { screen in
+                        screen.split(separator: "\n").contains { Self.isOverallLine($0) && $0.contains("] ") }
+                    }
+                ))
         }
         steps.append(("the end of the run", TmuxSession.Step(timeout: .seconds(60)) { $0.contains("[exit ") }))
         let seen = try await Self.watch(session, steps)
@@ -96,10 +105,12 @@ import Testing
         try fixture.write(manifest: ApplyProgressTests.manifest(fixture, seconds: 5))
         let session = try Self.start(fixture)
         defer { session.stop() }
-        _ = try await Self.watch(session, [
-            ("the display", TmuxSession.Step { Self.hasDisplay($0) }),
-            ("the end of the run after ^C", TmuxSession.Step(action: { try $0.send(keys: "C-c") }) { $0.contains("[exit ") }),
-        ])
+        _ = try await Self.watch(
+            session,
+            [
+                ("the display", TmuxSession.Step { Self.hasDisplay($0) }),
+                ("the end of the run after ^C", TmuxSession.Step(action: { try $0.send(keys: "C-c") }) { $0.contains("[exit ") }),
+            ])
         let transcript = try Self.transcript(session)
         #expect(transcript.contains("jobrun: stopping (signal 2); partial files that can be resumed are kept"), "\(transcript)")
         #expect(transcript.contains(#/\nApply interrupted! Slices: [^\n]*\n\[exit 130\]\n$/#), "\(transcript)")
@@ -120,16 +131,21 @@ import Testing
         // Read while stopped, in the same turn as the ^Z and the SIGCONT: a test task may wait
         // long for its thread, and the process must not stay stopped until the work is done.
         let cursorWhileStopped = Mutex<String?>(nil)
-        _ = try await Self.watch(session, [
-            ("the display", TmuxSession.Step { Self.hasDisplay($0) && $0.contains("under way: alpha, beta") }),
-            ("the display gone after ^Z", TmuxSession.Step(action: { try $0.send(keys: "C-z") }) { !Self.hasDisplay($0) }),
-            ("the display back after SIGCONT", TmuxSession.Step(action: { session in
-                let flag = try session.format("#{cursor_flag}")
-                cursorWhileStopped.withLock { $0 = flag }
-                try session.signalProcessGroup(SIGCONT)
-            }) { Self.hasDisplay($0) }),
-            ("the end of the run", TmuxSession.Step(timeout: .seconds(60)) { $0.contains("[exit ") }),
-        ])
+        _ = try await Self.watch(
+            session,
+            [
+                ("the display", TmuxSession.Step { Self.hasDisplay($0) && $0.contains("under way: alpha, beta") }),
+                ("the display gone after ^Z", TmuxSession.Step(action: { try $0.send(keys: "C-z") }) { !Self.hasDisplay($0) }),
+                (
+                    "the display back after SIGCONT",
+                    TmuxSession.Step(action: { session in
+                        let flag = try session.format("#{cursor_flag}")
+                        cursorWhileStopped.withLock { $0 = flag }
+                        try session.signalProcessGroup(SIGCONT)
+                    }) { Self.hasDisplay($0) }
+                ),
+                ("the end of the run", TmuxSession.Step(timeout: .seconds(60)) { $0.contains("[exit ") }),
+            ])
         #expect(cursorWhileStopped.withLock { $0 } == "1", "the cursor is hidden while the process is stopped")
         Harness.expectGolden(try Self.transcript(session), "progress/tty-final.txt")
         #expect(try session.format("#{cursor_flag}") == "1", "the cursor is still hidden")
@@ -142,9 +158,11 @@ import Testing
         try fixture.write(manifest: ApplyProgressTests.manifest(fixture, seconds: 1))
         let session = try Self.start(fixture, environment: ["NO_COLOR": "1"])
         defer { session.stop() }
-        let seen = try await Self.watch(session, [
-            ("the display with the failure counted", TmuxSession.Step(escapes: true) { Self.hasDisplay($0) && $0.contains("1 failed") }),
-        ])
+        let seen = try await Self.watch(
+            session,
+            [
+                ("the display with the failure counted", TmuxSession.Step(escapes: true) { Self.hasDisplay($0) && $0.contains("1 failed") })
+            ])
         #expect(!seen[0].screen.contains("\u{1B}["), "\(seen[0].screen.debugDescription)")
     }
 }

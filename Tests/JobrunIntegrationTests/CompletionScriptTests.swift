@@ -25,7 +25,10 @@ import Testing
         let modes = ["auto", "tty", "plain", "none"]
         // Each shell writes a list its own way: 'auto'$'\n''tty'… (bash), ('auto' 'tty' …) (zsh),
         // 'auto tty plain none' (fish).
-        let written = [modes.map { "'\($0)'" }.joined(separator: "$'\\n'"), "(" + modes.map { "'\($0)'" }.joined(separator: " ") + ")", "'" + modes.joined(separator: " ") + "'"]
+        let written = [
+            modes.map { "'\($0)'" }.joined(separator: "$'\\n'"), "(" + modes.map { "'\($0)'" }.joined(separator: " ") + ")",
+            "'" + modes.joined(separator: " ") + "'",
+        ]
         #expect(written.contains { script.contains($0) }, "\(script)")
         #expect(script.contains("--progress") && script.contains("metered") && !script.contains("generate-manual"))
     }

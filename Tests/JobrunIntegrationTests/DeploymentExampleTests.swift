@@ -34,7 +34,9 @@ import Testing
         return found
     }
 
-    @Test(arguments: ["sharded/kubernetes.yaml.example", "sharded/github-actions.yml.example", "sharded/gitlab-ci.yml.example", "unattended/jobrun-mirror.service"])
+    @Test(arguments: [
+        "sharded/kubernetes.yaml.example", "sharded/github-actions.yml.example", "sharded/gitlab-ci.yml.example", "unattended/jobrun-mirror.service",
+    ])
     func everyOptionIsOneTheCommandHas(example: String) async throws {
         let text = try String(contentsOfFile: try Self.path(example), encoding: .utf8)
         let byCommand = Self.options(in: text)
@@ -56,7 +58,9 @@ import Testing
 
     @Test(.enabled(if: kubernetesValidate != nil, "kubernetes-validate is not installed (pip install kubernetes-validate)"))
     func theKubernetesJobsAreValid() async throws {
-        let result = try await BinaryRunner(executable: try #require(Self.kubernetesValidate)).run(["--strict", try Self.path("sharded/kubernetes.yaml.example")])
+        let result = try await BinaryRunner(executable: try #require(Self.kubernetesValidate)).run([
+            "--strict", try Self.path("sharded/kubernetes.yaml.example"),
+        ])
         #expect(result.status == 0 && result.stdout.components(separatedBy: " passed ").count == 3, "\(result)")
     }
 
@@ -64,7 +68,9 @@ import Testing
         .enabled(if: checkJSONSchema != nil, "check-jsonschema is not installed (pip install check-jsonschema)"),
         arguments: [("sharded/github-actions.yml.example", "vendor.github-workflows"), ("sharded/gitlab-ci.yml.example", "vendor.gitlab-ci")])
     func thePipelinesAreValid(example: String, schema: String) async throws {
-        let result = try await BinaryRunner(executable: try #require(Self.checkJSONSchema)).run(["--builtin-schema", schema, "--default-filetype", "yaml", try Self.path(example)])
+        let result = try await BinaryRunner(executable: try #require(Self.checkJSONSchema)).run([
+            "--builtin-schema", schema, "--default-filetype", "yaml", try Self.path(example),
+        ])
         #expect(result.status == 0, "\(result)")
     }
 

@@ -132,29 +132,34 @@ import Testing
     @Test func aCycleAcrossFilesIsReportedTheSameInAnyOrder() async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-cycle-order")
         defer { directory.remove() }
-        try directory.write(file: "one.yaml", contents: """
-            version: 1
-            resources:
-              - {id: c, base_url: "https://cdn.example.com/", depends_on: [a], slices: [{path: c}]}
+        try directory.write(
+            file: "one.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - {id: c, base_url: "https://cdn.example.com/", depends_on: [a], slices: [{path: c}]}
 
-            """)
-        try directory.write(file: "two.yaml", contents: """
-            version: 1
-            resources:
-              - {id: b, base_url: "https://cdn.example.com/", depends_on: [c], slices: [{path: b}]}
-              - {id: a, base_url: "https://cdn.example.com/", depends_on: [b], slices: [{path: a}]}
+                """)
+        try directory.write(
+            file: "two.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - {id: b, base_url: "https://cdn.example.com/", depends_on: [c], slices: [{path: b}]}
+                  - {id: a, base_url: "https://cdn.example.com/", depends_on: [b], slices: [{path: a}]}
 
-            """)
+                """)
         let forward = try await Harness.run(["validate", "one.yaml", "two.yaml"], in: directory.path)
         let backward = try await Harness.run(["validate", "two.yaml", "one.yaml"], in: directory.path)
         #expect(forward.status == 65)
-        #expect(forward.stderr == """
-            two.yaml:4:64: error: dependency cycle: a -> b -> c -> a
-              - {id: a, base_url: "https://cdn.example.com/", depends_on: [b], slices: [{path: a}]}
-                                                                           ^
-            jobrun: 1 error in the manifests; nothing was done.
+        #expect(
+            forward.stderr == """
+                two.yaml:4:64: error: dependency cycle: a -> b -> c -> a
+                  - {id: a, base_url: "https://cdn.example.com/", depends_on: [b], slices: [{path: a}]}
+                                                                               ^
+                jobrun: 1 error in the manifests; nothing was done.
 
-            """)
+                """)
         #expect(backward.stderr == forward.stderr)
     }
 }

@@ -64,7 +64,8 @@ struct EventLog {
         #expect(malformed.isEmpty, "lines outside the envelope:\n\(malformed.joined(separator: "\n"))", sourceLocation: sourceLocation)
         #expect(events.map(\.seq) == Array(1...max(1, events.count)), "seq has gaps:\n\(text)", sourceLocation: sourceLocation)
         #expect(types.first == "run_start", "the first event is not run_start:\n\(text)", sourceLocation: sourceLocation)
-        #expect(types.last == "run_end" && types.filter { $0 == "run_end" }.count == 1, "run_end is not last and once:\n\(text)", sourceLocation: sourceLocation)
+        #expect(
+            types.last == "run_end" && types.filter { $0 == "run_end" }.count == 1, "run_end is not last and once:\n\(text)", sourceLocation: sourceLocation)
         #expect(Set(events.map(\.run)).count == 1, "several run ids:\n\(text)", sourceLocation: sourceLocation)
         if let runID { #expect(events.allSatisfy { $0.run == runID }, "the run id is not \(runID):\n\(text)", sourceLocation: sourceLocation) }
         let stamp = #/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/#

@@ -50,7 +50,8 @@ import Testing
 
         let start = try log.first("run_start")
         #expect(start.string("command") == "apply")
-        #expect((start["argv"] as? [String])?.suffix(7) == ["apply", "site.yaml", "--json", "--junit", "reports/junit.xml", "--events", "reports/events.ndjson"])
+        #expect(
+            (start["argv"] as? [String])?.suffix(7) == ["apply", "site.yaml", "--json", "--junit", "reports/junit.xml", "--events", "reports/events.ndjson"])
         let manifest = try #require(fixture.directory.contents(of: "site.yaml"))
         #expect(start.string("manifests_sha256") == PortableSHA256.hex(of: Array(manifest.utf8)))
         let plan = try log.first("plan")
@@ -78,7 +79,9 @@ import Testing
         let end = try #require(log.end)
         #expect(end.int("exit_status") == 1 && end.isNull("stop_reason"))
         #expect(end.count("fetched") == 2 && end.count("failed") == 1 && end.count("skipped") == 1 && end.count("bytes_transferred") == 300)
-        #expect(end.string("summary") == "Apply failed! Slices: 2 fetched (300 B), 0 resumed, 0 up to date, 1 failed, 0 deferred; 1 without digests (1 size only, 0 unverified).")
+        #expect(
+            end.string("summary")
+                == "Apply failed! Slices: 2 fetched (300 B), 0 resumed, 0 up to date, 1 failed, 0 deferred; 1 without digests (1 size only, 0 unverified).")
 
         // The same run id in the JSON summary and the JUnit properties.
         let json = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
@@ -98,14 +101,15 @@ import Testing
     @Test func applyToStdout() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: r
-                slices:
-                  - {path: one.bin, url: "\(fixture.url("/gen/64/one.bin"))", size: 64}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: r
+                    slices:
+                      - {path: one.bin, url: "\(fixture.url("/gen/64/one.bin"))", size: 64}
 
-            """)
+                """)
         let result = try await fixture.apply(["--events", "-"])
         #expect(result.status == 0, "\(result)")
         let log = EventLog(result.stdout)
@@ -113,7 +117,10 @@ import Testing
         #expect(log.events.first.map { $0.run.wholeMatch(of: #/[0-9A-HJKMNP-TV-Z]{26}/#) != nil } == true, "\(log.text)")
         #expect(log.types == ["run_start", "plan", "resource_start", "slice_done", "resource_done", "run_end"], "\(log.text)")
         #expect(result.stderr.contains("+ r: 1 fetched (64 B), 1 size only\n"), "\(result)")
-        #expect(result.stderr.hasSuffix("Apply complete! Slices: 1 fetched (64 B), 0 resumed, 0 up to date, 0 failed, 0 deferred; 1 without digests (1 size only, 0 unverified).\n"), "\(result)")
+        #expect(
+            result.stderr.hasSuffix(
+                "Apply complete! Slices: 1 fetched (64 B), 0 resumed, 0 up to date, 0 failed, 0 deferred; 1 without digests (1 size only, 0 unverified).\n"),
+            "\(result)")
 
         let both = try await fixture.apply(["--events", "-", "--json"])
         #expect(both.status == 64 && both.stdout.isEmpty, "\(both)")
@@ -129,16 +136,17 @@ import Testing
         defer { fixture.finish() }
         let size = 2 << 20
         // The request timeout outlasts the stall: the test, not the clock, ends it.
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              timeouts: {request: 10m}
-            resources:
-              - id: first
-                slices:
-                  - {path: slow.bin, url: "\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")))", size: \(size)}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  timeouts: {request: 10m}
+                resources:
+                  - id: first
+                    slices:
+                      - {path: slow.bin, url: "\(fixture.url(FaultServer.path("/gen/\(size)/slow.bin", faults: "stall_at=\(1 << 20)", "stall_s=300")))", size: \(size)}
 
-            """)
+                """)
         let apply = try fixture.startApply(["--events", "events.ndjson", "--progress-interval", "100ms"])
         defer { apply.kill() }
         let midway = await Poll.until(timeout: .seconds(120)) {
@@ -152,10 +160,12 @@ import Testing
         let log = try EventLog.read("events.ndjson", in: fixture.directory)
         log.expectWellFormed()
         let progress = log.all("progress")
-        #expect(!progress.isEmpty && progress.allSatisfy {
-            $0.int("bytes_to_transfer") == size && $0.int("slices_to_transfer") == 1 && $0.int("running") == 1
-                && ($0["active_resources"] as? [String]) == ["first"]
-        }, "\(log.text)")
+        #expect(
+            !progress.isEmpty
+                && progress.allSatisfy {
+                    $0.int("bytes_to_transfer") == size && $0.int("slices_to_transfer") == 1 && $0.int("running") == 1
+                        && ($0["active_resources"] as? [String]) == ["first"]
+                }, "\(log.text)")
         let stop = try log.first("stop_requested")
         #expect(stop.string("reason") == "signal" && stop.int("signal") == Int(SIGTERM))
         let cut = try log.first("slice_skipped")
@@ -236,7 +246,8 @@ import Testing
         #expect(verifyEnd.int("exit_status") == 1 && verifyEnd.count("missing") == 1 && verifyEnd.count("ok") == 2)
         #expect(verify.stderr.contains("- mirror/a/gone.txt: missing\n") && verify.stderr.contains("Verify: 2 ok, 0 mismatched, 1 missing"), "\(verify)")
 
-        let json = try await Harness.run(["verify", "manifests", "--output", "mirror", "--json"], in: directory.path, environment: ["JOBRUN_RUN_ID": "verify-2"])
+        let json = try await Harness.run(
+            ["verify", "manifests", "--output", "mirror", "--json"], in: directory.path, environment: ["JOBRUN_RUN_ID": "verify-2"])
         #expect(json.stdout.contains(#""run_id": "verify-2""#), "\(json)")
         let planJSON = try await Harness.run(["plan", "manifests", "--output", "mirror", "--json"], in: directory.path)
         #expect(planJSON.stdout.contains(#/"run_id": "[0-9A-HJKMNP-TV-Z]{26}"/#), "\(planJSON)")
@@ -293,14 +304,15 @@ import Testing
         holder.kill()
 
         let petabyte = 1 << 50
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: huge
-                slices:
-                  - {path: huge.bin, url: "\(fixture.url("/gen/10/huge.bin"))", size: \(petabyte)}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: huge
+                    slices:
+                      - {path: huge.bin, url: "\(fixture.url("/gen/10/huge.bin"))", size: \(petabyte)}
 
-            """, to: "huge.yaml")
+                """, to: "huge.yaml")
         let full = try await fixture.apply(["--events", "full.ndjson"], manifest: "huge.yaml")
         #expect(full.status == 74, "\(full)")
         let fullLog = try EventLog.read("full.ndjson", in: fixture.directory)

@@ -7,19 +7,21 @@ import Testing
     /// One resource of two files; `populated` writes both, correctly, into `mirror/`.
     static func fixture(populated: Bool) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "jobrun-exit")
-        try directory.write(file: "site.yaml", contents: """
-            version: 1
-            resources:
-              - id: docs
-                base_url: https://cdn.example.com/docs/
-                slices:
-                  - path: hello.txt
-                    size: 6
-                    sha256: 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
-                  - path: intro.txt
-                    md5: 60a71506347a6d5f688c41d296e19c69
+        try directory.write(
+            file: "site.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: docs
+                    base_url: https://cdn.example.com/docs/
+                    slices:
+                      - path: hello.txt
+                        size: 6
+                        sha256: 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
+                      - path: intro.txt
+                        md5: 60a71506347a6d5f688c41d296e19c69
 
-            """)
+                """)
         if populated {
             try directory.write(file: "mirror/docs/hello.txt", contents: "hello\n")
             try directory.write(file: "mirror/docs/intro.txt", contents: "intro\n")
@@ -108,7 +110,9 @@ import Testing
         #expect(working.stdout.contains(", 0 errors, 0 extra, 2 jobrun working files;"), "\(working)")
         let json = try await Self.run(
             ["verify", "site.yaml", "--output", "mirror", "--extra", "--json"], populated: true, prepare: leftovers)
-        #expect(json.stdout.contains("\"working_files\": [\n    {\n      \"path\": \"mirror/docs/.hello.txt.jobrun-part\",\n      \"kind\": \"partial\""), "\(json)")
+        #expect(
+            json.stdout.contains("\"working_files\": [\n    {\n      \"path\": \"mirror/docs/.hello.txt.jobrun-part\",\n      \"kind\": \"partial\""), "\(json)"
+        )
 
         let stale = try await Self.run(
             ["verify", "site.yaml", "--output", "mirror", "--extra", "--fail-on-extra"], populated: true,
@@ -170,13 +174,14 @@ import Testing
         }
         #expect(result.status == 65, "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
-        #expect(result.stderr == """
-            broken.yaml:2:12: error: 'resources' is empty; a manifest must declare at least one resource
-            resources: []
-                       ^
-            jobrun: 1 error in the manifests; nothing was done.
+        #expect(
+            result.stderr == """
+                broken.yaml:2:12: error: 'resources' is empty; a manifest must declare at least one resource
+                resources: []
+                           ^
+                jobrun: 1 error in the manifests; nothing was done.
 
-            """)
+                """)
     }
 
     /// `apply FILE` with a JSON file: a plan saved by `plan --out` or nothing jobrun can use.
@@ -256,7 +261,10 @@ import Testing
         try directory.write(file: ".gitlab-ci.yml", contents: "stages: [build]\n")
         let none = try await Harness.run(["validate"], in: directory.path)
         #expect(none.status == 66, "\(none)")
-        #expect(none.stderr == "jobrun: error: cannot read '.': no manifests named, no folder 'manifests' here and no file named jobrun.yaml or *.jobrun.yaml; name the manifests to read\n", "\(none)")
+        #expect(
+            none.stderr
+                == "jobrun: error: cannot read '.': no manifests named, no folder 'manifests' here and no file named jobrun.yaml or *.jobrun.yaml; name the manifests to read\n",
+            "\(none)")
 
         try FileManager.default.moveItem(atPath: directory.path("site.yaml"), toPath: directory.path("site.jobrun.yaml"))
         let named = try await Harness.run(["validate"], in: directory.path)

@@ -187,7 +187,10 @@ extension FaultServerTests {
         #expect(loop.exitStatus == 47, "too many redirects: \(loop)")
 
         let log = try await fixture.server.waitForRequests { $0.count == 10 }
-        #expect(log.prefix(4).map(\.path) == ["/redirect/3/gen/10/r.bin?sig=1", "/redirect/2/gen/10/r.bin?sig=1", "/redirect/1/gen/10/r.bin?sig=1", "/gen/10/r.bin?sig=1"])
+        #expect(
+            log.prefix(4).map(\.path) == [
+                "/redirect/3/gen/10/r.bin?sig=1", "/redirect/2/gen/10/r.bin?sig=1", "/redirect/1/gen/10/r.bin?sig=1", "/gen/10/r.bin?sig=1",
+            ])
         #expect(log.prefix(3).allSatisfy { $0.status == 302 })
         #expect(log.dropFirst(4).allSatisfy { $0.path == "/redirect-loop/gen/10/l.bin" && $0.status == 302 })
     }

@@ -45,7 +45,10 @@ import Testing
         #expect(lines.dropLast().last?.hasPrefix("Space: mirror: 9.8 KiB to fetch, ") == true)
         let order = lines.dropLast(2).map { $0.split(separator: " ")[1] }
         #expect(order == (0..<Self.count).map { Substring(Self.id($0)) })
-        #expect(lines.last == "Plan: 10000 to fetch, 0 to resume, 0 to refetch (9.8 KiB), 0 up to date, 0 deferred; 10000 without digests (10000 size only, 0 unverified).")
+        #expect(
+            lines.last
+                == "Plan: 10000 to fetch, 0 to resume, 0 to refetch (9.8 KiB), 0 up to date, 0 deferred; 10000 without digests (10000 size only, 0 unverified)."
+        )
         #expect(!directory.exists("mirror"))
 
         let graph = try await Harness.run(["graph", "chain.yaml"], in: directory.path)
@@ -106,10 +109,11 @@ import Testing
         let result = try await Harness.run(["validate", "huge.yaml"], in: directory.path)
         #expect(result.status == 65, "\(result)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == """
-            huge.yaml:1:1: error: manifest is \(size) bytes; the limit is 256 MiB
-            jobrun: 1 error in the manifests; nothing was done.
+        #expect(
+            result.stderr == """
+                huge.yaml:1:1: error: manifest is \(size) bytes; the limit is 256 MiB
+                jobrun: 1 error in the manifests; nothing was done.
 
-            """)
+                """)
     }
 }

@@ -31,17 +31,18 @@ import Testing
         try fixture.write(manifest: try Self.manifest(fixture))
         let text = try await fixture.run(["plan", "-v", "site.yaml"])
         #expect(text.status == 0, "\(text)")
-        #expect(Harness.maskingFreeSpace(text.stdout) == """
-            ~ r -> mirror/r/: 5 to fetch (2.9 KiB + 3 of unknown size)
-                + proven.bin (1000 B)
-                + sized.bin (2.0 KiB) [size only]
-                + bare.bin [unverified]
-                + large.bin [unverified]
-                + md5.bin
-            Space: mirror: 2.9 KiB plus 3 slices of unknown size to fetch, @FREE@ free.
-            Plan: 5 to fetch, 0 to resume, 0 to refetch (2.9 KiB + 3 of unknown size), 0 up to date, 0 deferred; 3 without digests (1 size only, 2 unverified).
+        #expect(
+            Harness.maskingFreeSpace(text.stdout) == """
+                ~ r -> mirror/r/: 5 to fetch (2.9 KiB + 3 of unknown size)
+                    + proven.bin (1000 B)
+                    + sized.bin (2.0 KiB) [size only]
+                    + bare.bin [unverified]
+                    + large.bin [unverified]
+                    + md5.bin
+                Space: mirror: 2.9 KiB plus 3 slices of unknown size to fetch, @FREE@ free.
+                Plan: 5 to fetch, 0 to resume, 0 to refetch (2.9 KiB + 3 of unknown size), 0 up to date, 0 deferred; 3 without digests (1 size only, 2 unverified).
 
-            """, "\(text)")
+                """, "\(text)")
 
         let json = try await fixture.run(["plan", "--json", "site.yaml"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
@@ -61,27 +62,33 @@ import Testing
         try fixture.write(manifest: try Self.manifest(fixture))
         let text = try await fixture.apply(["--junit", "apply.xml"])
         #expect(text.status == 0, "\(text)")
-        #expect(text.stdout == """
-            + r: 5 fetched (397.0 KiB), 1 size only, 2 unverified
-            Apply complete! Slices: 5 fetched (397.0 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred; 3 without digests (1 size only, 2 unverified).
+        #expect(
+            text.stdout == """
+                + r: 5 fetched (397.0 KiB), 1 size only, 2 unverified
+                Apply complete! Slices: 5 fetched (397.0 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred; 3 without digests (1 size only, 2 unverified).
 
-            """, "\(text)")
+                """, "\(text)")
         let xml = try #require(fixture.directory.contents(of: "apply.xml"))
         let sized = try fixture.digest("/gen/2000/sized.bin"), bare = try fixture.digest("/gen/3000/bare.bin")
         let large = try fixture.digest("/gen/400000/large.bin")
-        #expect(xml.contains("""
-            <system-out>size only (no digest declared): sized.bin, sha256 \(sized)
-            unverified (no digest or size declared): bare.bin, sha256 \(bare)
-            unverified (no digest or size declared): large.bin, sha256 \(large)
-            </system-out>
-            """), "\(xml)")
+        #expect(
+            xml.contains(
+                """
+                <system-out>size only (no digest declared): sized.bin, sha256 \(sized)
+                unverified (no digest or size declared): bare.bin, sha256 \(bare)
+                unverified (no digest or size declared): large.bin, sha256 \(large)
+                </system-out>
+                """), "\(xml)")
         #expect(!xml.contains("<failure") && !xml.contains("<error"), "\(xml)")
         JUnitSchemaCheck.expectValid(fixture.directory.path("apply.xml"))
 
         // Again, with everything in place: the same words for up-to-date slices, and JSON.
         let (again, report) = try await fixture.applyJSON()
         #expect(again.status == 0, "\(again)")
-        #expect(again.stderr.hasSuffix("= r: 5 up to date, 1 size only, 2 unverified\nApply complete! Slices: 0 fetched (0 B), 0 resumed, 5 up to date, 0 failed, 0 deferred; 3 without digests (1 size only, 2 unverified).\n"), "\(again)")
+        #expect(
+            again.stderr.hasSuffix(
+                "= r: 5 up to date, 1 size only, 2 unverified\nApply complete! Slices: 0 fetched (0 B), 0 resumed, 5 up to date, 0 failed, 0 deferred; 3 without digests (1 size only, 2 unverified).\n"
+            ), "\(again)")
         #expect(report.summary.sizeOnly == 1 && report.summary.unverified == 2, "\(report.summary)")
         #expect(try report.slice("r", "proven.bin").integrity == "digest")
         #expect(try report.slice("r", "sized.bin").integrity == "size_only")
@@ -146,12 +153,14 @@ import Testing
         #expect(quiet.status == 0 && quiet.stdout == lines.split(separator: "\n").filter { !$0.hasPrefix("=") }.joined(separator: "\n") + "\n", "\(quiet)")
 
         let xml = try #require(fixture.directory.contents(of: "verify.xml"))
-        #expect(xml.contains("""
-            <system-out>size only (no digest declared): sized.bin
-            unverified (no digest or size declared): bare.bin
-            unverified (no digest or size declared): large.bin
-            </system-out>
-            """), "\(xml)")
+        #expect(
+            xml.contains(
+                """
+                <system-out>size only (no digest declared): sized.bin
+                unverified (no digest or size declared): bare.bin
+                unverified (no digest or size declared): large.bin
+                </system-out>
+                """), "\(xml)")
         JUnitSchemaCheck.expectValid(fixture.directory.path("verify.xml"))
 
         let json = try await fixture.run(["verify", "--json", "site.yaml"])

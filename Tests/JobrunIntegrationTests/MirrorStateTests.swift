@@ -28,7 +28,9 @@ import Testing
     }
 
     /// `plan --json`'s counts of files proven by hashing and passed as unchanged since proven.
-    static func planProofs(_ fixture: ApplyFixture, _ extra: [String] = [], sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    static func planProofs(
+        _ fixture: ApplyFixture, _ extra: [String] = [], sourceLocation: Testing.SourceLocation = #_sourceLocation
+    )
         async throws -> (hashed: Int, unchanged: Int, summary: [String: Any], stderr: String)
     {
         let plan = try await fixture.run(["plan", "site.yaml", "--json"] + extra, sourceLocation: sourceLocation)
@@ -90,8 +92,9 @@ import Testing
 
         // The manifest now also expects an MD5 of f3.bin: the record proved only its SHA-256.
         let md5 = try fixture.digest("/gen/\(Self.size)/f3.bin", algorithm: "md5")
-        try fixture.write(manifest: Self.manifest(fixture).replacingOccurrences(
-            of: "{path: f3.bin, size: \(Self.size), ", with: "{path: f3.bin, size: \(Self.size), md5: \(md5), "))
+        try fixture.write(
+            manifest: Self.manifest(fixture).replacingOccurrences(
+                of: "{path: f3.bin, size: \(Self.size), ", with: "{path: f3.bin, size: \(Self.size), md5: \(md5), "))
         let more = try await Self.planProofs(fixture)
         #expect(more.hashed >= 1 && more.summary["up_to_date"] as? Int == 6, "\(more)")
         let again = try await Self.planProofs(fixture)
@@ -259,19 +262,21 @@ import Testing
             default: ""
             }
         }
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              retries: {attempts: 1}
-              concurrency: {total: 2, per_host: 2}
-            resources:
-              - id: r
-                slices:
-            \(names.enumerated().map { k, name in
-                "      - {path: \(name), url: \"\(fixture.url("\(route(k))/gen/\(Self.size)/\(name)"))\", size: \(Self.size), sha256: \(Generated.sha256Hex(size: Self.size, name: name))}"
-            }.joined(separator: "\n"))
+        let slices = names.enumerated().map { k, name in
+            "      - {path: \(name), url: \"\(fixture.url("\(route(k))/gen/\(Self.size)/\(name)"))\", size: \(Self.size), sha256: \(Generated.sha256Hex(size: Self.size, name: name))}"
+        }
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  retries: {attempts: 1}
+                  concurrency: {total: 2, per_host: 2}
+                resources:
+                  - id: r
+                    slices:
+                \(slices.joined(separator: "\n"))
 
-            """)
+                """)
         let apply = try fixture.startApply()
         defer { apply.kill() }
         let root = fixture.directory.path("mirror")

@@ -48,12 +48,15 @@ import Testing
 
         // The list as the resource's slices_from: every slice has a digest now, and everything
         // is up to date, proven, without a request.
-        try fixture.write(manifest: "version: 1\nresources:\n  - id: r\n    base_url: \(fixture.url("/gen/300/"))\n    slices_from: pins/r.sha256\n", to: "pinned.yaml")
+        try fixture.write(
+            manifest: "version: 1\nresources:\n  - id: r\n    base_url: \(fixture.url("/gen/300/"))\n    slices_from: pins/r.sha256\n", to: "pinned.yaml")
         let requestsBefore = try await fixture.sentRequests().count
         let plan = try await fixture.run(["plan", "pinned.yaml", "--require-digests"])
         #expect(plan.status == 0 && plan.stdout.hasSuffix("Plan: 0 to fetch, 0 to resume, 0 to refetch, 4 up to date, 0 deferred.\n"), "\(plan)")
         let apply = try await fixture.apply(["--require-digests"], manifest: "pinned.yaml")
-        #expect(apply.status == 0 && apply.stdout.hasSuffix("Apply complete! Slices: 0 fetched (0 B), 0 resumed, 4 up to date, 0 failed, 0 deferred.\n"), "\(apply)")
+        #expect(
+            apply.status == 0 && apply.stdout.hasSuffix("Apply complete! Slices: 0 fetched (0 B), 0 resumed, 4 up to date, 0 failed, 0 deferred.\n"), "\(apply)"
+        )
         let verify = try await fixture.run(["verify", "pinned.yaml", "--require-digests"])
         #expect(verify.status == 0 && verify.stdout.hasSuffix("Verify: 4 ok, 0 mismatched, 0 missing, 0 errors; 4 proven by hashing.\n"), "\(verify)")
         #expect(try await fixture.sentRequests().count == requestsBefore, "the pinned runs sent requests")
@@ -61,9 +64,14 @@ import Testing
         // A later change to a file the manifest says nothing of is caught by the pin.
         _ = try fixture.directory.write(file: "mirror/r/a.bin", bytes: Array(repeating: 7, count: 300))
         let caught = try await fixture.run(["verify", "pinned.yaml"])
-        #expect(caught.status == 1 && caught.stdout.contains("* mirror/r/a.bin: sha256 differs: expected \(Generated.sha256Hex(size: 300, name: "a.bin"))"), "\(caught)")
+        #expect(
+            caught.status == 1 && caught.stdout.contains("* mirror/r/a.bin: sha256 differs: expected \(Generated.sha256Hex(size: 300, name: "a.bin"))"),
+            "\(caught)")
         let repaired = try await fixture.apply(manifest: "pinned.yaml")
-        #expect(repaired.status == 0 && repaired.stdout.hasSuffix("Apply complete! Slices: 0 fetched (300 B), 1 repaired, 0 resumed, 3 up to date, 0 failed, 0 deferred.\n"), "\(repaired)")
+        #expect(
+            repaired.status == 0
+                && repaired.stdout.hasSuffix("Apply complete! Slices: 0 fetched (300 B), 1 repaired, 0 resumed, 3 up to date, 0 failed, 0 deferred.\n"),
+            "\(repaired)")
     }
 
     /// Slices not fetched in this run (up to date) and slices declaring another algorithm are
@@ -109,13 +117,14 @@ import Testing
         #expect(apply.status == 0, "\(apply)")
         #expect(fixture.directory.contents(of: "pins/r.sha256") == Self.expectedList())
         #expect(fixture.directory.contents(of: "pins/big.sha256") == Self.expectedList(size: 300_000))
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - {id: r, base_url: "\(fixture.url("/gen/300/"))", slices_from: pins/r.sha256}
-              - {id: big, base_url: "\(fixture.url("/gen/300000/"))", slices_from: pins/big.sha256}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - {id: r, base_url: "\(fixture.url("/gen/300/"))", slices_from: pins/r.sha256}
+                  - {id: big, base_url: "\(fixture.url("/gen/300000/"))", slices_from: pins/big.sha256}
 
-            """, to: "pinned.yaml")
+                """, to: "pinned.yaml")
         let verify = try await fixture.run(["verify", "pinned.yaml", "--require-digests"])
         #expect(verify.status == 0 && verify.stdout.hasSuffix("Verify: 8 ok, 0 mismatched, 0 missing, 0 errors; 8 proven by hashing.\n"), "\(verify)")
         if SHA256Sum.executable != nil {
@@ -130,17 +139,18 @@ import Testing
     @Test func aFailedSliceIsNotPinned() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults:
-              retries: {attempts: 1}
-            resources:
-              - id: r
-                slices:
-                  - {path: good.bin, url: "\(fixture.url("/gen/100/good.bin"))"}
-                  - {path: gone.bin, url: "\(fixture.url("/status/404"))"}
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  retries: {attempts: 1}
+                resources:
+                  - id: r
+                    slices:
+                      - {path: good.bin, url: "\(fixture.url("/gen/100/good.bin"))"}
+                      - {path: gone.bin, url: "\(fixture.url("/status/404"))"}
 
-            """)
+                """)
         let result = try await fixture.apply(["--record-sums", "pins.sha256"])
         #expect(result.status == 1, "\(result)")
         #expect(fixture.directory.contents(of: "pins.sha256") == "\(Generated.sha256Hex(size: 100, name: "good.bin"))  good.bin\n")

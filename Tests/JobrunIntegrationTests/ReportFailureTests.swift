@@ -37,9 +37,11 @@ import Testing
         // The run itself went through, and its summary is on stderr beside the JSON.
         #expect(apply.stderr.contains("Apply complete! Slices: 2 fetched"), "\(apply)")
 
-        for (arguments, status) in [(["plan", "site.yaml", "--json"], Int32(74)), (["plan", "site.yaml", "--json", "--detailed-exitcode"], 1),
-                                    (["verify", "site.yaml", "--json"], 74), (["status", "site.yaml", "--json"], 74),
-                                    (["verify", "site.yaml"], 74), (["validate", "site.yaml"], 74)] {
+        for (arguments, status) in [
+            (["plan", "site.yaml", "--json"], Int32(74)), (["plan", "site.yaml", "--json", "--detailed-exitcode"], 1),
+            (["verify", "site.yaml", "--json"], 74), (["status", "site.yaml", "--json"], 74),
+            (["verify", "site.yaml"], 74), (["validate", "site.yaml"], 74),
+        ] {
             let result = try await Self.runOnFullDisk(arguments, in: fixture)
             #expect(result.status == status, "\(arguments): \(result)")
             #expect(result.stderr.contains("jobrun: error: cannot write the "), "\(arguments): \(result)")
@@ -60,11 +62,16 @@ import Testing
         #expect(apply.stderr.contains("jobrun: error: cannot write the JUnit report 'blocked/junit.xml': "), "\(apply)")
         #expect(apply.stderr.contains("jobrun: error: cannot write the sums of 'r' to 'blocked/r.sha256': "), "\(apply)")
         #expect(apply.stderr.contains("cannot write the JUnit report 'blocked/junit.xml': Not a directory (creating a temporary file)\n"), "\(apply)")
-        #expect(apply.stderr.hasSuffix("\nApply complete! Slices: 2 fetched (3.1 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred; 2 without digests (1 size only, 1 unverified).\n"), "\(apply)")
+        #expect(
+            apply.stderr.hasSuffix(
+                "\nApply complete! Slices: 2 fetched (3.1 KiB), 0 resumed, 0 up to date, 0 failed, 0 deferred; 2 without digests (1 size only, 1 unverified).\n"
+            ), "\(apply)")
 
         let verify = try await fixture.run(["verify", "site.yaml", "--junit", "blocked/v.xml", "--record-sums", "sums/{id}.sha256"])
         #expect(verify.status == 74, "\(verify)")
-        #expect(verify.stdout.hasSuffix("\nVerify: 2 ok, 0 mismatched, 0 missing, 0 errors; 2 without digests (1 size only, 1 unverified); 2 proven by hashing.\n"), "\(verify)")
+        #expect(
+            verify.stdout.hasSuffix("\nVerify: 2 ok, 0 mismatched, 0 missing, 0 errors; 2 without digests (1 size only, 1 unverified); 2 proven by hashing.\n"),
+            "\(verify)")
         #expect(fixture.directory.exists("sums/r.sha256"), "the list after the failed JUnit report was not written")
 
         let plan = try await fixture.run(["plan", "site.yaml", "--out", "blocked/plan.json"])

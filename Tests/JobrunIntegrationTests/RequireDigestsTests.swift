@@ -90,14 +90,15 @@ import Testing
         #expect(try await fixture.apply().status == 0)
         let text = try await fixture.run(["verify", "site.yaml", "--require-digests", "--junit", "verify.xml"])
         #expect(text.status == 1, "\(text)")
-        #expect(text.stdout == """
-            = mirror/listed/l.bin
-            = mirror/r/proven.bin
-            ~ mirror/r/sized.bin: size only (no digest declared), refused by --require-digests
-            ? mirror/r/bare.bin: unverified (no digest or size declared), refused by --require-digests
-            Verify: 2 ok, 0 mismatched, 0 missing, 0 errors; 2 without digests (1 size only, 1 unverified); 2 proven by hashing.
+        #expect(
+            text.stdout == """
+                = mirror/listed/l.bin
+                = mirror/r/proven.bin
+                ~ mirror/r/sized.bin: size only (no digest declared), refused by --require-digests
+                ? mirror/r/bare.bin: unverified (no digest or size declared), refused by --require-digests
+                Verify: 2 ok, 0 mismatched, 0 missing, 0 errors; 2 without digests (1 size only, 1 unverified); 2 proven by hashing.
 
-            """, "\(text)")
+                """, "\(text)")
         let xml = try #require(fixture.directory.contents(of: "verify.xml"))
         #expect(xml.contains(#"tests="3" failures="2" errors="0""#), "\(xml)")
         #expect(xml.contains(#"<failure type="NoDigest" message="size only: no digest declared (--require-digests)">file: mirror/r/sized.bin"#), "\(xml)")

@@ -11,14 +11,15 @@ import Testing
 
     /// Two resources read one list (recorded once), a third another list in a subfolder.
     func writeInputs(_ fixture: ApplyFixture) throws {
-        try fixture.write(manifest: """
-            version: 1
-            resources:
-              - {id: one, base_url: "\(fixture.url("/gen/100/"))", slices_from: lists/a.sha256}
-              - {id: two, base_url: "\(fixture.url("/gen/100/"))", slices_from: ./lists/a.sha256}
-              - {id: three, base_url: "\(fixture.url("/gen/200/"))", slices_from: b.sha256}
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - {id: one, base_url: "\(fixture.url("/gen/100/"))", slices_from: lists/a.sha256}
+                  - {id: two, base_url: "\(fixture.url("/gen/100/"))", slices_from: ./lists/a.sha256}
+                  - {id: three, base_url: "\(fixture.url("/gen/200/"))", slices_from: b.sha256}
 
-            """)
+                """)
         try fixture.directory.write(file: "lists/a.sha256", contents: Self.listLine(100, "a.bin"))
         try fixture.directory.write(file: "b.sha256", contents: Self.listLine(200, "b.bin"))
     }
@@ -52,10 +53,11 @@ import Testing
         try fixture.directory.write(file: "lists/a.sha256", contents: Self.listLine(100, "a.bin") + Self.listLine(100, "c.bin"))
         let stale = try await fixture.run(["apply", "plans/p.json"])
         #expect(stale.status == 1, "\(stale)")
-        #expect(stale.stderr == """
-            jobrun: error: the saved plan is stale: 'lists/a.sha256' changed since the plan was made; run 'jobrun plan' again, or apply with --refresh
+        #expect(
+            stale.stderr == """
+                jobrun: error: the saved plan is stale: 'lists/a.sha256' changed since the plan was made; run 'jobrun plan' again, or apply with --refresh
 
-            """, "\(stale)")
+                """, "\(stale)")
         #expect(stale.stdout.isEmpty, "\(stale)")
         try await fixture.expectNothingRequested()
         #expect(!fixture.directory.exists("mirror/one/a.bin"))

@@ -142,15 +142,17 @@ import Testing
     @Test func aLiteralCredentialOnTheLineOfAnotherMistakeIsNotQuoted() async throws {
         let directory = try TemporaryDirectory(prefix: "jobrun-secrets")
         defer { directory.remove() }
-        try directory.write(file: "site.yaml", contents: """
-            version: 1
-            resources:
-              - id: a
-                base_url: https://cdn.example.com/
-                headers: {X-Api-Key: \(Self.literalKey), X-Bad: "a\\rb"}
-                slices: [{path: x}]
+        try directory.write(
+            file: "site.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: a
+                    base_url: https://cdn.example.com/
+                    headers: {X-Api-Key: \(Self.literalKey), X-Bad: "a\\rb"}
+                    slices: [{path: x}]
 
-            """)
+                """)
         let result = try await Harness.run(["validate", "site.yaml"], in: directory.path)
         #expect(result.status == 65, "\(result)")
         #expect(result.stderr.contains("the value of header 'X-Bad' contains a carriage return"), "\(result)")

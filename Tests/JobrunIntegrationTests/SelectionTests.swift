@@ -41,12 +41,13 @@ import Testing
         let apply = try await fixture.apply(["--resource", "lessons"])
         #expect(apply.status == 0, "\(apply)")
         #expect(apply.stderr == Self.selectedLessons, "\(apply)")
-        #expect(apply.stdout == """
-            + site: 1 fetched (100 B)
-            + lessons: 2 fetched (400 B)
-            Apply complete! Slices: 3 fetched (500 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.
+        #expect(
+            apply.stdout == """
+                + site: 1 fetched (100 B)
+                + lessons: 2 fetched (400 B)
+                Apply complete! Slices: 3 fetched (500 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.
 
-            """, "\(apply)")
+                """, "\(apply)")
         try await fixture.expectRequests(Self.lessonsPaths)
         let mirror = fixture.directory.path("mirror")
         #expect(DirectoryTree.files(under: mirror) == ["index.html", "lessons/one.ts", "lessons/two.ts"].map { mirror + "/" + $0 })
@@ -93,11 +94,12 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture))
         let result = try await fixture.run([command, "site.yaml", "--resource", "lesson", "--resource", "media", "--resource", "nope"])
         #expect(result.status == 64, "\(result)")
-        #expect(result.stderr == """
-            jobrun: error: --resource: no resource 'lesson' in the manifests (did you mean 'lessons'?); nothing was done
-            jobrun: error: --resource: no resource 'nope' in the manifests; nothing was done
+        #expect(
+            result.stderr == """
+                jobrun: error: --resource: no resource 'lesson' in the manifests (did you mean 'lessons'?); nothing was done
+                jobrun: error: --resource: no resource 'nope' in the manifests; nothing was done
 
-            """, "\(result)")
+                """, "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
         #expect(!fixture.directory.exists("mirror"))
         try await fixture.expectNothingRequested()
@@ -119,18 +121,19 @@ import Testing
         try fixture.write(manifest: Self.manifest(fixture))
         let graph = try await fixture.run(["graph", "site.yaml", "--resource", "extras"])
         #expect(graph.status == 0, "\(graph)")
-        #expect(graph.stdout == """
-            digraph jobrun {
-                rankdir=LR;
-                node [shape=box];
-                "extras" [label="extras\\n1 slice, 300 B"];
-                "lessons" [label="lessons\\n2 slices, 400 B"];
-                "site" [label="site\\n1 slice, 100 B"];
-                "lessons" -> "extras";
-                "site" -> "lessons";
-            }
+        #expect(
+            graph.stdout == """
+                digraph jobrun {
+                    rankdir=LR;
+                    node [shape=box];
+                    "extras" [label="extras\\n1 slice, 300 B"];
+                    "lessons" [label="lessons\\n2 slices, 400 B"];
+                    "site" [label="site\\n1 slice, 100 B"];
+                    "lessons" -> "extras";
+                    "site" -> "lessons";
+                }
 
-            """, "\(graph)")
+                """, "\(graph)")
         #expect(graph.stderr == "Selected 3 of 4 resources (--resource extras): site, lessons, extras.\n", "\(graph)")
     }
 
@@ -148,23 +151,25 @@ import Testing
 
         let site = try await fixture.run(["verify", "site.yaml", "--resource", "site", "--extra", "-q"])
         #expect(site.status == 0, "\(site)")
-        #expect(site.stdout == """
-            # mirror/lessons/stray.bin: named by no manifest
-            # mirror/media/stray.bin: named by no manifest
-            # mirror/stray.bin: named by no manifest
-            Verify: 1 ok, 0 mismatched, 0 missing, 0 errors, 3 extra; 1 proven by hashing.
+        #expect(
+            site.stdout == """
+                # mirror/lessons/stray.bin: named by no manifest
+                # mirror/media/stray.bin: named by no manifest
+                # mirror/stray.bin: named by no manifest
+                Verify: 1 ok, 0 mismatched, 0 missing, 0 errors, 3 extra; 1 proven by hashing.
 
-            """, "\(site)")
+                """, "\(site)")
 
         // Only media's folder is walked; its missing file is checked.
         let media = try await fixture.run(["verify", "site.yaml", "--resource", "media", "--extra", "-q"])
         #expect(media.status == 1, "\(media)")
-        #expect(media.stdout == """
-            - mirror/media/clip.mp4: missing
-            # mirror/media/stray.bin: named by no manifest
-            Verify: 0 ok, 0 mismatched, 1 missing, 0 errors, 1 extra.
+        #expect(
+            media.stdout == """
+                - mirror/media/clip.mp4: missing
+                # mirror/media/stray.bin: named by no manifest
+                Verify: 0 ok, 0 mismatched, 1 missing, 0 errors, 1 extra.
 
-            """, "\(media)")
+                """, "\(media)")
     }
 
     /// A plan saved with `--resource` applies that selection, and its staleness is judged on
@@ -182,10 +187,11 @@ import Testing
         #expect(try await fixture.apply(["--resource", "media"]).status == 0)
         let refused = try await fixture.run(["apply", "plan.json", "--resource", "extras"])
         #expect(refused.status == 64, "\(refused)")
-        #expect(refused.stderr == """
-            jobrun: error: --resource cannot be given with a saved plan, which applies the resources it was made for (--resource lessons); run 'jobrun plan --resource ID --out FILE' for another selection; nothing was done
+        #expect(
+            refused.stderr == """
+                jobrun: error: --resource cannot be given with a saved plan, which applies the resources it was made for (--resource lessons); run 'jobrun plan --resource ID --out FILE' for another selection; nothing was done
 
-            """, "\(refused)")
+                """, "\(refused)")
         try await fixture.expectRequests(["/gen/400/clip.mp4"])
 
         let apply = try await fixture.run(["apply", "plan.json"])
@@ -198,7 +204,10 @@ import Testing
         // Now the selected slices are up to date: the plan no longer says what applying would do.
         let stale = try await fixture.run(["apply", "plan.json"])
         #expect(stale.status == 1, "\(stale)")
-        #expect(stale.stderr.hasSuffix("jobrun: error: the saved plan is stale: the mirror changed since the plan was made; run 'jobrun plan' again, or apply with --refresh\n"), "\(stale)")
+        #expect(
+            stale.stderr.hasSuffix(
+                "jobrun: error: the saved plan is stale: the mirror changed since the plan was made; run 'jobrun plan' again, or apply with --refresh\n"),
+            "\(stale)")
     }
 
     /// A resource the plan selected that the manifests no longer declare: nothing can be
@@ -213,10 +222,11 @@ import Testing
         for extra in [[], ["--refresh"]] {
             let stale = try await fixture.run(["apply", "plan.json"] + extra)
             #expect(stale.status == 1, "\(stale)")
-            #expect(stale.stderr == """
-                jobrun: error: the saved plan is stale: it was made for resource 'media', which the manifests no longer declare; run 'jobrun plan' again
+            #expect(
+                stale.stderr == """
+                    jobrun: error: the saved plan is stale: it was made for resource 'media', which the manifests no longer declare; run 'jobrun plan' again
 
-                """, "\(stale)")
+                    """, "\(stale)")
         }
         #expect(!fixture.directory.exists("mirror"))
         try await fixture.expectNothingRequested()

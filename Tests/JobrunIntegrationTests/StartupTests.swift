@@ -102,7 +102,8 @@ import Testing
 
         func snapshot() -> [String: Data] {
             let root = site.path("mirror")
-            return Dictionary(uniqueKeysWithValues: DirectoryTree.entries(under: root).map { ($0, FileManager.default.contents(atPath: root + "/" + $0) ?? Data()) })
+            return Dictionary(
+                uniqueKeysWithValues: DirectoryTree.entries(under: root).map { ($0, FileManager.default.contents(atPath: root + "/" + $0) ?? Data()) })
         }
         let before = snapshot()
         let apply = try await Harness.run(["apply", "site.yaml", "--output", "mirror", "--junit", "apply.xml"], in: site.path, environment: environment)

@@ -52,14 +52,15 @@ import Testing
     @Test func aFirstRunThatFailsIsRecorded() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        try fixture.write(manifest: """
-            version: 1
-            defaults: {retries: {attempts: 1}}
-            resources:
-              - id: r
-                slices: [{path: gone.bin, url: "\(fixture.url("/status/404"))"}]
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {retries: {attempts: 1}}
+                resources:
+                  - id: r
+                    slices: [{path: gone.bin, url: "\(fixture.url("/status/404"))"}]
 
-            """)
+                """)
         let apply = try await fixture.run(["apply", "site.yaml"], environment: ["JOBRUN_RUN_ID": "first"])
         #expect(apply.status == 1, "\(apply)")
         let status = try await fixture.run(["status", "site.yaml"])
@@ -158,13 +159,14 @@ import Testing
         let result = try await fixture.run(["status", "site.yaml"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr == "jobrun: warning: no mirror state in 'mirror': run 'jobrun apply' to record one\n", "\(result)")
-        #expect(result.stdout == """
-            ~ extras -> mirror/extras/: 1 unproven
-            ~ intro -> mirror/intro/: 1 unproven
-            ~ lessons -> mirror/lessons/a/: 2 unproven
-            Status: 0 of 4 slices proven (4 unproven).
+        #expect(
+            result.stdout == """
+                ~ extras -> mirror/extras/: 1 unproven
+                ~ intro -> mirror/intro/: 1 unproven
+                ~ lessons -> mirror/lessons/a/: 2 unproven
+                Status: 0 of 4 slices proven (4 unproven).
 
-            """, "\(result)")
+                """, "\(result)")
         #expect(!fixture.directory.exists("mirror/.jobrun"), "status never creates a store")
     }
 
@@ -231,7 +233,8 @@ import Testing
 
         let moved = try await fixture.run(["status", "site.yaml", "--runs", "0"])
         #expect(moved.status == 1 && moved.stderr.isEmpty, "\(moved)")
-        #expect(Self.lines(moved.stdout, startingWith: "~ lessons -> mirror/lessons/a/: 2 moved or restored (not re-proven); last fetched ").count == 1, "\(moved)")
+        #expect(
+            Self.lines(moved.stdout, startingWith: "~ lessons -> mirror/lessons/a/: 2 moved or restored (not re-proven); last fetched ").count == 1, "\(moved)")
         #expect(moved.stdout.hasSuffix("\nStatus: 0 of 4 slices proven (4 moved or restored).\n"), "\(moved)")
         let json = try await fixture.run(["status", "site.yaml", "--json"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
@@ -249,9 +252,10 @@ import Testing
         let proven = try await fixture.run(["status", "site.yaml", "--runs", "0"])
         #expect(proven.status == 0, "\(proven)")
         #expect(proven.stdout.hasPrefix("= extras -> mirror/extras/: 1 proven; fully proven "), "\(proven)")
-        #expect(Self.lines(proven.stdout, startingWith: "= lessons -> mirror/lessons/a/: 2 proven; fully proven ").allSatisfy {
-            $0.contains("; last fetched ")
-        }, "\(proven)")
+        #expect(
+            Self.lines(proven.stdout, startingWith: "= lessons -> mirror/lessons/a/: 2 proven; fully proven ").allSatisfy {
+                $0.contains("; last fetched ")
+            }, "\(proven)")
         #expect(try StateStore(root: root, readOnly: true).provenFiles().mapValues(\.fetchedAtMilliseconds) == fetched)
     }
 
@@ -271,7 +275,9 @@ import Testing
         #expect(document["jobrun_version"] is String && document["checked_at"] is String && document["checked_at_ms"] is Int)
         #expect(document["max_age"] as? String == "7d" && document["max_age_ms"] as? Int == 604_800_000)
         let summary = try #require(document["summary"] as? [String: Any])
-        for (key, value) in ["slices": 4, "proven": 3, "changed": 0, "moved": 0, "unproven": 0, "missing": 1, "resumable": 0, "errors": 0, "older_than_max_age": 0] {
+        for (key, value) in [
+            "slices": 4, "proven": 3, "changed": 0, "moved": 0, "unproven": 0, "missing": 1, "resumable": 0, "errors": 0, "older_than_max_age": 0,
+        ] {
             #expect(summary[key] as? Int == value, "summary.\(key): \(result)")
         }
         #expect(summary["all_proven"] as? Bool == false && summary["ok"] as? Bool == false)

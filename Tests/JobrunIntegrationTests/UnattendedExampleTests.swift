@@ -12,15 +12,16 @@ import Testing
     @Test func theCronWrapperLeavesALogAnEventStreamAndAReport() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        let manifest = try fixture.write(manifest: """
-            version: 1
-            resources:
-              - id: r
-                slices:
-                  - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
-                  - {path: gone.bin, url: "\(fixture.url("/status/404"))"}
+        let manifest = try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: r
+                    slices:
+                      - {path: a.bin, url: "\(fixture.url("/gen/10/a.bin"))", size: 10}
+                      - {path: gone.bin, url: "\(fixture.url("/status/404"))"}
 
-            """)
+                """)
         let jobrun = try BinaryRunner.locate()
         let logs = fixture.directory.path("logs")
         let result = try await BinaryRunner(executable: "/bin/sh").run(
@@ -34,7 +35,8 @@ import Testing
         // progress interval, it writes no progress line between them).
         let stamped = log.split(separator: "\n").filter { $0.contains(" jobrun cron-test: ") }
         #expect(stamped.count == 2, "\(log)")
-        #expect(stamped.first?.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun cron-test: apply started: 1 resource, 2 slices/#) != nil, "\(log)")
+        #expect(
+            stamped.first?.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun cron-test: apply started: 1 resource, 2 slices/#) != nil, "\(log)")
         #expect(stamped.last?.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z jobrun cron-test: apply ended: exit 1, \d+\.\d s/#) != nil, "\(log)")
         let events = try #require(fixture.directory.contents(of: "logs/cron-test.ndjson")).split(separator: "\n")
         #expect(events.first?.contains("\"type\":\"run_start\"") == true && events.last?.contains("\"type\":\"run_end\"") == true, "\(events)")

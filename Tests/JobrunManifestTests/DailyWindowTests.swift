@@ -138,7 +138,9 @@ import Testing
     @Test func extremeInstants() throws {
         let w = try Self.window("01:00-06:00")
         let berlin = try ZoneInfoFixture.rules("Europe/Berlin")
-        for d in [Date.distantPast, Date.distantFuture, Date(timeIntervalSince1970: -1e300), Date(timeIntervalSince1970: 1e300), Date(timeIntervalSince1970: .nan)] {
+        for d in [
+            Date.distantPast, Date.distantFuture, Date(timeIntervalSince1970: -1e300), Date(timeIntervalSince1970: 1e300), Date(timeIntervalSince1970: .nan),
+        ] {
             _ = w.contains(d, in: berlin)
             #expect(w.nextOpening(after: d, in: berlin) != nil)
             #expect(w.nextClosing(after: d, in: berlin) != nil)

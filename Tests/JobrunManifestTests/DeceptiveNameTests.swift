@@ -11,25 +11,25 @@ import Testing
     /// A valid manifest naming something in every field that takes a name, with its companions.
     static let valid: [String: String] = [
         "m.yaml": """
-            version: 1
-            defaults:
-              output: mirror
-              tls: {ca_file: ca.pem}
-            resources:
-              - id: first
-                base_url: https://cdn.example.com/a/
-                slices:
-                  - path: index.json
-              - id: second
-                base_url: https://cdn.example.com/b/
-                dest: lessons
-                depends_on: [first]
-                slices_from: sums.txt
-                slices:
-                  - path: cover.png
-                    url: https://img.example.com/cover.png
+        version: 1
+        defaults:
+          output: mirror
+          tls: {ca_file: ca.pem}
+        resources:
+          - id: first
+            base_url: https://cdn.example.com/a/
+            slices:
+              - path: index.json
+          - id: second
+            base_url: https://cdn.example.com/b/
+            dest: lessons
+            depends_on: [first]
+            slices_from: sums.txt
+            slices:
+              - path: cover.png
+                url: https://img.example.com/cover.png
 
-            """,
+        """,
         "sums.txt": "\(digest)  raw/0001.ts\n",
         "ca.pem": "",
     ]
@@ -86,7 +86,8 @@ import Testing
         let lines = try #require(files[name.file]).split(separator: "\n", omittingEmptySubsequences: false)
         let lineIndex = try #require(lines.firstIndex { $0.unicodeScalars.contains(character) })
         let line = lines[lineIndex]
-        let column = try #require(line.unicodeScalars.firstIndex(of: character).map { line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: $0) }) + 1
+        let column =
+            try #require(line.unicodeScalars.firstIndex(of: character).map { line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: $0) }) + 1
         let found = try #require(DeceptiveCharacter(character))
         let shown = String(line).replacingOccurrences(of: String(character), with: "\u{FFFD}")
         let expected = """
@@ -107,65 +108,71 @@ import Testing
     }
 
     @Test func aBidiControlInASlicePath() throws {
-        #expect(try diagnose(Self.manifest(slicePaths: "invoices/report\u{202E}fdp.exe")) == """
-            m.yaml:6:30: error: slice path contains U+202E RIGHT-TO-LEFT OVERRIDE, a bidirectional control that can make a name display differently from what it is
-                  - path: invoices/report\u{FFFD}fdp.exe
-                                         ^
+        #expect(
+            try diagnose(Self.manifest(slicePaths: "invoices/report\u{202E}fdp.exe")) == """
+                m.yaml:6:30: error: slice path contains U+202E RIGHT-TO-LEFT OVERRIDE, a bidirectional control that can make a name display differently from what it is
+                      - path: invoices/report\u{FFFD}fdp.exe
+                                             ^
 
-            """)
+                """)
     }
 
     @Test func aZeroWidthSpaceInAnId() throws {
-        #expect(try diagnose("""
-            version: 1
-            resources:
-              - id: "lesson\u{200B}-a"
-                base_url: https://cdn.example.com/a/
-                slices:
-                  - path: a.ts
-            """) == """
-            m.yaml:3:16: error: resource id contains U+200B ZERO WIDTH SPACE, an invisible format character that can make different names look the same
-              - id: "lesson\u{FFFD}-a"
-                           ^
+        #expect(
+            try diagnose(
+                """
+                version: 1
+                resources:
+                  - id: "lesson\u{200B}-a"
+                    base_url: https://cdn.example.com/a/
+                    slices:
+                      - path: a.ts
+                """) == """
+                    m.yaml:3:16: error: resource id contains U+200B ZERO WIDTH SPACE, an invisible format character that can make different names look the same
+                      - id: "lesson\u{FFFD}-a"
+                                   ^
 
-            """)
+                    """)
     }
 
     @Test func aNoncharacterInDest() throws {
         // Written as an escape in a double-quoted string; the caret is at the escape.
-        #expect(try diagnose("""
-            version: 1
-            resources:
-              - id: a
-                base_url: https://cdn.example.com/a/
-                dest: "lessons/\\U0010FFFF/a"
-                slices:
-                  - path: a.ts
-            """) == """
-            m.yaml:5:20: error: 'dest' contains U+10FFFF, a noncharacter, which Unicode reserves for internal use
-                dest: "lessons/\\U0010FFFF/a"
-                               ^
+        #expect(
+            try diagnose(
+                """
+                version: 1
+                resources:
+                  - id: a
+                    base_url: https://cdn.example.com/a/
+                    dest: "lessons/\\U0010FFFF/a"
+                    slices:
+                      - path: a.ts
+                """) == """
+                    m.yaml:5:20: error: 'dest' contains U+10FFFF, a noncharacter, which Unicode reserves for internal use
+                        dest: "lessons/\\U0010FFFF/a"
+                                       ^
 
-            """)
+                    """)
     }
 
     @Test func aFormatCharacterInAChecksumListPath() throws {
         let loaded = try loadManifests([
             "m.yaml": """
-                version: 1
-                resources:
-                  - id: a
-                    base_url: https://cdn.example.com/a/
-                    slices_from: a.sha256sums
-                """,
+            version: 1
+            resources:
+              - id: a
+                base_url: https://cdn.example.com/a/
+                slices_from: a.sha256sums
+            """,
             "a.sha256sums": "# made by sha256sum\n\(Self.digest) *raw/ts/00\u{2060}01.ts\n",
         ])
-        #expect(loaded.rendered == """
-            a.sha256sums:2:76: error: slice path contains U+2060 WORD JOINER, an invisible format character that can make different names look the same
-            \(Self.digest) *raw/ts/00\u{FFFD}01.ts
-                                                                                       ^
+        #expect(
+            loaded.rendered == """
+                a.sha256sums:2:76: error: slice path contains U+2060 WORD JOINER, an invisible format character that can make different names look the same
+                \(Self.digest) *raw/ts/00\u{FFFD}01.ts
+                                                                                           ^
 
-            """)
+                """)
     }
 
     @Test func anEscapedChecksumListNameIsLocatedWhereTheCharacterIsWritten() throws {
@@ -175,96 +182,103 @@ import Testing
             "a.sums": "\u{FEFF}\\\(Self.digest)  a\\\\b\\\\c\u{200C}.ts\n",
         ])
         // The byte order mark at the start of the list is skipped and not counted, as in manifests.
-        #expect(loaded.rendered == """
-            a.sums:1:75: error: slice path contains U+200C ZERO WIDTH NON-JOINER, an invisible format character that can make different names look the same
-            \\\(Self.digest)  a\\\\b\\\\c\u{FFFD}.ts
-                                                                                      ^
+        #expect(
+            loaded.rendered == """
+                a.sums:1:75: error: slice path contains U+200C ZERO WIDTH NON-JOINER, an invisible format character that can make different names look the same
+                \\\(Self.digest)  a\\\\b\\\\c\u{FFFD}.ts
+                                                                                          ^
 
-            """)
+                """)
     }
 
     @Test func c1ControlsAndNoncharactersYAMLOnlyAllowsAsEscapes() throws {
-        #expect(try diagnose(Self.manifest(slicePaths: #""a\x85b.ts""#, #""a\u009Fb.ts""#, #""a\uFFFEb.ts""#)) == """
-            m.yaml:6:17: error: slice path contains U+0085, a control character
-                  - path: "a\\x85b.ts"
-                            ^
-            m.yaml:7:17: error: slice path contains U+009F, a control character
-                  - path: "a\\u009Fb.ts"
-                            ^
-            m.yaml:8:17: error: slice path contains U+FFFE, a noncharacter, which Unicode reserves for internal use
-                  - path: "a\\uFFFEb.ts"
-                            ^
+        #expect(
+            try diagnose(Self.manifest(slicePaths: #""a\x85b.ts""#, #""a\u009Fb.ts""#, #""a\uFFFEb.ts""#)) == """
+                m.yaml:6:17: error: slice path contains U+0085, a control character
+                      - path: "a\\x85b.ts"
+                                ^
+                m.yaml:7:17: error: slice path contains U+009F, a control character
+                      - path: "a\\u009Fb.ts"
+                                ^
+                m.yaml:8:17: error: slice path contains U+FFFE, a noncharacter, which Unicode reserves for internal use
+                      - path: "a\\uFFFEb.ts"
+                                ^
 
-            """)
+                """)
     }
 
     @Test func everyProblemIsReportedInOneRun() throws {
         let loaded = try loadManifests([
             "m.yaml": """
-                version: 1
-                defaults:
-                  output: "mirror\u{2067}"
-                resources:
-                  - id: a\u{00AD}b
-                    base_url: https://cdn.example.com/a/
-                    dest: x\(Self.scalar(0xFDEF))
-                    slices_from: a.sums
-                    slices:
-                      - path: ok/caf\u{E9}.ts
-                      - path: bad\u{200F}.ts
-                        size: lots
-                      - path: back\\slash\u{202D}.ts
-                      - path: ~home\u{202A}.ts
-                      - path: ../up\u{FEFF}.ts
-                """,
+            version: 1
+            defaults:
+              output: "mirror\u{2067}"
+            resources:
+              - id: a\u{00AD}b
+                base_url: https://cdn.example.com/a/
+                dest: x\(Self.scalar(0xFDEF))
+                slices_from: a.sums
+                slices:
+                  - path: ok/caf\u{E9}.ts
+                  - path: bad\u{200F}.ts
+                    size: lots
+                  - path: back\\slash\u{202D}.ts
+                  - path: ~home\u{202A}.ts
+                  - path: ../up\u{FEFF}.ts
+            """,
             "a.sums": "\(Self.digest)  \u{2064}.ts\n\(Self.digest)  fine.ts\n",
         ])
         // A bad path does not hide the slice's other mistakes, and a deceptive character outranks
         // the problems whose messages would quote the path as it displays.
-        #expect(loaded.rendered == """
-            a.sums:1:67: error: slice path contains U+2064 INVISIBLE PLUS, an invisible format character that can make different names look the same
-            \(Self.digest)  \u{FFFD}.ts
-                                                                              ^
-            m.yaml:3:18: error: 'output' contains U+2067 RIGHT-TO-LEFT ISOLATE, a bidirectional control that can make a name display differently from what it is
-              output: "mirror\u{FFFD}"
-                             ^
-            m.yaml:5:10: error: resource id contains U+00AD SOFT HYPHEN, an invisible format character that can make different names look the same
-              - id: a\u{FFFD}b
-                     ^
-            m.yaml:7:12: error: 'dest' contains U+FDEF, a noncharacter, which Unicode reserves for internal use
-                dest: x\u{FFFD}
-                       ^
-            m.yaml:11:18: error: slice path contains U+200F RIGHT-TO-LEFT MARK, a bidirectional control that can make a name display differently from what it is
-                  - path: bad\u{FFFD}.ts
-                             ^
-            m.yaml:12:15: error: 'size' is not a valid size: 'lots': write a number of bytes, or a number and a unit like 64KiB or 1.5GiB
-                    size: lots
-                          ^
-            m.yaml:13:25: error: slice path contains U+202D LEFT-TO-RIGHT OVERRIDE, a bidirectional control that can make a name display differently from what it is
-                  - path: back\\slash\u{FFFD}.ts
-                                    ^
-            m.yaml:14:20: error: slice path contains U+202A LEFT-TO-RIGHT EMBEDDING, a bidirectional control that can make a name display differently from what it is
-                  - path: ~home\u{FFFD}.ts
-                               ^
-            m.yaml:15:20: error: slice path contains U+FEFF ZERO WIDTH NO-BREAK SPACE, an invisible format character that can make different names look the same
-                  - path: ../up\u{FFFD}.ts
-                               ^
+        #expect(
+            loaded.rendered == """
+                a.sums:1:67: error: slice path contains U+2064 INVISIBLE PLUS, an invisible format character that can make different names look the same
+                \(Self.digest)  \u{FFFD}.ts
+                                                                                  ^
+                m.yaml:3:18: error: 'output' contains U+2067 RIGHT-TO-LEFT ISOLATE, a bidirectional control that can make a name display differently from what it is
+                  output: "mirror\u{FFFD}"
+                                 ^
+                m.yaml:5:10: error: resource id contains U+00AD SOFT HYPHEN, an invisible format character that can make different names look the same
+                  - id: a\u{FFFD}b
+                         ^
+                m.yaml:7:12: error: 'dest' contains U+FDEF, a noncharacter, which Unicode reserves for internal use
+                    dest: x\u{FFFD}
+                           ^
+                m.yaml:11:18: error: slice path contains U+200F RIGHT-TO-LEFT MARK, a bidirectional control that can make a name display differently from what it is
+                      - path: bad\u{FFFD}.ts
+                                 ^
+                m.yaml:12:15: error: 'size' is not a valid size: 'lots': write a number of bytes, or a number and a unit like 64KiB or 1.5GiB
+                        size: lots
+                              ^
+                m.yaml:13:25: error: slice path contains U+202D LEFT-TO-RIGHT OVERRIDE, a bidirectional control that can make a name display differently from what it is
+                      - path: back\\slash\u{FFFD}.ts
+                                        ^
+                m.yaml:14:20: error: slice path contains U+202A LEFT-TO-RIGHT EMBEDDING, a bidirectional control that can make a name display differently from what it is
+                      - path: ~home\u{FFFD}.ts
+                                   ^
+                m.yaml:15:20: error: slice path contains U+FEFF ZERO WIDTH NO-BREAK SPACE, an invisible format character that can make different names look the same
+                      - path: ../up\u{FFFD}.ts
+                                   ^
 
-            """)
+                """)
     }
 
     /// A password in a URL is found, and redacted in the quoted line, before any deceptive character.
     @Test func userInformationInAURLIsRedactedFirst() throws {
-        #expect(try diagnose(Self.manifest(slicePaths: "a.ts\n        url: https://me:hunter22@cdn.example.com/\u{202E}x.ts")) == """
-            m.yaml:7:14: error: 'url' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}
-                    url: https://<redacted>@cdn.example.com/\u{FFFD}x.ts
-                         ^
+        #expect(
+            try diagnose(Self.manifest(slicePaths: "a.ts\n        url: https://me:hunter22@cdn.example.com/\u{202E}x.ts")) == """
+                m.yaml:7:14: error: 'url' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}
+                        url: https://<redacted>@cdn.example.com/\u{FFFD}x.ts
+                             ^
 
-            """)
+                """)
     }
 
     @Test func ordinaryNonASCIINamesAreAccepted() throws {
-        let names = ["caf\u{E9}", "\u{65E5}\u{672C}\u{8A9E}", "\u{1F389}", "\u{2764}\u{FE0F}", "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442}", "e\u{301}", "\u{5E9}\u{5DC}\u{5D5}\u{5DD}", "\u{A0}nbsp", "\u{FFFD}"]
+        let names = [
+            "caf\u{E9}", "\u{65E5}\u{672C}\u{8A9E}", "\u{1F389}", "\u{2764}\u{FE0F}", "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442}", "e\u{301}",
+            "\u{5E9}\u{5DC}\u{5D5}\u{5DD}", "\u{A0}nbsp", "\u{FFFD}",
+        ]
         var files = Self.valid
         var yaml = try #require(files["m.yaml"])
         yaml = yaml.replacingOccurrences(of: "output: mirror", with: "output: \(names[0])/\(names[1])")

@@ -7,7 +7,8 @@ import Testing
 /// one, and a located error for every value that is not one.
 @Suite struct HookManifestTests {
     @Test func defaultsGiveHooksAndAResourceOverridesEachKey() throws {
-        let loaded = try loadManifests(["m.yaml": """
+        let loaded = try loadManifests([
+            "m.yaml": """
             version: 1
             defaults:
               hooks:
@@ -26,7 +27,8 @@ import Testing
                 base_url: https://cdn.example.com/
                 hooks: {on_failure: [sh, -c, 'echo "$JOBRUN_RESOURCE" >> ${HOME}/failed', "", '3']}
                 slices: [{path: z}]
-            """])
+            """
+        ])
         #expect(loaded.rendered == "")
         let m = try #require(loaded.manifest)
         let (a, b, c) = (m.resources[0].settings.hooks, m.resources[1].settings.hooks, m.resources[2].settings.hooks)
@@ -44,7 +46,8 @@ import Testing
     }
 
     @Test func everyBadValueIsReportedWhereItIs() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             defaults:
               hooks: [notify]
@@ -67,50 +70,51 @@ import Testing
                   timeout: 2d
                 slices: [{path: y}]
             """)
-        #expect(text == """
-            m.yaml:3:10: error: 'hooks' must be a mapping, found a list
-              hooks: [notify]
-                     ^
-            m.yaml:8:20: error: 'on_complete' must be a list: the program and its arguments, like ["notify-send", "mirror updated"] (no shell runs it; write ["sh", "-c", "…"] for one)
-                  on_complete: notify-send done
-                               ^
-            m.yaml:9:19: error: 'on_failure' is empty: give the program and its arguments, or null for no hook
-                  on_failure: []
-                              ^
-            m.yaml:10:7: error: unknown key 'on_deferal' in 'hooks' (did you mean 'on_deferred'?)
-                  on_deferal: [x]
-                  ^
-            m.yaml:11:24: error: 'on_hook_failure' must be warn or fail, found 'ignore'
-                  on_hook_failure: ignore
+        #expect(
+            text == """
+                m.yaml:3:10: error: 'hooks' must be a mapping, found a list
+                  hooks: [notify]
+                         ^
+                m.yaml:8:20: error: 'on_complete' must be a list: the program and its arguments, like ["notify-send", "mirror updated"] (no shell runs it; write ["sh", "-c", "…"] for one)
+                      on_complete: notify-send done
                                    ^
-            m.yaml:12:16: error: 'timeout' is not a valid duration: '10': a unit is missing (write e.g. '10s')
-                  timeout: 10
-                           ^
-            m.yaml:17:21: error: the program of 'on_complete' is empty
-                  on_complete: ["", {a: 1}, ~, [x]]
-                                ^
-            m.yaml:17:25: error: argument 1 of 'on_complete' must be a string, found a mapping
-                  on_complete: ["", {a: 1}, ~, [x]]
+                m.yaml:9:19: error: 'on_failure' is empty: give the program and its arguments, or null for no hook
+                      on_failure: []
+                                  ^
+                m.yaml:10:7: error: unknown key 'on_deferal' in 'hooks' (did you mean 'on_deferred'?)
+                      on_deferal: [x]
+                      ^
+                m.yaml:11:24: error: 'on_hook_failure' must be warn or fail, found 'ignore'
+                      on_hook_failure: ignore
+                                       ^
+                m.yaml:12:16: error: 'timeout' is not a valid duration: '10': a unit is missing (write e.g. '10s')
+                      timeout: 10
+                               ^
+                m.yaml:17:21: error: the program of 'on_complete' is empty
+                      on_complete: ["", {a: 1}, ~, [x]]
                                     ^
-            m.yaml:17:33: error: argument 2 of 'on_complete' must be a string, found nothing (null)
-                  on_complete: ["", {a: 1}, ~, [x]]
-                                            ^
-            m.yaml:17:36: error: argument 3 of 'on_complete' must be a string, found a list
-                  on_complete: ["", {a: 1}, ~, [x]]
-                                               ^
-            m.yaml:18:20: error: the program of 'on_failure' contains a NUL character
-                  on_failure: ["a\\0b", "ok", "c\\0"]
-                               ^
-            m.yaml:18:34: error: argument 2 of 'on_failure' contains a NUL character
-                  on_failure: ["a\\0b", "ok", "c\\0"]
-                                             ^
-            m.yaml:19:24: error: 'on_hook_failure' must be warn or fail, found 'fial' (did you mean 'fail'?)
-                  on_hook_failure: fial
+                m.yaml:17:25: error: argument 1 of 'on_complete' must be a string, found a mapping
+                      on_complete: ["", {a: 1}, ~, [x]]
+                                        ^
+                m.yaml:17:33: error: argument 2 of 'on_complete' must be a string, found nothing (null)
+                      on_complete: ["", {a: 1}, ~, [x]]
+                                                ^
+                m.yaml:17:36: error: argument 3 of 'on_complete' must be a string, found a list
+                      on_complete: ["", {a: 1}, ~, [x]]
+                                                   ^
+                m.yaml:18:20: error: the program of 'on_failure' contains a NUL character
+                      on_failure: ["a\\0b", "ok", "c\\0"]
                                    ^
-            m.yaml:20:16: error: 'timeout' is out of range: 2d (allowed: 1ms…1d)
-                  timeout: 2d
-                           ^
+                m.yaml:18:34: error: argument 2 of 'on_failure' contains a NUL character
+                      on_failure: ["a\\0b", "ok", "c\\0"]
+                                                 ^
+                m.yaml:19:24: error: 'on_hook_failure' must be warn or fail, found 'fial' (did you mean 'fail'?)
+                      on_hook_failure: fial
+                                       ^
+                m.yaml:20:16: error: 'timeout' is out of range: 2d (allowed: 1ms…1d)
+                      timeout: 2d
+                               ^
 
-            """)
+                """)
     }
 }

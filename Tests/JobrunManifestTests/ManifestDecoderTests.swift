@@ -48,12 +48,13 @@ import Testing
         let loaded = try loadManifests(["m.yaml": Self.full, "lesson-a.sha256sums": Self.sums], environment: ["MIRROR_TOKEN": "s3cr3t"])
         // The escaped name holds a backslash and a line feed, which destinations refuse; the line feed
         // is named, at its escape (a message quoting the name would break); everything else is fine.
-        #expect(loaded.rendered == """
-            lesson-a.sha256sums:4:86: error: slice path contains U+000A, a control character
-            \\fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9  raw/ts/back\\\\slash\\nname.ts
-                                                                                                 ^
+        #expect(
+            loaded.rendered == """
+                lesson-a.sha256sums:4:86: error: slice path contains U+000A, a control character
+                \\fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9  raw/ts/back\\\\slash\\nname.ts
+                                                                                                     ^
 
-            """)
+                """)
         #expect(loaded.manifest == nil)
     }
 
@@ -102,7 +103,8 @@ import Testing
     }
 
     @Test func reportsEveryMistakeAtOnceInOrder() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             defaults:
               retries: {attempts: 0, backof: {initial: 1s}}
@@ -118,40 +120,42 @@ import Testing
                   - path: ok.ts
                     sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0z
             """)
-        #expect(text == """
-            m.yaml:3:23: error: 'attempts' is out of range: 0 (allowed: 1…100)
-              retries: {attempts: 0, backof: {initial: 1s}}
-                                  ^
-            m.yaml:3:26: error: unknown key 'backof' in 'retries' (did you mean 'backoff'?)
-              retries: {attempts: 0, backof: {initial: 1s}}
-                                     ^
-            m.yaml:4:23: error: 'cellular' must be true or false; 'yes' is a YAML 1.1 boolean, which jobrun does not accept
-              network: {cellular: yes}
-                                  ^
-            m.yaml:5:23: error: 'connect' is not a valid duration: '10': a unit is missing (write e.g. '10s')
-              timeouts: {connect: 10}
-                                  ^
-            m.yaml:8:15: error: 'base_url' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}
-                base_url: https://<redacted>@cdn.example.com/
-                          ^
-            m.yaml:9:5: error: unknown key 'checksumm' in a resource (did you mean 'checksum'?)
-                checksumm: sha256
-                ^
-            m.yaml:11:15: error: slice path '/etc/passwd' is absolute; destinations are relative to the output root
-                  - path: /etc/passwd
-                          ^
-            m.yaml:12:15: error: 'size' is not a valid size: '-1': sizes cannot be negative
-                    size: -1
-                          ^
-            m.yaml:14:80: error: sha256 digest contains 'z', which is not a hex digit
-                    sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0z
-                                                                                           ^
+        #expect(
+            text == """
+                m.yaml:3:23: error: 'attempts' is out of range: 0 (allowed: 1…100)
+                  retries: {attempts: 0, backof: {initial: 1s}}
+                                      ^
+                m.yaml:3:26: error: unknown key 'backof' in 'retries' (did you mean 'backoff'?)
+                  retries: {attempts: 0, backof: {initial: 1s}}
+                                         ^
+                m.yaml:4:23: error: 'cellular' must be true or false; 'yes' is a YAML 1.1 boolean, which jobrun does not accept
+                  network: {cellular: yes}
+                                      ^
+                m.yaml:5:23: error: 'connect' is not a valid duration: '10': a unit is missing (write e.g. '10s')
+                  timeouts: {connect: 10}
+                                      ^
+                m.yaml:8:15: error: 'base_url' contains user information ('user@' or 'user:password@'); put credentials in a header with ${VAR}
+                    base_url: https://<redacted>@cdn.example.com/
+                              ^
+                m.yaml:9:5: error: unknown key 'checksumm' in a resource (did you mean 'checksum'?)
+                    checksumm: sha256
+                    ^
+                m.yaml:11:15: error: slice path '/etc/passwd' is absolute; destinations are relative to the output root
+                      - path: /etc/passwd
+                              ^
+                m.yaml:12:15: error: 'size' is not a valid size: '-1': sizes cannot be negative
+                        size: -1
+                              ^
+                m.yaml:14:80: error: sha256 digest contains 'z', which is not a hex digit
+                        sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0z
+                                                                                               ^
 
-            """)
+                """)
     }
 
     @Test func headersAreCheckedAndSecretsNeverEchoed() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             defaults:
               headers:
@@ -164,46 +168,50 @@ import Testing
             resources:
               - {id: a, base_url: "https://h/", slices: [{path: p}]}
             """)
-        #expect(text == """
-            m.yaml:4:5: error: header 'Range' is set by jobrun itself and cannot be given in a manifest
-                Range: bytes=0-
-                ^
-            m.yaml:5:5: error: header name 'Bad Name' is not a valid HTTP token
-                "Bad Name": x
-                ^
-            m.yaml:6:15: error: the value of header 'X-Inject' contains a carriage return (CR); that would inject extra headers
-                X-Inject: "a\\r\\nX-Evil: 1"
-                          ^
-            m.yaml:7:15: error: environment variable 'NOT_SET_ANYWHERE' is not set (used in header 'X-Token')
-                X-Token: "${NOT_SET_ANYWHERE}"
-                          ^
-            m.yaml:9:5: error: header 'X-Trace' is given twice (header names are case-insensitive)
-                X-Trace: two
-                ^
-            m.yaml:8:5: note: first given here
-                x-trace: one
-                ^
+        #expect(
+            text == """
+                m.yaml:4:5: error: header 'Range' is set by jobrun itself and cannot be given in a manifest
+                    Range: bytes=0-
+                    ^
+                m.yaml:5:5: error: header name 'Bad Name' is not a valid HTTP token
+                    "Bad Name": x
+                    ^
+                m.yaml:6:15: error: the value of header 'X-Inject' contains a carriage return (CR); that would inject extra headers
+                    X-Inject: "a\\r\\nX-Evil: 1"
+                              ^
+                m.yaml:7:15: error: environment variable 'NOT_SET_ANYWHERE' is not set (used in header 'X-Token')
+                    X-Token: "${NOT_SET_ANYWHERE}"
+                              ^
+                m.yaml:9:5: error: header 'X-Trace' is given twice (header names are case-insensitive)
+                    X-Trace: two
+                    ^
+                m.yaml:8:5: note: first given here
+                    x-trace: one
+                    ^
 
-            """)
+                """)
     }
 
     @Test func emptyAndMissingPieces() throws {
         #expect(try diagnose("") == "m.yaml:1:1: error: the manifest is empty; it needs 'version: 1' and a list of 'resources'\n\n^\n")
-        #expect(try diagnose("version: 1\nresources: []\n") == """
-            m.yaml:2:12: error: 'resources' is empty; a manifest must declare at least one resource
-            resources: []
-                       ^
+        #expect(
+            try diagnose("version: 1\nresources: []\n") == """
+                m.yaml:2:12: error: 'resources' is empty; a manifest must declare at least one resource
+                resources: []
+                           ^
 
-            """)
-        #expect(try diagnose("version: 2\nresources:\n  - id: a\n    slices_from: x.sums\n") == """
-            m.yaml:1:10: error: unsupported manifest version 2; this jobrun reads version 1
-            version: 2
-                     ^
-            m.yaml:4:18: error: cannot read 'slices_from' file 'x.sums': No such file or directory
-                slices_from: x.sums
-                             ^
+                """)
+        #expect(
+            try diagnose("version: 2\nresources:\n  - id: a\n    slices_from: x.sums\n")
+                == """
+                m.yaml:1:10: error: unsupported manifest version 2; this jobrun reads version 1
+                version: 2
+                         ^
+                m.yaml:4:18: error: cannot read 'slices_from' file 'x.sums': No such file or directory
+                    slices_from: x.sums
+                                 ^
 
-            """.replacingOccurrences(of: "'x.sums'", with: "'x.sums'"))
+                """.replacingOccurrences(of: "'x.sums'", with: "'x.sums'"))
     }
 
     @Test func urlsMustBeHTTP() throws {
@@ -223,18 +231,22 @@ import Testing
     }
 
     @Test func destinationsNormaliseAndRefuseEscapes() throws {
-        let m = try #require(try loadManifests(["m.yaml": """
-            version: 1
-            resources:
-              - {id: a, base_url: "https://h/", dest: "x/./y/../z/", slices: [{path: "p//q/./r.ts"}, {path: "d/../e.ts"}]}
-              - {id: b, base_url: "https://h/", dest: ".", slices: [{path: top.ts}]}
-            """]).manifest)
+        let m = try #require(
+            try loadManifests([
+                "m.yaml": """
+                version: 1
+                resources:
+                  - {id: a, base_url: "https://h/", dest: "x/./y/../z/", slices: [{path: "p//q/./r.ts"}, {path: "d/../e.ts"}]}
+                  - {id: b, base_url: "https://h/", dest: ".", slices: [{path: top.ts}]}
+                """
+            ]).manifest)
         #expect(m.resources[0].dest == "x/z")
         #expect(m.resources[0].slices.map(\.path) == ["p/q/r.ts", "e.ts"])
         #expect(m.resources[1].dest == "")
         #expect(m.resources[1].relativePath(of: m.resources[1].slices[0]) == "top.ts")
 
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             resources:
               - {id: a, base_url: "https://h/", dest: "~/x", slices: [{path: "a/../../b"}, {path: "c\\\\d"}, {path: "e/"}]}
@@ -246,7 +258,8 @@ import Testing
     }
 
     @Test func collisionsNameBothSlices() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             resources:
               - id: a
@@ -262,26 +275,28 @@ import Testing
                   - path: x.ts
                   - path: dir/inner.ts
             """)
-        #expect(text == """
-            m.yaml:8:9: error: slice file 'mirror/shared/dir' is also a folder that another slice writes into
-                  - path: dir
-                    ^
-            m.yaml:14:9: note: this slice needs 'mirror/shared/dir' to be a folder
-                  - path: dir/inner.ts
-                    ^
-            m.yaml:13:9: error: two slices write the same file 'mirror/shared/x.ts'
-                  - path: x.ts
-                    ^
-            m.yaml:7:9: note: the other slice is here
-                  - path: x.ts
-                    ^
+        #expect(
+            text == """
+                m.yaml:8:9: error: slice file 'mirror/shared/dir' is also a folder that another slice writes into
+                      - path: dir
+                        ^
+                m.yaml:14:9: note: this slice needs 'mirror/shared/dir' to be a folder
+                      - path: dir/inner.ts
+                        ^
+                m.yaml:13:9: error: two slices write the same file 'mirror/shared/x.ts'
+                      - path: x.ts
+                        ^
+                m.yaml:7:9: note: the other slice is here
+                      - path: x.ts
+                        ^
 
-            """)
+                """)
     }
 
     /// The mirror state's folder at the top of the output root is jobrun's: no slice writes there.
     @Test func theMirrorStateFolderIsReserved() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             resources:
               - id: a
@@ -297,15 +312,16 @@ import Testing
                   - path: .jobrunner/ok.ts
                   - path: sub/.jobrun/ok.ts
             """)
-        #expect(text == """
-            m.yaml:3:9: error: the destination '.jobrun/more' is inside 'mirror/.jobrun', the folder jobrun keeps for the mirror state
-              - id: a
-                    ^
-            m.yaml:12:9: error: slice path '.jobrun/state.sqlite' is inside 'mirror/.jobrun', the folder jobrun keeps for the mirror state
-                  - path: .jobrun/state.sqlite
-                    ^
+        #expect(
+            text == """
+                m.yaml:3:9: error: the destination '.jobrun/more' is inside 'mirror/.jobrun', the folder jobrun keeps for the mirror state
+                  - id: a
+                        ^
+                m.yaml:12:9: error: slice path '.jobrun/state.sqlite' is inside 'mirror/.jobrun', the folder jobrun keeps for the mirror state
+                      - path: .jobrun/state.sqlite
+                        ^
 
-            """)
+                """)
     }
 
     /// A root inside another: neither may write into the other's state folder.
@@ -334,16 +350,18 @@ import Testing
 
             """
         let loaded = try loadManifests(["outer.yaml": outer, "inner.yaml": inner], load: ["outer.yaml", "inner.yaml"])
-        #expect(loaded.rendered == """
-            outer.yaml:8:9: error: slice path 'inner/.jobrun/state.sqlite' is inside 'mirror/inner/.jobrun', the folder jobrun keeps for the mirror state
-                  - path: inner/.jobrun/state.sqlite
-                    ^
+        #expect(
+            loaded.rendered == """
+                outer.yaml:8:9: error: slice path 'inner/.jobrun/state.sqlite' is inside 'mirror/inner/.jobrun', the folder jobrun keeps for the mirror state
+                      - path: inner/.jobrun/state.sqlite
+                        ^
 
-            """)
+                """)
     }
 
     @Test func dependenciesUnknownSelfAndCycles() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             resources:
               - {id: a, base_url: "https://h/", depends_on: [b], slices: [{path: a}]}
@@ -352,39 +370,41 @@ import Testing
               - {id: lessons, base_url: "https://h/", slices: [{path: l}]}
               - {id: lessons, base_url: "https://h/", dest: l2, slices: [{path: l}]}
             """)
-        #expect(text == """
-            m.yaml:3:50: error: dependency cycle: a -> b -> c -> a
-              - {id: a, base_url: "https://h/", depends_on: [b], slices: [{path: a}]}
-                                                             ^
-            m.yaml:5:53: error: resource 'c' depends on itself
-              - {id: c, base_url: "https://h/", depends_on: [a, c, lesson], slices: [{path: c}]}
-                                                                ^
-            m.yaml:5:56: error: resource 'c' depends on unknown resource 'lesson' (did you mean 'lessons'?)
-              - {id: c, base_url: "https://h/", depends_on: [a, c, lesson], slices: [{path: c}]}
-                                                                   ^
-            m.yaml:7:10: error: duplicate resource id 'lessons'
-              - {id: lessons, base_url: "https://h/", dest: l2, slices: [{path: l}]}
-                     ^
-            m.yaml:6:10: note: 'lessons' first declared here
-              - {id: lessons, base_url: "https://h/", slices: [{path: l}]}
-                     ^
+        #expect(
+            text == """
+                m.yaml:3:50: error: dependency cycle: a -> b -> c -> a
+                  - {id: a, base_url: "https://h/", depends_on: [b], slices: [{path: a}]}
+                                                                 ^
+                m.yaml:5:53: error: resource 'c' depends on itself
+                  - {id: c, base_url: "https://h/", depends_on: [a, c, lesson], slices: [{path: c}]}
+                                                                    ^
+                m.yaml:5:56: error: resource 'c' depends on unknown resource 'lesson' (did you mean 'lessons'?)
+                  - {id: c, base_url: "https://h/", depends_on: [a, c, lesson], slices: [{path: c}]}
+                                                                       ^
+                m.yaml:7:10: error: duplicate resource id 'lessons'
+                  - {id: lessons, base_url: "https://h/", dest: l2, slices: [{path: l}]}
+                         ^
+                m.yaml:6:10: note: 'lessons' first declared here
+                  - {id: lessons, base_url: "https://h/", slices: [{path: l}]}
+                         ^
 
-            """)
+                """)
     }
 
     @Test func duplicateIDsAcrossFilesAndFolderLoading() throws {
         let one = "version: 1\nresources:\n  - {id: a, base_url: \"https://h/\", slices: [{path: x}]}\n"
         let two = "version: 1\ndefaults: {output: other}\nresources:\n  - {id: a, base_url: \"https://h/\", slices: [{path: y}]}\n"
         let loaded = try loadManifests(["1.yaml": one, "2.yaml": two])
-        #expect(loaded.rendered == """
-            2.yaml:4:10: error: duplicate resource id 'a'
-              - {id: a, base_url: "https://h/", slices: [{path: y}]}
-                     ^
-            1.yaml:3:10: note: 'a' first declared here
-              - {id: a, base_url: "https://h/", slices: [{path: x}]}
-                     ^
+        #expect(
+            loaded.rendered == """
+                2.yaml:4:10: error: duplicate resource id 'a'
+                  - {id: a, base_url: "https://h/", slices: [{path: y}]}
+                         ^
+                1.yaml:3:10: note: 'a' first declared here
+                  - {id: a, base_url: "https://h/", slices: [{path: x}]}
+                         ^
 
-            """)
+                """)
     }
 
     @Test func checksumListProblemsPointIntoTheList() throws {
@@ -397,23 +417,28 @@ import Testing
                 checksum: md5
                 slices_from: a.sums
             """,
-            extra: ["a.sums": "0cc175b9c0f1b6a831c399e269772661  ok.ts\n2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824  wrong-length.ts\nnot-a-line\n0cc175b9c0f1b6a831c399e26977266Z  bad-hex.ts\n"])
-        #expect(text == """
-            a.sums:2:1: error: md5 digest has 64 hex digits; it needs 32 (the resource's 'checksum' is md5)
-            2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824  wrong-length.ts
-            ^
-            a.sums:3:1: error: expected '<digest>  <path>' in a checksum list line
-            not-a-line
-            ^
-            a.sums:4:32: error: md5 digest contains a character that is not a hex digit
-            0cc175b9c0f1b6a831c399e26977266Z  bad-hex.ts
-                                           ^
+            extra: [
+                "a.sums":
+                    "0cc175b9c0f1b6a831c399e269772661  ok.ts\n2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824  wrong-length.ts\nnot-a-line\n0cc175b9c0f1b6a831c399e26977266Z  bad-hex.ts\n"
+            ])
+        #expect(
+            text == """
+                a.sums:2:1: error: md5 digest has 64 hex digits; it needs 32 (the resource's 'checksum' is md5)
+                2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824  wrong-length.ts
+                ^
+                a.sums:3:1: error: expected '<digest>  <path>' in a checksum list line
+                not-a-line
+                ^
+                a.sums:4:32: error: md5 digest contains a character that is not a hex digit
+                0cc175b9c0f1b6a831c399e26977266Z  bad-hex.ts
+                                               ^
 
-            """)
+                """)
     }
 
     @Test func numbersNeverTrap() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 99999999999999999999999
             defaults:
               concurrency: {total: "16", per_host: 1.5}
@@ -453,14 +478,17 @@ import Testing
     }
 
     @Test func dependencyOrderIsByDependenciesThenID() throws {
-        let m = try #require(try loadManifests(["m.yaml": """
-            version: 1
-            resources:
-              - {id: z, base_url: "https://h/", depends_on: [m], slices: [{path: z}]}
-              - {id: m, base_url: "https://h/", slices: [{path: m}]}
-              - {id: b, base_url: "https://h/", depends_on: [z], slices: [{path: b}]}
-              - {id: a, base_url: "https://h/", slices: [{path: a}]}
-            """]).manifest)
+        let m = try #require(
+            try loadManifests([
+                "m.yaml": """
+                version: 1
+                resources:
+                  - {id: z, base_url: "https://h/", depends_on: [m], slices: [{path: z}]}
+                  - {id: m, base_url: "https://h/", slices: [{path: m}]}
+                  - {id: b, base_url: "https://h/", depends_on: [z], slices: [{path: b}]}
+                  - {id: a, base_url: "https://h/", slices: [{path: a}]}
+                """
+            ]).manifest)
         #expect(m.dependencyOrder.map { m.resources[$0].id } == ["a", "m", "z", "b"])
     }
 }
@@ -478,8 +506,12 @@ import Testing
         #expect(PathRules.normalize("a/.hidden/..x/x.ts", allowEmpty: false, allowTrailingSlash: false) == .success("a/.hidden/..x/x.ts"))
         #expect(PathRules.normalize("a/../b/...", allowEmpty: false, allowTrailingSlash: false) == .success("b/..."))
         #expect(PathRules.normalize("a/./~b", allowEmpty: false, allowTrailingSlash: false) == .failure(.tilde))
-        #expect(PathRules.normalize("a\u{0}b", allowEmpty: false, allowTrailingSlash: false) == .failure(.character(try #require(DeceptiveCharacter("\u{0}")), offset: 1)))
-        #expect(PathRules.normalize("a\u{7}b", allowEmpty: false, allowTrailingSlash: false) == .failure(.character(try #require(DeceptiveCharacter("\u{7}")), offset: 1)))
+        #expect(
+            PathRules.normalize("a\u{0}b", allowEmpty: false, allowTrailingSlash: false)
+                == .failure(.character(try #require(DeceptiveCharacter("\u{0}")), offset: 1)))
+        #expect(
+            PathRules.normalize("a\u{7}b", allowEmpty: false, allowTrailingSlash: false)
+                == .failure(.character(try #require(DeceptiveCharacter("\u{7}")), offset: 1)))
         #expect(PathRules.normalize(String(repeating: "x", count: 256), allowEmpty: false, allowTrailingSlash: false) == .failure(.componentTooLong))
         #expect(PathRules.normalize(String(repeating: "x/", count: 2100) + "y", allowEmpty: false, allowTrailingSlash: false) == .failure(.pathTooLong))
         #expect(PathRules.join("dir", "../x/./y") == "x/y")

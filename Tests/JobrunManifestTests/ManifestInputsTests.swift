@@ -19,13 +19,15 @@ import Testing
         // Enough resources to be decoded in parallel chunks: the same list from several threads.
         let many = (0..<80).map { "  - {id: r\($0), base_url: \"https://h/\($0)/\", slices_from: \($0 % 2 == 0 ? "lists/a.md5" : "./lists/../lists/a.md5")}" }
         _ = try dir.write(file: "one.yaml", contents: "version: 1\nresources:\n" + many.joined(separator: "\n") + "\n")
-        _ = try dir.write(file: "sub/two.yaml", contents: """
-            version: 1
-            resources:
-              - {id: b, base_url: "https://h/b/", slices_from: b.md5}
-              - {id: a-again, base_url: "https://h/c/", slices_from: ../lists/a.md5}
+        _ = try dir.write(
+            file: "sub/two.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - {id: b, base_url: "https://h/b/", slices_from: b.md5}
+                  - {id: a-again, base_url: "https://h/c/", slices_from: ../lists/a.md5}
 
-            """)
+                """)
         var options = ManifestLoader.Options()
         options.currentDirectory = dir.path
         options.fingerprint = Self.fingerprint
@@ -34,13 +36,20 @@ import Testing
         let manifest = try #require(result.manifest, "\(result.diagnostics)")
         #expect(manifest.resources.count == 82)
         #expect(manifest.files.map(\.path) == paths)
-        #expect(manifest.sliceLists == [
-            ManifestFile(path: dir.path("lists/a.md5"), byteCount: a.utf8.count, fingerprint: Self.fingerprint(Array(a.utf8))),
-            ManifestFile(path: dir.path("sub/b.md5"), byteCount: b.utf8.count, fingerprint: Self.fingerprint(Array(b.utf8))),
-        ])
+        #expect(
+            manifest.sliceLists == [
+                ManifestFile(path: dir.path("lists/a.md5"), byteCount: a.utf8.count, fingerprint: Self.fingerprint(Array(a.utf8))),
+                ManifestFile(path: dir.path("sub/b.md5"), byteCount: b.utf8.count, fingerprint: Self.fingerprint(Array(b.utf8))),
+            ])
 
         // Without a hasher the lists are still known, without fingerprints; without lists, none.
-        let plain = try #require(ManifestLoader.load(paths: paths, options: { var o = options; o.fingerprint = nil; return o }()).manifest)
+        let plain = try #require(
+            ManifestLoader.load(
+                paths: paths,
+                options: {
+                    var o = options; o.fingerprint = nil; return o
+                }()
+            ).manifest)
         #expect(plain.sliceLists.map(\.path) == manifest.sliceLists.map(\.path))
         #expect(plain.sliceLists.allSatisfy { $0.fingerprint == nil })
         _ = try dir.write(file: "none.yaml", contents: "version: 1\nresources:\n  - {id: n, base_url: \"https://h/\", slices: [{path: x}]}\n")

@@ -14,30 +14,33 @@ import Testing
     }
 
     @Test func defaultsMergeKeyByKey() throws {
-        let loaded = try loadManifests(["m.yaml": """
-            version: 1
-            defaults:
-              network:
-                cellular: false
-                window: 01:00-06:00
-                timezone: Europe/Berlin
-                not_before: 2026-12-01T02:00:00Z
-                max_deferral: 7d
-            resources:
-              - {id: a, base_url: "https://h/", slices: [{path: x}]}
-              - id: b
-                base_url: https://h/
-                network: {window: "22:00-05:30", max_deferral: 36h, discretionary: true}
-                slices: [{path: y}]
-              - id: c
-                base_url: https://h/
-                network: {cellular: true, discretionary: true, timezone: America/New_York, not_before: "2027-01-01T00:00:00+01:00"}
-                slices: [{path: z}]
-              - id: d
-                base_url: https://h/
-                network: {window: "00:00-24:00"}
-                slices: [{path: w}]
-            """], environment: Self.zones)
+        let loaded = try loadManifests(
+            [
+                "m.yaml": """
+                version: 1
+                defaults:
+                  network:
+                    cellular: false
+                    window: 01:00-06:00
+                    timezone: Europe/Berlin
+                    not_before: 2026-12-01T02:00:00Z
+                    max_deferral: 7d
+                resources:
+                  - {id: a, base_url: "https://h/", slices: [{path: x}]}
+                  - id: b
+                    base_url: https://h/
+                    network: {window: "22:00-05:30", max_deferral: 36h, discretionary: true}
+                    slices: [{path: y}]
+                  - id: c
+                    base_url: https://h/
+                    network: {cellular: true, discretionary: true, timezone: America/New_York, not_before: "2027-01-01T00:00:00+01:00"}
+                    slices: [{path: z}]
+                  - id: d
+                    base_url: https://h/
+                    network: {window: "00:00-24:00"}
+                    slices: [{path: w}]
+                """
+            ], environment: Self.zones)
         #expect(loaded.rendered == "")
         let r = try #require(loaded.manifest).resources.map(\.settings.network)
         let berlin = try ZoneInfoFixture.rules("Europe/Berlin")
@@ -68,13 +71,16 @@ import Testing
 
     /// Without `network`, nothing defers a resource: a metered connection is allowed.
     @Test func absentKeysDeferNothing() throws {
-        let loaded = try loadManifests(["m.yaml": """
-            version: 1
-            defaults: {network: {}}
-            resources:
-              - {id: a, base_url: "https://h/", slices: [{path: x}]}
-              - {id: b, base_url: "https://h/", network: {discretionary: false}, slices: [{path: x}]}
-            """], environment: Self.zones)
+        let loaded = try loadManifests(
+            [
+                "m.yaml": """
+                version: 1
+                defaults: {network: {}}
+                resources:
+                  - {id: a, base_url: "https://h/", slices: [{path: x}]}
+                  - {id: b, base_url: "https://h/", network: {discretionary: false}, slices: [{path: x}]}
+                """
+            ], environment: Self.zones)
         #expect(loaded.rendered == "")
         for policy in try #require(loaded.manifest).resources.map(\.settings.network) {
             #expect(policy == NetworkPolicy())
@@ -84,7 +90,8 @@ import Testing
     }
 
     @Test func everyMistakeAtItsPlace() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             defaults:
               network: {window: "1:00-6:00", max_defferal: 7d}
@@ -118,125 +125,137 @@ import Testing
                 network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
                 slices: [{path: w}]
             """, environment: Self.zones)
-        #expect(text == """
-            m.yaml:3:34: error: unknown key 'max_defferal' in 'network' (did you mean 'max_deferral'?)
-              network: {window: "1:00-6:00", max_defferal: 7d}
-                                             ^
-            m.yaml:8:15: error: 'window' must be a daily time range in 24-hour local time, like 01:00-06:00 or 22:00-06:00; found '01:00-0600'
-                  window: "01:00-0600"
-                          ^
-            m.yaml:9:17: error: unknown time zone 'Europe/Berln' (did you mean 'Europe/Berlin'?); write an IANA name like Europe/Berlin or UTC
-                  timezone: Europe/Berln
-                            ^
-            m.yaml:10:19: error: 'not_before' must be an RFC 3339 date and time with a zone, like 2026-12-01T02:00:00Z or 2026-12-01T03:00:00+01:00; found '2026-12-01'
-                  not_before: 2026-12-01
+        #expect(
+            text == """
+                m.yaml:3:34: error: unknown key 'max_defferal' in 'network' (did you mean 'max_deferral'?)
+                  network: {window: "1:00-6:00", max_defferal: 7d}
+                                                 ^
+                m.yaml:8:15: error: 'window' must be a daily time range in 24-hour local time, like 01:00-06:00 or 22:00-06:00; found '01:00-0600'
+                      window: "01:00-0600"
                               ^
-            m.yaml:11:21: error: 'max_deferral' is out of range: 30s (allowed: 1m…365d)
-                  max_deferral: 30s
+                m.yaml:9:17: error: unknown time zone 'Europe/Berln' (did you mean 'Europe/Berlin'?); write an IANA name like Europe/Berlin or UTC
+                      timezone: Europe/Berln
                                 ^
-            m.yaml:16:22: error: 'window' has an invalid time '25:00' (hours 00 to 23, minutes 00 to 59; 24:00 only as the end)
-                  window: "06:00-25:00"
-                                 ^
-            m.yaml:17:17: error: unknown time zone '../etc/passwd'; write an IANA name like Europe/Berlin or UTC
-                  timezone: "../etc/passwd"
-                            ^
-            m.yaml:18:19: error: 'not_before' must be an RFC 3339 date and time with a zone, like 2026-12-01T02:00:00Z or 2026-12-01T03:00:00+01:00; found '2026-12-01T02:00:00'
-                  not_before: "2026-12-01T02:00:00"
+                m.yaml:10:19: error: 'not_before' must be an RFC 3339 date and time with a zone, like 2026-12-01T02:00:00Z or 2026-12-01T03:00:00+01:00; found '2026-12-01'
+                      not_before: 2026-12-01
+                                  ^
+                m.yaml:11:21: error: 'max_deferral' is out of range: 30s (allowed: 1m…365d)
+                      max_deferral: 30s
+                                    ^
+                m.yaml:16:22: error: 'window' has an invalid time '25:00' (hours 00 to 23, minutes 00 to 59; 24:00 only as the end)
+                      window: "06:00-25:00"
+                                     ^
+                m.yaml:17:17: error: unknown time zone '../etc/passwd'; write an IANA name like Europe/Berlin or UTC
+                      timezone: "../etc/passwd"
+                                ^
+                m.yaml:18:19: error: 'not_before' must be an RFC 3339 date and time with a zone, like 2026-12-01T02:00:00Z or 2026-12-01T03:00:00+01:00; found '2026-12-01T02:00:00'
+                      not_before: "2026-12-01T02:00:00"
+                                  ^
+                m.yaml:19:21: error: 'max_deferral' is out of range: 400d (allowed: 1m…365d)
+                      max_deferral: 400d
+                                    ^
+                m.yaml:24:15: error: 'window' 06:00 - 06:00 starts where it ends; give a range, or leave 'window' out to allow any time
+                      window: "06:00 - 06:00"
                               ^
-            m.yaml:19:21: error: 'max_deferral' is out of range: 400d (allowed: 1m…365d)
-                  max_deferral: 400d
+                m.yaml:25:17: error: unknown time zone 'new york' (did you mean 'America/New_York'?); write an IANA name like Europe/Berlin or UTC
+                      timezone: new york
                                 ^
-            m.yaml:24:15: error: 'window' 06:00 - 06:00 starts where it ends; give a range, or leave 'window' out to allow any time
-                  window: "06:00 - 06:00"
-                          ^
-            m.yaml:25:17: error: unknown time zone 'new york' (did you mean 'America/New_York'?); write an IANA name like Europe/Berlin or UTC
-                  timezone: new york
-                            ^
-            m.yaml:26:21: error: 'max_deferral' is not a valid duration: '7': a unit is missing (write e.g. '7s')
-                  max_deferral: 7
+                m.yaml:26:21: error: 'max_deferral' is not a valid duration: '7': a unit is missing (write e.g. '7s')
+                      max_deferral: 7
+                                    ^
+                m.yaml:27:17: error: 'cellular' must be true or false, found the quoted string 'false'
+                      cellular: "false"
                                 ^
-            m.yaml:27:17: error: 'cellular' must be true or false, found the quoted string 'false'
-                  cellular: "false"
-                            ^
-            m.yaml:31:24: error: 'window' has an invalid time '24:00' (hours 00 to 23, minutes 00 to 59; 24:00 only as the end)
-                network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
-                                   ^
-            m.yaml:31:48: error: 'timezone' must be a string, found a list
-                network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
-                                                           ^
-            m.yaml:31:77: error: 'not_before' must be an RFC 3339 date and time, found a mapping
-                network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
-                                                                                        ^
-            m.yaml:31:102: error: 'max_deferral' is not a valid duration: '1y': unknown unit 'y' (use ms, s, m, h or d)
-                network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
-                                                                                                                 ^
+                m.yaml:31:24: error: 'window' has an invalid time '24:00' (hours 00 to 23, minutes 00 to 59; 24:00 only as the end)
+                    network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
+                                       ^
+                m.yaml:31:48: error: 'timezone' must be a string, found a list
+                    network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
+                                                               ^
+                m.yaml:31:77: error: 'not_before' must be an RFC 3339 date and time, found a mapping
+                    network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
+                                                                                            ^
+                m.yaml:31:102: error: 'max_deferral' is not a valid duration: '1y': unknown unit 'y' (use ms, s, m, h or d)
+                    network: {window: "24:00-06:00", timezone: [Europe/Berlin], not_before: {at: now}, max_deferral: 1y}
+                                                                                                                     ^
 
-            """)
+                """)
     }
 
     /// Keys that would change nothing are warned about where they are written: a resource's own at
     /// once, the `defaults`' when no resource of the file that takes them is changed by them.
     @Test func keysThatDoNothingAreWarnedAbout() throws {
-        let loaded = try loadManifests(["m.yaml": """
-            version: 1
-            defaults:
-              network: {timezone: Europe/Berlin, max_deferral: 7d}
-            resources:
-              - id: a
-                base_url: https://h/
-                network: {timezone: America/New_York, max_deferral: 1d}
-                slices: [{path: x}]
-              - id: b
-                base_url: https://h/
-                network: {window: "00:00-24:00", cellular: true}
-                slices: [{path: y}]
-            """], environment: Self.zones)
+        let loaded = try loadManifests(
+            [
+                "m.yaml": """
+                version: 1
+                defaults:
+                  network: {timezone: Europe/Berlin, max_deferral: 7d}
+                resources:
+                  - id: a
+                    base_url: https://h/
+                    network: {timezone: America/New_York, max_deferral: 1d}
+                    slices: [{path: x}]
+                  - id: b
+                    base_url: https://h/
+                    network: {window: "00:00-24:00", cellular: true}
+                    slices: [{path: y}]
+                """
+            ], environment: Self.zones)
         #expect(loaded.manifest != nil)  // warnings only
-        #expect(loaded.rendered == """
-            m.yaml:3:23: warning: 'timezone' in 'defaults' has no effect: it is the zone of 'window', and no resource of this file that takes it has one
-              network: {timezone: Europe/Berlin, max_deferral: 7d}
-                                  ^
-            m.yaml:3:52: warning: 'max_deferral' in 'defaults' has no effect: it limits deferral for a metered network, power or load, and no resource of this file that takes it has 'discretionary: true' or 'cellular: false'
-              network: {timezone: Europe/Berlin, max_deferral: 7d}
-                                                               ^
-            m.yaml:7:25: warning: 'timezone' has no effect: it is the zone of 'window', and resource 'a' has none
-                network: {timezone: America/New_York, max_deferral: 1d}
-                                    ^
-            m.yaml:7:57: warning: 'max_deferral' has no effect: it limits deferral for a metered network, power or load, and resource 'a' has neither 'discretionary: true' nor 'cellular: false'
-                network: {timezone: America/New_York, max_deferral: 1d}
-                                                                    ^
-            m.yaml:11:23: warning: 'window' 00:00-24:00 is open all day and 'defaults' sets no window for it to lift, so it has no effect
-                network: {window: "00:00-24:00", cellular: true}
-                                  ^
+        #expect(
+            loaded.rendered == """
+                m.yaml:3:23: warning: 'timezone' in 'defaults' has no effect: it is the zone of 'window', and no resource of this file that takes it has one
+                  network: {timezone: Europe/Berlin, max_deferral: 7d}
+                                      ^
+                m.yaml:3:52: warning: 'max_deferral' in 'defaults' has no effect: it limits deferral for a metered network, power or load, and no resource of this file that takes it has 'discretionary: true' or 'cellular: false'
+                  network: {timezone: Europe/Berlin, max_deferral: 7d}
+                                                                   ^
+                m.yaml:7:25: warning: 'timezone' has no effect: it is the zone of 'window', and resource 'a' has none
+                    network: {timezone: America/New_York, max_deferral: 1d}
+                                        ^
+                m.yaml:7:57: warning: 'max_deferral' has no effect: it limits deferral for a metered network, power or load, and resource 'a' has neither 'discretionary: true' nor 'cellular: false'
+                    network: {timezone: America/New_York, max_deferral: 1d}
+                                                                        ^
+                m.yaml:11:23: warning: 'window' 00:00-24:00 is open all day and 'defaults' sets no window for it to lift, so it has no effect
+                    network: {window: "00:00-24:00", cellular: true}
+                                      ^
 
-            """)
+                """)
     }
 
     @Test func keysThatTakeEffectAreNotWarnedAbout() throws {
-        let loaded = try loadManifests(["m.yaml": """
-            version: 1
-            defaults:
-              network: {timezone: Europe/Berlin, max_deferral: 7d, window: "01:00-05:00"}
-            resources:
-              - {id: a, base_url: "https://h/", slices: [{path: x}]}
-              - {id: b, base_url: "https://h/", network: {window: "00:00-24:00", cellular: false}, slices: [{path: y}]}
-              - {id: c, base_url: "https://h/", network: {timezone: UTC, max_deferral: 1h, discretionary: true}, slices: [{path: z}]}
-            """], environment: Self.zones)
+        let loaded = try loadManifests(
+            [
+                "m.yaml": """
+                version: 1
+                defaults:
+                  network: {timezone: Europe/Berlin, max_deferral: 7d, window: "01:00-05:00"}
+                resources:
+                  - {id: a, base_url: "https://h/", slices: [{path: x}]}
+                  - {id: b, base_url: "https://h/", network: {window: "00:00-24:00", cellular: false}, slices: [{path: y}]}
+                  - {id: c, base_url: "https://h/", network: {timezone: UTC, max_deferral: 1h, discretionary: true}, slices: [{path: z}]}
+                """
+            ], environment: Self.zones)
         #expect(loaded.rendered == "")
         // The defaults' zone is used by a resource with a window of its own, the defaults'
         // max_deferral by one that defers for conditions, though others do not use them.
-        let split = try loadManifests(["m.yaml": """
-            version: 1
-            defaults:
-              network: {timezone: Europe/Berlin, max_deferral: 7d}
-            resources:
-              - {id: a, base_url: "https://h/", slices: [{path: x}]}
-              - {id: b, base_url: "https://h/", network: {window: "22:00-06:00"}, slices: [{path: y}]}
-              - {id: c, base_url: "https://h/", network: {discretionary: true}, slices: [{path: z}]}
-            """], environment: Self.zones)
+        let split = try loadManifests(
+            [
+                "m.yaml": """
+                version: 1
+                defaults:
+                  network: {timezone: Europe/Berlin, max_deferral: 7d}
+                resources:
+                  - {id: a, base_url: "https://h/", slices: [{path: x}]}
+                  - {id: b, base_url: "https://h/", network: {window: "22:00-06:00"}, slices: [{path: y}]}
+                  - {id: c, base_url: "https://h/", network: {discretionary: true}, slices: [{path: z}]}
+                """
+            ], environment: Self.zones)
         #expect(split.rendered == "")
         // A mistake in the defaults is reported, not the keys it leaves without effect.
-        let broken = try diagnose("""
+        let broken = try diagnose(
+            """
             version: 1
             defaults:
               network: {timezone: Europe/Berlin, window: "1-5"}
@@ -248,19 +267,21 @@ import Testing
     }
 
     @Test func withoutADatabaseNoZoneIsFound() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             defaults:
               network: {window: "01:00-06:00", timezone: Europe/Berlin}
             resources:
               - {id: a, base_url: "https://h/", slices: [{path: x}]}
             """, environment: ["TZDIR": "/nonexistent/zoneinfo"])
-        #expect(text == """
-            m.yaml:3:46: error: time zone 'Europe/Berlin' cannot be looked up: there is no time zone database in '/nonexistent/zoneinfo' (install the tzdata package, or set TZDIR)
-              network: {window: "01:00-06:00", timezone: Europe/Berlin}
-                                                         ^
+        #expect(
+            text == """
+                m.yaml:3:46: error: time zone 'Europe/Berlin' cannot be looked up: there is no time zone database in '/nonexistent/zoneinfo' (install the tzdata package, or set TZDIR)
+                  network: {window: "01:00-06:00", timezone: Europe/Berlin}
+                                                             ^
 
-            """)
+                """)
     }
 
     @Test(arguments: [
@@ -274,8 +295,10 @@ import Testing
 
     @Test func windowsThatAreNotOne() throws {
         #expect(try ManifestDecoder.parseWindow("00:00-24:00").get() == nil)  // all day
-        for text in ["01:00", "01:00-", "-06:00", "0100-0600", "01:00-06:00-07:00", "001:00-06:00", "01:0-06:00", "a1:00-06:00",
-                     "01:00–06:00", "01:00-06:00Z", " ", "1-5", "01:00--06:00"] {
+        for text in [
+            "01:00", "01:00-", "-06:00", "0100-0600", "01:00-06:00-07:00", "001:00-06:00", "01:0-06:00", "a1:00-06:00",
+            "01:00–06:00", "01:00-06:00Z", " ", "1-5", "01:00--06:00",
+        ] {
             guard case .failure(.malformed) = ManifestDecoder.parseWindow(text) else {
                 Issue.record("'\(text)' is not refused as malformed")
                 continue
@@ -297,11 +320,14 @@ import Testing
 
     /// Unquoted in a flow mapping too, as other values are written.
     @Test func unquotedInAFlowMapping() throws {
-        let loaded = try loadManifests(["m.yaml": """
-            version: 1
-            resources:
-              - {id: a, base_url: "https://h/", network: {window: 01:00-06:00, not_before: 2026-12-01T02:00:00Z}, slices: [{path: x}]}
-            """], environment: Self.zones)
+        let loaded = try loadManifests(
+            [
+                "m.yaml": """
+                version: 1
+                resources:
+                  - {id: a, base_url: "https://h/", network: {window: 01:00-06:00, not_before: 2026-12-01T02:00:00Z}, slices: [{path: x}]}
+                """
+            ], environment: Self.zones)
         #expect(loaded.rendered == "")
         #expect(loaded.manifest?.resources.first?.settings.network.window?.description == "01:00-06:00")
     }
@@ -321,11 +347,12 @@ import Testing
 
             """
         #expect(try loadManifests(["m.yaml": manifest(lastHasWindow: true)], environment: Self.zones).rendered == allDay)
-        #expect(try loadManifests(["m.yaml": manifest(lastHasWindow: false)], environment: Self.zones).rendered == """
-            m.yaml:3:23: warning: 'timezone' in 'defaults' has no effect: it is the zone of 'window', and no resource of this file that takes it has one
-              network: {timezone: Europe/Berlin, window: "00:00-24:00"}
-                                  ^
+        #expect(
+            try loadManifests(["m.yaml": manifest(lastHasWindow: false)], environment: Self.zones).rendered == """
+                m.yaml:3:23: warning: 'timezone' in 'defaults' has no effect: it is the zone of 'window', and no resource of this file that takes it has one
+                  network: {timezone: Europe/Berlin, window: "00:00-24:00"}
+                                      ^
 
-            """ + allDay)
+                """ + allDay)
     }
 }

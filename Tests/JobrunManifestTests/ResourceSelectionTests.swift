@@ -75,11 +75,14 @@ import Testing
     @Test func everyUnknownIdIsNamedWithTheClosestKnownOne() {
         let manifest = Self.manifest([("download", []), ("lessons", ["download"])])
         let result = manifest.selecting(ids: ["downlaod", "lessons", "zzz", "zzz"])
-        #expect(throws: ResourceSelection.UnknownIDs(ids: [
-            .init(id: "downlaod", suggestion: "download"), .init(id: "zzz", suggestion: nil),
-        ])) { try result.get() }
-        #expect(ResourceSelection.UnknownID(id: "downlaod", suggestion: "download").description
-            == "no resource 'downlaod' in the manifests (did you mean 'download'?)")
+        #expect(
+            throws: ResourceSelection.UnknownIDs(ids: [
+                .init(id: "downlaod", suggestion: "download"), .init(id: "zzz", suggestion: nil),
+            ])
+        ) { try result.get() }
+        #expect(
+            ResourceSelection.UnknownID(id: "downlaod", suggestion: "download").description
+                == "no resource 'downlaod' in the manifests (did you mean 'download'?)")
         #expect(ResourceSelection.UnknownID(id: "zzz", suggestion: nil).description == "no resource 'zzz' in the manifests")
     }
 

@@ -9,13 +9,14 @@ import Testing
     static let md5 = Digest(algorithm: .md5, bytes: Array(repeating: 1, count: 16))
 
     /// Only a digest proves content; a size alone is `size only`; nothing is `unverified`.
-    @Test(arguments: [
-        (Int64?.none, false, SliceIntegrity.unverified),
-        (0, false, .sizeOnly),
-        (10, false, .sizeOnly),
-        (nil, true, .digest),
-        (10, true, .digest),
-    ] as [(Int64?, Bool, SliceIntegrity)])
+    @Test(
+        arguments: [
+            (Int64?.none, false, SliceIntegrity.unverified),
+            (0, false, .sizeOnly),
+            (10, false, .sizeOnly),
+            (nil, true, .digest),
+            (10, true, .digest),
+        ] as [(Int64?, Bool, SliceIntegrity)])
     func integrityFollowsTheDeclaration(size: Int64?, hasDigest: Bool, expected: SliceIntegrity) {
         let slice = Slice(path: "a", size: size, digests: hasDigest ? [Self.md5] : [], location: Self.here)
         #expect(slice.integrity == expected)
@@ -61,18 +62,19 @@ import Testing
         let files = ["m.yaml": Self.manifest, "b.sums": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08  listed.bin\n"]
         let loaded = try loadManifests(files, requiringDigests: true)
         #expect(loaded.manifest == nil)
-        #expect(loaded.rendered == """
-            m.yaml:7:9: error: slice 'sized.bin' declares a size but no digest; --require-digests needs a digest
-                  - path: sized.bin
-                    ^
-            m.yaml:9:9: error: slice 'bare.bin' declares neither a digest nor a size; --require-digests needs a digest
-                  - {path: bare.bin}
-                    ^
-            m.yaml:14:9: error: slice 'extra.bin' declares a size but no digest; --require-digests needs a digest
-                  - {path: extra.bin, size: 1KiB}
-                    ^
+        #expect(
+            loaded.rendered == """
+                m.yaml:7:9: error: slice 'sized.bin' declares a size but no digest; --require-digests needs a digest
+                      - path: sized.bin
+                        ^
+                m.yaml:9:9: error: slice 'bare.bin' declares neither a digest nor a size; --require-digests needs a digest
+                      - {path: bare.bin}
+                        ^
+                m.yaml:14:9: error: slice 'extra.bin' declares a size but no digest; --require-digests needs a digest
+                      - {path: extra.bin, size: 1KiB}
+                        ^
 
-            """)
+                """)
         // Without the option the same manifest is valid.
         let plain = try loadManifests(files)
         #expect(plain.diagnostics.isEmpty && plain.manifest?.sliceCount == 5, "\(plain.rendered)")
@@ -80,7 +82,9 @@ import Testing
 
     /// Other mistakes are reported in the same run, in file order.
     @Test func requiringDigestsAddsToTheOtherDiagnostics() throws {
-        let loaded = try loadManifests(["m.yaml": "version: 1\nresources:\n  - id: a\n    base_url: https://h/\n    slices:\n      - {path: x, sizee: 1}\n      - {path: y}\n"], requiringDigests: true)
+        let loaded = try loadManifests(
+            ["m.yaml": "version: 1\nresources:\n  - id: a\n    base_url: https://h/\n    slices:\n      - {path: x, sizee: 1}\n      - {path: y}\n"],
+            requiringDigests: true)
         #expect(loaded.diagnostics.map(\.location?.line) == [6, 7], "\(loaded.rendered)")
         #expect(loaded.rendered.contains("unknown key 'sizee'") && loaded.rendered.contains("slice 'y' declares neither"), "\(loaded.rendered)")
     }

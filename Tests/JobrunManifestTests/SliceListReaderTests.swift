@@ -166,13 +166,15 @@ import Testing
 
     /// Through the validator: the same file from two resources is one collision, with its note.
     @Test func theValidatorStillFindsTheSameFileTwice() throws {
-        let loaded = try loadManifests(["m.yaml": """
+        let loaded = try loadManifests([
+            "m.yaml": """
             version: 1
             resources:
               - {id: a, base_url: "https://h/", dest: x, slices: [{path: y/z.ts}, {path: q.ts}]}
               - {id: b, base_url: "https://h/", dest: x/y, slices: [{path: z.ts}]}
               - {id: c, base_url: "https://h/", dest: x, slices: [{path: q.ts/r.ts}]}
-            """])
+            """
+        ])
         #expect(loaded.rendered.contains("two slices write the same file 'mirror/x/y/z.ts'"), "\(loaded.rendered)")
         #expect(loaded.rendered.contains("the other slice is here"))
         #expect(loaded.rendered.contains("slice file 'mirror/x/q.ts' is also a folder that another slice writes into"), "\(loaded.rendered)")

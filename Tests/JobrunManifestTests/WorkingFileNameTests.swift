@@ -23,7 +23,8 @@ struct WorkingFileNameTests {
     }
 
     @Test func slicePathsAndDestinationsAreRefusedAtTheirLine() throws {
-        let text = try diagnose("""
+        let text = try diagnose(
+            """
             version: 1
             resources:
               - id: a
@@ -39,21 +40,22 @@ struct WorkingFileNameTests {
                 dest: "b/.w.jobrun-part"
                 slices: [{path: w.ts}]
             """)
-        #expect(text == """
-            m.yaml:7:16: error: slice path '.x.bin.jobrun-part' has the name '.x.bin.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
-                  - {path: .x.bin.jobrun-part, size: 3000}
-                           ^
-            m.yaml:8:16: error: slice path 'sub/.y.jobrun-meta' has the name '.y.jobrun-meta', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
-                  - {path: "sub/.y.jobrun-meta"}
-                           ^
-            m.yaml:9:16: error: slice path '.z.jobrun-part/inside.ts' has the name '.z.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
-                  - {path: ".z.jobrun-part/inside.ts"}
-                           ^
-            m.yaml:13:11: error: 'dest' 'b/.w.jobrun-part' has the name '.w.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
-                dest: "b/.w.jobrun-part"
-                      ^
+        #expect(
+            text == """
+                m.yaml:7:16: error: slice path '.x.bin.jobrun-part' has the name '.x.bin.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
+                      - {path: .x.bin.jobrun-part, size: 3000}
+                               ^
+                m.yaml:8:16: error: slice path 'sub/.y.jobrun-meta' has the name '.y.jobrun-meta', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
+                      - {path: "sub/.y.jobrun-meta"}
+                               ^
+                m.yaml:9:16: error: slice path '.z.jobrun-part/inside.ts' has the name '.z.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
+                      - {path: ".z.jobrun-part/inside.ts"}
+                               ^
+                m.yaml:13:11: error: 'dest' 'b/.w.jobrun-part' has the name '.w.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
+                    dest: "b/.w.jobrun-part"
+                          ^
 
-            """)
+                """)
     }
 
     /// A list made with `find` over a mirror with leftovers names them.
@@ -62,11 +64,12 @@ struct WorkingFileNameTests {
             "m.yaml": "version: 1\nresources:\n  - id: a\n    base_url: https://h/a/\n    slices_from: a.sums\n",
             "a.sums": "\(Self.digest)  x.bin\n\(Self.digest)  ./.x.bin.jobrun-part\n",
         ])
-        #expect(loaded.rendered == """
-            a.sums:2:67: error: slice path './.x.bin.jobrun-part' has the name '.x.bin.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
-            \(Self.digest)  ./.x.bin.jobrun-part
-                                                                              ^
+        #expect(
+            loaded.rendered == """
+                a.sums:2:67: error: slice path './.x.bin.jobrun-part' has the name '.x.bin.jobrun-part', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')
+                \(Self.digest)  ./.x.bin.jobrun-part
+                                                                                  ^
 
-            """)
+                """)
     }
 }

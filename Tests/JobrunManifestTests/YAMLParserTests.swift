@@ -32,7 +32,8 @@ private let tagMessage = "YAML tags are not allowed in manifests (manifests are 
 // MARK: - Tree shape
 
 @Test func nestedMappingsAndSequencesFormATree() throws {
-    let doc = try document("""
+    let doc = try document(
+        """
         name: site
         slices:
           - path: a.bin
@@ -83,7 +84,8 @@ private let tagMessage = "YAML tags are not allowed in manifests (manifests are 
 }
 
 @Test func scalarStylesAndContents() throws {
-    let doc = try document("""
+    let doc = try document(
+        """
         plain: one two
         single: 'it''s'
         double: "tab\\tend"
@@ -137,16 +139,18 @@ private let tagMessage = "YAML tags are not allowed in manifests (manifests are 
 
 @Test func aByteOrderMarkDoesNotShiftTheCaret() {
     // The mark is neither counted in columns nor quoted, so the caret lines up.
-    #expect(parse([0xEF, 0xBB, 0xBF] + Array("a: *x\n".utf8)).rendered == """
-        m.yaml:1:4: error: \(aliasMessage)
-        a: *x
-           ^
+    #expect(
+        parse([0xEF, 0xBB, 0xBF] + Array("a: *x\n".utf8)).rendered == """
+            m.yaml:1:4: error: \(aliasMessage)
+            a: *x
+               ^
 
-        """)
+            """)
 }
 
 @Test func nullIsDetectedOnlyForPlainNullSpellings() throws {
-    let doc = try document("""
+    let doc = try document(
+        """
         a: ~
         b: null
         c: Null
@@ -204,56 +208,63 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
 @Test func invalidUTF8IsReportedAtTheBadByte() {
     let (document, rendered) = parse(Array("name: ok\ntitle: caf".utf8) + [0xE9] + Array(" au lait\n".utf8))
     #expect(document == nil)
-    #expect(rendered == """
-        m.yaml:2:11: error: invalid UTF-8 (byte 0xE9 starts a sequence that is cut short); a manifest must be UTF-8 text
-        title: caf\u{FFFD} au lait
-                  ^
+    #expect(
+        rendered == """
+            m.yaml:2:11: error: invalid UTF-8 (byte 0xE9 starts a sequence that is cut short); a manifest must be UTF-8 text
+            title: caf\u{FFFD} au lait
+                      ^
 
-        """)
+            """)
 }
 
 @Test func aStrayContinuationByteAfterMultiByteCharacters() {
     let (_, rendered) = parse(Array("ключ: ".utf8) + [0x80] + Array("\n".utf8))
-    #expect(rendered == """
-        m.yaml:1:7: error: invalid UTF-8 (byte 0x80 is a continuation byte without a lead byte); a manifest must be UTF-8 text
-        ключ: \u{FFFD}
-              ^
+    #expect(
+        rendered == """
+            m.yaml:1:7: error: invalid UTF-8 (byte 0x80 is a continuation byte without a lead byte); a manifest must be UTF-8 text
+            ключ: \u{FFFD}
+                  ^
 
-        """)
+            """)
 }
 
 @Test func encodedSurrogatesAndOverlongsAreInvalid() {
-    #expect(parse([0x61, 0x3A, 0x20, 0xED, 0xA0, 0x80]).rendered.hasPrefix(
-        "m.yaml:1:4: error: invalid UTF-8 (byte 0xED starts an encoded UTF-16 surrogate)"))
-    #expect(parse([0x61, 0x3A, 0x20, 0xC0, 0xAF]).rendered.hasPrefix(
-        "m.yaml:1:4: error: invalid UTF-8 (byte 0xC0 starts an overlong encoding)"))
-    #expect(parse([0x61, 0x3A, 0x20, 0xF4, 0x90, 0x80, 0x80]).rendered.hasPrefix(
-        "m.yaml:1:4: error: invalid UTF-8 (byte 0xF4 starts a code point beyond U+10FFFF)"))
+    #expect(
+        parse([0x61, 0x3A, 0x20, 0xED, 0xA0, 0x80]).rendered.hasPrefix(
+            "m.yaml:1:4: error: invalid UTF-8 (byte 0xED starts an encoded UTF-16 surrogate)"))
+    #expect(
+        parse([0x61, 0x3A, 0x20, 0xC0, 0xAF]).rendered.hasPrefix(
+            "m.yaml:1:4: error: invalid UTF-8 (byte 0xC0 starts an overlong encoding)"))
+    #expect(
+        parse([0x61, 0x3A, 0x20, 0xF4, 0x90, 0x80, 0x80]).rendered.hasPrefix(
+            "m.yaml:1:4: error: invalid UTF-8 (byte 0xF4 starts a code point beyond U+10FFFF)"))
 }
 
 @Test func utf16IsRejectedWithoutRunningLibYAML() {
     let (document, rendered) = parse([0xFF, 0xFE, 0x61, 0x00, 0x3A, 0x00])
     #expect(document == nil)
-    #expect(rendered == """
-        m.yaml:1:1: error: invalid UTF-8 (the file starts with a UTF-16 byte order mark); save the manifest as UTF-8
-        \u{FFFD}\u{FFFD}a\u{FFFD}:\u{FFFD}
-        ^
+    #expect(
+        rendered == """
+            m.yaml:1:1: error: invalid UTF-8 (the file starts with a UTF-16 byte order mark); save the manifest as UTF-8
+            \u{FFFD}\u{FFFD}a\u{FFFD}:\u{FFFD}
+            ^
 
-        """)
+            """)
 }
 
 @Test func nulAndControlCharactersAreErrors() {
     let (document, rendered) = parse(Array("a: 1\nb: \"x".utf8) + [0x00] + Array("y\"\nc: bell".utf8) + [0x07] + [0x0A])
     #expect(document == nil)
-    #expect(rendered == """
-        m.yaml:2:6: error: NUL byte in manifest; a manifest must be text, not binary data
-        b: "x\u{FFFD}y"
-             ^
-        m.yaml:3:8: error: control character U+0007 is not allowed in YAML; write it as an escape in a double-quoted string
-        c: bell\u{FFFD}
-               ^
+    #expect(
+        rendered == """
+            m.yaml:2:6: error: NUL byte in manifest; a manifest must be text, not binary data
+            b: "x\u{FFFD}y"
+                 ^
+            m.yaml:3:8: error: control character U+0007 is not allowed in YAML; write it as an escape in a double-quoted string
+            c: bell\u{FFFD}
+                   ^
 
-        """)
+            """)
 }
 
 @Test func c1ControlsAndNoncharactersAreErrorsButOtherUnicodeIsFine() throws {
@@ -269,15 +280,16 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
     let (document, rendered) = parse("a:\n\tb: 1\n  c: 2\n \td: 3\n")
     #expect(document == nil)
     // libyaml's own complaint about line 2 is dropped: the pre-scan already explained it.
-    #expect(rendered == """
-        m.yaml:2:1: error: tab character in indentation; YAML indents with spaces
-        \tb: 1
-        ^
-        m.yaml:4:2: error: tab character in indentation; YAML indents with spaces
-         \td: 3
-         ^
+    #expect(
+        rendered == """
+            m.yaml:2:1: error: tab character in indentation; YAML indents with spaces
+            \tb: 1
+            ^
+            m.yaml:4:2: error: tab character in indentation; YAML indents with spaces
+             \td: 3
+             ^
 
-        """)
+            """)
 }
 
 @Test func tabsInsideScalarsAreFine() throws {
@@ -290,12 +302,13 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
 
 @Test func aTabOnABlankLineIsReportedOnlyWhenLibYAMLRejectsIt() throws {
     _ = try document("a: x\n  \t\nb: 2\n")
-    #expect(parse("a: x\n\t\nb: 2\n").rendered == """
-        m.yaml:2:1: error: tab character in indentation; YAML indents with spaces
-        \t
-        ^
+    #expect(
+        parse("a: x\n\t\nb: 2\n").rendered == """
+            m.yaml:2:1: error: tab character in indentation; YAML indents with spaces
+            \t
+            ^
 
-        """)
+            """)
 }
 
 @Test func manyTabIndentedLinesEndInOneSummary() {
@@ -316,61 +329,67 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
 @Test func syntaxErrorWithoutContext() {
     let (document, rendered) = parse("a: b: c\n")
     #expect(document == nil)
-    #expect(rendered == """
-        m.yaml:1:5: error: mapping values are not allowed in this context
-        a: b: c
-            ^
+    #expect(
+        rendered == """
+            m.yaml:1:5: error: mapping values are not allowed in this context
+            a: b: c
+                ^
 
-        """)
+            """)
 }
 
 @Test func syntaxErrorWithContextNote() {
-    #expect(parse("a:\n  b:\n    c: 1\n   d: 2\n").rendered == """
-        m.yaml:4:4: error: did not find expected key (while parsing a block mapping)
-           d: 2
-           ^
-        m.yaml:2:3: note: the block mapping starts here
-          b:
-          ^
+    #expect(
+        parse("a:\n  b:\n    c: 1\n   d: 2\n").rendered == """
+            m.yaml:4:4: error: did not find expected key (while parsing a block mapping)
+               d: 2
+               ^
+            m.yaml:2:3: note: the block mapping starts here
+              b:
+              ^
 
-        """)
-    #expect(parse("a: [1, 2\nb: 3\n").rendered == """
-        m.yaml:2:2: error: did not find expected ',' or ']' (while parsing a flow sequence)
-        b: 3
-         ^
-        m.yaml:1:4: note: the flow sequence starts here
-        a: [1, 2
-           ^
+            """)
+    #expect(
+        parse("a: [1, 2\nb: 3\n").rendered == """
+            m.yaml:2:2: error: did not find expected ',' or ']' (while parsing a flow sequence)
+            b: 3
+             ^
+            m.yaml:1:4: note: the flow sequence starts here
+            a: [1, 2
+               ^
 
-        """)
+            """)
 }
 
 @Test func syntaxErrorsStillComeWithPreScanProblems() {
     // The pre-scan's findings past the point where libyaml gives up are kept.
-    #expect(parse("a: b: c\nd:\n\te: 1\n").rendered == """
-        m.yaml:1:5: error: mapping values are not allowed in this context
-        a: b: c
+    #expect(
+        parse("a: b: c\nd:\n\te: 1\n").rendered == """
+            m.yaml:1:5: error: mapping values are not allowed in this context
+            a: b: c
+                ^
+            m.yaml:3:1: error: tab character in indentation; YAML indents with spaces
+            \te: 1
             ^
-        m.yaml:3:1: error: tab character in indentation; YAML indents with spaces
-        \te: 1
-        ^
 
-        """)
-    #expect(parse("a: 'open\nb: 1\n").rendered == """
-        m.yaml:3:1: error: found unexpected end of stream (while scanning a quoted scalar)
+            """)
+    #expect(
+        parse("a: 'open\nb: 1\n").rendered == """
+            m.yaml:3:1: error: found unexpected end of stream (while scanning a quoted scalar)
 
-        ^
-        m.yaml:1:4: note: the quoted scalar starts here
-        a: 'open
-           ^
+            ^
+            m.yaml:1:4: note: the quoted scalar starts here
+            a: 'open
+               ^
 
-        """)
+            """)
 }
 
 // MARK: - Rule 5: anchors, aliases, tags, merge keys
 
 @Test func anchorsAliasesTagsAndMergeKeysAreAllReported() {
-    let (document, rendered) = parse("""
+    let (document, rendered) = parse(
+        """
         base: &b {x: 1}
         other: *b
         t: !!str 5
@@ -380,62 +399,66 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
         "<<": quoted is just a key
         """)
     #expect(document == nil)
-    #expect(rendered == """
-        m.yaml:1:7: error: \(anchorMessage)
-        base: &b {x: 1}
-              ^
-        m.yaml:2:8: error: \(aliasMessage)
-        other: *b
+    #expect(
+        rendered == """
+            m.yaml:1:7: error: \(anchorMessage)
+            base: &b {x: 1}
+                  ^
+            m.yaml:2:8: error: \(aliasMessage)
+            other: *b
+                   ^
+            m.yaml:3:4: error: \(tagMessage)
+            t: !!str 5
                ^
-        m.yaml:3:4: error: \(tagMessage)
-        t: !!str 5
-           ^
-        m.yaml:4:4: error: \(tagMessage)
-        u: !local [1]
-           ^
-        m.yaml:5:4: error: \(tagMessage)
-        v: !!binary aGk=
-           ^
-        m.yaml:6:1: error: merge keys ('<<') are not allowed in manifests; write the keys out
-        <<: {y: 2}
-        ^
-        m.yaml:7:1: error: duplicate key '<<'
-        "<<": quoted is just a key
-        ^
-        m.yaml:6:1: note: first defined here
-        <<: {y: 2}
-        ^
+            m.yaml:4:4: error: \(tagMessage)
+            u: !local [1]
+               ^
+            m.yaml:5:4: error: \(tagMessage)
+            v: !!binary aGk=
+               ^
+            m.yaml:6:1: error: merge keys ('<<') are not allowed in manifests; write the keys out
+            <<: {y: 2}
+            ^
+            m.yaml:7:1: error: duplicate key '<<'
+            "<<": quoted is just a key
+            ^
+            m.yaml:6:1: note: first defined here
+            <<: {y: 2}
+            ^
 
-        """)
+            """)
 }
 
 @Test func aliasesAsKeysAreNotDuplicatesOfEachOther() {
-    #expect(parse("{*a : 1, *b : 2}\n").rendered == """
-        m.yaml:1:2: error: \(aliasMessage)
-        {*a : 1, *b : 2}
-         ^
-        m.yaml:1:10: error: \(aliasMessage)
-        {*a : 1, *b : 2}
-                 ^
+    #expect(
+        parse("{*a : 1, *b : 2}\n").rendered == """
+            m.yaml:1:2: error: \(aliasMessage)
+            {*a : 1, *b : 2}
+             ^
+            m.yaml:1:10: error: \(aliasMessage)
+            {*a : 1, *b : 2}
+                     ^
 
-        """)
+            """)
 }
 
 // MARK: - Rule 6: one document
 
 @Test func aSecondDocumentIsAnError() {
-    #expect(parse("a: 1\n---\nb: 2\n").rendered == """
-        m.yaml:2:1: error: a manifest must contain exactly one YAML document
-        ---
-        ^
+    #expect(
+        parse("a: 1\n---\nb: 2\n").rendered == """
+            m.yaml:2:1: error: a manifest must contain exactly one YAML document
+            ---
+            ^
 
-        """)
-    #expect(parse("---\na: 1\n...\n---\n").rendered == """
-        m.yaml:4:1: error: a manifest must contain exactly one YAML document
-        ---
-        ^
+            """)
+    #expect(
+        parse("---\na: 1\n...\n---\n").rendered == """
+            m.yaml:4:1: error: a manifest must contain exactly one YAML document
+            ---
+            ^
 
-        """)
+            """)
 }
 
 @Test func explicitMarkersAroundOneDocumentAreFine() throws {
@@ -461,12 +484,13 @@ func emptyInputHasNoDocumentAndNoDiagnostics(_ text: String) {
 @Test func blockNestingCountsToo() {
     var text = ""
     for level in 0..<70 { text += String(repeating: " ", count: level) + "k:\n" }
-    #expect(parse(text).rendered == """
-        m.yaml:65:65: error: nesting deeper than 64 levels
-        \(String(repeating: " ", count: 64))k:
-        \(String(repeating: " ", count: 64))^
+    #expect(
+        parse(text).rendered == """
+            m.yaml:65:65: error: nesting deeper than 64 levels
+            \(String(repeating: " ", count: 64))k:
+            \(String(repeating: " ", count: 64))^
 
-        """)
+            """)
 }
 
 @Test(arguments: ["[", "{a: ", "- "])
@@ -480,18 +504,19 @@ func hostileNestingIsRefusedQuickly(_ opener: String) {
 // MARK: - Rule 8: scalar keys
 
 @Test func collectionKeysAreErrors() {
-    #expect(parse("[a, b]: 1\n{c: d}: 2\n? - x\n: 3\n").rendered == """
-        m.yaml:1:1: error: mapping keys must be plain strings
-        [a, b]: 1
-        ^
-        m.yaml:2:1: error: mapping keys must be plain strings
-        {c: d}: 2
-        ^
-        m.yaml:3:3: error: mapping keys must be plain strings
-        ? - x
-          ^
+    #expect(
+        parse("[a, b]: 1\n{c: d}: 2\n? - x\n: 3\n").rendered == """
+            m.yaml:1:1: error: mapping keys must be plain strings
+            [a, b]: 1
+            ^
+            m.yaml:2:1: error: mapping keys must be plain strings
+            {c: d}: 2
+            ^
+            m.yaml:3:3: error: mapping keys must be plain strings
+            ? - x
+              ^
 
-        """)
+            """)
 }
 
 // MARK: - Rule 9: duplicate keys
@@ -499,21 +524,22 @@ func hostileNestingIsRefusedQuickly(_ opener: String) {
 @Test func duplicateKeysPointAtTheFirstDefinition() {
     let (document, rendered) = parse("a: 1\nb: 2\n'a': 3\nc: {b: 1, b: 2}\n")
     #expect(document == nil)
-    #expect(rendered == """
-        m.yaml:3:1: error: duplicate key 'a'
-        'a': 3
-        ^
-        m.yaml:1:1: note: first defined here
-        a: 1
-        ^
-        m.yaml:4:11: error: duplicate key 'b'
-        c: {b: 1, b: 2}
-                  ^
-        m.yaml:4:5: note: first defined here
-        c: {b: 1, b: 2}
+    #expect(
+        rendered == """
+            m.yaml:3:1: error: duplicate key 'a'
+            'a': 3
             ^
+            m.yaml:1:1: note: first defined here
+            a: 1
+            ^
+            m.yaml:4:11: error: duplicate key 'b'
+            c: {b: 1, b: 2}
+                      ^
+            m.yaml:4:5: note: first defined here
+            c: {b: 1, b: 2}
+                ^
 
-        """)
+            """)
 }
 
 @Test func keysThatDifferOnlyInCaseOrInOtherMappingsAreFine() throws {
@@ -524,21 +550,22 @@ func hostileNestingIsRefusedQuickly(_ opener: String) {
     var text = ""
     for k in 0..<10_000 { text += "k\(k): \(k)\n" }
     text += "k7: again\nk9999: again\n"
-    #expect(parse(text).rendered == """
-        m.yaml:10001:1: error: duplicate key 'k7'
-        k7: again
-        ^
-        m.yaml:8:1: note: first defined here
-        k7: 7
-        ^
-        m.yaml:10002:1: error: duplicate key 'k9999'
-        k9999: again
-        ^
-        m.yaml:10000:1: note: first defined here
-        k9999: 9999
-        ^
+    #expect(
+        parse(text).rendered == """
+            m.yaml:10001:1: error: duplicate key 'k7'
+            k7: again
+            ^
+            m.yaml:8:1: note: first defined here
+            k7: 7
+            ^
+            m.yaml:10002:1: error: duplicate key 'k9999'
+            k9999: again
+            ^
+            m.yaml:10000:1: note: first defined here
+            k9999: 9999
+            ^
 
-        """)
+            """)
 }
 
 @Test func longAndMultiLineKeysAreShortenedInMessages() {
@@ -553,37 +580,40 @@ func hostileNestingIsRefusedQuickly(_ opener: String) {
 
 @Test func problemsOfEveryKindAreReportedTogetherInOrder() {
     // libyaml stops at line 3's tab; what it had read before still counts, duplicates included.
-    #expect(parse("a: &x 1\na: 2\n\tc: 3\n").rendered == """
-        m.yaml:1:4: error: \(anchorMessage)
-        a: &x 1
-           ^
-        m.yaml:2:1: error: duplicate key 'a'
-        a: 2
-        ^
-        m.yaml:1:1: note: first defined here
-        a: &x 1
-        ^
-        m.yaml:3:1: error: tab character in indentation; YAML indents with spaces
-        \tc: 3
-        ^
+    #expect(
+        parse("a: &x 1\na: 2\n\tc: 3\n").rendered == """
+            m.yaml:1:4: error: \(anchorMessage)
+            a: &x 1
+               ^
+            m.yaml:2:1: error: duplicate key 'a'
+            a: 2
+            ^
+            m.yaml:1:1: note: first defined here
+            a: &x 1
+            ^
+            m.yaml:3:1: error: tab character in indentation; YAML indents with spaces
+            \tc: 3
+            ^
 
-        """)
+            """)
 }
 
 @Test func lineBreaksOtherThanLFDoNotShiftLocations() {
     // libyaml counts a lone CR and U+2028 as line breaks; the quoted source line does not.
-    #expect(parse("a: 1\rb: c: d\n").rendered == """
-        m.yaml:1:10: error: mapping values are not allowed in this context
-        a: 1\u{FFFD}b: c: d
-                 ^
+    #expect(
+        parse("a: 1\rb: c: d\n").rendered == """
+            m.yaml:1:10: error: mapping values are not allowed in this context
+            a: 1\u{FFFD}b: c: d
+                     ^
 
-        """)
-    #expect(parse("a: \"x\u{2028}y\"\nb: *q\n").rendered == """
-        m.yaml:2:4: error: \(aliasMessage)
-        b: *q
-           ^
+            """)
+    #expect(
+        parse("a: \"x\u{2028}y\"\nb: *q\n").rendered == """
+            m.yaml:2:4: error: \(aliasMessage)
+            b: *q
+               ^
 
-        """)
+            """)
 }
 
 @Test func crlfLineEndingsKeepLocations() throws {
@@ -642,4 +672,3 @@ func aLongInputReadAheadIsTheSame(ending tail: String) {
     #expect(diagnostics.isEmpty && document != nil)
     #expect(sink.paths == (0..<k).map { "\($0).bin" })
 }
-

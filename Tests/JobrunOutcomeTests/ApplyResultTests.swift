@@ -59,7 +59,9 @@ import Testing
             ],
             stopReason: nil, elapsed: .zero)
         #expect(result.counts.withoutDigests.sizeOnly == 2 && result.counts.withoutDigests.unverified == 2)
-        #expect(result.summaryLine == "Apply failed! Slices: 2 fetched (7 B), 1 resumed, 2 up to date, 1 failed, 1 deferred; 4 without digests (2 size only, 2 unverified).")
+        #expect(
+            result.summaryLine
+                == "Apply failed! Slices: 2 fetched (7 B), 1 resumed, 2 up to date, 1 failed, 1 deferred; 4 without digests (2 size only, 2 unverified).")
         // Every slice with a digest: the line is what it always was.
         let proven = ApplyResult(entries: [Self.entry("c", [(.fetched, 1)])], stopReason: nil, elapsed: .zero)
         #expect(proven.summaryLine == "Apply complete! Slices: 1 fetched (1 B), 0 resumed, 0 up to date, 0 failed, 0 deferred.")
@@ -80,17 +82,18 @@ import Testing
 
     /// The last line's first word follows the exit status: `complete` exactly when the run
     /// succeeds, `interrupted` whenever a signal stopped it (failures or not), `failed` otherwise.
-    @Test(arguments: [
-        ([SliceOutcome.Status.fetched, .upToDate, .resumed], nil, "complete"),
-        ([.fetched, .deferred], nil, "complete"),
-        ([], nil, "complete"),
-        ([.fetched, .failed], nil, "failed"),
-        ([.failed, .skipped], nil, "failed"),
-        ([.upToDate, .skipped], nil, "failed"),
-        ([.fetched, .upToDate], 2, "interrupted"),
-        ([.fetched, .skipped], 15, "interrupted"),
-        ([.failed, .skipped], 2, "interrupted"),
-    ] as [([SliceOutcome.Status], Int32?, String)])
+    @Test(
+        arguments: [
+            ([SliceOutcome.Status.fetched, .upToDate, .resumed], nil, "complete"),
+            ([.fetched, .deferred], nil, "complete"),
+            ([], nil, "complete"),
+            ([.fetched, .failed], nil, "failed"),
+            ([.failed, .skipped], nil, "failed"),
+            ([.upToDate, .skipped], nil, "failed"),
+            ([.fetched, .upToDate], 2, "interrupted"),
+            ([.fetched, .skipped], 15, "interrupted"),
+            ([.failed, .skipped], 2, "interrupted"),
+        ] as [([SliceOutcome.Status], Int32?, String)])
     func theLastLineSaysHowTheRunEnded(statuses: [SliceOutcome.Status], signal: Int32?, word: String) {
         let result = ApplyResult(entries: [Self.entry("a", statuses.map { ($0, 0) })], stopReason: signal.map(StopReason.signal), elapsed: .zero)
         var c = ApplyResult.Counts()

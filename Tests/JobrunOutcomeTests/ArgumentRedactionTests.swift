@@ -22,7 +22,8 @@ import Testing
     }
 
     @Test func everyArgumentIsKeptInOrder() {
-        #expect(ArgumentRedaction.redact(["jobrun", "apply", "https://u:p@h/m.yaml?s=1", "-v"])
-            == ["jobrun", "apply", "https://<redacted>@h/m.yaml?<redacted>", "-v"])
+        #expect(
+            ArgumentRedaction.redact(["jobrun", "apply", "https://u:p@h/m.yaml?s=1", "-v"])
+                == ["jobrun", "apply", "https://<redacted>@h/m.yaml?<redacted>", "-v"])
     }
 }

@@ -43,8 +43,11 @@ import Testing
             id: "r", location: here, manifestFile: "m.yaml", baseURL: "https://h.example/r/", outputRoot: "out", dest: "r",
             dependsOn: [], checksum: nil, settings: ResourceSettings(),
             slices: [Slice(path: "a b.ts", location: here), Slice(path: "c.ts", url: "https://o.example/c.ts?sig=2#f", location: here)])
-        let entry = ApplyResult.Entry(resource: resource, outcomes: [
-            SliceOutcome(status: .fetched), SliceOutcome(status: .fetched), ])
+        let entry = ApplyResult.Entry(
+            resource: resource,
+            outcomes: [
+                SliceOutcome(status: .fetched), SliceOutcome(status: .fetched),
+            ])
         #expect(entry.displayURL(at: 0) == "https://h.example/r/a%20b.ts")
         #expect(entry.displayURL(at: 1) == "https://o.example/c.ts")
         var redirected = entry

@@ -16,12 +16,17 @@ import Testing
     /// The deadline's line counts what was fetched, what was cut in flight (and kept) and what
     /// never started with its declared bytes; failures still exit 1, otherwise 75.
     @Test func theDeadlineLineSaysWhatRemains() {
-        var entry = ApplyResultTests.entry("a", [(.fetched, 100), (.skipped, 0), (.skipped, 0), (.skipped, 0), (.resumed, 20)], integrities: [.digest, .sizeOnly, .sizeOnly, .sizeOnly, .digest])
+        var entry = ApplyResultTests.entry(
+            "a", [(.fetched, 100), (.skipped, 0), (.skipped, 0), (.skipped, 0), (.resumed, 20)],
+            integrities: [.digest, .sizeOnly, .sizeOnly, .sizeOnly, .digest])
         entry.outcomes[1] = Self.cut(kept: true)
         entry.outcomes[2] = Self.cut(kept: false)
         entry.outcomes[3] = SliceOutcome(status: .skipped, skipReason: "not started: the run stopped at its deadline", displayURL: "http://h/s")
         let result = ApplyResult(entries: [entry], stopReason: .deadline, elapsed: .seconds(3))
-        #expect(result.summaryLine == "Apply stopped at deadline: 2 fetched (120 B), 2 cut in flight (1 partial file kept to resume), 1 not started (10 B). Run the same command again to continue.")
+        #expect(
+            result.summaryLine
+                == "Apply stopped at deadline: 2 fetched (120 B), 2 cut in flight (1 partial file kept to resume), 1 not started (10 B). Run the same command again to continue."
+        )
         #expect(result.exitStatus == .locked && result.exitStatus.rawValue == 75)
         #expect(!result.isSuccess)
 

@@ -13,30 +13,33 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let abc = PlannerTests.sha256Hex("abc")
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: one
-                base_url: https://h/1/
-                slices: [{path: a.bin, size: 3, sha256: \(abc)}, {path: b/partial.bin, size: 2MiB}]
-              - id: five
-                base_url: https://h/5/
-                slices:
-                  - {path: ok.bin, size: 3, sha256: \(abc)}
-                  - {path: short.bin, size: 4}
-                  - {path: missing.bin, size: 2MiB}
-                  - {path: partial.bin, size: 2MiB}
-                  - {path: bare.bin}
-              - id: two
-                base_url: https://h/2/
-                slices: [{path: x.bin}, {path: y.bin, size: 3}]
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: one
+                    base_url: https://h/1/
+                    slices: [{path: a.bin, size: 3, sha256: \(abc)}, {path: b/partial.bin, size: 2MiB}]
+                  - id: five
+                    base_url: https://h/5/
+                    slices:
+                      - {path: ok.bin, size: 3, sha256: \(abc)}
+                      - {path: short.bin, size: 4}
+                      - {path: missing.bin, size: 2MiB}
+                      - {path: partial.bin, size: 2MiB}
+                      - {path: bare.bin}
+                  - id: two
+                    base_url: https://h/2/
+                    slices: [{path: x.bin}, {path: y.bin, size: 3}]
+                """)
         for file in ["mirror/one/a.bin", "mirror/five/ok.bin", "mirror/five/short.bin", "mirror/five/bare.bin", "mirror/two/y.bin"] {
             _ = try dir.write(file: file, contents: "abc")
         }
         for (folder, resource) in [("mirror/five", "5"), ("mirror/one/b", "1/b")] {
             _ = try dir.write(file: folder + "/.partial.bin.jobrun-part", bytes: Array(repeating: 1, count: 1000))
-            let meta = PartialDownload.Metadata(identity: "https://h/\(resource)/partial.bin", validator: .init(value: "\"v\"", kind: .etag), totalSize: 2 << 20)
+            let meta = PartialDownload.Metadata(
+                identity: "https://h/\(resource)/partial.bin", validator: .init(value: "\"v\"", kind: .etag), totalSize: 2 << 20)
             _ = try dir.write(file: folder + "/.partial.bin.jobrun-meta", bytes: meta.encoded())
         }
         let manifest = try PlannerTests.manifestWithMirror(in: dir)
@@ -48,9 +51,10 @@ import Testing
         for (path, resource) in [("one/a.bin", "one"), ("five/ok.bin", "five"), ("five/bare.bin", "five")] {
             var file = try FileIdentity.ofFile(atPath: root + "/" + path)
             if path == "five/bare.bin" { file.ctimeNanoseconds -= 1 }
-            records.append(ProvenSlice(
-                path: path, resource: resource, digests: [sha], file: file, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 500,
-                fetchedAtMilliseconds: nil))
+            records.append(
+                ProvenSlice(
+                    path: path, resource: resource, digests: [sha], file: file, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 500,
+                    fetchedAtMilliseconds: nil))
         }
         writer.record(records, root: root)
         let states = MirrorStates(roots: [root], access: .existing) { Issue.record("\($0)") }

@@ -89,25 +89,27 @@ import Testing
     /// slice that can be resumed, one that cannot, a changed one and an unproven one.
     static func manifest(in dir: TemporaryDirectory) throws -> Manifest {
         let sha = Self.sha.hex
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            defaults:
-              output: ./mirror
-            resources:
-              - id: zeta
-                base_url: https://h/z/
-                slices:
-                  - {path: a.bin, size: 3, sha256: \(sha)}
-                  - {path: b.bin, size: 3, sha256: \(sha)}
-              - id: alpha
-                base_url: https://h/a/
-                slices:
-                  - {path: one, size: 2000000}
-                  - {path: two, size: 2000000}
-                  - {path: three, size: 3, sha256: \(sha)}
-                  - {path: four}
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                defaults:
+                  output: ./mirror
+                resources:
+                  - id: zeta
+                    base_url: https://h/z/
+                    slices:
+                      - {path: a.bin, size: 3, sha256: \(sha)}
+                      - {path: b.bin, size: 3, sha256: \(sha)}
+                  - id: alpha
+                    base_url: https://h/a/
+                    slices:
+                      - {path: one, size: 2000000}
+                      - {path: two, size: 2000000}
+                      - {path: three, size: 3, sha256: \(sha)}
+                      - {path: four}
 
-            """)
+                """)
         var options = ManifestLoader.Options()
         options.currentDirectory = dir.path
         return try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
@@ -125,15 +127,19 @@ import Testing
         // zeta's two slices, then alpha's four, in the manifest's order.
         let checks: [FileCheck] = [ok, ok, .missing, .missing, ok, .ok(size: 0, digests: [])]
         let identities: [FileIdentity?] = [file, file, nil, nil, changed, FileIdentity(device: 1, inode: 8, size: 0, mtimeNanoseconds: 0, ctimeNanoseconds: 0)]
-        let records: [String: [String: ProvenFile]] = [root: [
-            "zeta/a.bin": record(provenAt: 1_000, fetchedAt: 900),
-            "zeta/b.bin": record(provenAt: 2_000, fetchedAt: 1_500),
-            "alpha/three": record(provenAt: 500, fetchedAt: 3_000),
-        ]]
-        let partials: [String: [String: PartialDownload.Found]] = [root: [
-            "alpha/one": partial(for: "https://h/a/one"),
-            "alpha/two": partial(for: "https://h/a/elsewhere"),
-        ]]
+        let records: [String: [String: ProvenFile]] = [
+            root: [
+                "zeta/a.bin": record(provenAt: 1_000, fetchedAt: 900),
+                "zeta/b.bin": record(provenAt: 2_000, fetchedAt: 1_500),
+                "alpha/three": record(provenAt: 500, fetchedAt: 3_000),
+            ]
+        ]
+        let partials: [String: [String: PartialDownload.Found]] = [
+            root: [
+                "alpha/one": partial(for: "https://h/a/one"),
+                "alpha/two": partial(for: "https://h/a/elsewhere"),
+            ]
+        ]
         return MirrorStatus(
             manifest: manifest, checks: checks, identities: identities, records: records, partials: partials,
             roots: [MirrorStatus.Root(path: root, store: .inUse)], runs: [], nowMilliseconds: now, maxAgeMilliseconds: maxAge)

@@ -8,7 +8,8 @@ import Testing
 /// The plan's deferrals: only work is deferred, dependents go with it, counts and text say why.
 @Suite struct PlannerDeferralTests {
     static let metered = PolicyContext(
-        conditions: Conditions(metered: MeteredState(value: .yes, source: "--metered yes"), power: PowerState(isOnAC: true, reason: "no power supply"), busy: nil),
+        conditions: Conditions(
+            metered: MeteredState(value: .yes, source: "--metered yes"), power: PowerState(isOnAC: true, reason: "no power supply"), busy: nil),
         nowMilliseconds: 0, localZone: .utc)
 
     static func plan(_ yaml: String, files: [String: String] = [:], policy: PolicyContext?) throws -> Plan {
@@ -17,9 +18,11 @@ import Testing
         _ = try dir.write(file: "m.yaml", contents: yaml)
         for (path, contents) in files { _ = try dir.write(file: "mirror/" + path, contents: contents) }
         let manifest = try PlannerTests.manifestWithMirror(in: dir)
-        return Planner.plan(for: manifest, parallelism: 1, measure: { _ in
-            .success(FileSystemUsage(device: 1, freeBytes: 10 << 30, sizeBytes: 100 << 30))
-        }, policy: policy)
+        return Planner.plan(
+            for: manifest, parallelism: 1,
+            measure: { _ in
+                .success(FileSystemUsage(device: 1, freeBytes: 10 << 30, sizeBytes: 100 << 30))
+            }, policy: policy)
     }
 
     static let yaml = """

@@ -17,12 +17,15 @@ import Testing
         #expect(Planner.decide(.missing, for: s) == SliceDecision(action: .fetch))
         #expect(Planner.decide(.ok(size: 3, digests: [Self.digest]), for: s) == SliceDecision(action: .upToDate))
         #expect(Planner.decide(.sizeMismatch(expected: 3, actual: 5), for: s) == SliceDecision(action: .refetch, reason: "size is 5 bytes, expected 3"))
-        #expect(Planner.decide(.digestMismatch(expected: Self.digest, actual: [Self.other], size: 3), for: s)
-            == SliceDecision(action: .refetch, reason: "sha256 differs: expected \(Self.digest.hex), actual \(Self.other.hex)"))
-        #expect(Planner.decide(.notRegularFile(path: "m/x", kind: "symbolic link"), for: s)
-            == SliceDecision(action: .refetch, reason: "'m/x' is a symbolic link, not a regular file"))
-        #expect(Planner.decide(.ioError(path: "m/x", errno: 13, message: "Permission denied"), for: s)
-            == SliceDecision(action: .refetch, reason: "cannot read 'm/x': Permission denied"))
+        #expect(
+            Planner.decide(.digestMismatch(expected: Self.digest, actual: [Self.other], size: 3), for: s)
+                == SliceDecision(action: .refetch, reason: "sha256 differs: expected \(Self.digest.hex), actual \(Self.other.hex)"))
+        #expect(
+            Planner.decide(.notRegularFile(path: "m/x", kind: "symbolic link"), for: s)
+                == SliceDecision(action: .refetch, reason: "'m/x' is a symbolic link, not a regular file"))
+        #expect(
+            Planner.decide(.ioError(path: "m/x", errno: 13, message: "Permission denied"), for: s)
+                == SliceDecision(action: .refetch, reason: "cannot read 'm/x': Permission denied"))
     }
 
     @Test func countsAddUpAndTrackUnsizedSlices() {
@@ -48,22 +51,24 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  // sha256("abc")
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: second
-                base_url: https://h/s/
-                depends_on: [first]
-                slices:
-                  - {path: ok.txt, size: 3, sha256: \(abc)}
-                  - {path: short.txt, size: 4}
-                  - {path: wrong.txt, sha256: \(abc)}
-                  - {path: sub/missing.txt, size: 64KiB}
-                  - {path: any.txt}
-              - id: first
-                base_url: https://h/f/
-                slices: [{path: a.bin, size: 1.5KiB}]
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: second
+                    base_url: https://h/s/
+                    depends_on: [first]
+                    slices:
+                      - {path: ok.txt, size: 3, sha256: \(abc)}
+                      - {path: short.txt, size: 4}
+                      - {path: wrong.txt, sha256: \(abc)}
+                      - {path: sub/missing.txt, size: 64KiB}
+                      - {path: any.txt}
+                  - id: first
+                    base_url: https://h/f/
+                    slices: [{path: a.bin, size: 1.5KiB}]
+                """)
         _ = try dir.write(file: "mirror/second/ok.txt", contents: "abc")
         _ = try dir.write(file: "mirror/second/short.txt", contents: "abc")
         _ = try dir.write(file: "mirror/second/wrong.txt", contents: "abd")
@@ -81,43 +86,51 @@ import Testing
         // Slices without a digest are counted whatever their action: three declare a size, one nothing.
         #expect(plan.counts.integrity.sizeOnly == 3 && plan.counts.integrity.unverified == 1)
         #expect(plan.entries[0].counts.integrity.sizeOnly == 1 && plan.entries[0].counts.integrity.unverified == 0)
-        #expect(plan.summaryLine == "Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).")
+        #expect(
+            plan.summaryLine
+                == "Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified)."
+        )
         let text = plan.renderText(verbose: true).replacingOccurrences(of: dir.path("mirror"), with: "mirror")
-        #expect(text == """
-            ~ first -> mirror/first/: 1 to fetch (1.5 KiB)
-                + a.bin (1.5 KiB) [size only]
-            ~ second -> mirror/second/: 1 to fetch, 2 to refetch, 2 up to date (64.0 KiB + 1 of unknown size)
-                = ok.txt (3 B)
-                ~ short.txt (4 B) [size only]: size is 3 bytes, expected 4
-                ~ wrong.txt: sha256 differs: expected \(abc), actual a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f
-                + sub/missing.txt (64.0 KiB) [size only]
-                = any.txt [unverified]
-            Space: mirror: 65.5 KiB plus 1 slice of unknown size to fetch, 10.0 GiB free.
-            Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).
+        #expect(
+            text
+                == """
+                ~ first -> mirror/first/: 1 to fetch (1.5 KiB)
+                    + a.bin (1.5 KiB) [size only]
+                ~ second -> mirror/second/: 1 to fetch, 2 to refetch, 2 up to date (64.0 KiB + 1 of unknown size)
+                    = ok.txt (3 B)
+                    ~ short.txt (4 B) [size only]: size is 3 bytes, expected 4
+                    ~ wrong.txt: sha256 differs: expected \(abc), actual a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f
+                    + sub/missing.txt (64.0 KiB) [size only]
+                    = any.txt [unverified]
+                Space: mirror: 65.5 KiB plus 1 slice of unknown size to fetch, 10.0 GiB free.
+                Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).
 
-            """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))
+                """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))
     }
 
     @Test func dotGraphIsSortedAndQuoted() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - {id: b, base_url: "https://h/", depends_on: [a.x], slices: [{path: p, size: 10}]}
-              - {id: a.x, base_url: "https://h/", slices: [{path: q}]}
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - {id: b, base_url: "https://h/", depends_on: [a.x], slices: [{path: p, size: 10}]}
+                  - {id: a.x, base_url: "https://h/", slices: [{path: q}]}
+                """)
         let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")]).manifest)
-        #expect(manifest.renderDOT() == """
-            digraph jobrun {
-                rankdir=LR;
-                node [shape=box];
-                "a.x" [label="a.x\\n1 slice, size unknown"];
-                "b" [label="b\\n1 slice, 10 B"];
-                "a.x" -> "b";
-            }
+        #expect(
+            manifest.renderDOT() == """
+                digraph jobrun {
+                    rankdir=LR;
+                    node [shape=box];
+                    "a.x" [label="a.x\\n1 slice, size unknown"];
+                    "b" [label="b\\n1 slice, 10 B"];
+                    "a.x" -> "b";
+                }
 
-            """)
+                """)
     }
 
     /// `plan` says `resume` exactly where `apply` will send a range request: both ask
@@ -129,7 +142,8 @@ import Testing
         let slices = names.map { "      - {path: \($0).bin, size: 2MiB}" }.joined(separator: "\n")
         _ = try dir.write(file: "m.yaml", contents: "version: 1\nresources:\n  - id: r\n    base_url: https://h/s/\n    slices:\n\(slices)\n")
         func meta(_ name: String, identity: String? = nil, total: Int64? = 2 << 20) -> [UInt8] {
-            PartialDownload.Metadata(identity: identity ?? "https://h/s/\(name).bin", validator: .init(value: "\"v1\"", kind: .etag), totalSize: total).encoded()
+            PartialDownload.Metadata(identity: identity ?? "https://h/s/\(name).bin", validator: .init(value: "\"v1\"", kind: .etag), totalSize: total)
+                .encoded()
         }
         for name in names {
             let size = name == "longer" ? (2 << 20) + 1 : (name == "empty" ? 0 : 1000)
@@ -153,14 +167,20 @@ import Testing
     @Test func whatAPartialMustBeToBeContinued() {
         let m = PartialDownload.Metadata(identity: "https://h/a", validator: .init(value: "\"v\"", kind: .etag), totalSize: 100)
         #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
-        #expect(PartialDownload.Found(size: 100, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false), "complete: apply verifies it after a 416")
+        #expect(
+            PartialDownload.Found(size: 100, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false),
+            "complete: apply verifies it after a 416")
         #expect(PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: nil, hasDigest: false))
         #expect(!PartialDownload.Found(size: 0, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
         #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/b", expectedSize: 100, hasDigest: false))
-        #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 120, hasDigest: false), "cut from a representation of another size")
+        #expect(
+            !PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 120, hasDigest: false),
+            "cut from a representation of another size")
         var unsized = m
         unsized.totalSize = nil
-        #expect(!PartialDownload.Found(size: 101, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false), "longer than the slice")
+        #expect(
+            !PartialDownload.Found(size: 101, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false),
+            "longer than the slice")
         #expect(PartialDownload.Found(size: 100, metadata: unsized).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
     }
 
@@ -179,16 +199,18 @@ import Testing
 
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: r
-                base_url: https://h/s/
-                slices:
-                  - {path: digest.bin, size: 2MiB, sha256: \(String(repeating: "ab", count: 32))}
-                  - {path: bare.bin, size: 2MiB}
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: r
+                    base_url: https://h/s/
+                    slices:
+                      - {path: digest.bin, size: 2MiB, sha256: \(String(repeating: "ab", count: 32))}
+                      - {path: bare.bin, size: 2MiB}
 
-            """)
+                """)
         for name in ["digest", "bare"] {
             _ = try dir.write(file: "mirror/r/.\(name).bin.jobrun-part", bytes: Array(repeating: 7, count: 1000))
             let meta = PartialDownload.Metadata(identity: "https://h/s/\(name).bin", validator: nil, totalSize: 2 << 20)
@@ -205,14 +227,16 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let names = ["kept", "hashed", "changed", "gone"]
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: r
-                base_url: https://h/s/
-                slices:
-            \(names.map { "      - {path: \($0).bin, size: 5, sha256: \(Self.sha256Hex(String($0.prefix(5)).padding(toLength: 5, withPad: "-", startingAt: 0)))}" }.joined(separator: "\n"))
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: r
+                    base_url: https://h/s/
+                    slices:
+                \(names.map { "      - {path: \($0).bin, size: 5, sha256: \(Self.sha256Hex(String($0.prefix(5)).padding(toLength: 5, withPad: "-", startingAt: 0)))}" }.joined(separator: "\n"))
+                """)
         _ = try dir.write(file: "mirror/r/hashed.bin", contents: "hashe")
         // Bytes that do not match: only a file that is not read passes.
         _ = try dir.write(file: "mirror/r/kept.bin", contents: "ZZZZZ")
@@ -226,8 +250,10 @@ import Testing
         let changed = try identity("changed")
         var before = changed
         before.inode += 1
-        known["r/changed.bin"] = ProvenFile(file: before, digests: digests[2], seenAtNanoseconds: before.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: nil)
-        known["r/gone.bin"] = ProvenFile(file: kept, digests: digests[3], seenAtNanoseconds: kept.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: nil)
+        known["r/changed.bin"] = ProvenFile(
+            file: before, digests: digests[2], seenAtNanoseconds: before.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: nil)
+        known["r/gone.bin"] = ProvenFile(
+            file: kept, digests: digests[3], seenAtNanoseconds: kept.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: nil)
         let root = dir.path("mirror")
 
         let plan = Planner.plan(for: manifest, parallelism: 1, memory: MirrorMemory(known: [root: known]))
@@ -257,15 +283,17 @@ import Testing
     @Test func aFileWithoutADigestIsRecordedOnlyWhenItIsNew() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: r
-                base_url: https://h/s/
-                slices:
-                  - {path: same.bin, size: 5}
-                  - {path: new.bin}
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: r
+                    base_url: https://h/s/
+                    slices:
+                      - {path: same.bin, size: 5}
+                      - {path: new.bin}
+                """)
         for name in ["same", "new"] { _ = try dir.write(file: "mirror/r/\(name).bin", contents: "12345") }
         let manifest = try Self.manifestWithMirror(in: dir)
         let same = try FileIdentity.ofFile(atPath: dir.path("mirror/r/same.bin"))
@@ -282,18 +310,20 @@ import Testing
     @Test func recordsOfFilesNoSliceNamesAreForgottenOnceTheFileIsGone() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: r
-                base_url: https://h/s/
-                slices:
-                  - {path: a.bin, size: 5}
-              - id: q
-                base_url: https://h/q/
-                slices:
-                  - {path: b.bin, size: 5}
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: r
+                    base_url: https://h/s/
+                    slices:
+                      - {path: a.bin, size: 5}
+                  - id: q
+                    base_url: https://h/q/
+                    slices:
+                      - {path: b.bin, size: 5}
+                """)
         _ = try dir.write(file: "mirror/r/a.bin", contents: "12345")
         _ = try dir.write(file: "mirror/old/kept.bin", contents: "12345")
         let manifest = try Self.manifestWithMirror(in: dir)
@@ -324,25 +354,27 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let abc = Self.sha256Hex("abc")
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: one
-                base_url: https://h/1/
-                slices: [{path: a.bin, size: 3, sha256: \(abc)}]
-              - id: five
-                base_url: https://h/5/
-                depends_on: [one]
-                slices:
-                  - {path: ok.bin, size: 3, sha256: \(abc)}
-                  - {path: short.bin, size: 4}
-                  - {path: missing.bin, size: 2MiB}
-                  - {path: partial.bin, size: 2MiB}
-                  - {path: recorded.bin, size: 3, sha256: \(abc)}
-              - id: two
-                base_url: https://h/2/
-                slices: [{path: x.bin}, {path: y.bin, size: 3}]
-            """)
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: one
+                    base_url: https://h/1/
+                    slices: [{path: a.bin, size: 3, sha256: \(abc)}]
+                  - id: five
+                    base_url: https://h/5/
+                    depends_on: [one]
+                    slices:
+                      - {path: ok.bin, size: 3, sha256: \(abc)}
+                      - {path: short.bin, size: 4}
+                      - {path: missing.bin, size: 2MiB}
+                      - {path: partial.bin, size: 2MiB}
+                      - {path: recorded.bin, size: 3, sha256: \(abc)}
+                  - id: two
+                    base_url: https://h/2/
+                    slices: [{path: x.bin}, {path: y.bin, size: 3}]
+                """)
         for file in ["mirror/one/a.bin", "mirror/five/ok.bin", "mirror/five/short.bin", "mirror/five/recorded.bin", "mirror/two/y.bin"] {
             _ = try dir.write(file: file, contents: "abc")
         }
@@ -355,9 +387,12 @@ import Testing
         let gone = try FileIdentity.ofFile(atPath: dir.path("mirror/one/a.bin"))
         let memory = MirrorMemory(known: [root: ["five/recorded.bin": Self.record(recorded), "old/gone.bin": Self.record(gone)]])
         func summary(_ plan: Plan) -> String {
-            let decisions = plan.entries.map { e in "\(e.resource.id): " + e.decisions.map { "\($0.action)/\($0.resumeOffset)/\($0.reason ?? "")" }.joined(separator: ", ") }
+            let decisions = plan.entries.map { e in
+                "\(e.resource.id): " + e.decisions.map { "\($0.action)/\($0.resumeOffset)/\($0.reason ?? "")" }.joined(separator: ", ")
+            }
             let proven = plan.proofs.proven.mapValues { $0.map { "\($0.resource)/\($0.path)" }.sorted() }
-            return "\(decisions)\n\(plan.counts)\n\(plan.warnings)\n\(proven.sorted { $0.key < $1.key })\n\(plan.proofs.stale)\n\(plan.proofs.hashed) \(plan.proofs.recognized)"
+            return
+                "\(decisions)\n\(plan.counts)\n\(plan.warnings)\n\(proven.sorted { $0.key < $1.key })\n\(plan.proofs.stale)\n\(plan.proofs.hashed) \(plan.proofs.recognized)"
         }
         let whole = Planner.plan(for: manifest, parallelism: 1, memory: memory)
         #expect(whole.entries.map(\.resource.id) == ["one", "five", "two"])

@@ -32,7 +32,8 @@ import Testing
                             let verdict = policy.verdict(
                                 conditions: Self.conditions(metered: metered, onAC: onAC, busy: busy), nowMilliseconds: 0, localZone: .utc,
                                 firstDeferredMilliseconds: nil)
-                            let context = "cellular \(cellular), discretionary \(discretionary), metered \(metered), AC \(onAC), busy \(String(describing: busy))"
+                            let context =
+                                "cellular \(cellular), discretionary \(discretionary), metered \(metered), AC \(onAC), busy \(String(describing: busy))"
                             switch verdict {
                             case .run(let overridden):
                                 #expect(expected.isEmpty && overridden.isEmpty, "\(context)")
@@ -58,7 +59,10 @@ import Testing
             Issue.record("not deferred: \(verdict)")
             return
         }
-        #expect(d.message == "deferred: metered network (test yes); on battery (battery 'BAT0' discharging); machine busy (CPU pressure 80 % over the last minute, system)")
+        #expect(
+            d.message
+                == "deferred: metered network (test yes); on battery (battery 'BAT0' discharging); machine busy (CPU pressure 80 % over the last minute, system)"
+        )
     }
 
     @Test func breakdownListsCausesInOrderAndLeavesOutNone() {
@@ -81,7 +85,9 @@ import Testing
     static let midnight: Int64 = 1_795_564_800_000
     static let cet = TimeZoneRules(posix: "CET-1CEST,M3.5.0,M10.5.0/3")
 
-    static func policy(window: (Int, Int)? = nil, zone: TimeZoneRules? = nil, notBefore: Int64? = nil, maxDeferral: Duration? = nil, cellular: Bool = true) -> NetworkPolicy {
+    static func policy(
+        window: (Int, Int)? = nil, zone: TimeZoneRules? = nil, notBefore: Int64? = nil, maxDeferral: Duration? = nil, cellular: Bool = true
+    ) -> NetworkPolicy {
         var p = NetworkPolicy()
         p.allowsCellular = cellular
         p.window = window.flatMap { DailyWindow(start: $0.0 * 60, end: $0.1 * 60) }
@@ -98,13 +104,19 @@ import Testing
 
     @Test func aWindowDefersOutsideItAndSaysWhenItOpens() throws {
         let policy = Self.policy(window: (1, 6))
-        let early = try #require(Self.deferral(policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight + Self.hour / 2, localZone: .utc, firstDeferredMilliseconds: nil)))
+        let early = try #require(
+            Self.deferral(
+                policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight + Self.hour / 2, localZone: .utc, firstDeferredMilliseconds: nil)))
         #expect(early.reasons == [.window])
         #expect(early.untilMilliseconds == Self.midnight + Self.hour)
         #expect(early.message == "deferred: outside the window 01:00-06:00 (UTC); it opens at 2026-11-25T01:00:00+00:00")
-        #expect(policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight + 2 * Self.hour, localZone: .utc, firstDeferredMilliseconds: nil) == .run(overridden: []))
+        #expect(
+            policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight + 2 * Self.hour, localZone: .utc, firstDeferredMilliseconds: nil)
+                == .run(overridden: []))
         // At its end it is closed again, until the next day.
-        let late = try #require(Self.deferral(policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight + 6 * Self.hour, localZone: .utc, firstDeferredMilliseconds: nil)))
+        let late = try #require(
+            Self.deferral(
+                policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight + 6 * Self.hour, localZone: .utc, firstDeferredMilliseconds: nil)))
         #expect(late.untilMilliseconds == Self.midnight + Self.day + Self.hour)
     }
 
@@ -120,19 +132,24 @@ import Testing
             #expect(d.message.hasSuffix("it opens at 2026-11-25T22:00:00+01:00"), "\(d.message)")
         }
         // The same window read in UTC is open at 23:30 UTC.
-        #expect(Self.policy(window: (22, 6)).verdict(conditions: Self.good, nowMilliseconds: Self.midnight - Self.hour / 2, localZone: .utc, firstDeferredMilliseconds: nil) == .run(overridden: []))
+        #expect(
+            Self.policy(window: (22, 6)).verdict(
+                conditions: Self.good, nowMilliseconds: Self.midnight - Self.hour / 2, localZone: .utc, firstDeferredMilliseconds: nil) == .run(overridden: []))
     }
 
     @Test func notBeforeDefersUntilItsInstantAndTheLaterRuleWins() throws {
         let start = Self.midnight + 3 * Self.day
         let policy = Self.policy(notBefore: start)
-        let d = try #require(Self.deferral(policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight, localZone: .utc, firstDeferredMilliseconds: nil)))
+        let d = try #require(
+            Self.deferral(policy.verdict(conditions: Self.good, nowMilliseconds: Self.midnight, localZone: .utc, firstDeferredMilliseconds: nil)))
         #expect(d.reasons == [.notBefore] && d.untilMilliseconds == start)
         #expect(d.message == "deferred: not before 2026-11-28T00:00:00+00:00")
         #expect(policy.verdict(conditions: Self.good, nowMilliseconds: start, localZone: .utc, firstDeferredMilliseconds: nil) == .run(overridden: []))
         // Both rules: the work waits for the later of the two.
-        let both = try #require(Self.deferral(Self.policy(window: (1, 6), notBefore: start).verdict(
-            conditions: Self.good, nowMilliseconds: Self.midnight + 7 * Self.hour, localZone: .utc, firstDeferredMilliseconds: nil)))
+        let both = try #require(
+            Self.deferral(
+                Self.policy(window: (1, 6), notBefore: start).verdict(
+                    conditions: Self.good, nowMilliseconds: Self.midnight + 7 * Self.hour, localZone: .utc, firstDeferredMilliseconds: nil)))
         #expect(both.reasons == [.window, .notBefore] && both.untilMilliseconds == start)
     }
 
@@ -143,14 +160,24 @@ import Testing
         let policy = Self.policy(maxDeferral: week, cellular: false)
         let now = Self.midnight + 10 * Self.day
         let weekAgo = now - 7 * Self.day
-        #expect(Self.deferral(policy.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: nil))?.reasons == [.metered])
-        #expect(Self.deferral(policy.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: weekAgo + 1))?.reasons == [.metered])
-        #expect(policy.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: weekAgo)
-            == .run(overridden: [Deferral.Cause(.metered, "metered network (test)")]))
+        #expect(
+            Self.deferral(policy.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: nil))?.reasons == [
+                .metered
+            ])
+        #expect(
+            Self.deferral(policy.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: weekAgo + 1))?.reasons == [
+                .metered
+            ])
+        #expect(
+            policy.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: weekAgo)
+                == .run(overridden: [Deferral.Cause(.metered, "metered network (test)")]))
         let windowed = Self.policy(window: (1, 6), maxDeferral: week, cellular: false)
-        let d = try #require(Self.deferral(windowed.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: weekAgo)))
+        let d = try #require(
+            Self.deferral(windowed.verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: weekAgo)))
         #expect(d.reasons == [.window])
         // Without max_deferral, never lifted.
-        #expect(Self.deferral(Self.policy(cellular: false).verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: 0))?.reasons == [.metered])
+        #expect(
+            Self.deferral(Self.policy(cellular: false).verdict(conditions: Self.metered, nowMilliseconds: now, localZone: .utc, firstDeferredMilliseconds: 0))?
+                .reasons == [.metered])
     }
 }

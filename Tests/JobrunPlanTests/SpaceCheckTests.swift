@@ -75,26 +75,32 @@ import Testing
             }
         }
         #expect(asked.sorted() == ["a", "b", "c", "d"], "one measurement per root that receives anything")
-        #expect(needs == [
-            SpaceNeed(roots: ["a", "b"], bytesToTransfer: 123, unsizedToTransfer: 2, capacity: .measured(freeBytes: 1_000 * Self.MiB, marginBytes: 102 * Self.MiB + 409 * 1024 + 614)),
-            SpaceNeed(roots: ["c"], bytesToTransfer: 7, unsizedToTransfer: 0, capacity: .measured(freeBytes: 5, marginBytes: 10 * Self.MiB)),
-            SpaceNeed(roots: ["d"], bytesToTransfer: 1, unsizedToTransfer: 0, capacity: .unknown(reason: "stat 'd': Permission denied")),
-        ])
+        #expect(
+            needs == [
+                SpaceNeed(
+                    roots: ["a", "b"], bytesToTransfer: 123, unsizedToTransfer: 2,
+                    capacity: .measured(freeBytes: 1_000 * Self.MiB, marginBytes: 102 * Self.MiB + 409 * 1024 + 614)),
+                SpaceNeed(roots: ["c"], bytesToTransfer: 7, unsizedToTransfer: 0, capacity: .measured(freeBytes: 5, marginBytes: 10 * Self.MiB)),
+                SpaceNeed(roots: ["d"], bytesToTransfer: 1, unsizedToTransfer: 0, capacity: .unknown(reason: "stat 'd': Permission denied")),
+            ])
         #expect(needs.map(\.fits) == [true, false, true], "an unmeasured file system is never refused on a guess")
         #expect(needs.map(\.shortage) == [nil, "not enough space for 'c': 7 B to fetch, 5 B free less a 10.0 MiB margin", nil])
-        #expect(needs.map(\.line) == [
-            "Space: a, b: 123 B plus 2 slices of unknown size to fetch, 1000.0 MiB free.",
-            "Space: c: 7 B to fetch, 5 B free (less a 10.0 MiB margin): does not fit.",
-            "Space: d: 1 B to fetch, free space unknown (stat 'd': Permission denied).",
-        ])
-        #expect(SpaceCheck.needs(of: [Self.entry("five", root: "e", [(.upToDate, 9)])]) { _ in
-            Issue.record("a plan with nothing to fetch measures nothing")
-            return .success(FileSystemUsage(device: 0, freeBytes: 0, sizeBytes: 0))
-        }.isEmpty)
+        #expect(
+            needs.map(\.line) == [
+                "Space: a, b: 123 B plus 2 slices of unknown size to fetch, 1000.0 MiB free.",
+                "Space: c: 7 B to fetch, 5 B free (less a 10.0 MiB margin): does not fit.",
+                "Space: d: 1 B to fetch, free space unknown (stat 'd': Permission denied).",
+            ])
+        #expect(
+            SpaceCheck.needs(of: [Self.entry("five", root: "e", [(.upToDate, 9)])]) { _ in
+                Issue.record("a plan with nothing to fetch measures nothing")
+                return .success(FileSystemUsage(device: 0, freeBytes: 0, sizeBytes: 0))
+            }.isEmpty)
     }
 
     @Test func aShortageNamesEveryRootOfItsFileSystem() {
-        let three = SpaceNeed(roots: ["m", "n", "o"], bytesToTransfer: 2 * Self.GiB, unsizedToTransfer: 1, capacity: .measured(freeBytes: Self.GiB, marginBytes: 64 * Self.MiB))
+        let three = SpaceNeed(
+            roots: ["m", "n", "o"], bytesToTransfer: 2 * Self.GiB, unsizedToTransfer: 1, capacity: .measured(freeBytes: Self.GiB, marginBytes: 64 * Self.MiB))
         #expect(three.shortage == "not enough space for 'm', 'n' and 'o' (one file system): 2.0 GiB to fetch, 1.0 GiB free less a 64.0 MiB margin")
         let onlyUnsized = SpaceNeed(roots: ["m"], bytesToTransfer: 0, unsizedToTransfer: 1, capacity: .measured(freeBytes: 0, marginBytes: 64 * Self.MiB))
         #expect(onlyUnsized.fits && onlyUnsized.shortage == nil)

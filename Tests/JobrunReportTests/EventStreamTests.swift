@@ -26,7 +26,8 @@ import Testing
     }
 
     static let ref = SliceRef(resource: "r", path: "a/b.ts", url: "http://h/a/b.ts")
-    static let end = RunEvent.runEnded(RunEnd(exitStatus: 1, stopReason: nil, counts: [("failed", 1)], summaryLine: "Apply failed! …", elapsed: .milliseconds(1500)))
+    static let end = RunEvent.runEnded(
+        RunEnd(exitStatus: 1, stopReason: nil, counts: [("failed", 1)], summaryLine: "Apply failed! …", elapsed: .milliseconds(1500)))
 
     static func settled(_ status: SliceOutcome.Status, failure: AttemptFailure? = nil, reason: String? = nil) -> RunEvent {
         var o = SliceOutcome(
@@ -56,7 +57,8 @@ import Testing
         progress.elapsed = .seconds(3)
         let http = AttemptFailure(kind: .http, status: 503, message: "HTTP 503 Service Unavailable", isTransient: true)
         return [
-            .runStarted(RunStart(command: "apply", runID: "run-1", arguments: ["jobrun", "apply", "site.yaml"], manifestsDigest: String(repeating: "0", count: 64))),
+            .runStarted(
+                RunStart(command: "apply", runID: "run-1", arguments: ["jobrun", "apply", "site.yaml"], manifestsDigest: String(repeating: "0", count: 64))),
             .lockWaited(root: "mirror", holder: "pid 7 (jobrun, run x, running for 3s)", timeout: .seconds(30)),
             .planned(plan),
             .resourceStarted(id: "r"),
@@ -95,11 +97,12 @@ import Testing
         let types = output.lines.map { line in
             line.split(separator: "\"type\":\"")[1].prefix { $0 != "\"" }
         }
-        #expect(types == [
-            "run_start", "lock_wait", "plan", "resource_start", "slice_retry", "slice_done", "slice_done", "slice_failed",
-            "slice_skipped", "slice_skipped", "slice_skipped", "origin", "origin", "origin", "progress", "resource_done",
-            "resource_failed", "resource_failed", "resource_failed", "resource_skipped", "stop_requested", "stop_requested", "run_end",
-        ])
+        #expect(
+            types == [
+                "run_start", "lock_wait", "plan", "resource_start", "slice_retry", "slice_done", "slice_done", "slice_failed",
+                "slice_skipped", "slice_skipped", "slice_skipped", "origin", "origin", "origin", "progress", "resource_done",
+                "resource_failed", "resource_failed", "resource_failed", "resource_skipped", "stop_requested", "stop_requested", "run_end",
+            ])
     }
 
     @Test func everyTypeIsValidAgainstTheSchema() throws {
@@ -127,18 +130,20 @@ import Testing
         stream.observe(.runEnded(RunEnd(exitStatus: 65, stopReason: nil, counts: [], summaryLine: nil, elapsed: .milliseconds(12))))
         let data = output.lines.map { line in String(line.split(separator: #""data":"#, maxSplits: 1)[1].dropLast(2)) }
         let slice = #""resource":"r","path":"a/b.ts","url":"http://h/a/b.ts""#
-        let zero = #""fetched":0,"resumed":0,"repaired":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0"#
-        #expect(data == [
-            #"{"jobrun_version":"\#(JobrunVersion.current)","command":"plan","argv":["jobrun","plan"],"manifests_sha256":null}"#,
-            #"{\#(slice),"status":"fetched","attempts":2,"bytes_transferred":6,"size":6,"integrity":"digest","length_declared":true,"sha256":"\#(String(repeating: "ab", count: 32))","http_version":"1.1","duration_ms":250}"#,
-            #"{\#(slice),"status":"failed","attempts":2,"bytes_transferred":6,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503},"duration_ms":250,"bulk":false}"#,
-            #"{\#(slice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"partial_discarded":null,"bulk":false}"#,
-            #"{\#(slice),"attempt":2,"delay_ms":1500,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503}}"#,
-            #"{"resource":"q","counts":{\#(zero)},"cause":"sync_failed","slices_affected":null,"slices_total":null,"message":"EIO"}"#,
-            #"{"origin":"http://h","state":"recovered","failures_in_a_row":null,"last_error":null,"slices_failed":null}"#,
-            #"{"reason":"signal","signal":2}"#,
-            #"{"exit_status":65,"stop_reason":null,"signal":null,"counts":{},"summary":null,"elapsed_ms":12}"#,
-        ])
+        let zero =
+            #""fetched":0,"resumed":0,"repaired":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0"#
+        #expect(
+            data == [
+                #"{"jobrun_version":"\#(JobrunVersion.current)","command":"plan","argv":["jobrun","plan"],"manifests_sha256":null}"#,
+                #"{\#(slice),"status":"fetched","attempts":2,"bytes_transferred":6,"size":6,"integrity":"digest","length_declared":true,"sha256":"\#(String(repeating: "ab", count: 32))","http_version":"1.1","duration_ms":250}"#,
+                #"{\#(slice),"status":"failed","attempts":2,"bytes_transferred":6,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503},"duration_ms":250,"bulk":false}"#,
+                #"{\#(slice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"partial_discarded":null,"bulk":false}"#,
+                #"{\#(slice),"attempt":2,"delay_ms":1500,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503}}"#,
+                #"{"resource":"q","counts":{\#(zero)},"cause":"sync_failed","slices_affected":null,"slices_total":null,"message":"EIO"}"#,
+                #"{"origin":"http://h","state":"recovered","failures_in_a_row":null,"last_error":null,"slices_failed":null}"#,
+                #"{"reason":"signal","signal":2}"#,
+                #"{"exit_status":65,"stop_reason":null,"signal":null,"counts":{},"summary":null,"elapsed_ms":12}"#,
+            ])
     }
 
     @Test func runEndFinishesTheOutputAndNothingFollows() {

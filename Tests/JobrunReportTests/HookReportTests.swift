@@ -33,19 +33,22 @@ import Testing
         stream.observe(.runStarted(RunStart(command: "apply", runID: "run-1", arguments: ["jobrun", "apply"], manifestsDigest: nil)))
         stream.observe(.hookStarted(Self.ref))
         stream.observe(.hookEnded(Self.end()))
-        stream.observe(.hookEnded(HookEnd(
-            hook: HookRef(hook: "on_run_end", resource: nil, eventRun: "run-1", isRedelivery: false, argv: ["x"]), exitStatus: nil, signal: nil,
-            hasTimedOut: false, launchError: "No such file or directory", duration: .zero, outputTail: "", outputBytes: 0, policy: .warn,
-            wasCut: false)))
+        stream.observe(
+            .hookEnded(
+                HookEnd(
+                    hook: HookRef(hook: "on_run_end", resource: nil, eventRun: "run-1", isRedelivery: false, argv: ["x"]), exitStatus: nil, signal: nil,
+                    hasTimedOut: false, launchError: "No such file or directory", duration: .zero, outputTail: "", outputBytes: 0, policy: .warn,
+                    wasCut: false)))
         stream.observe(EventStreamTests.end)
         let data = output.lines.map { line in String(line.split(separator: #""data":"#, maxSplits: 1)[1].dropLast(2)) }
         let hook = #""hook":"on_complete","resource":"r","event_run":"run-0""#
         let argv = #""argv":["notify","https://<redacted>@h/x?<redacted>"]"#
-        #expect(Array(data[1...3]) == [
-            #"{\#(hook),"redelivery":true,\#(argv)}"#,
-            #"{\#(hook),"redelivery":false,\#(argv),"exit_status":3,"signal":null,"timed_out":false,"error":null,"duration_ms":1250,"output_tail":"ok\nbroken\n","output_bytes":1000,"failed":true,"on_hook_failure":"fail","fails_run":true,"cut_short":false}"#,
-            #"{"hook":"on_run_end","resource":null,"event_run":"run-1","redelivery":false,"argv":["x"],"exit_status":null,"signal":null,"timed_out":false,"error":"No such file or directory","duration_ms":0,"output_tail":"","output_bytes":0,"failed":true,"on_hook_failure":"warn","fails_run":false,"cut_short":false}"#,
-        ])
+        #expect(
+            Array(data[1...3]) == [
+                #"{\#(hook),"redelivery":true,\#(argv)}"#,
+                #"{\#(hook),"redelivery":false,\#(argv),"exit_status":3,"signal":null,"timed_out":false,"error":null,"duration_ms":1250,"output_tail":"ok\nbroken\n","output_bytes":1000,"failed":true,"on_hook_failure":"fail","fails_run":true,"cut_short":false}"#,
+                #"{"hook":"on_run_end","resource":null,"event_run":"run-1","redelivery":false,"argv":["x"],"exit_status":null,"signal":null,"timed_out":false,"error":"No such file or directory","duration_ms":0,"output_tail":"","output_bytes":0,"failed":true,"on_hook_failure":"warn","fails_run":false,"cut_short":false}"#,
+            ])
         #expect(output.lines.map { $0.contains(#""type":"hook_start""#) } == [false, true, false, false, false])
         let directory = try TemporaryDirectory(prefix: "jobrun-events")
         defer { directory.remove() }
@@ -61,10 +64,11 @@ import Testing
         log.observe(.hookEnded(Self.end(exit: nil, signal: SIGTERM, cut: true)))
         log.observe(.hookEnded(Self.end(exit: 0)))
         #expect(lines.results == ["! r: hook on_complete failed: exit status 3 (last output: broken)\n"])
-        #expect(lines.notices == [
-            "jobrun: warning: hook on_complete of 'r' failed: exit status 3 (last output: [31mred[0m )\n",
-            "jobrun: hook on_complete of 'r' was stopped with the run; it runs again on the next apply\n",
-        ])
+        #expect(
+            lines.notices == [
+                "jobrun: warning: hook on_complete of 'r' failed: exit status 3 (last output: [31mred[0m )\n",
+                "jobrun: hook on_complete of 'r' was stopped with the run; it runs again on the next apply\n",
+            ])
         let (verbose, said) = HumanLogTests.log(.verbose)
         var redelivered = Self.end(exit: 0)
         redelivered.hook.isRedelivery = true

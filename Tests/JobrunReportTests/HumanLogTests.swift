@@ -19,7 +19,10 @@ import Testing
 
     static let ref = SliceRef(resource: "r", path: "a/b.ts", url: "http://h/a/b.ts")
 
-    static func settled(_ status: SliceOutcome.Status, failure: AttemptFailure? = nil, attempts: Int = 1, bulk: Bool = false, integrity: SliceIntegrity = .digest, undeclared: Bool = false) -> RunEvent {
+    static func settled(
+        _ status: SliceOutcome.Status, failure: AttemptFailure? = nil, attempts: Int = 1, bulk: Bool = false, integrity: SliceIntegrity = .digest,
+        undeclared: Bool = false
+    ) -> RunEvent {
         var o = SliceOutcome(status: status, bytesTransferred: 2048, attempts: attempts, failure: failure, displayURL: "http://h/a/b.ts")
         o.hadUndeclaredLength = undeclared
         return .sliceSettled(SettledSlice(slice: ref, outcome: o, integrity: integrity, isBulk: bulk))
@@ -41,16 +44,17 @@ import Testing
         log.observe(.origin("http://h", .tripped(failures: 32, last: "HTTP 503")))
         log.observe(.origin("http://h", .recovered))
         log.observe(.origin("http://h", .failing(failures: 40, last: "Connect: refused", slicesFailed: 7)))
-        #expect(lines.results == [
-            "! r/a/b.ts: HTTP 404 (http://h/a/b.ts, 1 attempt)\n",
-            "! r/a/b.ts: Timeout: no data received for 60 s (http://h/a/b.ts, 3 attempts)\n",
-            "+ r: 3 fetched, 1 up to date (3.0 KiB), 1 size only\n",
-            "! q: 2 of 9 slices failed\n",
-            "- s: skipped (depends on 'q', which did not complete)\n",
-            "! http://h: 32 attempts in a row failed (last: HTTP 503); no new requests but one probe at a time\n",
-            "= http://h: answers again; requests resume\n",
-            "! http://h: failing: 40 attempts in a row failed, probes included (last: Connect: refused); 7 of its slices fail without a further request\n",
-        ])
+        #expect(
+            lines.results == [
+                "! r/a/b.ts: HTTP 404 (http://h/a/b.ts, 1 attempt)\n",
+                "! r/a/b.ts: Timeout: no data received for 60 s (http://h/a/b.ts, 3 attempts)\n",
+                "+ r: 3 fetched, 1 up to date (3.0 KiB), 1 size only\n",
+                "! q: 2 of 9 slices failed\n",
+                "- s: skipped (depends on 'q', which did not complete)\n",
+                "! http://h: 32 attempts in a row failed (last: HTTP 503); no new requests but one probe at a time\n",
+                "= http://h: answers again; requests resume\n",
+                "! http://h: failing: 40 attempts in a row failed, probes included (last: Connect: refused); 7 of its slices fail without a further request\n",
+            ])
         #expect(lines.notices.isEmpty)
     }
 
@@ -59,18 +63,25 @@ import Testing
         log.observe(Self.settled(.fetched, integrity: .unverified, undeclared: true))
         log.observe(Self.settled(.fetched, integrity: .sizeOnly, undeclared: true))
         log.observe(Self.settled(.fetched, integrity: .unverified, undeclared: false))
-        #expect(lines.results == ["? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n"])
+        #expect(
+            lines.results == [
+                "? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n"
+            ])
 
         // A repair says both: what was wrong, and that the new body cannot be proven whole.
         let (quiet, q) = Self.log(.quiet)
         quiet.observe(Self.settled(.repaired, integrity: .unverified, undeclared: true))
-        #expect(q.results == ["? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n"])
+        #expect(
+            q.results == [
+                "? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n"
+            ])
         let (normal, n) = Self.log()
         normal.observe(Self.settled(.repaired, integrity: .unverified, undeclared: true))
-        #expect(n.results == [
-            "? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n",
-            "* r/a/b.ts: repaired: the file on disk was wrong (2.0 KiB, http://h/a/b.ts)\n",
-        ])
+        #expect(
+            n.results == [
+                "? r/a/b.ts: unverifiable: the response declared no length, so a connection cut short could not be told from the end (http://h/a/b.ts)\n",
+                "* r/a/b.ts: repaired: the file on disk was wrong (2.0 KiB, http://h/a/b.ts)\n",
+            ])
     }
 
     /// `-q` keeps problems and the summary; `-v` adds a line per slice and per retry.
@@ -79,7 +90,8 @@ import Testing
         let (verbose, v) = Self.log(.verbose)
         let events: [RunEvent] = [
             Self.settled(.fetched),
-            .sliceRetrying(Self.ref, failure: AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true), attempt: 1, delay: .milliseconds(1500)),
+            .sliceRetrying(
+                Self.ref, failure: AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true), attempt: 1, delay: .milliseconds(1500)),
             .resourceCompleted(id: "r", counts: ApplyResult.Counts()),
             Self.settled(.failed, failure: AttemptFailure(kind: .http, status: 404, message: "HTTP 404", isTransient: false)),
         ]
@@ -88,12 +100,13 @@ import Testing
             verbose.observe(e)
         }
         #expect(q.results == ["! r/a/b.ts: HTTP 404 (http://h/a/b.ts, 1 attempt)\n"])
-        #expect(v.results == [
-            "  r/a/b.ts: fetched (2.0 KiB, http://h/a/b.ts)\n",
-            "~ r/a/b.ts: HTTP 503 (http://h/a/b.ts, attempt 1); retrying in 1.5 s\n",
-            "= r: \n",
-            "! r/a/b.ts: HTTP 404 (http://h/a/b.ts, 1 attempt)\n",
-        ])
+        #expect(
+            v.results == [
+                "  r/a/b.ts: fetched (2.0 KiB, http://h/a/b.ts)\n",
+                "~ r/a/b.ts: HTTP 503 (http://h/a/b.ts, attempt 1); retrying in 1.5 s\n",
+                "= r: \n",
+                "! r/a/b.ts: HTTP 404 (http://h/a/b.ts, 1 attempt)\n",
+            ])
     }
 
     /// The end: the slices not finished, in the words every report uses (cut in flight, with the
@@ -105,14 +118,17 @@ import Testing
         var cut = SliceOutcome(status: .skipped, failure: AttemptFailure(kind: .interrupted, message: "cut in flight by the stop", isTransient: false))
         cut.partial = .kept
         log.observe(.sliceSettled(SettledSlice(slice: Self.ref, outcome: cut, integrity: .digest, isBulk: false)))
-        log.observe(.sliceSettled(SettledSlice(slice: Self.ref, outcome: SliceOutcome(status: .skipped, skipReason: "not started"), integrity: .digest, isBulk: true)))
+        log.observe(
+            .sliceSettled(SettledSlice(slice: Self.ref, outcome: SliceOutcome(status: .skipped, skipReason: "not started"), integrity: .digest, isBulk: true)))
         log.observe(.resourceFailed(id: "r", counts: ApplyResult.Counts(), cause: .unfinished(count: 2, total: 5, reason: reason)))
-        log.observe(.runEnded(RunEnd(exitStatus: 1, stopReason: reason, counts: [("fetched", 1), ("skipped", 2)], summaryLine: "Apply x! Slices: …", elapsed: .zero)))
-        #expect(lines.results == [
-            "! r: \(words), 2 of 5 slices not finished\n",
-            "Not finished: 1 cut in flight (1 partial file kept to resume), 1 not started (\(reason == nil ? "a dependency failed" : reason == .deadline ? "the run was stopped at the deadline, or a dependency failed" : "the run was interrupted, or a dependency failed")).\n",
-            "Apply x! Slices: …\n",
-        ])
+        log.observe(
+            .runEnded(RunEnd(exitStatus: 1, stopReason: reason, counts: [("fetched", 1), ("skipped", 2)], summaryLine: "Apply x! Slices: …", elapsed: .zero)))
+        #expect(
+            lines.results == [
+                "! r: \(words), 2 of 5 slices not finished\n",
+                "Not finished: 1 cut in flight (1 partial file kept to resume), 1 not started (\(reason == nil ? "a dependency failed" : reason == .deadline ? "the run was stopped at the deadline, or a dependency failed" : "the run was interrupted, or a dependency failed")).\n",
+                "Apply x! Slices: …\n",
+            ])
         #expect(lines.notices.count == (reason == nil ? 0 : 1))
     }
 
@@ -142,12 +158,13 @@ import Testing
         p.offlineFor = .seconds(42)
         p.elapsed = .seconds(8)
         progress.observe(.progress(p))
-        #expect(lines == [
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: 30% 3.0 MiB of 10.0 MiB, 1.0 MiB/s, ETA 7 s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: 50% 5.0 MiB of 10.0 MiB, 1.0 MiB/s, ETA 5 s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed, offline 42 s\n",
-        ])
+        #expect(
+            lines == [
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: 30% 3.0 MiB of 10.0 MiB, 1.0 MiB/s, ETA 7 s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: 50% 5.0 MiB of 10.0 MiB, 1.0 MiB/s, ETA 5 s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed\n",
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed, offline 42 s\n",
+            ])
         #expect(PlainProgress.duration(seconds: 200) == "3 min 20 s" && PlainProgress.duration(seconds: 7_500) == "2 h 5 min")
         #expect(WallTime.rfc3339(milliseconds: 5) == "1970-01-01T00:00:00.005Z")
         #expect(WallTime.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
@@ -163,11 +180,12 @@ import Testing
         let unread = PlainProgress(runID: "01RUN", interval: .seconds(60), wallClock: { 1_764_059_400_123 }) { lines.append($0) }
         unread.observe(.runStarted(RunStart(command: "apply", runID: "01RUN", arguments: [], manifestsDigest: nil)))
         unread.observe(.runEnded(RunEnd(exitStatus: 65, stopReason: nil, counts: [], summaryLine: nil, elapsed: .seconds(200))))
-        #expect(lines == [
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply started: 3 resources, 1 slice\n",
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply ended: exit 0, 12.3 s\n",
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply started\n",
-            "2025-11-25T08:30:00.123Z jobrun 01RUN: apply ended: exit 65, 3 min 20 s\n",
-        ])
+        #expect(
+            lines == [
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: apply started: 3 resources, 1 slice\n",
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: apply ended: exit 0, 12.3 s\n",
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: apply started\n",
+                "2025-11-25T08:30:00.123Z jobrun 01RUN: apply ended: exit 65, 3 min 20 s\n",
+            ])
     }
 }

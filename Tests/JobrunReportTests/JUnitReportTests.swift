@@ -86,7 +86,9 @@ import FoundationXML
         #expect(JUnitReport.Timestamp(Date(timeIntervalSince1970: .nan)).description == "1970-01-01T00:00:00")
     }
 
-    @Test(arguments: ["2024-02-30T00:00:00", "2023-02-29T00:00:00", "2024-01-01 00:00:00", "2024-01-01T24:00:00", "0000-01-01T00:00:00", "2024-1-01T00:00:00", ""])
+    @Test(arguments: [
+        "2024-02-30T00:00:00", "2023-02-29T00:00:00", "2024-01-01 00:00:00", "2024-01-01T24:00:00", "0000-01-01T00:00:00", "2024-1-01T00:00:00", "",
+    ])
     func rejectsMalformedTimestamps(text: String) {
         #expect(JUnitReport.Timestamp(iso8601: text) == nil)
     }

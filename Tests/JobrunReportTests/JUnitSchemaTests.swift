@@ -36,9 +36,10 @@ import Testing
     func validatesAgainstBothSchemas(index: Int) throws {
         let (label, report) = Self.reports[index]
         let schemas = try SharedPaths.junitSchemas()
-        #expect(schemas.map { $0.split(separator: "/").last.map(String.init) ?? "" } == [
-            "junit-ant-windyroad.xsd", "junit-jenkins-xunit.xsd",
-        ])
+        #expect(
+            schemas.map { $0.split(separator: "/").last.map(String.init) ?? "" } == [
+                "junit-ant-windyroad.xsd", "junit-jenkins-xunit.xsd",
+            ])
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path("report.xml")

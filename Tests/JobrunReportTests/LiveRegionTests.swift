@@ -146,11 +146,12 @@ import Testing
         var region = LiveRegion(fd: 2)
         #expect(region.update(printing: [LiveRegion.Output(fd: 2, "before\n")], display: []) == [LiveRegion.Output(fd: 2, "before\n")])
         #expect(region.update(printing: [], display: ["a", "b", "c"]) == [LiveRegion.Output(fd: 2, "\u{1B}[?25la\nb\nc\u{1B}[2A\r")])
-        #expect(region.update(printing: [LiveRegion.Output(fd: 1, "out\n")], display: ["d"]) == [
-            LiveRegion.Output(fd: 2, LiveRegion.clearBelow),
-            LiveRegion.Output(fd: 1, "out\n"),
-            LiveRegion.Output(fd: 2, "d\r"),
-        ])
+        #expect(
+            region.update(printing: [LiveRegion.Output(fd: 1, "out\n")], display: ["d"]) == [
+                LiveRegion.Output(fd: 2, LiveRegion.clearBelow),
+                LiveRegion.Output(fd: 1, "out\n"),
+                LiveRegion.Output(fd: 2, "d\r"),
+            ])
         #expect(region.remove() == [LiveRegion.Output(fd: 2, LiveRegion.clearBelow + "\u{1B}[?25h")])
         #expect(region.remove().isEmpty)
         #expect(!LiveRegion.clearBelow.contains("\u{1B}[2J") && LiveRegion.clearBelow.hasPrefix("\r\u{1B}[K"))

@@ -15,7 +15,9 @@ import Testing
     }
 
     @Test func absentKeysAreNull() {
-        #expect(Self.network(ResourceSettings()) == #"{"cellular":true,"discretionary":false,"window":null,"timezone":null,"not_before":null,"max_deferral_ms":null}"#)
+        #expect(
+            Self.network(ResourceSettings())
+                == #"{"cellular":true,"discretionary":false,"window":null,"timezone":null,"not_before":null,"max_deferral_ms":null}"#)
     }
 
     @Test func givenKeysAsTheManifestWritesThem() throws {
@@ -26,6 +28,9 @@ import Testing
         settings.network.timeZone = try ZoneInfoFixture.rules("Europe/Berlin")
         settings.network.notBefore = Date(timeIntervalSince1970: 1_796_090_400)
         settings.network.maxDeferral = .seconds(7 * 86_400)
-        #expect(Self.network(settings) == #"{"cellular":false,"discretionary":true,"window":"22:00-06:00","timezone":"Europe/Berlin","not_before":"2026-12-01T02:00:00.000Z","max_deferral_ms":604800000}"#)
+        #expect(
+            Self.network(settings)
+                == #"{"cellular":false,"discretionary":true,"window":"22:00-06:00","timezone":"Europe/Berlin","not_before":"2026-12-01T02:00:00.000Z","max_deferral_ms":604800000}"#
+        )
     }
 }

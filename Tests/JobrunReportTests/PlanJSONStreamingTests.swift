@@ -10,19 +10,21 @@ import Testing
 @Suite struct PlanJSONStreamingTests {
     static func plan(in dir: TemporaryDirectory) throws -> Plan {
         let slices = (0..<40).map { "      - {path: s\($0).bin, size: \($0 + 1)}" }.joined(separator: "\n")
-        try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: a
-                base_url: https://h/a/
-                slices:
-            \(slices)
-              - id: b
-                base_url: https://h/b/
-                depends_on: [a]
-                slices: [{path: x.bin}]
+        try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: a
+                    base_url: https://h/a/
+                    slices:
+                \(slices)
+                  - id: b
+                    base_url: https://h/b/
+                    depends_on: [a]
+                    slices: [{path: x.bin}]
 
-            """)
+                """)
         var options = ManifestLoader.Options()
         options.outputOverride = dir.path("mirror")
         let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)

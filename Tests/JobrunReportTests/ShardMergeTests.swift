@@ -14,14 +14,18 @@ import Testing
         }
         let summary = JSONValue.object(
             ShardMerge.summedCounts.map { ($0, .int($0 == "fetched" ? Int64(slices.count - failed) : $0 == "failed" ? Int64(failed) : 0)) }
-                + [("success", .bool(failed == 0 && stopReason == nil)), ("stop_reason", stopReason.map { .string($0) } ?? .null),
-                   ("elapsed_seconds", .double(Double(index + 1)))])
-        return ShardMerge.Input(name: "shard-\(index).json", document: .object([
-            ("format_version", .int(2)), ("run_id", .string("run-\(index)")),
-            ("shard", .object([("index", .int(Int64(index))), ("count", .int(Int64(count))), ("plan", .string(plan))])),
-            ("summary", summary),
-            ("resources", .array([.object([("id", .string(resource)), ("complete", .bool(failed == 0)), ("slices", .array(records))])])),
-        ]))
+                + [
+                    ("success", .bool(failed == 0 && stopReason == nil)), ("stop_reason", stopReason.map { .string($0) } ?? .null),
+                    ("elapsed_seconds", .double(Double(index + 1))),
+                ])
+        return ShardMerge.Input(
+            name: "shard-\(index).json",
+            document: .object([
+                ("format_version", .int(2)), ("run_id", .string("run-\(index)")),
+                ("shard", .object([("index", .int(Int64(index))), ("count", .int(Int64(count))), ("plan", .string(plan))])),
+                ("summary", summary),
+                ("resources", .array([.object([("id", .string(resource)), ("complete", .bool(failed == 0)), ("slices", .array(records))])])),
+            ]))
     }
 
     @Test func aSplitResourceComesTogetherByPath() throws {
@@ -36,10 +40,12 @@ import Testing
 
     @Test func whatKeepsTheSetFromBeingOnePlan() {
         #expect(ShardMerge.merge([Self.shard(0, of: 3, slices: ["a"]), Self.shard(2, of: 3, slices: ["b"])]).problems == ["shard 1 of 3 is missing"])
-        #expect(ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(0, slices: ["b"]), Self.shard(1, slices: ["c"])]).problems
-            == ["shard 0 of 2 is there 2 times: 'shard-0.json', 'shard-0.json'; the first is merged"])
-        #expect(ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, plan: "00000000000000bb", slices: ["b"])]).problems
-            == ["the shards were not made from the same manifests (plan fingerprints 00000000000000aa, 00000000000000bb)"])
+        #expect(
+            ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(0, slices: ["b"]), Self.shard(1, slices: ["c"])]).problems
+                == ["shard 0 of 2 is there 2 times: 'shard-0.json', 'shard-0.json'; the first is merged"])
+        #expect(
+            ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, plan: "00000000000000bb", slices: ["b"])]).problems
+                == ["the shards were not made from the same manifests (plan fingerprints 00000000000000aa, 00000000000000bb)"])
         let overlap = ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, slices: ["a"])])
         #expect(overlap.problems == ["slice 'a' of 'r' is in shard 0 and shard 1"] && overlap.exitStatus == .failure)
         let counts = ShardMerge.merge([Self.shard(0, slices: ["a"]), Self.shard(1, of: 3, slices: ["b"])])
@@ -86,15 +92,21 @@ import Testing
             return try #require(report.suites.first?.testCases.first?.result)
         }
         let reason = JSONValue.string("cut in flight by the stop; its partial file is kept to resume")
-        let typed = try merged(.object([("path", .string("a")), ("status", .string("skipped")), ("skip_reason", reason),
-            ("error", .object([("type", .string("Interrupted")), ("message", reason)]))]))
+        let typed = try merged(
+            .object([
+                ("path", .string("a")), ("status", .string("skipped")), ("skip_reason", reason),
+                ("error", .object([("type", .string("Interrupted")), ("message", reason)])),
+            ]))
         guard case .error(let type, let message, _) = typed else {
             Issue.record("not an error case: \(typed)")
             return
         }
         #expect(type == "Interrupted" && message == "cut in flight by the stop; its partial file is kept to resume")
-        let notStarted = try merged(.object([("path", .string("a")), ("status", .string("skipped")),
-            ("skip_reason", .string("not started: the run stopped at its deadline"))]))
+        let notStarted = try merged(
+            .object([
+                ("path", .string("a")), ("status", .string("skipped")),
+                ("skip_reason", .string("not started: the run stopped at its deadline")),
+            ]))
         guard case .skipped(let message) = notStarted else {
             Issue.record("not a skipped case: \(notStarted)")
             return

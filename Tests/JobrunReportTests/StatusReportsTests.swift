@@ -28,24 +28,26 @@ import Testing
     /// `media` (declared first): proven, changed, missing with a partial to resume; `docs`: both
     /// proven, one five days ago.
     static func status(in dir: TemporaryDirectory, maxAge: Int64? = nil, runs: [StateStore.Run] = runs) throws -> MirrorStatus {
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            defaults:
-              output: ./mirror
-            resources:
-              - id: media
-                base_url: https://h/m/
-                slices:
-                  - {path: a.ts, size: 3, sha256: \(sha.hex)}
-                  - {path: b.ts, size: 3, sha256: \(sha.hex)}
-                  - {path: c.ts, size: 2000000}
-              - id: docs
-                base_url: https://h/d/
-                slices:
-                  - {path: x.txt, size: 3}
-                  - {path: y.txt, size: 3}
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                defaults:
+                  output: ./mirror
+                resources:
+                  - id: media
+                    base_url: https://h/m/
+                    slices:
+                      - {path: a.ts, size: 3, sha256: \(sha.hex)}
+                      - {path: b.ts, size: 3, sha256: \(sha.hex)}
+                      - {path: c.ts, size: 2000000}
+                  - id: docs
+                    base_url: https://h/d/
+                    slices:
+                      - {path: x.txt, size: 3}
+                      - {path: y.txt, size: 3}
 
-            """)
+                """)
         var options = ManifestLoader.Options()
         options.currentDirectory = dir.path
         let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")], options: options).manifest)
@@ -56,12 +58,14 @@ import Testing
         func proof(_ at: Int64, fetched: Int64?, digests: [Digest]) -> ProvenFile {
             ProvenFile(file: file, digests: digests, seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: at, fetchedAtMilliseconds: fetched)
         }
-        let records = [root: [
-            "media/a.ts": proof(nineOClock, fetched: nineOClock, digests: [sha]),
-            "media/b.ts": proof(nineOClock, fetched: nil, digests: [sha]),
-            "docs/x.txt": proof(fiveDaysAgo, fetched: fiveDaysAgo, digests: []),
-            "docs/y.txt": proof(nineOClock, fetched: nineOClock, digests: []),
-        ]]
+        let records = [
+            root: [
+                "media/a.ts": proof(nineOClock, fetched: nineOClock, digests: [sha]),
+                "media/b.ts": proof(nineOClock, fetched: nil, digests: [sha]),
+                "docs/x.txt": proof(fiveDaysAgo, fetched: fiveDaysAgo, digests: []),
+                "docs/y.txt": proof(nineOClock, fetched: nineOClock, digests: []),
+            ]
+        ]
         let metadata = PartialDownload.Metadata(identity: "https://h/m/c.ts", validator: .init(value: "\"v\"", kind: .etag), totalSize: 2_000_000)
         let partials = [root: ["media/c.ts": PartialDownload.Found(size: 10, metadata: metadata)]]
         return MirrorStatus(
@@ -75,23 +79,25 @@ import Testing
         defer { dir.remove() }
         // Paths as the manifests give them, relative to the scratch folder.
         func text(_ status: MirrorStatus) -> String { StatusReports.text(status).replacingOccurrences(of: dir.path + "/", with: "") }
-        #expect(try text(Self.status(in: dir)) == """
-            = docs -> mirror/docs/: 2 proven; fully proven 2026-11-20T06:30:00Z (5d ago); last fetched 2026-11-25T09:00:00Z (3h ago)
-            ~ media -> mirror/media/: 1 proven, 1 changed, 1 missing (1 to resume); last fetched 2026-11-25T09:00:00Z (3h ago)
-            Last runs, newest first:
-              r2 apply: started 2026-11-25T11:58:00Z (2m ago), took 1m18s, exit 0; fetched=2 up_to_date=3
-              r1 apply: started 2026-11-25T09:00:00Z (3h ago), not ended (killed, or still running)
-            Status: 3 of 5 slices proven (1 changed, 1 missing), oldest proof 2026-11-20T06:30:00Z.
+        #expect(
+            try text(Self.status(in: dir)) == """
+                = docs -> mirror/docs/: 2 proven; fully proven 2026-11-20T06:30:00Z (5d ago); last fetched 2026-11-25T09:00:00Z (3h ago)
+                ~ media -> mirror/media/: 1 proven, 1 changed, 1 missing (1 to resume); last fetched 2026-11-25T09:00:00Z (3h ago)
+                Last runs, newest first:
+                  r2 apply: started 2026-11-25T11:58:00Z (2m ago), took 1m18s, exit 0; fetched=2 up_to_date=3
+                  r1 apply: started 2026-11-25T09:00:00Z (3h ago), not ended (killed, or still running)
+                Status: 3 of 5 slices proven (1 changed, 1 missing), oldest proof 2026-11-20T06:30:00Z.
 
-            """)
+                """)
         // With a maximum age, the resource holding an older proof is not `=`, and the summary
         // says how many are older; without runs there is no runs section.
-        #expect(try text(Self.status(in: dir, maxAge: 86_400_000, runs: [])) == """
-            ~ docs -> mirror/docs/: 2 proven (1 older than 1d); fully proven 2026-11-20T06:30:00Z (5d ago); last fetched 2026-11-25T09:00:00Z (3h ago)
-            ~ media -> mirror/media/: 1 proven, 1 changed, 1 missing (1 to resume); last fetched 2026-11-25T09:00:00Z (3h ago)
-            Status: 3 of 5 slices proven (1 changed, 1 missing), 1 older than 1d, oldest proof 2026-11-20T06:30:00Z.
+        #expect(
+            try text(Self.status(in: dir, maxAge: 86_400_000, runs: [])) == """
+                ~ docs -> mirror/docs/: 2 proven (1 older than 1d); fully proven 2026-11-20T06:30:00Z (5d ago); last fetched 2026-11-25T09:00:00Z (3h ago)
+                ~ media -> mirror/media/: 1 proven, 1 changed, 1 missing (1 to resume); last fetched 2026-11-25T09:00:00Z (3h ago)
+                Status: 3 of 5 slices proven (1 changed, 1 missing), 1 older than 1d, oldest proof 2026-11-20T06:30:00Z.
 
-            """)
+                """)
     }
 
     /// The summary line's clauses, each present exactly when it has something to say.
@@ -150,7 +156,9 @@ import Testing
         #expect(document["max_age"] as? String == "1d" && document["max_age_ms"] as? Int == 86_400_000)
 
         let summary = try #require(document["summary"] as? [String: Any])
-        for (key, value) in ["slices": 5, "proven": 3, "changed": 1, "moved": 0, "unproven": 0, "missing": 1, "resumable": 1, "errors": 0, "older_than_max_age": 1] {
+        for (key, value) in [
+            "slices": 5, "proven": 3, "changed": 1, "moved": 0, "unproven": 0, "missing": 1, "resumable": 1, "errors": 0, "older_than_max_age": 1,
+        ] {
             #expect(summary[key] as? Int == value, "summary.\(key)")
         }
         #expect(summary["oldest_proof"] as? String == "2026-11-20T06:30:00.000Z")
@@ -171,10 +179,11 @@ import Testing
         #expect(media["fully_proven"] is NSNull && media["fully_proven_ms"] is NSNull)
         #expect(media["oldest_proof_ms"] as? Int64 == Self.nineOClock && media["ok"] as? Bool == false)
         let notProven = try #require(media["not_proven"] as? [[String: String]])
-        #expect(notProven == [
-            ["path": "b.ts", "file": dir.path("mirror/media/b.ts"), "status": "changed"],
-            ["path": "c.ts", "file": dir.path("mirror/media/c.ts"), "status": "missing"],
-        ])
+        #expect(
+            notProven == [
+                ["path": "b.ts", "file": dir.path("mirror/media/b.ts"), "status": "changed"],
+                ["path": "c.ts", "file": dir.path("mirror/media/c.ts"), "status": "missing"],
+            ])
 
         let runs = try #require(document["runs"] as? [[String: Any]])
         #expect(runs.map { $0["run_id"] as? String } == ["r2", "r1"])

@@ -34,14 +34,16 @@ import Testing
     }
 
     @Test func theLines() {
-        #expect(TerminalProgress.lines(Self.frame(), columns: 100, color: false) == [
-            " 41% [================>                       ] 12.0 MiB of 29.0 MiB, 1.2 MiB/s, ETA 15 s",
-            "120 of 400 slices, 8 running, 3 retrying, 1 failed",
-            "under way: lesson-a, lesson-b, intro",
-        ])
+        #expect(
+            TerminalProgress.lines(Self.frame(), columns: 100, color: false) == [
+                " 41% [================>                       ] 12.0 MiB of 29.0 MiB, 1.2 MiB/s, ETA 15 s",
+                "120 of 400 slices, 8 running, 3 retrying, 1 failed",
+                "under way: lesson-a, lesson-b, intro",
+            ])
         // Without every size, by slices and the bytes received; no ETA.
-        #expect(TerminalProgress.lines(Self.frame(Self.progress(sized: false)), columns: 100, color: false).first
-            == " 30% [============>                           ] 13.0 MiB received, 1.2 MiB/s")
+        #expect(
+            TerminalProgress.lines(Self.frame(Self.progress(sized: false)), columns: 100, color: false).first
+                == " 30% [============>                           ] 13.0 MiB received, 1.2 MiB/s")
         #expect(TerminalProgress.lines(Self.frame(rate: 0), columns: 100, color: false).first?.hasSuffix("29.0 MiB, 0 B/s") == true)
         // While the run waits for the network, how long it has.
         var offline = Self.progress()

@@ -30,9 +30,11 @@ import Testing
         #expect(p.attemptEnded(job: 3, at: Self.b, reach: .answered, started: Self.at(1), now: Self.at(1)) { [Self.a, Self.b] } == .counts)
         #expect(p.attemptEnded(job: 4, at: Self.a, reach: Self.unreachable(), started: Self.at(2), now: Self.at(2)) { [Self.a, Self.b] } == .counts)
         let action = p.attemptEnded(job: 5, at: Self.b, reach: Self.unreachable(), started: Self.at(3), now: Self.at(3)) { [Self.a, Self.b] }
-        #expect(action == .wentOffline(
-            origins: [OfflineOrigin(origin: Self.a, failure: Self.refused), OfflineOrigin(origin: Self.b, failure: Self.refused)],
-            givenBack: [1, 4, 5]))
+        #expect(
+            action
+                == .wentOffline(
+                    origins: [OfflineOrigin(origin: Self.a, failure: Self.refused), OfflineOrigin(origin: Self.b, failure: Self.refused)],
+                    givenBack: [1, 4, 5]))
         #expect(p.isOffline && p.stopsAt == Self.at(603))
     }
 
@@ -73,13 +75,19 @@ import Testing
         var p = OfflinePause(wait: .seconds(600))
         _ = p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(0), now: Self.at(0)) { [Self.a] }
         #expect(p.offlineDuration(now: Self.at(5)) == .seconds(5))
-        #expect(p.attemptEnded(job: 1, at: Self.a, reach: .answered, started: Self.at(12), now: Self.at(12)) { [Self.a] } == .cameOnline(origin: Self.a, after: .seconds(12)))
+        #expect(
+            p.attemptEnded(job: 1, at: Self.a, reach: .answered, started: Self.at(12), now: Self.at(12)) { [Self.a] }
+                == .cameOnline(origin: Self.a, after: .seconds(12)))
         #expect(!p.isOffline && p.stopsAt == nil && p.admission(at: Self.a, now: Self.at(12)) == .any)
         #expect(p.offlineDuration(now: Self.at(100)) == .seconds(12))
         // Offline again: the periods add up, and failures before the answer are not given back twice.
-        #expect(p.attemptEnded(job: 2, at: Self.a, reach: Self.unreachable(), started: Self.at(200), now: Self.at(200)) { [Self.a] } == .wentOffline(
-            origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [2]))
-        #expect(p.attemptEnded(job: 3, at: Self.a, reach: .answered, started: Self.at(203), now: Self.at(203)) { [Self.a] } == .cameOnline(origin: Self.a, after: .seconds(3)))
+        #expect(
+            p.attemptEnded(job: 2, at: Self.a, reach: Self.unreachable(), started: Self.at(200), now: Self.at(200)) { [Self.a] }
+                == .wentOffline(
+                    origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [2]))
+        #expect(
+            p.attemptEnded(job: 3, at: Self.a, reach: .answered, started: Self.at(203), now: Self.at(203)) { [Self.a] }
+                == .cameOnline(origin: Self.a, after: .seconds(3)))
         #expect(p.offlineDuration(now: Self.at(300)) == .seconds(15))
     }
 
@@ -89,8 +97,10 @@ import Testing
         var p = OfflinePause(wait: .seconds(600))
         #expect(p.attemptEnded(job: 1, at: Self.a, reach: .lost, started: Self.at(0), now: Self.at(2)) { [Self.a] } == .counts)
         #expect(p.attemptEnded(job: 2, at: Self.a, reach: .answered, started: Self.at(1), now: Self.at(3)) { [Self.a] } == .counts)
-        #expect(p.attemptEnded(job: 3, at: Self.a, reach: Self.unreachable(), started: Self.at(3), now: Self.at(3)) { [Self.a] } == .wentOffline(
-            origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [1, 3]))
+        #expect(
+            p.attemptEnded(job: 3, at: Self.a, reach: Self.unreachable(), started: Self.at(3), now: Self.at(3)) { [Self.a] }
+                == .wentOffline(
+                    origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [1, 3]))
     }
 
     /// Offline, an answer to a request sent before the run went offline is no news of the
@@ -100,7 +110,9 @@ import Testing
         _ = p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(10), now: Self.at(10)) { [Self.a] }
         #expect(p.attemptEnded(job: 2, at: Self.a, reach: .answered, started: Self.at(9), now: Self.at(11)) { [Self.a] } == .counts)
         #expect(p.isOffline)
-        #expect(p.attemptEnded(job: 3, at: Self.a, reach: .answered, started: Self.at(11), now: Self.at(12)) { [Self.a] } == .cameOnline(origin: Self.a, after: .seconds(2)))
+        #expect(
+            p.attemptEnded(job: 3, at: Self.a, reach: .answered, started: Self.at(11), now: Self.at(12)) { [Self.a] }
+                == .cameOnline(origin: Self.a, after: .seconds(2)))
     }
 
     /// A pause never lasts past the run's deadline.
@@ -123,8 +135,10 @@ import Testing
     /// there (its slice is about to be retried).
     @Test func theFailingOriginItselfHasWork() {
         var p = OfflinePause(wait: .seconds(60))
-        #expect(p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(0), now: Self.at(0)) { [] } == .wentOffline(
-            origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [1]))
+        #expect(
+            p.attemptEnded(job: 1, at: Self.a, reach: Self.unreachable(), started: Self.at(0), now: Self.at(0)) { [] }
+                == .wentOffline(
+                    origins: [OfflineOrigin(origin: Self.a, failure: Self.refused)], givenBack: [1]))
         #expect(p.stopsAt == Self.at(60))
     }
 

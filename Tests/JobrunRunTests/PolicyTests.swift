@@ -57,7 +57,8 @@ import Testing
     static let plain = HeaderField(name: "User-Agent", value: "u", isSecret: false)
 
     @Test func sameOriginKeepsEveryHeader() {
-        let d = RedirectPolicy.decide(location: "/b/c.ts", current: "https://h/a/x.ts", original: "https://h/a/x.ts", hops: 0, headers: [Self.secret, Self.plain])
+        let d = RedirectPolicy.decide(
+            location: "/b/c.ts", current: "https://h/a/x.ts", original: "https://h/a/x.ts", hops: 0, headers: [Self.secret, Self.plain])
         #expect(d == .follow(url: "https://h/b/c.ts", headers: [Self.secret, Self.plain]))
     }
 
@@ -69,10 +70,17 @@ import Testing
     }
 
     @Test func refusals() {
-        #expect(RedirectPolicy.decide(location: "http://h/x", current: "https://h/a", original: "https://h/a", hops: 0, headers: []) == .refuse("redirect from https to http refused"))
-        #expect(RedirectPolicy.decide(location: "ftp://h/x", current: "http://h/a", original: "http://h/a", hops: 0, headers: []) == .refuse("redirect to a ftp: URL refused"))
-        #expect(RedirectPolicy.decide(location: "file:///etc/passwd", current: "http://h/a", original: "http://h/a", hops: 0, headers: []) == .refuse("redirect to a file: URL refused"))
-        #expect(RedirectPolicy.decide(location: "/x", current: "http://h/a", original: "http://h/a", hops: 10, headers: []) == .refuse("more than 10 redirects"))
+        #expect(
+            RedirectPolicy.decide(location: "http://h/x", current: "https://h/a", original: "https://h/a", hops: 0, headers: [])
+                == .refuse("redirect from https to http refused"))
+        #expect(
+            RedirectPolicy.decide(location: "ftp://h/x", current: "http://h/a", original: "http://h/a", hops: 0, headers: [])
+                == .refuse("redirect to a ftp: URL refused"))
+        #expect(
+            RedirectPolicy.decide(location: "file:///etc/passwd", current: "http://h/a", original: "http://h/a", hops: 0, headers: [])
+                == .refuse("redirect to a file: URL refused"))
+        #expect(
+            RedirectPolicy.decide(location: "/x", current: "http://h/a", original: "http://h/a", hops: 10, headers: []) == .refuse("more than 10 redirects"))
     }
 
     @Test func relativeReferences() throws {
@@ -118,13 +126,14 @@ import Testing
 
 @Suite struct EngineChoiceTests {
     /// Which transfers take turns over the engines and which stay on the driven one.
-    @Test(arguments: [
-        (Int64?.none, false, true), (Int64?.none, true, true),
-        (16 << 10, false, false), (64 << 10 - 1, false, false), (64 << 10, false, true),
-        (128 << 10, false, true), (1 << 20, false, true), (512 << 20, false, true),
-        (0, true, false), (16 << 10, true, false), (24 << 10 - 1, true, false), (24 << 10, true, true),
-        (64 << 10, true, true), (512 << 20, true, true),
-    ] as [(Int64?, Bool, Bool)])
+    @Test(
+        arguments: [
+            (Int64?.none, false, true), (Int64?.none, true, true),
+            (16 << 10, false, false), (64 << 10 - 1, false, false), (64 << 10, false, true),
+            (128 << 10, false, true), (1 << 20, false, true), (512 << 20, false, true),
+            (0, true, false), (16 << 10, true, false), (24 << 10 - 1, true, false), (24 << 10, true, true),
+            (64 << 10, true, true), (512 << 20, true, true),
+        ] as [(Int64?, Bool, Bool)])
     func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
         #expect(Coordinator.takesTurns(size: size, overTLS: overTLS) == spreads)
     }

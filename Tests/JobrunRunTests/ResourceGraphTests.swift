@@ -63,9 +63,10 @@ import Testing
     /// this one, as the resources' events have always come.
     @Test func aPassGoesOnBeforeAnEarlierResourceIsDecided() {
         var g = Self.graph(["a": ["b"], "b": ["c"]], count: 4, planned: [2: Self.metered])
-        #expect(Self.decisions(&g) == [
-            "c defer: metered network", "d start", "b defer: depends on 'c', which is deferred", "a defer: depends on 'b', which is deferred",
-        ])
+        #expect(
+            Self.decisions(&g) == [
+                "c defer: metered network", "d start", "b defer: depends on 'c', which is deferred", "a defer: depends on 'b', which is deferred",
+            ])
     }
 
     /// A dependency cut short by a stop leaves its dependents waiting (not started, not failed).

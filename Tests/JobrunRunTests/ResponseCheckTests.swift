@@ -12,7 +12,9 @@ import Testing
         ResponseHead(status: status, headers: headers.map { .init(name: $0.0, value: $0.1) })
     }
 
-    static func check(resume: Int64 = 0, validator: V? = nil, size: Int64? = nil, learned: Representation? = nil, _ head: ResponseHead) -> Result<ResponseCheck.Accepted, AttemptFailure> {
+    static func check(
+        resume: Int64 = 0, validator: V? = nil, size: Int64? = nil, learned: Representation? = nil, _ head: ResponseHead
+    ) -> Result<ResponseCheck.Accepted, AttemptFailure> {
         ResponseCheck(resumeOffset: resume, resumeValidator: validator, expectedSize: size, cap: 1 << 30, learned: learned).check(head)
     }
 
@@ -31,7 +33,9 @@ import Testing
 
     @Test func a206ContinuesOnlyItsOwnVersionToTheEnd() throws {
         let ok = Self.head(206, [("Content-Range", "bytes 1000-4999/5000"), ("Content-Length", "4000"), ("ETag", "\"v1\"")])
-        #expect(try Self.check(resume: 1000, validator: Self.etag, ok).get() == .init(offset: 1000, end: 5000, representation: .init(validator: Self.etag, total: 5000)))
+        #expect(
+            try Self.check(resume: 1000, validator: Self.etag, ok).get()
+                == .init(offset: 1000, end: 5000, representation: .init(validator: Self.etag, total: 5000)))
         let cases: [(ResponseHead, SliceErrorKind)] = [
             (Self.head(206, [("Content-Range", "bytes 1000-4999/5000"), ("ETag", "\"v2\"")]), .rangeMismatch),
             (Self.head(206, [("Content-Range", "bytes 1000-4999/5000")]), .rangeMismatch),
@@ -80,7 +84,8 @@ import Testing
     @Test func a200IsTheWholeFileOrRefused() {
         #expect(Self.kind(Self.check(Self.head(200, [("Content-Range", "bytes 0-999/5000"), ("Content-Length", "1000")]))) == .inconsistentResponse)
         #expect(Self.kind(Self.check(size: 5000, Self.head(200, [("Content-Length", "4999")]))) == .sizeMismatch)
-        let capped = ResponseCheck(resumeOffset: 0, resumeValidator: nil, expectedSize: nil, cap: 100, learned: nil).check(Self.head(200, [("Content-Length", "101")]))
+        let capped = ResponseCheck(resumeOffset: 0, resumeValidator: nil, expectedSize: nil, cap: 100, learned: nil).check(
+            Self.head(200, [("Content-Length", "101")]))
         #expect(Self.kind(capped) == .tooLarge)
     }
 

@@ -44,8 +44,10 @@ import Testing
         #expect(rest.offset == 10 && rest.end == 20)
     }
 
-    @Test(arguments: ["bytes +1-5/10", "bytes 1-+5/10", "bytes 1-5/+10", "bytes 1-5/-10", "bytes  1-5/10", "bytes 1 -5/10",
-                      "bytes 0-9/99999999999999999999", "bytes 0-99999999999999999999/*"])
+    @Test(arguments: [
+        "bytes +1-5/10", "bytes 1-+5/10", "bytes 1-5/+10", "bytes 1-5/-10", "bytes  1-5/10", "bytes 1 -5/10",
+        "bytes 0-9/99999999999999999999", "bytes 0-99999999999999999999/*",
+    ])
     func aContentRangeWithNumbersThatAreNotDigitsIsNoRange(text: String) {
         #expect(ContentRange(text) == nil)
     }

@@ -22,7 +22,9 @@ import Testing
 
     /// Starts whatever may start at `now`, as the coordinator does (counting each start), and
     /// returns the actions in order.
-    static func drain(_ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]) -> [Scheduler.Action] {
+    static func drain(
+        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]
+    ) -> [Scheduler.Action] {
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: now, mayStart: mayStart, expectedBytes: { sizes[$0] }) {
             if case .start(_, let origin) = a { s.started(at: origin) }
@@ -164,7 +166,11 @@ import Testing
         s.gates = [FakeGate(decisions: [0: .deferred("no time", .deadline), 1: .later(Self.at(5)), 4: .deferred("metered", nil)])]
         Self.enqueue(&s, [0, 1, 2, 3, 4], resource: 0)
         let actions = Self.drain(&s)
-        #expect(actions == [.notStarted(job: 0, reason: "no time", stop: .deadline), .park(job: 1, until: Self.at(5)), .start(job: 2, origin: "http://a"), .start(job: 3, origin: "http://a")])
+        #expect(
+            actions == [
+                .notStarted(job: 0, reason: "no time", stop: .deadline), .park(job: 1, until: Self.at(5)), .start(job: 2, origin: "http://a"),
+                .start(job: 3, origin: "http://a"),
+            ])
         #expect(s.running == 2 && s.waiting == 1)
         s.ended(at: "http://a")
         #expect(Self.drain(&s) == [.notStarted(job: 4, reason: "metered", stop: nil)])
@@ -186,7 +192,9 @@ import Testing
         s.ended(at: "http://a")
         #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) == .start(job: 1, origin: "http://a"))
         s.ended(at: "http://a")
-        #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) == .notStarted(job: 2, reason: "metered", stop: nil))
+        #expect(
+            s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 })
+                == .notStarted(job: 2, reason: "metered", stop: nil))
     }
 
     /// The deadline gate with a fake clock: without a measured rate or a size a slice starts

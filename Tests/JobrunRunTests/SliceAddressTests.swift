@@ -9,25 +9,27 @@ import Testing
     @Test func theBaseShortcutAgreesWithAParse() throws {
         let dir = try TemporaryDirectory(prefix: "jobrun-address")
         defer { dir.remove() }
-        _ = try dir.write(file: "m.yaml", contents: """
-            version: 1
-            resources:
-              - id: upper
-                base_url: HTTP://Media.Example.COM:80/Pkg%20One/
-                slices:
-                  - {path: "a b/c#d?.ts"}
-                  - {path: plain.ts}
-                  - {path: signed.ts, url: "https://cdn.example.com:443/x/signed.ts?sig=s3cr3t#frag"}
-              - id: ported
-                base_url: https://h.example:8443/
-                slices:
-                  - {path: "ü/ñ.bin"}
-              - id: bare
-                base_url: http://h.example/v1
-                slices:
-                  - {path: x.bin}
+        _ = try dir.write(
+            file: "m.yaml",
+            contents: """
+                version: 1
+                resources:
+                  - id: upper
+                    base_url: HTTP://Media.Example.COM:80/Pkg%20One/
+                    slices:
+                      - {path: "a b/c#d?.ts"}
+                      - {path: plain.ts}
+                      - {path: signed.ts, url: "https://cdn.example.com:443/x/signed.ts?sig=s3cr3t#frag"}
+                  - id: ported
+                    base_url: https://h.example:8443/
+                    slices:
+                      - {path: "ü/ñ.bin"}
+                  - id: bare
+                    base_url: http://h.example/v1
+                    slices:
+                      - {path: x.bin}
 
-            """)
+                """)
         let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")]).manifest)
         var checked = 0
         for resource in manifest.resources {

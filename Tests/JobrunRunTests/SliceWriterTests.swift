@@ -24,8 +24,10 @@ import Testing
             directory.remove()
         }
 
-        func writer(size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256], cap: Int64? = nil,
-                    resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil) -> SliceWriter {
+        func writer(
+            size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256], cap: Int64? = nil,
+            resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
+        ) -> SliceWriter {
             SliceWriterTests.writer(
                 directoryFD: fd, size: size, name: name, digests: digests, cap: cap, resumeOffset: resumeOffset, progress: progress)
         }
@@ -37,8 +39,10 @@ import Testing
 
     /// A writer for slice `name` of `size` bytes (the cap defaults to the size, else 4 GiB) whose
     /// partial file goes into the folder open on `directoryFD`.
-    static func writer(directoryFD: Int32, size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256],
-                       cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil) -> SliceWriter {
+    static func writer(
+        directoryFD: Int32, size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256],
+        cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
+    ) -> SliceWriter {
         SliceWriter(
             directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
             expectedSize: size, cap: cap ?? size ?? (4 << 30), algorithms: digests, resumeOffset: resumeOffset,
@@ -175,8 +179,9 @@ import Testing
         let cut = 700_000
         _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))
         let reports = ReportLog()
-        let writer = folder.writer(size: Int64(size), name: "r.bin", digests: [.md5, .sha256], resumeOffset: Int64(cut),
-                                   progress: { reports.add($0) })
+        let writer = folder.writer(
+            size: Int64(size), name: "r.bin", digests: [.md5, .sha256], resumeOffset: Int64(cut),
+            progress: { reports.add($0) })
         let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes \(cut)-\(size - 1)/\(size)")])
         #expect(writer.receive(head: head) == .accept)
         #expect(writer.startOffset == Int64(cut))

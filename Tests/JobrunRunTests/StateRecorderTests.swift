@@ -34,10 +34,11 @@ import Testing
 
     static func settled(_ name: String, index: Int, file: FileIdentity?) -> RunEvent {
         let digest = Digest(algorithm: .sha256, hex: String(repeating: "0a", count: 32))
-        return .sliceSettled(SettledSlice(
-            slice: SliceRef(resource: "r", path: name, url: "http://127.0.0.1:9/\(name)"),
-            outcome: SliceOutcome(status: .fetched, size: 5, digests: digest.map { [$0] } ?? [], displayURL: "http://127.0.0.1:9/\(name)"),
-            integrity: .sizeOnly, isBulk: false, index: index, file: file))
+        return .sliceSettled(
+            SettledSlice(
+                slice: SliceRef(resource: "r", path: name, url: "http://127.0.0.1:9/\(name)"),
+                outcome: SliceOutcome(status: .fetched, size: 5, digests: digest.map { [$0] } ?? [], displayURL: "http://127.0.0.1:9/\(name)"),
+                integrity: .sizeOnly, isBulk: false, index: index, file: file))
     }
 
     static func identity(_ path: String) throws -> FileIdentity { try .ofFile(atPath: path) }

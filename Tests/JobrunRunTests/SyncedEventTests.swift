@@ -70,9 +70,11 @@ import Testing
         let first = manifest(root: "root-1", [("one", server.url("/gen/"), slices("one-", count: CommitQueue.batchSize + 44))])
         let second = manifest(root: "root-2", [("two", server.url("/gen/"), slices("two-", count: 40))])
         // Alone in its root: only the run's last sync covers its renames.
-        let third = manifest(root: "root-3", [
-            ("bad", server.url("/"), slices("bad-", count: 30, in: "gen/") + "\n      - {path: status/404}"),
-        ])
+        let third = manifest(
+            root: "root-3",
+            [
+                ("bad", server.url("/"), slices("bad-", count: 30, in: "gen/") + "\n      - {path: status/404}")
+            ])
         var options = ManifestLoader.Options()
         options.environment = [:]
         options.currentDirectory = dir.path

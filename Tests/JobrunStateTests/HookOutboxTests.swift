@@ -53,9 +53,10 @@ import Testing
         }
         let store = try StateStore(root: root)
         #expect(try store.schemaVersion() == 2)
-        #expect(try store.undeliveredHooks() == [
-            HookOutboxEntry(id: 1, runID: "old", event: "{}", argv: [], timeoutMilliseconds: 60_000, failurePolicy: "warn", createdAtMilliseconds: 5)
-        ])
+        #expect(
+            try store.undeliveredHooks() == [
+                HookOutboxEntry(id: 1, runID: "old", event: "{}", argv: [], timeoutMilliseconds: 60_000, failurePolicy: "warn", createdAtMilliseconds: 5)
+            ])
     }
 
     /// Through the stores of a command: a root without a store has no due hooks, and asking

@@ -18,15 +18,17 @@ import Testing
         defer { dir.remove() }
         let store = try StateStore(root: try dir.makeDirectory("mirror"))
         try store.recordRunStart(runID: "r1", command: "apply", startedAtMilliseconds: 10)
-        try store.recordRunEnd(runID: "r1", endedAtMilliseconds: 25, stopReason: nil, exitStatus: 0, counts: [("fetched", 3), ("up_to_date", 0), ("bytes_transferred", 1 << 40)])
+        try store.recordRunEnd(
+            runID: "r1", endedAtMilliseconds: 25, stopReason: nil, exitStatus: 0, counts: [("fetched", 3), ("up_to_date", 0), ("bytes_transferred", 1 << 40)])
         try store.recordRunStart(runID: "r2", command: "verify", startedAtMilliseconds: 30)
         let runs = try store.lastRuns(limit: 10)
-        #expect(runs == [
-            StateStore.Run(runID: "r2", command: "verify", startedAtMilliseconds: 30),
-            StateStore.Run(
-                runID: "r1", command: "apply", startedAtMilliseconds: 10, endedAtMilliseconds: 25, exitStatus: 0,
-                counts: [.init(name: "fetched", value: 3), .init(name: "up_to_date", value: 0), .init(name: "bytes_transferred", value: 1 << 40)]),
-        ])
+        #expect(
+            runs == [
+                StateStore.Run(runID: "r2", command: "verify", startedAtMilliseconds: 30),
+                StateStore.Run(
+                    runID: "r1", command: "apply", startedAtMilliseconds: 10, endedAtMilliseconds: 25, exitStatus: 0,
+                    counts: [.init(name: "fetched", value: 3), .init(name: "up_to_date", value: 0), .init(name: "bytes_transferred", value: 1 << 40)]),
+            ])
         #expect(try store.lastRuns(limit: 1).map(\.runID) == ["r2"])
         #expect(try store.lastRuns(limit: 0).isEmpty)
         // A word that is not `name=value` is left out rather than misread.

@@ -284,7 +284,8 @@ import Testing
     /// The quick check's rule, case by case (``ProvenFile/identity(provingSize:digests:)``).
     @Test func aRecordProvesOnlyWhatItHashedAndOnlyOnceSettled() {
         let file = FileIdentity(device: 1, inode: 2, size: 10, mtimeNanoseconds: 5_000_000_123, ctimeNanoseconds: 5_000_000_123)
-        let settled = ProvenFile(file: file, digests: [Self.sha, Self.md5], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 0, fetchedAtMilliseconds: nil)
+        let settled = ProvenFile(
+            file: file, digests: [Self.sha, Self.md5], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 0, fetchedAtMilliseconds: nil)
         #expect(settled.identity(provingSize: 10, digests: [Self.sha]) == file)
         #expect(settled.identity(provingSize: nil, digests: [Self.md5, Self.sha]) == file)
         #expect(settled.identity(provingSize: 11, digests: [Self.sha]) == nil)  // another size

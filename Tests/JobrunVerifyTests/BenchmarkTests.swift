@@ -16,7 +16,11 @@ import Testing
 /// (default md5,sha1,sha256,sha384,sha512), JOBRUN_VERIFY_BENCH_DIR (where the 10,000 small
 /// files go). The reference for the large file is `bench/lib/hashfile.c FILE ALGO mmap`.
 /// Skipped unless JOBRUN_VERIFY_BENCH=1.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["JOBRUN_VERIFY_BENCH"] == "1", "a benchmark, run by hand: JOBRUN_VERIFY_BENCH=1 in a release build (see BenchmarkTests.swift)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["JOBRUN_VERIFY_BENCH"] == "1",
+        "a benchmark, run by hand: JOBRUN_VERIFY_BENCH=1 in a release build (see BenchmarkTests.swift)"))
 struct BenchmarkTests {
     static let environment = ProcessInfo.processInfo.environment
     static let runs = Int(environment["JOBRUN_VERIFY_BENCH_RUNS"] ?? "") ?? 3
@@ -62,8 +66,10 @@ struct BenchmarkTests {
                 Issue.record("\(algorithm): \(result)")
                 continue
             }
-            print(String(format: "BENCH check %@ %ld %.4f s %.0f MB/s peakRSS %.0f MiB %@",
-                         algorithm.rawValue, Int(size), best, Double(size) / best / 1e6, Self.peakRSSMiB(), actual.first?.hex ?? "-"))
+            print(
+                String(
+                    format: "BENCH check %@ %ld %.4f s %.0f MB/s peakRSS %.0f MiB %@",
+                    algorithm.rawValue, Int(size), best, Double(size) / best / 1e6, Self.peakRSSMiB(), actual.first?.hex ?? "-"))
         }
     }
 
@@ -78,9 +84,10 @@ struct BenchmarkTests {
             let relative = "pkg\(index / 2_000)/raw/s\(index).ts"
             let contents = random.bytes(16 << 10)
             try writeFile(root, relative, contents)
-            expectations.append(FileExpectation(
-                root: root, relativePath: relative, size: Int64(contents.count),
-                digests: [try Digest.compute(.sha256, of: contents)]))
+            expectations.append(
+                FileExpectation(
+                    root: root, relativePath: relative, size: Int64(contents.count),
+                    digests: [try Digest.compute(.sha256, of: contents)]))
         }
         // Let writeback of the new files finish first: flusher threads would share the cores.
         sync()
@@ -109,8 +116,9 @@ struct BenchmarkTests {
             let sha = Digest(algorithm: .sha256, bytes: Array(repeating: 7, count: 32))
             for directory in 0..<2_000 {
                 for file in 0..<500 {
-                    expectations.append(FileExpectation(
-                        root: root, relativePath: "lessons/l\(directory)/raw/ts/\(file).ts", size: 65_536, digests: [sha]))
+                    expectations.append(
+                        FileExpectation(
+                            root: root, relativePath: "lessons/l\(directory)/raw/ts/\(file).ts", size: 65_536, digests: [sha]))
                 }
             }
             let checker = FileChecker()

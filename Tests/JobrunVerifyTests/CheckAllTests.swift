@@ -66,8 +66,9 @@ struct CheckAllTests {
             let sha256 = digest(.sha256, String(repeating: "a", count: 64))
             for directory in 0..<200 {
                 for file in 0..<250 {
-                    expectations.append(FileExpectation(
-                        root: root, relativePath: "lessons/l\(directory)/raw/ts/\(file).ts", size: 65_536, digests: [sha256]))
+                    expectations.append(
+                        FileExpectation(
+                            root: root, relativePath: "lessons/l\(directory)/raw/ts/\(file).ts", size: 65_536, digests: [sha256]))
                 }
             }
             let failures = DirectoryFailures()
@@ -86,15 +87,16 @@ struct CheckAllTests {
             try makeDirectory(empty, "")
             try writeFile(full, "elsewhere/y", [2])
             try makeSymlink(full, "linked", to: full + "/elsewhere")
-            let results = checker.checkAll([
-                FileExpectation(root: empty, relativePath: "a/x"),
-                FileExpectation(root: full, relativePath: "a/x"),
-                FileExpectation(root: empty, relativePath: "a/x"),
-                FileExpectation(root: full, relativePath: "linked/y"),
-                FileExpectation(root: full, relativePath: "linked/deeper/z"),
-                FileExpectation(root: full, relativePath: "elsewhere/y"),
-                FileExpectation(root: dir + "/absent", relativePath: "a/x"),
-            ], parallelism: 2)
+            let results = checker.checkAll(
+                [
+                    FileExpectation(root: empty, relativePath: "a/x"),
+                    FileExpectation(root: full, relativePath: "a/x"),
+                    FileExpectation(root: empty, relativePath: "a/x"),
+                    FileExpectation(root: full, relativePath: "linked/y"),
+                    FileExpectation(root: full, relativePath: "linked/deeper/z"),
+                    FileExpectation(root: full, relativePath: "elsewhere/y"),
+                    FileExpectation(root: dir + "/absent", relativePath: "a/x"),
+                ], parallelism: 2)
             let link = FileCheck.notRegularFile(path: full + "/linked", kind: "symbolic link", needed: .folder)
             #expect(results == [.missing, .ok(size: 1, digests: []), .missing, link, link, .ok(size: 1, digests: []), .missing])
         }

@@ -11,11 +11,12 @@ struct ChunkedHashingTests {
         let digester = try Digester(algorithm: algorithm)
         for trial in 0..<80 {
             // Bias towards the interesting sizes: empty, around block sizes, then anything up to 200 KiB.
-            let size = switch trial {
-            case 0: 0
-            case 1..<20: Int.random(in: 1...300, using: &random)
-            default: Int.random(in: 0...(200 << 10), using: &random)
-            }
+            let size =
+                switch trial {
+                case 0: 0
+                case 1..<20: Int.random(in: 1...300, using: &random)
+                default: Int.random(in: 0...(200 << 10), using: &random)
+                }
             let message = random.bytes(size)
             let expected = try Digest.compute(algorithm, of: message)
             var offset = 0

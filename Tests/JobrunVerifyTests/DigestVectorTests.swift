@@ -21,8 +21,9 @@ struct DigestVectorTests {
         Vector(algorithm: .md5, message: "abc", hex: "900150983cd24fb0d6963f7d28e17f72"),
         Vector(algorithm: .md5, message: "message digest", hex: "f96b697d7cb7938d525a2f31aaf161d0"),
         Vector(algorithm: .md5, message: "abcdefghijklmnopqrstuvwxyz", hex: "c3fcd3d76192e4007dfb496cca67e13b"),
-        Vector(algorithm: .md5, message: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-               hex: "d174ab98d277d9f5a5611c2c9f419d9f"),
+        Vector(
+            algorithm: .md5, message: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            hex: "d174ab98d277d9f5a5611c2c9f419d9f"),
         Vector(algorithm: .md5, message: String(repeating: "1234567890", count: 8), hex: "57edf4a22be3c955ac49da2e2107b67a"),
         Vector(algorithm: .md5, message: abc448, hex: "8215ef0796a20bcaaae116d3876c664a"),
 
@@ -38,19 +39,25 @@ struct DigestVectorTests {
         Vector(algorithm: .sha256, message: "abc", hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         Vector(algorithm: .sha256, message: abc448, hex: "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
 
-        Vector(algorithm: .sha384, message: "",
-               hex: "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b"),
-        Vector(algorithm: .sha384, message: "abc",
-               hex: "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"),
-        Vector(algorithm: .sha384, message: abc448,
-               hex: "3391fdddfc8dc7393707a65b1b4709397cf8b1d162af05abfe8f450de5f36bc6b0455a8520bc4e6f5fe95b1fe3c8452b"),
+        Vector(
+            algorithm: .sha384, message: "",
+            hex: "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b"),
+        Vector(
+            algorithm: .sha384, message: "abc",
+            hex: "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"),
+        Vector(
+            algorithm: .sha384, message: abc448,
+            hex: "3391fdddfc8dc7393707a65b1b4709397cf8b1d162af05abfe8f450de5f36bc6b0455a8520bc4e6f5fe95b1fe3c8452b"),
 
-        Vector(algorithm: .sha512, message: "",
-               hex: "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"),
-        Vector(algorithm: .sha512, message: "abc",
-               hex: "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"),
-        Vector(algorithm: .sha512, message: abc448,
-               hex: "204a8fc6dda82f0a0ced7beb8e08a41657c16ef468b228a8279be331a703c33596fd15c13b1b07f9aa1d3bea57789ca031ad85c7a71dd70354ec631238ca3445"),
+        Vector(
+            algorithm: .sha512, message: "",
+            hex: "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"),
+        Vector(
+            algorithm: .sha512, message: "abc",
+            hex: "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"),
+        Vector(
+            algorithm: .sha512, message: abc448,
+            hex: "204a8fc6dda82f0a0ced7beb8e08a41657c16ef468b228a8279be331a703c33596fd15c13b1b07f9aa1d3bea57789ca031ad85c7a71dd70354ec631238ca3445"),
     ]
 
     /// One million repetitions of 'a' (FIPS 180-2 example, long message).

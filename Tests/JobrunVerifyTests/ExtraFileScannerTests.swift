@@ -18,12 +18,13 @@ struct ExtraFileScannerTests {
             #expect(mkfifo(root + "/lessons/b/fifo", 0o644) == 0)
 
             let scan = scanner.scan(root: root, directories: ["lessons/a", "lessons/b", "lessons/a/raw", "missing/dir"], expected: expected)
-            #expect(scan.extraPaths == [
-                "lessons/a/raw/2.ts.part",
-                "lessons/a/stray/deep/old.ts",
-                "lessons/b/fifo",
-                "lessons/b/to-outside",
-            ])
+            #expect(
+                scan.extraPaths == [
+                    "lessons/a/raw/2.ts.part",
+                    "lessons/a/stray/deep/old.ts",
+                    "lessons/b/fifo",
+                    "lessons/b/to-outside",
+                ])
             #expect(scan.errors.isEmpty)
 
             let whole = scanner.scan(root: root, directories: [""], expected: expected)

@@ -34,7 +34,8 @@ struct FileCheckerTests {
     @Test func emptyFileWithDigest() throws {
         try withTemporaryDirectory { root in
             try writeFile(root, "d/empty", [])
-            #expect(checker.check(expectation(root, "d/empty", size: 0, Self.emptySHA256))
+            #expect(
+                checker.check(expectation(root, "d/empty", size: 0, Self.emptySHA256))
                     == .ok(size: 0, digests: [Self.emptySHA256]))
         }
     }
@@ -46,11 +47,13 @@ struct FileCheckerTests {
             try writeFile(root, "big/blob", contents)
             let sha1 = try Digest.compute(.sha1, of: contents)
             let sha512 = try Digest.compute(.sha512, of: contents)
-            #expect(checker.check(expectation(root, "big/blob", size: Int64(contents.count), sha512, sha1))
+            #expect(
+                checker.check(expectation(root, "big/blob", size: Int64(contents.count), sha512, sha1))
                     == .ok(size: Int64(contents.count), digests: [sha1, sha512]))
             var wrong = sha512
             wrong.bytes[0] ^= 1
-            #expect(checker.check(expectation(root, "big/blob", wrong))
+            #expect(
+                checker.check(expectation(root, "big/blob", wrong))
                     == .digestMismatch(expected: wrong, actual: [sha512], size: Int64(contents.count)))
         }
     }
@@ -78,9 +81,11 @@ struct FileCheckerTests {
             let badMD5 = digest(.md5, String(repeating: "0", count: 32))
             let badSHA256 = digest(.sha256, String(repeating: "1", count: 64))
             // Listed sha256 first; md5 comes first in algorithm order.
-            #expect(checker.check(expectation(root, "a/x", size: 3, badSHA256, badMD5))
+            #expect(
+                checker.check(expectation(root, "a/x", size: 3, badSHA256, badMD5))
                     == .digestMismatch(expected: badMD5, actual: [Self.abcMD5, Self.abcSHA256], size: 3))
-            #expect(checker.check(expectation(root, "a/x", badSHA256, Self.abcMD5))
+            #expect(
+                checker.check(expectation(root, "a/x", badSHA256, Self.abcMD5))
                     == .digestMismatch(expected: badSHA256, actual: [Self.abcMD5, Self.abcSHA256], size: 3))
         }
     }
@@ -90,9 +95,11 @@ struct FileCheckerTests {
             try writeFile(root, "a/real", Self.abc)
             try makeSymlink(root, "a/link", to: "real")
             try makeSymlink(root, "a/dangling", to: "nowhere")
-            #expect(checker.check(expectation(root, "a/link", size: 3, Self.abcMD5))
+            #expect(
+                checker.check(expectation(root, "a/link", size: 3, Self.abcMD5))
                     == .notRegularFile(path: root + "/a/link", kind: "symbolic link"))
-            #expect(checker.check(expectation(root, "a/dangling"))
+            #expect(
+                checker.check(expectation(root, "a/dangling"))
                     == .notRegularFile(path: root + "/a/dangling", kind: "symbolic link"))
         }
     }
@@ -111,7 +118,8 @@ struct FileCheckerTests {
     @Test func fileWhereADirectoryShouldBe() throws {
         try withTemporaryDirectory { root in
             try writeFile(root, "lessons/a", Self.abc)
-            #expect(checker.check(expectation(root, "lessons/a/raw/x.ts"))
+            #expect(
+                checker.check(expectation(root, "lessons/a/raw/x.ts"))
                     == .notRegularFile(path: root + "/lessons/a", kind: "regular file", needed: .folder))
         }
     }
@@ -119,7 +127,8 @@ struct FileCheckerTests {
     @Test func directoryWhereAFileShouldBe() throws {
         try withTemporaryDirectory { root in
             try makeDirectory(root, "a/x.ts")
-            #expect(checker.check(expectation(root, "a/x.ts", size: 3))
+            #expect(
+                checker.check(expectation(root, "a/x.ts", size: 3))
                     == .notRegularFile(path: root + "/a/x.ts", kind: "directory"))
         }
     }
@@ -139,7 +148,8 @@ struct FileCheckerTests {
         try withTemporaryDirectory { root in
             let path = try writeFile(root, "a/secret", Self.abc)
             #expect(chmod(path, 0) == 0)
-            #expect(checker.check(expectation(root, "a/secret", size: 3, Self.abcMD5))
+            #expect(
+                checker.check(expectation(root, "a/secret", size: 3, Self.abcMD5))
                     == .ioError(path: path, errno: EACCES, message: "open: " + String(cString: strerror(EACCES))))
             // Size alone needs no read permission.
             #expect(checker.check(expectation(root, "a/secret", size: 3)) == .ok(size: 3, digests: []))
@@ -150,7 +160,8 @@ struct FileCheckerTests {
         try withTemporaryDirectory { dir in
             try writeFile(dir, "real/a/x", Self.abc)
             try makeSymlink(dir, "out", to: dir + "/real")
-            #expect(checker.check(expectation(dir + "/out", "a/x", size: 3, Self.abcSHA256))
+            #expect(
+                checker.check(expectation(dir + "/out", "a/x", size: 3, Self.abcSHA256))
                     == .ok(size: 3, digests: [Self.abcSHA256]))
         }
     }

@@ -97,27 +97,30 @@ struct MirrorVerifierTests {
     @Test func batchesOfAnySizeGiveTheSameVerification() throws {
         try withTemporaryDirectory { root in
             let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-            try writeFile(root, "m.yaml", Array("""
-                version: 1
-                defaults: {output: ./mirror}
-                resources:
-                  - id: five
-                    base_url: https://h/5/
-                    depends_on: [one]
-                    slices:
-                      - {path: ok.bin, size: 3, sha256: \(sha)}
-                      - {path: short.bin, size: 4}
-                      - {path: missing.bin, size: 2MiB}
-                      - {path: recorded.bin, size: 3, sha256: \(sha)}
-                      - {path: bare.bin}
-                  - id: two
-                    base_url: https://h/2/
-                    slices: [{path: x.bin}, {path: y.bin, size: 3}]
-                  - id: one
-                    base_url: https://h/1/
-                    slices: [{path: a.bin, size: 3, sha256: \(sha)}]
+            try writeFile(
+                root, "m.yaml",
+                Array(
+                    """
+                    version: 1
+                    defaults: {output: ./mirror}
+                    resources:
+                      - id: five
+                        base_url: https://h/5/
+                        depends_on: [one]
+                        slices:
+                          - {path: ok.bin, size: 3, sha256: \(sha)}
+                          - {path: short.bin, size: 4}
+                          - {path: missing.bin, size: 2MiB}
+                          - {path: recorded.bin, size: 3, sha256: \(sha)}
+                          - {path: bare.bin}
+                      - id: two
+                        base_url: https://h/2/
+                        slices: [{path: x.bin}, {path: y.bin, size: 3}]
+                      - id: one
+                        base_url: https://h/1/
+                        slices: [{path: a.bin, size: 3, sha256: \(sha)}]
 
-                """.utf8))
+                    """.utf8))
             for file in ["one/a.bin", "five/ok.bin", "five/short.bin", "five/recorded.bin", "five/bare.bin", "two/y.bin"] {
                 try writeFile(root, "mirror/" + file, FileCheckerTests.abc)
             }
@@ -130,7 +133,8 @@ struct MirrorVerifierTests {
             let recorded = try FileIdentity.ofFile(atPath: root + "/mirror/five/recorded.bin")
             let gone = try FileIdentity.ofFile(atPath: root + "/mirror/one/a.bin")
             let record = { (file: FileIdentity) in
-                ProvenFile(file: file, digests: [FileCheckerTests.abcSHA256], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)
+                ProvenFile(
+                    file: file, digests: [FileCheckerTests.abcSHA256], seenAtNanoseconds: file.settlesAt, provenAtMilliseconds: 1, fetchedAtMilliseconds: 1)
             }
             let memory = MirrorMemory(known: [mirror: ["five/recorded.bin": record(recorded), "old/gone.bin": record(gone)]])
             func summary(_ v: MirrorVerification) -> String {

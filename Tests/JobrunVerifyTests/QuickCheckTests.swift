@@ -45,12 +45,13 @@ struct QuickCheckTests {
             try writeFile(root, "sized.bin", Self.abc)
             try writeFile(root, "wrong.bin", Self.abc)
             let before = FileIdentity.now()
-            let results = FileChecker().check([
-                FileExpectation(root: root, relativePath: "hashed.bin", size: 3, digests: [Self.abcSHA256]),
-                FileExpectation(root: root, relativePath: "sized.bin", size: 3),
-                FileExpectation(root: root, relativePath: "wrong.bin", digests: [Self.otherSHA256]),
-                FileExpectation(root: root, relativePath: "missing.bin", digests: [Self.abcSHA256]),
-            ], observed: true)
+            let results = FileChecker().check(
+                [
+                    FileExpectation(root: root, relativePath: "hashed.bin", size: 3, digests: [Self.abcSHA256]),
+                    FileExpectation(root: root, relativePath: "sized.bin", size: 3),
+                    FileExpectation(root: root, relativePath: "wrong.bin", digests: [Self.otherSHA256]),
+                    FileExpectation(root: root, relativePath: "missing.bin", digests: [Self.abcSHA256]),
+                ], observed: true)
             #expect(results.observations.map(\.proof) == [.hashed, .metadata, nil, nil])
             #expect(results.observations[0].identity == (try Self.identity(root + "/hashed.bin")))
             #expect(results.observations[1].identity == (try Self.identity(root + "/sized.bin")))
@@ -100,7 +101,13 @@ struct QuickCheckTests {
         Thread {
             var byte: UInt8 = 0x5A
             while !writer.withLock({ $0.stop }) {
-                if pwrite(fd, &byte, 1, 0) == 1, writer.withLock({ $0.writes += 1; return $0.writes }) == 1 { started.signal() }
+                if pwrite(fd, &byte, 1, 0) == 1,
+                    writer.withLock({
+                        $0.writes += 1; return $0.writes
+                    }) == 1
+                {
+                    started.signal()
+                }
                 var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
                 nanosleep(&pause, nil)
             }

@@ -30,7 +30,8 @@ func exercise(_ head: ResponseHead) {
     let checks = [
         ResponseCheck(resumeOffset: 0, resumeValidator: nil, expectedSize: nil, cap: .max, learned: nil),
         ResponseCheck(resumeOffset: 1, resumeValidator: .init(value: "\"v1\"", kind: .etag), expectedSize: 1 << 20, cap: 1 << 30, learned: learned),
-        ResponseCheck(resumeOffset: .max, resumeValidator: .init(value: "Sun, 06 Nov 1994 08:49:37 GMT", kind: .lastModified), expectedSize: .max, cap: 0, learned: nil),
+        ResponseCheck(
+            resumeOffset: .max, resumeValidator: .init(value: "Sun, 06 Nov 1994 08:49:37 GMT", kind: .lastModified), expectedSize: .max, cap: 0, learned: nil),
     ]
     for check in checks {
         if case .success(let accepted) = check.check(head) {

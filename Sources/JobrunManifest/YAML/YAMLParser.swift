@@ -180,9 +180,10 @@ public enum YAMLParser {
             let contextPosition = marks.position(parser.pointee.context_mark)
             var notes: [Diagnostic] = []
             if contextPosition != position {
-                notes.append(.note(
-                    contextNote(context),
-                    at: SourceLocation(file: file, line: Int(contextPosition.line), column: Int(contextPosition.column))))
+                notes.append(
+                    .note(
+                        contextNote(context),
+                        at: SourceLocation(file: file, line: Int(contextPosition.line), column: Int(contextPosition.column))))
             }
             return .error("\(problem) (\(context))", at: location, notes: notes)
         }

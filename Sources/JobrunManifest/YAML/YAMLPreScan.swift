@@ -76,9 +76,10 @@ struct YAMLPreScan {
             if firstTab >= 0 {
                 let isBlank = i == n || p[i] == 0x0A || p[i] == 0x0D
                 // Only spaces and tabs precede it, all one byte wide.
-                tabIndents.append(TabIndent(
-                    line: line, column: UInt32(truncatingIfNeeded: firstTab - lineStart + 1),
-                    role: isBlank ? .blankLine : .indentation))
+                tabIndents.append(
+                    TabIndent(
+                        line: line, column: UInt32(truncatingIfNeeded: firstTab - lineStart + 1),
+                        role: isBlank ? .blankLine : .indentation))
             }
             // The rest of the line.
             while i < n {

@@ -85,17 +85,19 @@ struct YAMLTreeBuilder {
 
     mutating func addScalar(_ bytes: UnsafeBufferPointer<UInt8>, style: YAMLDocument.ScalarStyle, line: UInt32, column: UInt32) {
         if style == .plain, bytes.count == 2, bytes[0] == UInt8(ascii: "<"), bytes[1] == UInt8(ascii: "<"), nextIsKey {
-            diagnostics.append(.error(
-                "merge keys ('<<') are not allowed in manifests; write the keys out",
-                at: location(line: line, column: column)))
+            diagnostics.append(
+                .error(
+                    "merge keys ('<<') are not allowed in manifests; write the keys out",
+                    at: location(line: line, column: column)))
         }
         let index = Int32(truncatingIfNeeded: records.count)
         let isItem = beginItem()
         // Offsets fit in 32 bits: the input is at most 256 MiB and scalars are at most 1.5 times
         // their source (the `\L` escape).
-        records.append(YAMLDocument.Record(
-            kind: .scalar, style: style, line: line, column: column,
-            start: UInt32(truncatingIfNeeded: text.count), count: UInt32(truncatingIfNeeded: bytes.count)))
+        records.append(
+            YAMLDocument.Record(
+                kind: .scalar, style: style, line: line, column: column,
+                start: UInt32(truncatingIfNeeded: text.count), count: UInt32(truncatingIfNeeded: bytes.count)))
         text.append(contentsOf: bytes)
         attach(index)
         if isItem { finishItem(index) }
@@ -106,8 +108,9 @@ struct YAMLTreeBuilder {
         let index = Int32(truncatingIfNeeded: records.count)
         let isItem = beginItem()
         placeholders.insert(index)
-        records.append(YAMLDocument.Record(
-            kind: .scalar, style: .plain, line: line, column: column, start: UInt32(truncatingIfNeeded: text.count), count: 0))
+        records.append(
+            YAMLDocument.Record(
+                kind: .scalar, style: .plain, line: line, column: column, start: UInt32(truncatingIfNeeded: text.count), count: 0))
         attach(index)
         if isItem { finishItem(index) }
     }
@@ -245,10 +248,11 @@ struct YAMLTreeBuilder {
             let firstRecord = records[Int(first)]
             let duplicateRecord = records[Int(duplicate)]
             let key = text[Int(firstRecord.start)..<Int(firstRecord.start) + Int(firstRecord.count)]
-            diagnostics.append(.error(
-                "duplicate key '\(Self.quotable(key))'",
-                at: location(line: duplicateRecord.line, column: duplicateRecord.column),
-                notes: [.note("first defined here", at: location(line: firstRecord.line, column: firstRecord.column))]))
+            diagnostics.append(
+                .error(
+                    "duplicate key '\(Self.quotable(key))'",
+                    at: location(line: duplicateRecord.line, column: duplicateRecord.column),
+                    notes: [.note("first defined here", at: location(line: firstRecord.line, column: firstRecord.column))]))
         }
     }
 
