@@ -403,7 +403,7 @@ extension Coordinator {
         outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
-        let originFailed = !breakers.isEmpty && (breakers[ownOrigin(j)]?.isFailed ?? false || breakers[origin(j)]?.isFailed ?? false)
+        let originFailed = health.isFailed(ownOrigin(j)) || health.isFailed(origin(j))
         guard failure.isTransient, Int(book.jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
             fail(j, failure)
             return

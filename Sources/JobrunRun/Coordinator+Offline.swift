@@ -40,21 +40,21 @@ extension Coordinator {
     /// Tells the offline pause how job `j`'s attempt ended, and carries out what it decides.
     mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> ReachVerdict {
         // The common case, a whole answer while online with nothing remembered, decides nothing.
-        guard offline.isEnabled, offline.isOffline || offline.hasRecords || result.failure != nil else { return .counts }
+        guard health.offline.isEnabled, health.offline.isOffline || health.offline.hasRecords || result.failure != nil else { return .counts }
         var reach = Self.reach(of: result, writer: writer)
         if isStopping {
             // Nothing is queued again; what the missing network cut is not a failure of the slice.
-            if offline.isOffline, reach.isTransportFailure { return .cut }
+            if health.offline.isOffline, reach.isTransportFailure { return .cut }
             reach = .unknown
         }
         if reach == .unknown {
             // A probe that ended so never told: the origin gets its next one.
-            if offline.isOffline { offline.probeAbandoned(job: j, at: origin(j)) }
+            if health.offline.isOffline { health.offline.probeAbandoned(job: j, at: origin(j)) }
             return .counts
         }
-        if reach == .answered && !offline.isOffline && !offline.hasRecords { return .counts }
+        if reach == .answered && !health.offline.isOffline && !health.offline.hasRecords { return .counts }
         let now = ContinuousClock.now
-        let action = offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) {
+        let action = health.offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) {
             [scheduler, retryingAt = book.retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
@@ -68,9 +68,8 @@ extension Coordinator {
             giveBack(j, writer: writer)
             return .givenBack
         case .wentOffline(let origins, let given):
-            // Their failures were the network's: the breakers start again when it is back (one
-            // that has given up on its origin stays so: its slices have failed).
-            for origin in origins where breakers[origin.origin]?.isFailed != true { breakers[origin.origin] = nil }
+            // Their failures were the network's: the breakers start again when it is back.
+            health.networkWent(at: origins.map(\.origin))
             var earlier = given
             // This attempt is among them; ``giveBack(_:writer:)`` gives it back.
             if let k = earlier.firstIndex(of: j) { earlier.remove(at: k) }
@@ -78,7 +77,7 @@ extension Coordinator {
             for g in Set(earlier) where g != j && book.isDelayed(g) { requeue(g) }
             giveBack(j, writer: writer)
             // Never negative: an attempt that ended just past the deadline finds the pause over.
-            events.emit(.networkOffline(origins: origins, wait: max(.zero, (offline.stopsAt ?? now) - now)))
+            events.emit(.networkOffline(origins: origins, wait: max(.zero, (health.offline.stopsAt ?? now) - now)))
             return .givenBack
         }
     }
@@ -88,7 +87,7 @@ extension Coordinator {
     mutating func giveBack(_ j: Int, writer: SliceWriter) {
         book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
         if case .body = writer.verdict, let seen = writer.representation { learned[j] = seen }
-        breakers[origin(j)]?.probeAbandoned(job: j)
+        health.probeAbandoned(job: j, at: origin(j))
         requeue(j)
     }
 
@@ -102,7 +101,7 @@ extension Coordinator {
     /// Stops the run when it has been offline for `--offline-wait` (the clock is read only then).
     /// A pause cut short by the deadline ends with the deadline's stop, not this one.
     mutating func stopIfOfflineTooLong() {
-        guard let until = offline.stopsAt, !isStopping, options.deadline.map({ until < $0 }) ?? true, ContinuousClock.now >= until else { return }
+        guard let until = health.offline.stopsAt, !isStopping, options.deadline.map({ until < $0 }) ?? true, ContinuousClock.now >= until else { return }
         stop(.offline)
     }
 
@@ -129,9 +128,9 @@ extension Coordinator {
     /// When the next probe is due or the wait ends, while offline: the probes of origins with
     /// slices waiting, due after `now` (one due already waits for a slot, which an event frees).
     func nextOfflineDeadline(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        guard let until = offline.stopsAt else { return nil }
+        guard let until = health.offline.stopsAt else { return nil }
         let waiting = scheduler.originsWithWork.filter { scheduler.hasWaiting(at: $0) }
-        guard let probe = offline.nextProbe(among: waiting), probe > now else { return until }
+        guard let probe = health.offline.nextProbe(among: waiting), probe > now else { return until }
         return min(until, probe)
     }
 

@@ -2,14 +2,14 @@ import JobrunCore
 import JobrunFetch
 import JobrunOutcome
 
-/// The per-origin circuit breakers (``OriginBreaker``): fed by every attempt's end, consulted by
+/// The per-origin circuit breakers (``OriginHealth``): fed by every attempt's end, consulted by
 /// `dispatch()`. An origin with no failure since its last success has no breaker at all, so the
 /// common case costs one dictionary lookup on an empty or small dictionary.
 extension Coordinator {
     /// Tells job `j`'s origin breaker how its attempt ended, and carries out what it decides.
     mutating func noteOriginHealth(_ j: Int, result: TransferResult, writer: SliceWriter) {
         // The common case, decided without the origin's name: an answer while no origin has failures.
-        if breakers.isEmpty, result.failure == nil, case .body? = writer.verdict { return }
+        if health.breakers.isEmpty, result.failure == nil, case .body? = writer.verdict { return }
         var failure: AttemptFailure?
         if case .refused(let refused) = writer.verdict {
             failure = refused
@@ -18,20 +18,16 @@ extension Coordinator {
         } else if writer.verdict == nil {
             // Ended on this side (a write failed) before the origin's answer was known: says
             // nothing of its health; a probe that ended so is simply no longer under way.
-            breakers[origin(j)]?.probeAbandoned(job: j)
+            health.probeAbandoned(job: j, at: origin(j))
             return
         }
         if let f = failure, !f.countsAgainstOrigin { failure = nil }
         let origin = origin(j)
-        if failure == nil && breakers[origin] == nil { return }
         let policy = plan.entries[book.jobs[j].resource].resource.settings.retries
-        var breaker = breakers[origin] ?? OriginBreaker()
-        let action = breaker.attemptEnded(job: j, failure: failure, now: ContinuousClock.now, policy: policy, random: options.random())
-        if case .closed(0, _, _) = breaker.state {
-            breakers[origin] = nil
-        } else {
-            breakers[origin] = breaker
-        }
+        // Drawn only when a breaker takes the attempt in.
+        let random = options.random
+        guard let (action, breaker) = health.attemptEnded(job: j, at: origin, failure: failure, now: ContinuousClock.now, policy: policy, random: random())
+        else { return }
         let last = breaker.lastFailureText
         switch action {
         case .none:
@@ -72,29 +68,17 @@ extension Coordinator {
 
     /// Whether `origin` may be sent a request now: no breaker, a closed one, or a probe due.
     func mayStart(at origin: String, now: ContinuousClock.Instant) -> Bool {
-        (!offline.isOffline || offline.admits(origin, now: now)) && Self.mayStart(at: origin, breakers: breakers, now: now)
-    }
-
-    static func mayStart(at origin: String, breakers: [String: OriginBreaker], now: ContinuousClock.Instant) -> Bool {
-        guard !breakers.isEmpty, let breaker = breakers[origin] else { return true }
-        switch breaker.admission(now: now) {
-        case .any, .probe: return true
-        case .notBefore, .none, .failed: return false
-        }
+        health.mayStart(at: origin, now: now)
     }
 
     /// Starts job `j`'s attempt at `origin`, which ``mayStart(at:now:)`` admitted: as that origin's
     /// probe when its breaker is open, released again if the attempt failed before its request.
     mutating func startAdmitted(_ j: Int, at origin: String) {
         // The clock is read only when a breaker or the offline pause may hold the origin.
-        let now = breakers.isEmpty && !offline.isOffline ? nil : ContinuousClock.now
-        let isProbe = !breakers.isEmpty && now.map { breakers[origin]?.admission(now: $0) == .probe } == true
-        if isProbe { breakers[origin]?.probeStarted(job: j) }
-        let isOfflineProbe = offline.isOffline && now.map { offline.admission(at: origin, now: $0) == .probe } == true
-        if isOfflineProbe, let now { offline.probeStarted(job: j, at: origin, now: now) }
+        guard health.dependsOnTime else { return startAttempt(j) }
+        let probes = health.starting(job: j, at: origin, now: ContinuousClock.now)
         startAttempt(j)
-        if isProbe, !isRunning(j) { breakers[origin]?.probeAbandoned(job: j) }
-        if isOfflineProbe, !isRunning(j) { offline.probeAbandoned(job: j, at: origin) }
+        if probes != OriginHealth.Probes(), !isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
     }
 
     func isRunning(_ j: Int) -> Bool { book.isRunning(j) }
@@ -104,14 +88,14 @@ extension Coordinator {
     /// a retry (its next attempt starts again at its own URL), until the next probe is due.
     mutating func admitsHop(_ j: Int, to hop: String) -> Bool {
         let now = ContinuousClock.now
-        if offline.isOffline, !isStopping, !offline.admits(hop, now: now) {
+        if health.offline.isOffline, !isStopping, !health.offline.admits(hop, now: now) {
             // An answer from before the network went redirects there: the slice waits for the
             // network at its own origin, without an attempt spent.
             book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
             requeue(j)
             return false
         }
-        guard !mayStart(at: hop, now: now), let breaker = breakers[hop] else { return true }
+        guard !mayStart(at: hop, now: now), let breaker = health.breakers[hop] else { return true }
         var failure = Self.unrequested(hop, breaker)
         switch breaker.admission(now: now) {
         case .failed:

@@ -65,10 +65,8 @@ struct Coordinator {
     /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
     /// attempt's response must agree with it.
     var learned: [Int: Representation] = [:]
-    /// Origins with failed attempts since their last success (``OriginBreaker``).
-    var breakers: [String: OriginBreaker] = [:]
-    /// Whether the network is gone, and what that does to attempts (``OfflinePause``).
-    var offline: OfflinePause
+    /// The origins' breakers and the offline pause (``OriginHealth``).
+    var health: OriginHealth
     /// Transfers under way.
     var running: Int { scheduler.running }
     var nextToken: UInt64 = 1
@@ -97,7 +95,7 @@ struct Coordinator {
         self.events = events
         self.engines = engines
         self.store = store
-        offline = OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline)
+        health = OriginHealth(offline: OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline))
         var entryByID: [String: Int] = [:]
         for (index, entry) in executor.plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
             entryByID[entry.resource.id] = index
@@ -250,7 +248,7 @@ struct Coordinator {
             return ApplyResult.Entry(resource: entry.resource, outcomes: kept, deferral: deferralOf[r])
         }
         var result = ApplyResult(entries: entries, stopReason: stopReason, elapsed: ContinuousClock.now - started)
-        result.offline = offline.offlineDuration(now: ContinuousClock.now)
+        result.offline = health.offline.offlineDuration(now: ContinuousClock.now)
         return result
     }
 
@@ -275,12 +273,12 @@ struct Coordinator {
         if let end = scheduler.nextCooldownEnd(after: now) { consider(end) }
         if let cutoff = options.deadline, !isStopping { consider(cutoff) }
         if !isStopping, let offlineDeadline = nextOfflineDeadline(after: now) { consider(offlineDeadline) }
-        for (origin, breaker) in breakers where scheduler.hasWaiting(at: origin) {
+        for (origin, breaker) in health.breakers where scheduler.hasWaiting(at: origin) {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let due = commits.nextDue { consider(due) }
         if let review = nextPolicyReview, !book.delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
-        if let interval = events.progressInterval, running > 0 || !book.delayedJobs.isEmpty || offline.isOffline { consider(lastProgress + interval) }
+        if let interval = events.progressInterval, running > 0 || !book.delayedJobs.isEmpty || health.offline.isOffline { consider(lastProgress + interval) }
         return deadline
     }
 
@@ -424,7 +422,7 @@ struct Coordinator {
         guard backlog.admitsStarts else { return }
         let now = ContinuousClock.now
         // Slices that became ready for an origin given up on fail without a request.
-        for (origin, breaker) in breakers where breaker.isFailed && scheduler.hasWaiting(at: origin) {
+        for (origin, breaker) in health.breakers where breaker.isFailed && scheduler.hasWaiting(at: origin) {
             failQueued(origin: origin, breaker: breaker)
         }
         while let action = nextAction(now: now) {
@@ -446,21 +444,14 @@ struct Coordinator {
     }
 
     /// The scheduler's next action. Its questions read copies made here, released before the
-    /// action changes the jobs, the breakers or the hops (no copy-on-write of any).
+    /// action changes the jobs, the origins' health or the hops (no copy-on-write of any).
     mutating func nextAction(now: ContinuousClock.Instant) -> Scheduler.Action? {
-        let breakers = self.breakers
+        let health = self.health
         let sizes = expectedSizes
         let hops = self.hops
-        let continuesAttempt = { (j: Int) in Self.continuesRedirect(j, hops: hops) }
-        guard offline.isOffline else {
-            return scheduler.next(
-                now: now, mayStart: { Self.mayStart(at: $0, breakers: breakers, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },
-                continuesAttempt: continuesAttempt)
-        }
-        let offline = self.offline
         return scheduler.next(
-            now: now, mayStart: { offline.admits($0, now: now) && Self.mayStart(at: $0, breakers: breakers, now: now) },
-            expectedBytes: { sizes.isEmpty ? nil : sizes[$0] }, continuesAttempt: continuesAttempt)
+            now: now, mayStart: { health.mayStart(at: $0, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },
+            continuesAttempt: { Self.continuesRedirect($0, hops: hops) })
     }
 
     static func notStartedReason(_ reason: StopReason) -> String {
@@ -488,7 +479,7 @@ struct Coordinator {
         p.bytesInFlight = max(0, executor.arrivals.total - p.bytesReceived)
         p.running = running
         p.retrying = book.delayedCount
-        p.offlineFor = offline.currentPeriod(now: ContinuousClock.now)
+        p.offlineFor = health.offline.currentPeriod(now: ContinuousClock.now)
         p.activeCount = activeResources.count
         p.activeResources = activeResources.sorted().prefix(RunProgress.activeShown).map { plan.entries[$0].resource.id }
         p.elapsed = ContinuousClock.now - started
