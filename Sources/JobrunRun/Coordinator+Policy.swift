@@ -9,9 +9,10 @@ extension Coordinator {
     /// Starts the policy's review: the gate, the first verdicts, the watch of the conditions.
     mutating func startPolicy() {
         guard let policy = options.policy else { return }
-        policyContext = policy.context
+        let now = ContinuousClock.now
+        policyReview = PolicyReview(policy: policy, now: now)
         policyGateIndex = scheduler.gates.count
-        scheduler.gates.append(PolicyGate(deferred: [:], waitUntil: policy.waitUntil, nextReview: ContinuousClock.now))
+        scheduler.gates.append(PolicyGate(deferred: [:], waitUntil: policy.waitUntil, nextReview: now))
         if let read = policy.readConditions { conditionsWatch = ConditionsWatch(interval: policy.interval, read: read) }
         reviewPolicy(now: ContinuousClock.now)
     }
@@ -19,22 +20,16 @@ extension Coordinator {
     /// Judges every resource still to run again, with the latest conditions and the time, and
     /// renews the gate's verdicts.
     mutating func reviewPolicy(now: ContinuousClock.Instant) {
-        guard let policy = options.policy, var context = policyContext, let index = policyGateIndex else { return }
-        if let reading = conditionsWatch?.take() { context.conditions = reading }
-        context.nowMilliseconds = policy.wallMilliseconds()
-        policyContext = context
-        var deferred: [Int: Deferral] = [:]
-        for r in plan.entries.indices where graph.isUndecidedOrActive(r) {
-            if case .deferred(let deferral) = context.verdict(for: plan.entries[r].resource) { deferred[r] = deferral }
-        }
-        policyDeferrals = deferred
-        nextPolicyReview = now + policy.interval
-        scheduler.gates[index] = PolicyGate(deferred: deferred, waitUntil: policy.waitUntil, nextReview: now + policy.interval)
+        guard let policy = options.policy, var review = policyReview, let index = policyGateIndex else { return }
+        let resources = plan.entries.indices.filter { graph.isUndecidedOrActive($0) }.map { (entry: $0, resource: plan.entries[$0].resource) }
+        let reading = conditionsWatch?.take()
+        scheduler.gates[index] = review.review(now: now, wallMilliseconds: policy.wallMilliseconds(), conditions: reading, resources: resources)
+        policyReview = review
     }
 
     /// Reviews the policy when its interval has passed.
     mutating func reviewPolicyIfDue() {
-        guard let due = nextPolicyReview, ContinuousClock.now >= due else { return }
+        guard let review = policyReview, review.isDue(at: ContinuousClock.now) else { return }
         reviewPolicy(now: ContinuousClock.now)
     }
 
@@ -56,7 +51,7 @@ extension Coordinator {
     /// A warning, once per resource, when it runs only because `max_deferral` has passed.
     mutating func warnIfOverridden(_ r: Int) {
         var overridden = plan.entries[r].overridden
-        if overridden.isEmpty, let context = policyContext, case .run(let causes) = context.verdict(for: plan.entries[r].resource) {
+        if overridden.isEmpty, let context = policyReview?.context, case .run(let causes) = context.verdict(for: plan.entries[r].resource) {
             overridden = causes
         }
         guard !overridden.isEmpty else { return }
@@ -65,6 +60,6 @@ extension Coordinator {
 
     /// Why resource `r` was deferred while it ran: the gate's verdict, or the dependency's.
     func runtimeDeferral(of r: Int) -> Deferral {
-        policyDeferrals[r] ?? deferralOf[r] ?? Deferral(causes: [Deferral.Cause(.dependency, "deferred by the network policy")])
+        policyReview?.deferrals[r] ?? deferralOf[r] ?? Deferral(causes: [Deferral.Cause(.dependency, "deferred by the network policy")])
     }
 }

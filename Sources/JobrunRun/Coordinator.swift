@@ -80,12 +80,10 @@ struct Coordinator {
     var lastProgress = ContinuousClock.now
     let digestPool = DigestPool()
     let bodyBuffers = BodyBufferPool()
-    /// The network policy (``RunPolicy``): its latest context, the gate's place among the gates,
-    /// the resources deferred at the last review, when the next one is due, the conditions' watch.
-    var policyContext: PolicyContext?
+    /// The network policy's reviews (``PolicyReview``), its gate's place among the gates, and the
+    /// watch of the conditions.
+    var policyReview: PolicyReview?
     var policyGateIndex: Int?
-    var policyDeferrals: [Int: Deferral] = [:]
-    var nextPolicyReview: ContinuousClock.Instant?
     var conditionsWatch: ConditionsWatch?
     /// Why each deferred resource was deferred, by plan entry.
     var deferralOf: [Int: Deferral] = [:]
@@ -277,7 +275,7 @@ struct Coordinator {
             if case .notBefore(let next) = breaker.admission(now: ContinuousClock.now) { consider(next) }
         }
         if let due = commits.nextDue { consider(due) }
-        if let review = nextPolicyReview, !book.delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
+        if let review = policyReview?.nextReview, !book.delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
         if let interval = events.progressInterval, running > 0 || !book.delayedJobs.isEmpty || health.offline.isOffline { consider(lastProgress + interval) }
         return deadline
     }
