@@ -28,11 +28,11 @@ struct CommitQueue {
         return pending.count >= Self.batchSize
     }
 
-    /// The jobs of the batch to hand over now, if one is due at `now` (`force`: whatever waits),
-    /// counted as with the store until ``batchReturned()``.
-    mutating func takeBatch(now: ContinuousClock.Instant, force: Bool) -> [Int]? {
+    /// The jobs of the batch to hand over now, if one is due at `now` (`force`: whatever waits,
+    /// without asking the time), counted as with the store until ``batchReturned()``.
+    mutating func takeBatch(now: @autoclosure () -> ContinuousClock.Instant, force: Bool) -> [Int]? {
         guard !pending.isEmpty else { return nil }
-        if !force, let oldest, now - oldest < Self.longestWait { return nil }
+        if !force, let oldest, now() - oldest < Self.longestWait { return nil }
         let batch = pending
         pending = []
         oldest = nil

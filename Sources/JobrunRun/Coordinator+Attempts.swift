@@ -76,9 +76,9 @@ extension Coordinator {
         let slice = resource.slices[book.jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
-        let isFirstStart = book.jobs[j].firstStart == nil
-        if isFirstStart { book.jobs[j].firstStart = now }
-        let deadline = (book.jobs[j].firstStart ?? now) + settings.timeouts.resource
+        let isFirstStart = book.firstStart(j) == nil
+        if isFirstStart { book.firstStarted(j, at: now) }
+        let deadline = (book.firstStart(j) ?? now) + settings.timeouts.resource
         guard now < deadline else {
             fail(
                 j,
@@ -403,14 +403,14 @@ extension Coordinator {
         outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
-        let originFailed = health.isFailed(ownOrigin(j)) || health.isFailed(origin(j))
+        let originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(origin(j)))
         guard failure.isTransient, Int(book.jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
             fail(j, failure)
             return
         }
         let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: Int(book.jobs[j].attempts), random: options.random())
         let now = ContinuousClock.now
-        if let start = book.jobs[j].firstStart, now + delay >= start + settings.timeouts.resource {
+        if let start = book.firstStart(j), now + delay >= start + settings.timeouts.resource {
             fail(j, failure)
             return
         }
@@ -434,7 +434,7 @@ extension Coordinator {
             j,
             SliceOutcome(
                 status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure,
-                duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
+                duration: book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
         if !commits.pending.isEmpty, book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }

@@ -78,7 +78,7 @@ extension Coordinator {
             var outcome = SliceOutcome(
                 status: book.jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: book.jobs[j].bytesTransferred,
                 size: writer.written, attempts: Int(book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
-                duration: book.jobs[j].firstStart.map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
+                duration: book.firstStart(j).map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: writer.httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }

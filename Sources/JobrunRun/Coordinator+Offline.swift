@@ -120,7 +120,7 @@ extension Coordinator {
         var outcome = SliceOutcome(
             status: .skipped, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
-            skipReason: reason, duration: book.jobs[j].firstStart.map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
+            skipReason: reason, duration: book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
         outcome.partial = fate
         settle(j, outcome)
     }

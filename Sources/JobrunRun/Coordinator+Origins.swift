@@ -23,6 +23,7 @@ extension Coordinator {
         }
         if let f = failure, !f.countsAgainstOrigin { failure = nil }
         let origin = origin(j)
+        if failure == nil && health.breakers[origin] == nil { return }
         let policy = plan.entries[book.jobs[j].resource].resource.settings.retries
         // Drawn only when a breaker takes the attempt in.
         let random = options.random

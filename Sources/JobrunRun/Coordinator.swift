@@ -46,7 +46,7 @@ struct Coordinator {
     let started = ContinuousClock.now
 
     /// Every slice's state (``SliceBook``), by job.
-    var book = SliceBook()
+    var book: SliceBook
     /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
     /// outcome once done, "not started" until then.
     var outcomes: [[SliceOutcome]] = []
@@ -93,6 +93,7 @@ struct Coordinator {
         self.events = events
         self.engines = engines
         self.store = store
+        book = SliceBook(epoch: started)
         health = OriginHealth(offline: OfflinePause(wait: executor.options.offlineWait, deadline: executor.options.deadline))
         var entryByID: [String: Int] = [:]
         for (index, entry) in executor.plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
@@ -103,7 +104,7 @@ struct Coordinator {
                 entry.resource.dependsOn.compactMap { d in entryByID[d.id].map { ResourceGraph.Dependency(id: d.id, resource: $0) } }
             },
             plannedDeferrals: executor.plan.entries.map(\.deferral),
-            remaining: executor.plan.entries.map { entry in entry.decisions.count { $0.action != .upToDate && $0.action != .deferred } })
+            remaining: executor.plan.entries.map { entry in entry.decisions.count { Self.transfers($0.action) } })
         for (r, entry) in executor.plan.entries.enumerated() {
             scheduler.describe(resource: r, as: Scheduler.Lane(priority: entry.resource.settings.priority, limits: entry.resource.settings.concurrency))
         }
@@ -140,12 +141,15 @@ struct Coordinator {
                 }
                 if options.deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
             }
-            book.addResource(r, slices: entry.resource.slices.count) { s in
-                entry.decisions[s].action == .upToDate || entry.decisions[s].action == .deferred
-            }
+            book.addResource(r, slices: entry.resource.slices.count) { s in !Self.transfers(entry.decisions[s].action) }
             outcomes.append(resourceOutcomes)
         }
         progress.slicesTotal = book.jobs.count
+    }
+
+    /// Whether a slice of `action` is work for the run; the others are done from the start.
+    static func transfers(_ action: SliceAction) -> Bool {
+        action != .upToDate && action != .deferred
     }
 
     /// Job `j`'s own URL, identity and origin (those of its slice).

@@ -74,7 +74,8 @@ struct OriginHealth {
     }
 
     /// Job `job`'s attempt at `origin` ended with `failure` (`nil`: the origin answered well):
-    /// what the origin's breaker does, and the breaker as it now is.
+    /// what the origin's breaker does, and the breaker as it now is; `nil` (and no random number
+    /// drawn) when the origin answered well and has no breaker.
     mutating func attemptEnded(
         job: Int, at origin: String, failure: AttemptFailure?, now: Instant, policy: RetryPolicy, random: @autoclosure () -> Double
     ) -> (action: OriginBreaker.Action, breaker: OriginBreaker)? {

@@ -65,6 +65,7 @@ struct ResourceGraph {
 
     /// One more slice of resource `r` is done.
     mutating func sliceDone(of r: Int) {
+        assert(remaining[r] > 0, "a slice of resource \(r) was done twice")
         remaining[r] -= 1
     }
 
@@ -79,7 +80,8 @@ struct ResourceGraph {
 
     /// The next waiting resource its dependencies decide, and the decision, already in its
     /// state; `nil` once a whole pass over the waiting resources decides nothing. Passes go in
-    /// plan order, so a resource that an earlier one's decision frees waits for the next pass.
+    /// plan order: a decision that frees a later resource is followed by that one's in the same
+    /// pass, one that frees an earlier resource by that one's in the next.
     mutating func nextDecision() -> (resource: Int, decision: Decision)? {
         while true {
             while cursor < states.count {

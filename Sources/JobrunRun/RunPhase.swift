@@ -9,7 +9,7 @@ struct RunPhase {
     private(set) var stopReason: StopReason?
     /// Stopped: nothing new starts or is retried, and transfers under way are cut.
     private(set) var isStopping = false
-    /// Slices that failed on a full disk.
+    /// Slices whose own file's write, read-back or sync failed on a full disk.
     private(set) var fullDisks = 0
 
     /// What a stop request changes.
@@ -47,7 +47,7 @@ struct RunPhase {
         stopReason = stopReason ?? reason
     }
 
-    /// A slice failed on a full disk.
+    /// A slice's own file's write, read-back or sync failed on a full disk.
     mutating func diskFilled() {
         fullDisks += 1
     }

@@ -40,8 +40,9 @@ struct SliceBook {
         var didResume = false
         /// Why a partial file of this slice was removed, when one was (its outcome tells).
         var discardedPartial: PartialFate.Reason?
-        /// Nanoseconds from ``epoch`` to the first attempt's start, `-1` before it.
-        private var firstStartNanoseconds: Int64 = -1
+        /// Nanoseconds from the book's ``SliceBook/epoch`` to the first attempt's start, `-1`
+        /// before it (``SliceBook/firstStart(_:)``).
+        fileprivate var firstStartNanoseconds: Int64 = -1
         var bytesTransferred: Int64 = 0
 
         init(resource: Int, slice: Int) {
@@ -52,18 +53,10 @@ struct SliceBook {
         /// The plan entry and the slice within it.
         var resource: Int { Int(resourceIndex) }
         var slice: Int { Int(sliceIndex) }
-
-        private static let epoch = ContinuousClock.now
-
-        var firstStart: ContinuousClock.Instant? {
-            get { firstStartNanoseconds < 0 ? nil : Self.epoch + .nanoseconds(firstStartNanoseconds) }
-            set {
-                guard let newValue else { return firstStartNanoseconds = -1 }
-                firstStartNanoseconds = max(0, (newValue - Self.epoch).wholeNanoseconds)
-            }
-        }
     }
 
+    /// The instant the jobs' first starts are counted from.
+    let epoch: ContinuousClock.Instant
     var jobs: [Job] = []
     /// Jobs of each resource, by plan entry.
     private(set) var jobsOfResource: [Range<Int>] = []
@@ -78,6 +71,10 @@ struct SliceBook {
     /// final (`.done` is never left, `.committing` only becomes `.done`), so scans resume where
     /// the last one stopped.
     private var settledCursor: [Int] = []
+
+    init(epoch: ContinuousClock.Instant) {
+        self.epoch = epoch
+    }
 
     // MARK: Building
 
@@ -98,19 +95,23 @@ struct SliceBook {
 
     /// Job `j` may start when the scheduler lets it.
     mutating func ready(_ j: Int) {
+        assert(!isDone(j), "job \(j) left .done")
         leaveDelayed(j)
         jobs[j].state = .ready
     }
 
     mutating func running(_ j: Int, transfer: TransferID, writer: SliceWriter) {
+        assert(!isDone(j), "job \(j) left .done")
         jobs[j].state = .running(transfer: transfer, writer: writer)
     }
 
     mutating func storing(_ j: Int, writer: SliceWriter) {
+        assert(!isDone(j), "job \(j) left .done")
         jobs[j].state = .storing(writer: writer)
     }
 
     mutating func committing(_ j: Int, writer: SliceWriter) {
+        assert(!isDone(j), "job \(j) left .done")
         jobs[j].state = .committing(writer: writer)
     }
 
@@ -118,6 +119,7 @@ struct SliceBook {
     /// held by a gate (no work at its origin for the offline pause: the gate, not the network,
     /// holds it).
     mutating func delayed(_ j: Int, until: ContinuousClock.Instant, retryAt origin: String?) {
+        assert(!isDone(j), "job \(j) left .done")
         leaveDelayed(j)
         if let origin {
             retryingAt[origin, default: 0] += 1
@@ -162,7 +164,18 @@ struct SliceBook {
         return due
     }
 
+    /// Job `j`'s first attempt started at `instant` (its resource timeout counts from then).
+    mutating func firstStarted(_ j: Int, at instant: ContinuousClock.Instant) {
+        jobs[j].firstStartNanoseconds = max(0, (instant - epoch).wholeNanoseconds)
+    }
+
     // MARK: Questions
+
+    /// When job `j`'s first attempt started, if one has.
+    func firstStart(_ j: Int) -> ContinuousClock.Instant? {
+        let nanoseconds = jobs[j].firstStartNanoseconds
+        return nanoseconds < 0 ? nil : epoch + .nanoseconds(nanoseconds)
+    }
 
     func isDone(_ j: Int) -> Bool {
         if case .done = jobs[j].state { return true }

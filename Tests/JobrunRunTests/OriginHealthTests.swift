@@ -32,6 +32,11 @@ import Testing
         let answered = health.attemptEnded(job: 0, at: "http://a", failure: nil, now: Self.at(0), policy: Self.policy, random: draw())
         #expect(answered == nil && drawn == 0 && health.breakers.isEmpty && !health.dependsOnTime)
         #expect(Self.trip(&health, "http://a") == [.none, .none, .none, .tripped])
+        // A breaker takes an attempt in, failed or answered: one number each.
+        _ = health.attemptEnded(job: 5, at: "http://c", failure: Self.failure, now: Self.at(0), policy: Self.policy, random: draw())
+        #expect(drawn == 1)
+        _ = health.attemptEnded(job: 6, at: "http://c", failure: nil, now: Self.at(0), policy: Self.policy, random: draw())
+        #expect(drawn == 2 && health.breakers["http://c"] == nil, "an answer closes a breaker that had not tripped")
         #expect(health.dependsOnTime)
         #expect(!health.mayStart(at: "http://a", now: Self.at(0)) && health.mayStart(at: "http://b", now: Self.at(0)))
         #expect(health.mayStart(at: "http://a", now: Self.at(1)))

@@ -34,6 +34,11 @@ import Testing
         #expect(phase.stopReason == .deadline, "the first reason stands")
         #expect(phase.request(.signal(2)) == .stop(.signal(2)))
         #expect(phase.stopReason == .signal(2))
+
+        // The gate first, then the cutoff: the run stops at its deadline.
+        var cutoff = RunPhase()
+        cutoff.heldBack(for: .deadline)
+        #expect(cutoff.request(.deadline) == .stop(.deadline) && cutoff.isStopping)
     }
 
     @Test func theSecondFullDiskStartsNothing() {

@@ -9,15 +9,18 @@ import Testing
 
     /// Two resources: `a` with three slices (the second up to date), `b` with one.
     static func book() -> SliceBook {
-        var book = SliceBook()
+        var book = SliceBook(epoch: t0)
         book.addResource(0, slices: 3) { $0 == 1 }
         book.addResource(1, slices: 1) { _ in false }
         return book
     }
 
     @Test func jobsAreNumberedInPlanOrder() {
-        let book = Self.book()
+        var book = Self.book()
         #expect(book.jobsOfResource == [0..<3, 3..<4])
+        #expect(book.firstStart(0) == nil)
+        book.firstStarted(0, at: Self.at(2.5))
+        #expect(book.firstStart(0) == Self.at(2.5) && book.firstStart(2) == nil)
         #expect(book.jobs.map(\.resource) == [0, 0, 0, 1] && book.jobs.map(\.slice) == [0, 1, 2, 0])
         #expect((0..<4).map(book.isDone) == [false, true, false, false])
     }
