@@ -119,6 +119,10 @@ struct HookEvent: Sendable, Hashable, Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
+        let v = try c.decode(Int.self, forKey: .v)
+        guard v == Self.version else {
+            throw DecodingError.dataCorruptedError(forKey: .v, in: c, debugDescription: "stored by version \(v) of the hooks' JSON")
+        }
         hook = try c.decode(String.self, forKey: .hook)
         event = try c.decode(String.self, forKey: .event)
         run = try c.decode(String.self, forKey: .run)
@@ -139,9 +143,6 @@ struct HookEvent: Sendable, Hashable, Decodable {
     /// The event of an outbox line, `nil` when it is not one of this ``version``: a line an
     /// earlier version stored means what that version meant, so it goes out as it was written.
     static func read(_ line: String) -> HookEvent? {
-        struct Envelope: Decodable { var v: Int }
-        let data = Data(line.utf8)
-        guard (try? JSONDecoder().decode(Envelope.self, from: data))?.v == version else { return nil }
-        return try? JSONDecoder().decode(HookEvent.self, from: data)
+        try? JSONDecoder().decode(HookEvent.self, from: Data(line.utf8))
     }
 }

@@ -368,7 +368,7 @@ extension Coordinator {
     /// this cannot repeat), at its own URL and origin. The restart is an attempt, told as a
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: Int, after failure: AttemptFailure) -> Bool {
-        guard !isStopping, mayStart(at: ownOrigin(j), now: ContinuousClock.now) else { return false }
+        guard !isStopping, health.mayStart(at: ownOrigin(j), now: ContinuousClock.now) else { return false }
         outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         let resource = plan.entries[book.jobs[j].resource].resource

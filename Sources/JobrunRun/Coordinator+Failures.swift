@@ -18,8 +18,8 @@ extension Coordinator {
     mutating func stopForFullDisk() {
         guard !isStopping else { return }
         // Failing slices can finish resources and so make their dependents ready: until none is.
-        while book.jobs.indices.contains(where: isWaitingToStart) {
-            for j in book.jobs.indices where isWaitingToStart(j) {
+        while book.jobs.indices.contains(where: book.isWaitingToStart) {
+            for j in book.jobs.indices where book.isWaitingToStart(j) {
                 fail(j, AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), announce: false)
             }
             _ = scheduler.removeAll()

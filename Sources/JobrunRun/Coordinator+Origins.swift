@@ -48,12 +48,10 @@ extension Coordinator {
     mutating func failUnrequested(origin: String, breaker: OriginBreaker) {
         let failure = Self.unrequested(origin, breaker)
         _ = scheduler.removeAll(at: origin)
-        let unrequested = book.jobs.indices.filter { self.origin($0) == origin && isWaitingToStart($0) }
+        let unrequested = book.jobs.indices.filter { self.origin($0) == origin && book.isWaitingToStart($0) }
         events.emit(.origin(origin, .failing(failures: breaker.failuresInARow, last: breaker.lastFailureText, slicesFailed: unrequested.count)))
         for j in unrequested { fail(j, failure, announce: false) }
     }
-
-    func isWaitingToStart(_ j: Int) -> Bool { book.isWaitingToStart(j) }
 
     /// Fails the slices that became ready for `origin` after it was given up on.
     mutating func failQueued(origin: String, breaker: OriginBreaker) {
@@ -67,22 +65,15 @@ extension Coordinator {
             isTransient: false)
     }
 
-    /// Whether `origin` may be sent a request now: no breaker, a closed one, or a probe due.
-    func mayStart(at origin: String, now: ContinuousClock.Instant) -> Bool {
-        health.mayStart(at: origin, now: now)
-    }
-
-    /// Starts job `j`'s attempt at `origin`, which ``mayStart(at:now:)`` admitted: as that origin's
+    /// Starts job `j`'s attempt at `origin`, which ``OriginHealth/mayStart(at:now:)`` admitted: as that origin's
     /// probe when its breaker is open, released again if the attempt failed before its request.
     mutating func startAdmitted(_ j: Int, at origin: String) {
         // The clock is read only when a breaker or the offline pause may hold the origin.
         guard health.dependsOnTime else { return startAttempt(j) }
         let probes = health.starting(job: j, at: origin, now: ContinuousClock.now)
         startAttempt(j)
-        if probes != OriginHealth.Probes(), !isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
+        if probes != OriginHealth.Probes(), !book.isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
     }
-
-    func isRunning(_ j: Int) -> Bool { book.isRunning(j) }
 
     /// Whether job `j` may follow a redirect to `hop` now. When the hop's origin has been given
     /// up on, the slice fails unrequested there; while it is being probed, the slice waits like
@@ -96,7 +87,7 @@ extension Coordinator {
             requeue(j)
             return false
         }
-        guard !mayStart(at: hop, now: now), let breaker = health.breakers[hop] else { return true }
+        guard !health.mayStart(at: hop, now: now), let breaker = health.breakers[hop] else { return true }
         var failure = Self.unrequested(hop, breaker)
         switch breaker.admission(now: now) {
         case .failed:

@@ -138,12 +138,13 @@ public struct ExtraFileScanner: Sendable {
                 }
                 if name == "." || name == ".." { continue }
                 let child = relativePath.isEmpty ? name : relativePath + "/" + name
-                if isDirectoryEntry(entry.pointee.d_type, name: name, in: fd) {
+                let type = entryType(entry.pointee.d_type, name: name, in: fd)
+                if type == UInt8(DT_DIR) {
                     // The root's mirror state is jobrun's own folder, not the mirror's.
                     if relativePath.isEmpty && name == MirrorStateFolder.name { continue }
                     subdirectories.append(name)
                 } else {
-                    report(child, isRegularFile: isRegularEntry(entry.pointee.d_type, name: name, in: fd))
+                    report(child, isRegularFile: type == UInt8(DT_REG))
                 }
             }
             for name in subdirectories {
@@ -159,18 +160,13 @@ public struct ExtraFileScanner: Sendable {
             }
         }
 
-        /// Whether a directory entry is a real directory (never a symlink to one). Falls back
-        /// to `fstatat` for file systems that do not fill in `d_type`.
-        private func isRegularEntry(_ type: UInt8, name: String, in fd: Int32) -> Bool {
-            if type != UInt8(DT_UNKNOWN) { return type == UInt8(DT_REG) }
+        /// A directory entry's type (`DT_DIR`, `DT_REG`, `DT_LNK`, …; a symlink is never its
+        /// target). Falls back to one `fstatat` for file systems that do not fill in `d_type`.
+        private func entryType(_ type: UInt8, name: String, in fd: Int32) -> UInt8 {
+            guard type == UInt8(DT_UNKNOWN) else { return type }
             var status = stat()
-            return fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && (status.st_mode & S_IFMT) == S_IFREG
-        }
-
-        private func isDirectoryEntry(_ type: UInt8, name: String, in fd: Int32) -> Bool {
-            if type != UInt8(DT_UNKNOWN) { return type == UInt8(DT_DIR) }
-            var status = stat()
-            return fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && FileStatus.isDirectory(mode: status.st_mode)
+            guard fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return type }
+            return UInt8(truncatingIfNeeded: (status.st_mode & S_IFMT) >> 12)
         }
     }
 }

@@ -132,18 +132,18 @@ import Darwin
         let apply = try await Self.startHoldingApply(fixture)
         defer { apply.kill() }
 
-        // Another writer holds the database until the test lets it go.
+        // Another writer holds the database until the test opens the FIFO it reads.
         let release = fixture.directory.path("release")
+        try #require(mkfifo(release, 0o600) == 0)
         let writer = try BinaryRunner(executable: "/usr/bin/env").start([
             "python3", "-c",
             """
-            import os, sqlite3, sys, time
+            import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("BEGIN IMMEDIATE")
             open(sys.argv[2] + ".held", "w").close()
-            deadline = time.monotonic() + 300
-            while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:
-                time.sleep(0.01)
+            with open(sys.argv[2]) as release:
+                release.read()
             db.execute("ROLLBACK")
             """,
             fixture.directory.path("mirror/.jobrun/state.sqlite"), release,
@@ -162,7 +162,14 @@ import Darwin
         try #require(free, "the root stayed locked: \(apply.stderr)")
         #expect(saidAtRelease.contains("jobrun: warning: the mirror state"), "the lock went before the run's end was recorded: \(saidAtRelease)")
         _ = flock(root, LOCK_UN)
-        try fixture.directory.write(file: "release", contents: "")
+        // Opened (and closed) once the holder waits on it: its read then ends.
+        let released = await Poll.until(timeout: .seconds(60)) {
+            let fd = open(release, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return false }
+            close(fd)
+            return true
+        }
+        try #require(released, "the holder never waited: \(writer.stderr)")
         let stopped = try #require(await apply.wait(timeout: .seconds(60)))
         #expect(stopped.status == 143, "\(stopped)")
         let writerEnd = await writer.wait(timeout: .seconds(60))
