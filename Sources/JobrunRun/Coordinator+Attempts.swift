@@ -6,43 +6,6 @@ import JobrunVerify
 import JobrunOutcome
 
 extension Coordinator {
-    /// Slices of at least `largeSliceSize` bytes get a `largeReceiveBuffer`-byte libcurl receive
-    /// buffer (such a transfer gets an easy handle of its own; see `TransferRequest`).
-    static let largeSliceSize: Int64 = 1 << 20
-    static let largeReceiveBuffer = 512 << 10
-
-    static func receiveBuffer(forSize size: Int64?) -> Int? {
-        guard let size, size >= largeSliceSize else { return nil }
-        return largeReceiveBuffer
-    }
-
-    /// Plain-HTTP slices of at least `spreadSliceSize` bytes take turns over the engines.
-    static let spreadSliceSize: Int64 = 64 << 10
-    /// TLS slices of at least `spreadTLSSliceSize` bytes take turns over the engines.
-    static let spreadTLSSliceSize: Int64 = 24 << 10
-
-    /// Whether a transfer takes its turn over all the engines (`true`) or stays on engine 0, the
-    /// one the coordinator drives itself. Where the engine thread's work grows with the bytes —
-    /// copying bodies of 64 KiB and more, decrypting TLS bodies — spreading puts that work on
-    /// every core; for a smaller body, handing its completion over from another thread (and, over
-    /// TLS, a second connection) costs more than it saves. The lines (64 KiB over plain HTTP,
-    /// 24 KiB over TLS) are where spreading starts to pay on two cores; the measurements are in
-    /// docs/performance.md, "Where transfers run, and why".
-    ///
-    /// An unsized slice goes by the mean of its resource's unsized bodies so far
-    /// (``BodySizeEstimate``), and spreads before the first has arrived: a large body kept on
-    /// one engine would be received and hashed on one core.
-    static func takesTurns(size: Int64?, overTLS: Bool) -> Bool {
-        guard let size else { return true }
-        return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
-    }
-
-    /// The size a transfer of job `j` is planned by: its slice's, or the estimate for its
-    /// resource's unsized slices.
-    func plannedSize(_ j: Int, declared: Int64?) -> Int64? {
-        declared ?? unsizedBodies[book.jobs[j].resource]?.mean
-    }
-
     /// Opens (creating as needed) the folder a slice's file lives in.
     mutating func folder(for j: Int) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
         let resource = plan.entries[book.jobs[j].resource].resource
@@ -71,15 +34,14 @@ extension Coordinator {
 
     /// Starts the next attempt of job `j`, or continues its attempt at a redirect's target.
     mutating func startAttempt(_ j: Int) {
-        let isRedirectHop = Self.continuesRedirect(j, hops: hops)
+        let isRedirectHop = review.redirectOrigin(j) != nil
         let resource = plan.entries[book.jobs[j].resource].resource
         let slice = resource.slices[book.jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
         let isFirstStart = book.firstStart(j) == nil
         if isFirstStart { book.firstStarted(j, at: now) }
-        let deadline = (book.firstStart(j) ?? now) + settings.timeouts.resource
-        guard now < deadline else {
+        guard let deadline = AttemptReview.attemptDeadline(firstStart: book.firstStart(j) ?? now, resourceTimeout: settings.timeouts.resource, now: now) else {
             fail(
                 j,
                 outcomes[book.jobs[j].resource][book.jobs[j].slice].failure
@@ -92,7 +54,7 @@ extension Coordinator {
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
             book.jobs[j].attempts += 1
-            if !hops.isEmpty { hops[j] = nil }
+            review.forgetRedirect(j)
         }
         let own = address(j)
         let identity = own.identity
@@ -111,7 +73,7 @@ extension Coordinator {
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
             expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
             algorithms: Self.hashedAlgorithms(for: slice), resumeOffset: resume?.offset ?? 0,
-            resumeValidator: resume?.validator, learned: learned[j] ?? resume?.learned,
+            resumeValidator: resume?.validator, learned: review.learned[j] ?? resume?.learned,
             shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
             progress: { [executor] written in
                 executor.post(.bodyProgress(job: j, token: token, written: written))
@@ -126,12 +88,12 @@ extension Coordinator {
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
         // curl tool uses 100 KiB; measured in docs/performance.md). Small slices (unsized ones by
         // their resource's mean so far) keep libcurl's 16 KiB and the pool of reused easy handles.
-        let size = plannedSize(j, declared: slice.size)
+        let size = review.plannedSize(resource: book.jobs[j].resource, declared: slice.size)
         // An unsized slice before any of its resource's bodies has arrived is taken to be large.
-        request.receiveBufferSize = Self.receiveBuffer(forSize: size ?? Self.largeSliceSize)
+        request.receiveBufferSize = TransferPlacement.receiveBuffer(forSize: size ?? TransferPlacement.largeSliceSize)
         let executor = self.executor
         var engine = 0
-        if Self.takesTurns(size: size, overTLS: request.usesTLS) {
+        if TransferPlacement.takesTurns(size: size, overTLS: request.usesTLS) {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
@@ -231,8 +193,9 @@ extension Coordinator {
             settleCut(j, writer: writer)
             return
         }
+        let report = AttemptReport(writer: writer, result: result)
         // While the network is gone, a failure to reach the origin costs the slice no attempt.
-        switch noteReach(j, result: result, writer: writer) {
+        switch noteReach(j, report, startedAt: writer.startedAt) {
         case .counts: break
         case .givenBack: return
         case .cut:
@@ -240,18 +203,17 @@ extension Coordinator {
             settleCut(j, writer: writer)
             return
         }
-        noteOriginHealth(j, result: result, writer: writer)
-        if let failure = writer.writeFailure {
+        noteOriginHealth(j, report)
+        let wallClock = options.wallClock
+        let judgement = review.judge(
+            j, resource: book.jobs[j].resource, report, expectedSize: slice.size, backoff: resource.settings.retries.backoff, wallClock: wallClock())
+        switch judgement {
+        case .writeFailed(let failure):
             // No final file was touched; the partial file stays if it can be resumed.
             failWrite(j, failure)
-            return
-        }
-        switch writer.verdict {
         case .redirect(let location):
             let own = address(j)
-            let current = nextRequest(j, own: own)
-            let count = hops.isEmpty ? 0 : hops[j]?.count ?? 0
-            switch RedirectPolicy.decide(location: location, current: current.url, original: own.url, hops: count, headers: current.headers) {
+            switch review.redirect(j, location: location, ownURL: own.url, headers: resource.headers(for: slice)) {
             case .follow(let url, let headers):
                 // A run that is stopping sends no further request: the attempt ends cut short.
                 guard !isStopping else {
@@ -259,10 +221,9 @@ extension Coordinator {
                     settleCut(j, writer: writer)
                     return
                 }
-                let hop = (try? ParsedURL.parse(url).get())?.origin ?? url
                 // The hop's origin is held to its breaker like any other request.
-                guard admitsHop(j, to: hop) else { return }
-                hops[j] = Hop(url: url, headers: headers, count: count + 1, origin: hop)
+                guard admitsHop(j, to: (try? ParsedURL.parse(url).get())?.origin ?? url) else { return }
+                review.follow(j, to: url, headers: headers)
                 // The hop waits for a slot at its target like any request there: its origin's
                 // limit, cooldown and gates hold it as they hold the target's own slices.
                 book.ready(j)
@@ -270,57 +231,17 @@ extension Coordinator {
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
-        case .refused(var failure):
-            if failure.status == 416, writer.resumeOffset > 0 {
-                if writer.resumeOffset == slice.size {
-                    // The partial file already holds every byte: verify it instead of failing.
-                    // Closed first: a commit hands the writer to the store's thread.
-                    handedOver = true
-                    writer.close()
-                    commitCompletePartial(j, writer: writer)
-                    return
-                }
-                // Otherwise the partial file cannot be known whole (no declared size to hold it
-                // to, or the server's file is now shorter; a 416 names no version), and failing
-                // would leave it to get the same answer in every later run: it is discarded and
-                // the slice starts again from byte 0.
-                failure = ResponseCheck.rangeMismatch("HTTP 416 to a resume from byte \(writer.resumeOffset): the partial file cannot be continued")
-            }
-            // A partial that cannot be continued is removed: a mismatched range or version, or
-            // a response refused for what it is (its bytes were never the file's).
-            if [.rangeMismatch, .inconsistentResponse, .tooLarge, .sizeMismatch, .contentEncoding, .transferEncoding].contains(failure.kind) {
-                // What the partial file's metadata said of the file outlives it for this run.
-                if learned[j] == nil, let earlier = writer.learned { learned[j] = earlier }
-                discardPartial(writer)
-            }
-            if failure.kind == .rangeMismatch, writer.resumeOffset > 0, restartFromZero(j, after: failure) { return }
-            if let value = result.retryAfter, let delay = RetryAfter.delay(value, now: options.wallClock()) {
-                failure.retryAfter = resource.settings.retries.backoff.clampRetryAfter(delay)
-            }
+        case .completePartial:
+            // The partial file already holds every byte: verify it instead of failing. Closed
+            // first: a commit hands the writer to the store's thread.
+            handedOver = true
+            writer.close()
+            commitCompletePartial(j, writer: writer)
+        case .failed(let failure, let discardsPartial, let restartsFromZero):
+            if discardsPartial { discardPartial(writer) }
+            if restartsFromZero, restartFromZero(j, after: failure) { return }
             retryOrFail(j, failure)
         case .body:
-            if slice.size == nil, result.failure == nil { unsizedBodies[book.jobs[j].resource, default: BodySizeEstimate()].observe(writer.written) }
-            if let seen = writer.representation, result.failure != nil || writer.written != slice.size ?? writer.declaredEnd {
-                // Held against the next attempt's response (only slices that need one keep it).
-                learned[j] = seen
-            }
-            if let transport = result.failure {
-                // File mode keeps what arrived for a resume; a memory body is dropped.
-                retryOrFail(j, Self.failure(from: transport))
-                return
-            }
-            if let expected = slice.size, writer.written != expected {
-                discardPartial(writer)
-                retryOrFail(j, AttemptFailure(kind: .sizeMismatch, message: "received \(writer.written) bytes, expected \(expected)", isTransient: true))
-                return
-            }
-            if let end = writer.declaredEnd, writer.written != end {
-                // The body stopped short of (or ran past) the length its own response declared.
-                discardPartial(writer)
-                retryOrFail(
-                    j, AttemptFailure(kind: .truncated, message: "received \(writer.written) bytes of the \(end) the response declared", isTransient: true))
-                return
-            }
             if writer.isInMemory && !phase.hasFilledDisk {
                 // Hashed, compared and written beside this thread; its report finishes it.
                 // Once the disk has been full, bodies are stored here, one at a time, so the
@@ -333,8 +254,6 @@ extension Coordinator {
             }
             handedOver = true  // `check` closes it
             finishChecked(j, writer: writer, outcome: BodyStore.check(writer, expected: slice.digests, pool: digestPool))
-        case nil:
-            retryOrFail(j, Self.failure(from: result.failure ?? .other(code: -1, message: "the transfer ended without a response")))
         }
     }
 
@@ -347,12 +266,10 @@ extension Coordinator {
             queueCommit(j, writer: writer, digests: digests)
         case .mismatch(let expected, let actual):
             discardPartial(writer)
-            var failure = AttemptFailure(kind: .checksumMismatch, message: Digest.mismatchDescription(expected: expected, actual: actual), isTransient: true)
-            failure.actualDigests = actual
-            if writer.isUnvalidatedResume {
+            let (failure, restarts) = AttemptReview.mismatch(expected: expected, actual: actual, isUnvalidatedResume: writer.isUnvalidatedResume)
+            if restarts {
                 // Only the digest vouched for the partial file's bytes, and it did not: they may
                 // be of another version, so the slice gets one fetch from byte 0.
-                failure.message += "; the resume had no validator, so its partial file is discarded and the slice fetched again from byte 0"
                 book.jobs[j].discardedPartial = .failedDigest
                 if restartFromZero(j, after: failure) { return }
             }
@@ -380,21 +297,6 @@ extension Coordinator {
         return true
     }
 
-    static func failure(from transport: TransferResult.Failure) -> AttemptFailure {
-        switch transport {
-        case .resolve(let m): AttemptFailure(kind: .resolve, message: m, isTransient: true)
-        case .connect(let m): AttemptFailure(kind: .connect, message: m, isTransient: true)
-        case .timeout(let m), .connectTimeout(let m): AttemptFailure(kind: .timeout, message: m, isTransient: true)
-        case .tls(let m): AttemptFailure(kind: .tls, message: m, isTransient: false)
-        case .network(let m): AttemptFailure(kind: .network, message: m, isTransient: true)
-        case .truncated(let m): AttemptFailure(kind: .truncated, message: m, isTransient: true)
-        case .protocolRefused(let m): AttemptFailure(kind: .protocolRefused, message: m, isTransient: false)
-        case .abortedBySink: AttemptFailure(kind: .other, message: "aborted", isTransient: false)
-        case .cancelled: AttemptFailure(kind: .interrupted, message: "interrupted", isTransient: false)
-        case .other(let code, let m): AttemptFailure(kind: .other, message: "\(m) (curl error \(code))", isTransient: false)
-        }
-    }
-
     /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
     /// and the resource timeout last; otherwise the slice fails.
     mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
@@ -403,25 +305,20 @@ extension Coordinator {
         outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
-        let originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(origin(j)))
-        guard failure.isTransient, Int(book.jobs[j].attempts) < settings.retries.attempts, !isStopping, !originFailed else {
+        let at = origin(j)
+        let originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(at))
+        // After a redirect the origin is the last hop's; a retry starts again at the slice's own
+        // URL, so it queues and counts against that host's limit.
+        let (random, attempts, firstStart, isStopping) = (options.random, Int(book.jobs[j].attempts), book.firstStart(j), isStopping)
+        let retry = review.retry(
+            j, after: failure, attempts: attempts, policy: settings.retries, resourceTimeout: settings.timeouts.resource,
+            firstStart: firstStart, now: ContinuousClock.now, random: random(), isStopping: isStopping, originFailed: originFailed)
+        guard case .retry(let until, let delay, let coolsDownOrigin) = retry else {
             fail(j, failure)
             return
         }
-        let delay = failure.retryAfter ?? settings.retries.backoff.delay(afterAttempt: Int(book.jobs[j].attempts), random: options.random())
-        let now = ContinuousClock.now
-        if let start = book.firstStart(j), now + delay >= start + settings.timeouts.resource {
-            fail(j, failure)
-            return
-        }
-        if failure.coolsDownHost {
-            let until = now + delay
-            scheduler.coolDown(origin(j), until: until)
-        }
-        // After a redirect the origin is the last hop's; the next attempt starts again at the
-        // slice's own URL, so it queues and counts against that host's limit.
-        resetOrigin(j)
-        self.delay(j, until: now + delay)
+        if coolsDownOrigin { scheduler.coolDown(at, until: until) }
+        self.delay(j, until: until)
         let slice = resource.slices[book.jobs[j].slice]
         events.emit(
             .sliceRetrying(

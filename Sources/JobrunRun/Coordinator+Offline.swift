@@ -5,28 +5,6 @@ import JobrunOutcome
 /// counted, consulted by `dispatch()` beside the breakers. Only retries touch the bookkeeping of
 /// delayed jobs per origin, so a run without failures pays nothing for it.
 extension Coordinator {
-    /// How an attempt ended, as far as reaching its origin goes: no connection at all, a
-    /// connection that broke or stalled, a whole response (whatever its status), or nothing
-    /// known of the network.
-    static func reach(of result: TransferResult, writer: SliceWriter) -> OfflinePause.Reach {
-        // A local failure after the response's head says the origin answered; before it, nothing.
-        if writer.writeFailure != nil { return result.head == nil ? .unknown : .answered }
-        guard let failure = result.failure else { return writer.verdict == nil ? .unknown : .answered }
-        switch failure {
-        case .resolve, .connect, .connectTimeout:
-            return .unreachable(Self.failure(from: failure))
-        case .timeout, .network, .truncated:
-            return .lost
-        case .tls:
-            // A TLS handshake, even a failed one, went over a connection that was made.
-            return .answered
-        case .cancelled, .protocolRefused, .other:
-            return .unknown
-        case .abortedBySink:
-            return writer.verdict == nil ? .unknown : .answered
-        }
-    }
-
     /// What an attempt's end means for its slice, as far as the offline pause goes.
     enum ReachVerdict {
         /// It counts as usual.
@@ -38,10 +16,10 @@ extension Coordinator {
     }
 
     /// Tells the offline pause how job `j`'s attempt ended, and carries out what it decides.
-    mutating func noteReach(_ j: Int, result: TransferResult, writer: SliceWriter) -> ReachVerdict {
+    mutating func noteReach(_ j: Int, _ report: AttemptReport, startedAt: ContinuousClock.Instant) -> ReachVerdict {
         // The common case, a whole answer while online with nothing remembered, decides nothing.
-        guard health.offline.isEnabled, health.offline.isOffline || health.offline.hasRecords || result.failure != nil else { return .counts }
-        var reach = Self.reach(of: result, writer: writer)
+        guard health.offline.isEnabled, health.offline.isOffline || health.offline.hasRecords || report.transport != nil else { return .counts }
+        var reach = report.reach
         if isStopping {
             // Nothing is queued again; what the missing network cut is not a failure of the slice.
             if health.offline.isOffline, reach.isTransportFailure { return .cut }
@@ -54,7 +32,7 @@ extension Coordinator {
         }
         if reach == .answered && !health.offline.isOffline && !health.offline.hasRecords { return .counts }
         let now = ContinuousClock.now
-        let action = health.offline.attemptEnded(job: j, at: origin(j), reach: reach, started: writer.startedAt, now: now) {
+        let action = health.offline.attemptEnded(job: j, at: origin(j), reach: reach, started: startedAt, now: now) {
             [scheduler, retryingAt = book.retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
@@ -65,7 +43,7 @@ extension Coordinator {
             events.emit(.networkOnline(origin: origin, after: after))
             return .counts
         case .givenBack:
-            giveBack(j, writer: writer)
+            giveBack(j, report)
             return .givenBack
         case .wentOffline(let origins, let given):
             // Their failures were the network's: the breakers start again when it is back.
@@ -75,7 +53,7 @@ extension Coordinator {
             if let k = earlier.firstIndex(of: j) { earlier.remove(at: k) }
             for g in earlier where !isDone(g) { book.jobs[g].attempts = max(0, book.jobs[g].attempts - 1) }
             for g in Set(earlier) where g != j && book.isDelayed(g) { requeue(g) }
-            giveBack(j, writer: writer)
+            giveBack(j, report)
             // Never negative: an attempt that ended just past the deadline finds the pause over.
             events.emit(.networkOffline(origins: origins, wait: max(.zero, (health.offline.stopsAt ?? now) - now)))
             return .givenBack
@@ -84,16 +62,16 @@ extension Coordinator {
 
     /// Job `j`'s ended attempt does not count: the job is ready again at its own origin, and
     /// keeps what the attempt learned of its file (its partial file stays for a resume).
-    mutating func giveBack(_ j: Int, writer: SliceWriter) {
+    mutating func giveBack(_ j: Int, _ report: AttemptReport) {
         book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
-        if case .body = writer.verdict, let seen = writer.representation { learned[j] = seen }
+        review.givenBack(j, report)
         health.probeAbandoned(job: j, at: origin(j))
         requeue(j)
     }
 
     /// Job `j` is ready again, queued at its own origin.
     mutating func requeue(_ j: Int) {
-        resetOrigin(j)
+        review.backToOwnOrigin(j)
         book.ready(j)
         enqueue(j)
     }

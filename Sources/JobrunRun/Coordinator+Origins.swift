@@ -7,21 +7,19 @@ import JobrunOutcome
 /// common case costs one dictionary lookup on an empty or small dictionary.
 extension Coordinator {
     /// Tells job `j`'s origin breaker how its attempt ended, and carries out what it decides.
-    mutating func noteOriginHealth(_ j: Int, result: TransferResult, writer: SliceWriter) {
+    mutating func noteOriginHealth(_ j: Int, _ report: AttemptReport) {
         // The common case, decided without the origin's name: an answer while no origin has failures.
-        if health.breakers.isEmpty, result.failure == nil, case .body? = writer.verdict { return }
-        var failure: AttemptFailure?
-        if case .refused(let refused) = writer.verdict {
-            failure = refused
-        } else if let transport = result.failure, transport != .abortedBySink, transport != .cancelled {
-            failure = Self.failure(from: transport)
-        } else if writer.verdict == nil {
+        if health.breakers.isEmpty, report.isCleanBody { return }
+        let failure: AttemptFailure?
+        switch report.originReading {
+        case .unknown:
             // Ended on this side (a write failed) before the origin's answer was known: says
             // nothing of its health; a probe that ended so is simply no longer under way.
             health.probeAbandoned(job: j, at: origin(j))
             return
+        case .healthy: failure = nil
+        case .failed(let f): failure = f
         }
-        if let f = failure, !f.countsAgainstOrigin { failure = nil }
         let origin = origin(j)
         if failure == nil && health.breakers[origin] == nil { return }
         let policy = plan.entries[book.jobs[j].resource].resource.settings.retries

@@ -10,17 +10,6 @@ struct Coordinator {
     typealias JobState = SliceBook.State
     typealias Job = SliceBook.Job
 
-    /// Where a redirect took an attempt: the URL and headers of its next request, how many it
-    /// followed, and the origin the next request goes to.
-    struct Hop {
-        var url: String
-        var headers: [HeaderField]
-        /// Redirects followed in the attempt.
-        var count: Int
-        /// The origin of the next or running request, while it is the redirect's target.
-        var origin: String?
-    }
-
     let executor: Executor
     /// Where the run's events go (``RunObserver``s, on this thread).
     let events: RunEvents
@@ -30,7 +19,7 @@ struct Coordinator {
     var activeResources = Set<Int>()
     /// `engines[0]` runs every plain-HTTP transfer under 64 KiB and every TLS transfer under
     /// 24 KiB (an unsized slice by its resource's mean so far); the others take turns over all engines
-    /// (``takesTurns(size:overTLS:)``). Each engine keeps its own
+    /// (``TransferPlacement/takesTurns(size:overTLS:)``). Each engine keeps its own
     /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.
@@ -38,8 +27,6 @@ struct Coordinator {
     /// Bodies received and not yet checked or stored (``BodyBacklog``).
     var backlog = BodyBacklog()
     var nextSharedEngine = 0
-    /// What each resource's unsized bodies weighed so far, by plan entry.
-    var unsizedBodies: [Int: BodySizeEstimate] = [:]
     var plan: Plan { executor.plan }
     var options: ApplyOptions { executor.options }
     let clock = ContinuousClock()
@@ -50,8 +37,8 @@ struct Coordinator {
     /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
     /// outcome once done, "not started" until then.
     var outcomes: [[SliceOutcome]] = []
-    /// Jobs whose attempt follows a redirect, until their next attempt or their end.
-    var hops: [Int: Hop] = [:]
+    /// What each ended attempt means, and what it hands the next (``AttemptReview``).
+    var review = AttemptReview()
     /// What the slices of each resource share of their URLs (``SliceAddress/Base``), by plan entry.
     var bases: [SliceAddress.Base?] = []
     /// The origin of each job whose slice does not go by its resource's base URL.
@@ -62,9 +49,6 @@ struct Coordinator {
     var graph: ResourceGraph
     /// Which ready slice starts next (limits, cooldowns, priorities, turns, gates).
     var scheduler = Scheduler()
-    /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
-    /// attempt's response must agree with it.
-    var learned: [Int: Representation] = [:]
     /// The origins' breakers and the offline pause (``OriginHealth``).
     var health: OriginHealth
     /// Transfers under way.
@@ -161,27 +145,14 @@ struct Coordinator {
 
     /// The origin of job `j`'s next or running request: its own, or a redirect's target.
     func origin(_ j: Int) -> String {
-        if !hops.isEmpty, let origin = hops[j]?.origin { return origin }
-        return ownOrigin(j)
-    }
-
-    /// Whether job `j`'s next request continues its attempt at a redirect's target (`hops`: the
-    /// coordinator's, or a copy of them).
-    static func continuesRedirect(_ j: Int, hops: [Int: Hop]) -> Bool {
-        !hops.isEmpty && hops[j]?.origin != nil
-    }
-
-    /// Job `j`'s next request goes to its own origin (its redirect's URL stays for its outcome).
-    mutating func resetOrigin(_ j: Int) {
-        if !hops.isEmpty { hops[j]?.origin = nil }
+        review.redirectOrigin(j) ?? ownOrigin(j)
     }
 
     /// The URL and headers of job `j`'s next or running request: a redirect's, or those of its
     /// slice (whose `own` address is given).
     func nextRequest(_ j: Int, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
-        if !hops.isEmpty, let hop = hops[j] { return (hop.url, hop.headers) }
         let resource = executor.plan.entries[book.jobs[j].resource].resource
-        return (own.url, resource.headers(for: resource.slices[book.jobs[j].slice]))
+        return review.request(j, ownURL: own.url, headers: resource.headers(for: resource.slices[book.jobs[j].slice]))
     }
 
     /// The origin of job `j`'s own URL.
@@ -197,8 +168,7 @@ struct Coordinator {
     /// How job `j`'s current URL is shown when it is a redirect's target (without query and
     /// fragment); `nil` when it is the slice's own (its outcome names none).
     func displayURL(_ j: Int) -> String? {
-        guard !hops.isEmpty, let hop = hops[j] else { return nil }
-        return display(hop.url)
+        review.redirectURL(j).map(display)
     }
 
     /// How job `j`'s current URL is shown in an event.
@@ -393,7 +363,7 @@ struct Coordinator {
                         resource: plan.entries[book.jobs[j].resource].resource.id, path: slice.path, url: outcome.displayURL ?? identity ?? address(j).identity),
                     outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: book.jobs[j].slice, file: file)))
         outcomes[book.jobs[j].resource][book.jobs[j].slice] = outcome
-        if !hops.isEmpty { hops[j] = nil }
+        review.forgetRedirect(j)
     }
 
     // MARK: Queue
@@ -429,7 +399,7 @@ struct Coordinator {
         }
         while let action = nextAction(now: now) {
             switch action {
-            case .start(let j, let origin):
+            case .startAttempt(let j, let origin):
                 startAdmitted(j, at: origin)
             case .park(let j, let until):
                 delay(j, until: until, isRetry: false)
@@ -450,10 +420,10 @@ struct Coordinator {
     mutating func nextAction(now: ContinuousClock.Instant) -> Scheduler.Action? {
         let health = self.health
         let sizes = expectedSizes
-        let hops = self.hops
+        let review = self.review
         return scheduler.next(
             now: now, mayStart: { health.mayStart(at: $0, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },
-            continuesAttempt: { Self.continuesRedirect($0, hops: hops) })
+            continuesAttempt: { review.redirectOrigin($0) != nil })
     }
 
     static func notStartedReason(_ reason: StopReason) -> String {

@@ -162,7 +162,7 @@ public final class Executor: Sendable {
     /// Engines: the driven one moves every plain-HTTP body under 64 KiB or of unknown size and
     /// every TLS body under 24 KiB; larger bodies (whose bytes, not their requests, are the work;
     /// decryption is per byte too) and unsized TLS ones are spread over all of them
-    /// (`Coordinator.takesTurns`), so that work uses more than one core. Two on a machine with
+    /// (`TransferPlacement.takesTurns`), so that work uses more than one core. Two on a machine with
     /// more than one core (a third, for the shared work alone, measured no faster).
     static let engineCount = ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1
 

@@ -135,7 +135,7 @@ import Testing
             (64 << 10, true, true), (512 << 20, true, true),
         ] as [(Int64?, Bool, Bool)])
     func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
-        #expect(Coordinator.takesTurns(size: size, overTLS: overTLS) == spreads)
+        #expect(TransferPlacement.takesTurns(size: size, overTLS: overTLS) == spreads)
     }
 
     /// An unsized slice goes by its resource's bodies so far: none yet, it is taken to be large;
@@ -145,15 +145,15 @@ import Testing
         #expect(estimate.mean == nil)
         estimate.observe(40 << 20)
         #expect(estimate.mean == 40 << 20)
-        #expect(Coordinator.takesTurns(size: estimate.mean, overTLS: false))
-        #expect(Coordinator.receiveBuffer(forSize: estimate.mean) == Coordinator.largeReceiveBuffer)
+        #expect(TransferPlacement.takesTurns(size: estimate.mean, overTLS: false))
+        #expect(TransferPlacement.receiveBuffer(forSize: estimate.mean) == TransferPlacement.largeReceiveBuffer)
         var small = BodySizeEstimate()
         for _ in 0..<9 { small.observe(2 << 10) }
         small.observe(100 << 10)
         let expected: Int64 = (9 * 2048 + 102_400) / 10
         #expect(small.mean == expected)
-        #expect(!Coordinator.takesTurns(size: small.mean, overTLS: false))
-        #expect(Coordinator.receiveBuffer(forSize: small.mean) == nil)
+        #expect(!TransferPlacement.takesTurns(size: small.mean, overTLS: false))
+        #expect(TransferPlacement.receiveBuffer(forSize: small.mean) == nil)
         var huge = BodySizeEstimate()
         huge.observe(.max)
         huge.observe(.max)
@@ -163,8 +163,8 @@ import Testing
     /// Every slice large enough for the big receive buffer is also spread, and TLS spreads no
     /// later than plain HTTP (decryption adds work per byte).
     @Test func largeSlicesAreSpread() {
-        #expect(Coordinator.spreadSliceSize <= Coordinator.largeSliceSize)
-        #expect(Coordinator.spreadTLSSliceSize <= Coordinator.spreadSliceSize)
-        #expect(Coordinator.takesTurns(size: Coordinator.largeSliceSize, overTLS: false))
+        #expect(TransferPlacement.spreadSliceSize <= TransferPlacement.largeSliceSize)
+        #expect(TransferPlacement.spreadTLSSliceSize <= TransferPlacement.spreadSliceSize)
+        #expect(TransferPlacement.takesTurns(size: TransferPlacement.largeSliceSize, overTLS: false))
     }
 }

@@ -27,14 +27,14 @@ import Testing
     ) -> [Scheduler.Action] {
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: now, mayStart: mayStart, expectedBytes: { sizes[$0] }) {
-            if case .start(_, let origin) = a { s.started(at: origin) }
+            if case .startAttempt(_, let origin) = a { s.started(at: origin) }
             actions.append(a)
         }
         return actions
     }
 
     static func started(_ actions: [Scheduler.Action]) -> [Int] {
-        actions.compactMap { if case .start(let j, _) = $0 { j } else { nil } }
+        actions.compactMap { if case .startAttempt(let j, _) = $0 { j } else { nil } }
     }
 
     @Test func perHostAndTotalLimitsHold() {
@@ -168,8 +168,8 @@ import Testing
         let actions = Self.drain(&s)
         #expect(
             actions == [
-                .notStarted(job: 0, reason: "no time", stop: .deadline), .park(job: 1, until: Self.at(5)), .start(job: 2, origin: "http://a"),
-                .start(job: 3, origin: "http://a"),
+                .notStarted(job: 0, reason: "no time", stop: .deadline), .park(job: 1, until: Self.at(5)), .startAttempt(job: 2, origin: "http://a"),
+                .startAttempt(job: 3, origin: "http://a"),
             ])
         #expect(s.running == 2 && s.waiting == 1)
         s.ended(at: "http://a")
@@ -185,12 +185,14 @@ import Testing
         Self.enqueue(&s, [0, 1, 2], resource: 0)
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) {
-            if case .start(_, let origin) = a { s.started(at: origin) }
+            if case .startAttempt(_, let origin) = a { s.started(at: origin) }
             actions.append(a)
         }
-        #expect(actions == [.start(job: 0, origin: "http://a")])
+        #expect(actions == [.startAttempt(job: 0, origin: "http://a")])
         s.ended(at: "http://a")
-        #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) == .start(job: 1, origin: "http://a"))
+        #expect(
+            s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 })
+                == .startAttempt(job: 1, origin: "http://a"))
         s.ended(at: "http://a")
         #expect(
             s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 })

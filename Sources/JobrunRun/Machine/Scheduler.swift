@@ -17,7 +17,7 @@ struct Scheduler {
     /// What the coordinator does next.
     enum Action: Equatable {
         /// Start job `job`'s attempt at `origin`.
-        case start(job: Int, origin: String)
+        case startAttempt(job: Int, origin: String)
         /// A gate holds the job back for this run: it is not started, for `reason`; `stop`, when
         /// the gate's reason ends the run early (the deadline).
         case notStarted(job: Int, reason: String, stop: StopReason?)
@@ -141,7 +141,7 @@ struct Scheduler {
         guard !gates.isEmpty, !continuesAttempt(head.job) else {
             turn += 1
             origins.values[pick.index].lastTurn = turn
-            return .start(job: head.job, origin: origin)
+            return .startAttempt(job: head.job, origin: origin)
         }
         let candidate = Candidate(
             job: head.job, resource: head.resource, origin: origin, expectedBytes: expectedBytes(head.job), throughput: throughput[origin])
@@ -149,7 +149,7 @@ struct Scheduler {
         case .admit:
             turn += 1
             origins.values[pick.index].lastTurn = turn
-            return .start(job: head.job, origin: origin)
+            return .startAttempt(job: head.job, origin: origin)
         case .later(let until):
             return .park(job: head.job, until: until)
         case .deferred(let reason, let stop):

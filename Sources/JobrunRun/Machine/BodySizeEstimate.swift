@@ -1,6 +1,6 @@
 /// What the bodies of a resource's unsized slices have weighed so far, to guess the next one's:
 /// where its transfer runs and its receive buffer are chosen by size
-/// (``Coordinator/takesTurns(size:overTLS:)``), and a resource listed by `slices_from` declares
+/// (``TransferPlacement/takesTurns(size:overTLS:)``), and a resource listed by `slices_from` declares
 /// none. Unknown until one body has arrived: an unsized slice is then taken to be large (it takes
 /// turns over the engines, with a large receive buffer), so a list of large files uses every core
 /// from its first transfers; small ones bring the mean down as soon as they arrive.

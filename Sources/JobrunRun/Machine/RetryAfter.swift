@@ -14,13 +14,14 @@ enum RetryAfter {
     /// More digits than this is no delay a server means (over 31 years).
     static let maximumDigits = 9
 
-    /// The wait `value` asks for, `now` being the wall clock in seconds since the epoch.
-    static func delay(_ value: String, now: Int64) -> Duration? {
+    /// The wait `value` asks for, `now` being the wall clock in seconds since the epoch (read
+    /// only for a date).
+    static func delay(_ value: String, now: @autoclosure () -> Int64) -> Duration? {
         let t = value.trimmingASCII()
         if let seconds = Int64(decimalDigits: t) {
             return t.utf8.count <= maximumDigits ? .seconds(seconds) : nil
         }
         guard let date = HTTPDate.parse(t) else { return nil }
-        return .seconds(max(0, date - now))
+        return .seconds(max(0, date - now()))
     }
 }

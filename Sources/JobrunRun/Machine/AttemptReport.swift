@@ -1,0 +1,110 @@
+import JobrunFetch
+import JobrunOutcome
+import JobrunVerify
+
+/// All the run's machine reads of an ended attempt: made once, on the coordinator's thread, from
+/// the engine's result and what the writer took of the response. Immutable, so a decision about
+/// the attempt depends on nothing the writer may still change.
+struct AttemptReport {
+    /// How the response was taken (a body, a redirect, a refusal); `nil` when none was judged.
+    let verdict: SliceWriter.Verdict?
+    /// How the transfer failed, when it did.
+    let transport: TransferResult.Failure?
+    /// A response head arrived.
+    let hasHead: Bool
+    /// The body's end in the file: its start offset and the bytes taken.
+    let written: Int64
+    /// The length the response declared for the whole file.
+    let declaredEnd: Int64?
+    /// The partial file's size the attempt continued from (0 from the start).
+    let resumeOffset: Int64
+    /// A write, read-back or sync of the slice's own file failed.
+    let writeFailure: WriteFailure?
+    /// The response's `Retry-After`, as sent.
+    let retryAfter: String?
+    /// What the accepted response said of the file, and what earlier ones had said.
+    let representation: Representation?
+    let learned: Representation?
+
+    init(writer: SliceWriter, result: TransferResult) {
+        verdict = writer.verdict
+        transport = result.failure
+        hasHead = result.head != nil
+        written = writer.written
+        declaredEnd = writer.declaredEnd
+        resumeOffset = writer.resumeOffset
+        writeFailure = writer.writeFailure
+        // Looked up only where a refusal may honour it.
+        if case .refused? = writer.verdict { retryAfter = result.retryAfter } else { retryAfter = nil }
+        representation = writer.representation
+        learned = writer.learned
+    }
+
+    init(
+        verdict: SliceWriter.Verdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: Int64 = 0, declaredEnd: Int64? = nil,
+        resumeOffset: Int64 = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
+        learned: Representation? = nil
+    ) {
+        self.verdict = verdict
+        self.transport = transport
+        self.hasHead = hasHead
+        self.written = written
+        self.declaredEnd = declaredEnd
+        self.resumeOffset = resumeOffset
+        self.writeFailure = writeFailure
+        self.retryAfter = retryAfter
+        self.representation = representation
+        self.learned = learned
+    }
+
+    /// How the attempt ended, as far as reaching its origin goes: no connection at all, a
+    /// connection that broke or stalled, a whole response (whatever its status), or nothing
+    /// known of the network.
+    var reach: OfflinePause.Reach {
+        // A local failure after the response's head says the origin answered; before it, nothing.
+        if writeFailure != nil { return hasHead ? .answered : .unknown }
+        guard let transport else { return verdict == nil ? .unknown : .answered }
+        switch transport {
+        case .resolve, .connect, .connectTimeout:
+            return .unreachable(AttemptReview.failure(from: transport))
+        case .timeout, .network, .truncated:
+            return .lost
+        case .tls:
+            // A TLS handshake, even a failed one, went over a connection that was made.
+            return .answered
+        case .cancelled, .protocolRefused, .other:
+            return .unknown
+        case .abortedBySink:
+            return verdict == nil ? .unknown : .answered
+        }
+    }
+
+    /// What the attempt says of its origin's health.
+    enum OriginReading: Equatable {
+        /// An answer, or a failure that is not the origin's.
+        case healthy
+        /// A failure that counts against the origin.
+        case failed(AttemptFailure)
+        /// Ended on this side before the origin's answer was known: nothing of its health.
+        case unknown
+    }
+
+    var originReading: OriginReading {
+        var failure: AttemptFailure?
+        if case .refused(let refused) = verdict {
+            failure = refused
+        } else if let transport, transport != .abortedBySink, transport != .cancelled {
+            failure = AttemptReview.failure(from: transport)
+        } else if verdict == nil {
+            return .unknown
+        }
+        guard let failure, failure.countsAgainstOrigin else { return .healthy }
+        return .failed(failure)
+    }
+
+    /// The common case, an answer taken with no failure.
+    var isCleanBody: Bool {
+        guard transport == nil, case .body? = verdict else { return false }
+        return true
+    }
+}
