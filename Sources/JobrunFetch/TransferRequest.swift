@@ -23,7 +23,7 @@ public struct TransferRequest: Sendable {
     public var receiveBufferSize: Int?
 
     /// The URL is `https:` (schemes are case-insensitive: a manifest may say `HTTPS://`). The
-    /// coordinator spreads such transfers over its engines; the engine lets them wait for a
+    /// driver spreads such transfers over its engines; the engine lets them wait for a
     /// multiplexed connection (`CURLOPT_PIPEWAIT`).
     public var usesTLS: Bool {
         var url = url

@@ -3,7 +3,7 @@ import Synchronization
 import JobrunCore
 
 /// Bytes for a descriptor, written by a thread of its own so that the thread that produces them
-/// (the run's coordinator) never waits for a slow reader: a pipe whose reader lags, a terminal,
+/// (the run's driver) never waits for a slow reader: a pipe whose reader lags, a terminal,
 /// a file on a slow disk.
 ///
 /// What is handed over waits in a buffer until the thread takes all of it at once. Past

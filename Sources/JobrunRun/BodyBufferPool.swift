@@ -2,7 +2,7 @@ import Synchronization
 import JobrunCore
 
 /// Memory for bodies kept in memory (see ``SliceWriter``), recycled: the engine thread takes a
-/// buffer when a response starts and the coordinator gives it back once the body is on disk.
+/// buffer when a response starts and the driver gives it back once the body is on disk.
 /// Without it every small slice would cost a `malloc` and a `free` on two threads, and, for
 /// bodies of tens of KiB, fresh pages (the allocator hands freed memory at the top of the heap
 /// back to the kernel). Buffers come in power-of-two sizes; at most `keep` of each are kept.

@@ -4,14 +4,14 @@ import JobrunFetch
 import Synchronization
 import JobrunOutcome
 
-/// A thread that finishes memory bodies (see ``SliceWriter``) for the coordinator: it hashes
+/// A thread that finishes memory bodies (see ``SliceWriter``) for the driver: it hashes
 /// each one, compares the digests with the slice's, and writes a body that matches to its
-/// partial file (``SliceWriter/persist()``); and it performs the coordinator's batched commits
-/// (``CommitBatch``: a sync, then the renames into place). Results go back to the coordinator
+/// partial file (``SliceWriter/persist()``); and it performs the driver's batched commits
+/// (``CommitBatch``: a sync, then the renames into place). Results go back to the driver
 /// as events, in the order the work was handed over.
 ///
 /// Why a thread of its own: with thousands of small slices, creating, writing and renaming
-/// their files is much of the run's CPU time. On the coordinator it delayed everything else
+/// their files is much of the run's CPU time. On the driver it delayed everything else
 /// that thread does (taking completions, starting the next slices); here it runs beside it.
 final class BodyStore: Sendable {
     struct Work: @unchecked Sendable {
@@ -106,9 +106,9 @@ final class BodyStore: Sendable {
         shared.inbox.withLock { $0.work.append(.commit(batch)) }
     }
 
-    /// Wakes the thread for the work submitted: the coordinator calls it before it sleeps, so
+    /// Wakes the thread for the work submitted: the driver calls it before it sleeps, so
     /// that the work of a turn of its loop costs the thread one wakeup (each one would take the
-    /// coordinator's core from it), not one a body.
+    /// driver's core from it), not one a body.
     func start() {
         let wake = shared.inbox.withLock { box in
             guard !box.work.isEmpty, !box.isSignalled else { return false }
@@ -130,7 +130,7 @@ final class BodyStore: Sendable {
     }
 
     /// Checks a complete body against `expected` and, when it verifies, puts it in its partial
-    /// file: what the store does with each memory body, and the coordinator with file bodies
+    /// file: what the store does with each memory body, and the driver with file bodies
     /// (and with every body once the disk has been full). The writer is closed (a memory
     /// body's buffer back in the pool) whatever happens.
     static func check(_ writer: SliceWriter, expected: [Digest], pool: DigestPool) -> Outcome {

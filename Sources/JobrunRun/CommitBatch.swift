@@ -1,9 +1,9 @@
 import JobrunCore
 
 /// Verified partial files that take their final names together (the commit protocol of
-/// `Coordinator+Commit`): the file systems of each output root are synced once, so that the
+/// `RunDriver+Commit`): the file systems of each output root are synced once, so that the
 /// files' data is on disk, and then each file is renamed into place. ``perform()`` runs on the ``BodyStore``'s thread,
-/// which owns the writers until the coordinator has the ``Result``; a crash at any point leaves
+/// which owns the writers until the driver has the ``Result``; a crash at any point leaves
 /// every final path holding a verified file or nothing, as the sync precedes every rename.
 struct CommitBatch: @unchecked Sendable {
     struct File {
@@ -32,7 +32,7 @@ struct CommitBatch: @unchecked Sendable {
     }
 
     struct Result: Sendable {
-        /// The roots synced, whose renames the coordinator had settled before are durable now.
+        /// The roots synced, whose renames the driver had settled before are durable now.
         var synced: [String] = []
         var files: [FileResult] = []
     }

@@ -34,7 +34,7 @@ public struct ApplyOptions: Sendable {
 }
 
 /// Runs a plan: one queue of every runnable slice in plan order, per-host and total limits,
-/// retries with backoff, resume, verification and durable commits. One coordinator thread (the
+/// retries with backoff, resume, verification and durable commits. One driver thread (the
 /// caller of ``run()``) owns all state. It also drives the first curl engine, the one that moves
 /// every plain-HTTP body under 64 KiB or of unknown size and every TLS body under 24 KiB, and
 /// sleeps in that engine's poll: a
@@ -48,13 +48,13 @@ public final class Executor: Sendable {
     let arrivals = ArrivalCounter()
     private let inbox = Mutex(Inbox())
 
-    /// Events for the coordinator, and whether it sleeps (only then does a poster wake it).
+    /// Events for the driver, and whether it sleeps (only then does a poster wake it).
     private struct Inbox {
         var events: [Event] = []
         var isSleeping = false
     }
     private let stopRequest = Mutex<StopReason?>(nil)
-    /// The engine the coordinator drives while ``run()`` runs: it sleeps in that engine's poll,
+    /// The engine the driver runs while ``run()`` runs: it sleeps in that engine's poll,
     /// so waking it is a `curl_multi_wakeup`.
     private let drivenEngine = Mutex<CurlEngine?>(nil)
 
@@ -83,15 +83,15 @@ public final class Executor: Sendable {
         wake()
     }
 
-    /// Queues an event without waking the coordinator: a threaded engine calls
+    /// Queues an event without waking the driver: a threaded engine calls
     /// ``wakeIfSleeping()`` once per turn of its loop (`CurlEngine(afterCallbacks:)`), so a turn
     /// that finished ten transfers costs one wakeup, not ten; the driven engine's completions
-    /// run on the coordinator's thread and need none.
+    /// run on the driver's thread and need none.
     func post(_ event: Event) {
         inbox.withLock { $0.events.append(event) }
     }
 
-    /// Wakes the coordinator when it sleeps and events wait.
+    /// Wakes the driver when it sleeps and events wait.
     func wakeIfSleeping() {
         let wake = inbox.withLock { box -> Bool in
             guard box.isSleeping, !box.events.isEmpty else { return false }
@@ -155,8 +155,8 @@ public final class Executor: Sendable {
             self.wakeIfSleeping()
         }
         defer { store.shutdown() }
-        var coordinator = Coordinator(executor: self, events: events, engines: engines, store: store)
-        return coordinator.run()
+        var driver = RunDriver(executor: self, events: events, engines: engines, store: store)
+        return driver.run()
     }
 
     /// Engines: the driven one moves every plain-HTTP body under 64 KiB or of unknown size and

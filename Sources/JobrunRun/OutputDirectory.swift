@@ -63,8 +63,8 @@ public struct WriteFailure: Error, Sendable, Hashable {
 
 /// An output root opened once; folders below it are created and opened one component at a time
 /// with `O_NOFOLLOW`, so no write can leave the root through a symbolic link, whatever appears on
-/// disk between planning and writing. Used from the coordinator thread only; its descriptors also
-/// from the store's (``BodyStore``), while the coordinator keeps it.
+/// disk between planning and writing. Used from the driver thread only; its descriptors also
+/// from the store's (``BodyStore``), while the driver keeps it.
 final class OutputDirectory {
     let rootPath: String
     let rootFD: Int32

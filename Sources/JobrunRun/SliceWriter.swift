@@ -14,7 +14,7 @@ import JobrunOutcome
 /// Two ways to store a body:
 /// - **memory**: a body of at most ``memoryLimit`` bytes (known from the slice's size or the
 ///   response's Content-Length) is kept in one buffer. When the transfer is complete the
-///   ``BodyStore`` thread (or, once the disk has been full, the coordinator) hashes it and, only
+///   ``BodyStore`` thread (or, once the disk has been full, the driver) hashes it and, only
 ///   when it verifies, writes it to the partial file (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
 ///   nothing worth keeping is lost when a transfer breaks, and the engine thread spends no
 ///   system call on them.
@@ -23,15 +23,15 @@ import JobrunOutcome
 ///     piece is still in the cache: large transfers are spread over the engine threads, so the
 ///     hashing is too, and nothing is read back (docs/performance.md has what that saves).
 ///   - A resumed body (or one that outgrew its Content-Length in memory) must be hashed from
-///     the partial file's first byte: every ``progressStep`` bytes the coordinator is told
+///     the partial file's first byte: every ``progressStep`` bytes the driver is told
 ///     (``progress``, as it is for every file body) and hashes what is on disk by reading it
 ///     back (``hash(upTo:)``), so the bytes already there are hashed on another thread than the
 ///     one receiving the rest.
 ///
 /// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
-/// coordinator thread, either after the transfer's completion or for bytes the engine thread
+/// driver thread, either after the transfer's completion or for bytes the engine thread
 /// reported as written (the report is posted after the write, through a lock). A memory body's
-/// checks and ``persist()`` may instead run on the ``BodyStore`` thread, which the coordinator
+/// checks and ``persist()`` may instead run on the ``BodyStore`` thread, which the driver
 /// hands the writer to (through a lock) and does not touch until the store reports back; so does
 /// every verified body's commit (its rename, its metadata file's removal, the look after the
 /// rename), once the writer is closed and in a ``CommitBatch``.
@@ -72,7 +72,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let algorithms: [DigestAlgorithm]
     /// When the attempt began (its transfer's duration is the rate a gate estimates with).
     let startedAt = ContinuousClock.now
-    // What the coordinator keeps of the attempt, on its thread only: the attempt's number (its
+    // What the driver keeps of the attempt, on its thread only: the attempt's number (its
     // events name it), the bytes its progress counts as in flight, the response's HTTP version,
     // and once verified, the digests and when.
     var token: UInt64 = 0
@@ -83,7 +83,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     /// Where memory bodies come from and go back to.
     private let buffers: BodyBufferPool
 
-    // Engine-thread state, read by the coordinator only after completion (or, for `fd`, after
+    // Engine-thread state, read by the driver only after completion (or, for `fd`, after
     // a progress report).
     private(set) var verdict: Verdict?
     private(set) var startOffset: Int64 = 0
@@ -108,7 +108,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     /// A file-mode body from byte 0: hashed by the engine thread as it is written.
     private var inlineDigester: MultiDigester?
 
-    // Coordinator-thread state: the running digest of a file-mode body.
+    // RunDriver-thread state: the running digest of a file-mode body.
     private var digester: MultiDigester?
     private var hashed: Int64 = 0
     private var readFailure: WriteFailure?
@@ -189,7 +189,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         do throws(WriteFailure) {
             try openPartial(appending: offset > 0)
             if offset == 0, !algorithms.isEmpty {
-                // Unavailable (out of memory): the coordinator reads the file back instead.
+                // Unavailable (out of memory): the driver reads the file back instead.
                 inlineDigester = try? MultiDigester(algorithms: algorithms)
             }
             if shouldKeepMetadata || (expectedSize == nil && (length ?? 0) >= PartialDownload.resumableSize) {
@@ -271,7 +271,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
 
     // MARK: Files (engine thread)
 
-    /// Opens the partial file for reading back as well as writing (the coordinator hashes it).
+    /// Opens the partial file for reading back as well as writing (the driver hashes it).
     private func openPartial(appending: Bool) throws(WriteFailure) {
         if appending {
             fd = openat(directoryFD, partName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
@@ -314,7 +314,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         closeDescriptor(mfd)
     }
 
-    // MARK: Coordinator thread
+    // MARK: RunDriver thread
 
     /// The attempt delivered a whole body to check and store (no failure on either side).
     func hasBodyToCheck(_ result: TransferResult) -> Bool {
@@ -382,7 +382,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         return nil
     }
 
-    /// Takes the identity of the partial file open as `descriptor`, which the coordinator
+    /// Takes the identity of the partial file open as `descriptor`, which the driver
     /// verifies in place of a body this writer received (a complete partial answered with 416).
     func adoptVerifiedFile(_ descriptor: Int32) {
         var status = stat()

@@ -196,7 +196,7 @@ import Testing
     #endif
 
     /// Work is started by `start()`, without waiting for the store to be shut down: what a
-    /// coordinator that sleeps after it relies on.
+    /// driver that sleeps after it relies on.
     @Test func startWakesTheThreadForTheWorkSubmitted() throws {
         let folder = try Folder()
         let delivered = Delivered()

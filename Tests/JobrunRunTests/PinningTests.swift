@@ -14,17 +14,17 @@ import Testing
         let bare = Slice(path: "a", location: Self.here)
         let sized = Slice(path: "b", size: 10, location: Self.here)
         let md5 = Slice(path: "c", digests: [Digest(algorithm: .md5, bytes: Array(repeating: 0, count: 16))], location: Self.here)
-        #expect(Coordinator.hashedAlgorithms(for: bare) == [.sha256])
-        #expect(Coordinator.hashedAlgorithms(for: sized) == [.sha256])
-        #expect(Coordinator.hashedAlgorithms(for: md5) == [.md5])
+        #expect(RunDriver.hashedAlgorithms(for: bare) == [.sha256])
+        #expect(RunDriver.hashedAlgorithms(for: sized) == [.sha256])
+        #expect(RunDriver.hashedAlgorithms(for: md5) == [.md5])
     }
 
     @Test func computedDigestsAreReportedApartFromDeclaredOnes() throws {
         let digest = try Digest.compute(.sha256, of: Array("abc".utf8))
         let bare = Slice(path: "a", location: Self.here)
         let declared = Slice(path: "b", digests: [digest], location: Self.here)
-        #expect(Coordinator.outcomeDigests([digest], for: bare) == ([], [digest]))
-        #expect(Coordinator.outcomeDigests([digest], for: declared) == ([digest], []))
+        #expect(RunDriver.outcomeDigests([digest], for: bare) == ([], [digest]))
+        #expect(RunDriver.outcomeDigests([digest], for: declared) == ([digest], []))
     }
 
     /// The store compares declared digests only: with none declared, a body is stored and its

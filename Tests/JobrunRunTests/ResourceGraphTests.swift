@@ -4,7 +4,7 @@ import Testing
 @testable import JobrunRun
 
 /// The resource graph as a machine part: dependencies and slice counts in, decisions out, with
-/// the coordinator's part (ending the resources it starts) played by the test.
+/// the driver's part (ending the resources it starts) played by the test.
 @Suite struct ResourceGraphTests {
     typealias Decision = ResourceGraph.Decision
 
@@ -19,7 +19,7 @@ import Testing
             remaining: remaining ?? Array(repeating: 1, count: count))
     }
 
-    /// Every decision until none is left, as the coordinator takes them (from a rescan).
+    /// Every decision until none is left, as the driver takes them (from a rescan).
     static func decisions(_ g: inout ResourceGraph) -> [String] {
         g.rescan()
         var out: [String] = []

@@ -20,7 +20,7 @@ import Testing
         for j in jobs { s.enqueue(j, sequence: j, resource: resource, origin: origin) { $0 } }
     }
 
-    /// Starts whatever may start at `now`, as the coordinator does (counting each start), and
+    /// Starts whatever may start at `now`, as the driver does (counting each start), and
     /// returns the actions in order.
     static func drain(
         _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]

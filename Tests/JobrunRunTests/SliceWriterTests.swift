@@ -9,7 +9,7 @@ import Testing
 
 /// The sink of one attempt, driven the way the engine drives it: a head, then body pieces.
 @Suite struct SliceWriterTests {
-    /// A folder to write into, opened as the coordinator opens it.
+    /// A folder to write into, opened as the driver opens it.
     final class Folder {
         let directory: TemporaryDirectory
         let fd: Int32
@@ -169,7 +169,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".big.bin.jobrun-part"))) == Data(body))
     }
 
-    /// A resumed body continues a partial file of exactly the resume offset; the coordinator
+    /// A resumed body continues a partial file of exactly the resume offset; the driver
     /// hashes the file from its first byte as progress reports arrive, so the digest covers the
     /// bytes already there too.
     @Test func aResumedBodyIsHashedWithTheBytesAlreadyOnDisk() throws {
@@ -191,7 +191,7 @@ import Testing
             let end = min(offset + 100_000, size)
             #expect(body[offset..<end].withUnsafeBytes { writer.receive(body: $0) })
             offset = end
-            // What the coordinator does with each report, in between.
+            // What the driver does with each report, in between.
             for written in reports.take() { writer.hash(upTo: written, scratch: pool.scratch) }
         }
         #expect(reports.count >= 2, "the engine side reported progress \(reports.count) times")

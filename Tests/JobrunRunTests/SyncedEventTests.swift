@@ -6,7 +6,7 @@ import JobrunTestSupport
 import Testing
 @testable import JobrunRun
 
-/// Every file the coordinator settles as fetched is followed by a sync of its root
+/// Every file the driver settles as fetched is followed by a sync of its root
 /// (``RunEvent/synced(root:)``) before the run ends, also in a resource that failed, and is then
 /// still as it was just after its rename: what lets the mirror state record a file only once its
 /// rename is durable. Run in process against the fault server.

@@ -2,7 +2,7 @@ import JobrunFetch
 import JobrunOutcome
 import JobrunVerify
 
-/// All the run's machine reads of an ended attempt: made once, on the coordinator's thread, from
+/// All the run's machine reads of an ended attempt: made once, on the driver's thread, from
 /// the engine's result and what the writer took of the response. Immutable, so a decision about
 /// the attempt depends on nothing the writer may still change.
 struct AttemptReport {

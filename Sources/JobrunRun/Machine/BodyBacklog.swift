@@ -1,8 +1,8 @@
-/// The bodies received and not yet checked or stored: those waiting on the coordinator's thread
+/// The bodies received and not yet checked or stored: those waiting on the driver's thread
 /// and the memory bodies with the ``BodyStore``. Each holds its memory, so past the bounds no new
 /// slice starts until the backlog shrinks. A part of the run's machine.
 struct BodyBacklog {
-    /// Finished transfers waiting on the coordinator's thread to be checked,
+    /// Finished transfers waiting on the driver's thread to be checked,
     static let mostWaiting = 64
     /// and their bytes with the store's (memory bodies only).
     static let mostBytes: Int64 = 8 << 20
@@ -27,7 +27,7 @@ struct BodyBacklog {
     var admitsStarts: Bool { storing <= Self.mostStoring && storingBytes <= Self.mostBytes }
 
     /// Whether slices may start while `waiting` bodies of `waitingBytes` (in memory) wait on the
-    /// coordinator's thread besides.
+    /// driver's thread besides.
     func admitsStarts(waiting: Int, waitingBytes: Int64) -> Bool {
         waiting <= Self.mostWaiting && waitingBytes + storingBytes <= Self.mostBytes
     }

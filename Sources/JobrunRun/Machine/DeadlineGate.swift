@@ -3,7 +3,7 @@ import JobrunOutcome
 
 /// The run's deadline as a gate: a slice does not start when it would not finish before the
 /// cutoff (the deadline less its margin) at the rate its origin has shown, with room to spare;
-/// at the cutoff the coordinator cancels what is still in flight. A slice of unknown size, or at
+/// at the cutoff the driver cancels what is still in flight. A slice of unknown size, or at
 /// an origin not yet measured, starts while there is time left.
 struct DeadlineGate: DispatchGate {
     let cutoff: ContinuousClock.Instant

@@ -8,7 +8,7 @@ import JobrunOutcome
 /// on a backoff from 1 s to 30 s); every attempt that failed at the transport level since its
 /// origin last answered is given back, as is every such failure while offline, so that the retry
 /// budget is spent only while an origin is reachable. The first answer from any origin ends it.
-/// Pure: the coordinator reports attempt ends and asks for admission, with the time passed in.
+/// Pure: the driver reports attempt ends and asks for admission, with the time passed in.
 ///
 /// An answer clears what failed at its origin before its attempt started, not what failed while it
 /// ran: the last responses of a server going away arrive after the first refusals.

@@ -4,7 +4,7 @@ import JobrunOutcome
 /// A circuit breaker for one origin: after `retries.host_failures` attempts in a row have failed
 /// there (across more than one slice, with no success in between), the origin gets no new work
 /// but one probe at a time on the backoff schedule; once `retries.attempts` probes have failed too,
-/// the origin's remaining slices fail without being requested. Pure: the coordinator reports
+/// the origin's remaining slices fail without being requested. Pure: the driver reports
 /// attempt ends and asks for admission, with the time passed in.
 ///
 /// | state   | event                          | next state                       | action     |

@@ -4,7 +4,7 @@ import JobrunOutcome
 /// The origins' health: a breaker for each origin with failed attempts since its last success
 /// (``OriginBreaker``), and the offline pause, for a network gone (``OfflinePause``). A part of
 /// the run's machine: it says which origin may be sent a request at an instant, and what an
-/// attempt's start and end change; the coordinator tells the events and fails the slices.
+/// attempt's start and end change; the driver tells the events and fails the slices.
 struct OriginHealth {
     typealias Instant = ContinuousClock.Instant
 

@@ -4,7 +4,7 @@ import JobrunPlan
 /// The run's resources as their dependencies make them: which may start, which a dependency's
 /// failure skips or its deferral defers, and how each ends. A part of the run's machine: the
 /// only place a resource's state changes, with no clock, file or event of its own. The
-/// coordinator carries out each decision (queues, settles and tells) and reports back the
+/// driver carries out each decision (queues, settles and tells) and reports back the
 /// slices that end.
 struct ResourceGraph {
     enum State: Equatable {
@@ -146,7 +146,7 @@ struct ResourceGraph {
         return .unfinished(count: counts.skipped, total: total)
     }
 
-    /// Resource `r` has ended as `state` (the coordinator has synced and told it); the waiting
+    /// Resource `r` has ended as `state` (the driver has synced and told it); the waiting
     /// resources are looked at again.
     mutating func ended(_ r: Int, as state: State) {
         states[r] = state

@@ -2,7 +2,7 @@ import JobrunOutcome
 
 /// Where the run stands: going, or stopping and why, and whether the disk has filled up. A part
 /// of the run's machine: the one place the run's stop is decided, with no clock of its own (the
-/// coordinator tells it what came: a request, the deadline, the offline wait, a full disk).
+/// driver tells it what came: a request, the deadline, the offline wait, a full disk).
 struct RunPhase {
     /// Why the run ends early: what stopped it, or the gate that held work back for the rest of
     /// it (the deadline's). What the reports and the exit status say.

@@ -14,7 +14,7 @@ import JobrunOutcome
 struct Scheduler {
     typealias Instant = ContinuousClock.Instant
 
-    /// What the coordinator does next.
+    /// What the driver does next.
     enum Action: Equatable {
         /// Start job `job`'s attempt at `origin`.
         case startAttempt(job: Int, origin: String)
@@ -165,7 +165,7 @@ struct Scheduler {
         return .admit
     }
 
-    /// When a cooling origin with waiting jobs may start again (the coordinator wakes then).
+    /// When a cooling origin with waiting jobs may start again (the driver wakes then).
     func nextCooldownEnd(after now: Instant) -> Instant? {
         var earliest: Instant?
         for (origin, until) in cooldownUntil where until > now && hasWaiting(at: origin) {

@@ -4,7 +4,7 @@ import JobrunOutcome
 /// Every slice's progress through the run, by job (jobs are numbered in plan order): the one
 /// place a slice's state changes, with the bookkeeping each state needs (the delayed jobs and
 /// the origins their retries wait for, how far each resource's slices have settled). A part of
-/// the run's machine: it reads no clock and calls no engine; the coordinator carries out what a
+/// the run's machine: it reads no clock and calls no engine; the driver carries out what a
 /// change means (a transfer started, a retry queued).
 struct SliceBook {
     /// One slice's progress through the run.

@@ -18,7 +18,7 @@ enum TransferPlacement {
     static let spreadTLSSliceSize: Int64 = 24 << 10
 
     /// Whether a transfer takes its turn over all the engines (`true`) or stays on engine 0, the
-    /// one the coordinator drives itself. Where the engine thread's work grows with the bytes —
+    /// one the driver runs itself. Where the engine thread's work grows with the bytes —
     /// copying bodies of 64 KiB and more, decrypting TLS bodies — spreading puts that work on
     /// every core; for a smaller body, handing its completion over from another thread (and, over
     /// TLS, a second connection) costs more than it saves. The lines (64 KiB over plain HTTP,

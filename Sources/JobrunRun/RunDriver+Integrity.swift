@@ -4,7 +4,7 @@ import JobrunOutcome
 
 /// Slices that declare no digest: what was fetched for them is hashed anyway (SHA-256, on the
 /// bytes as they stream, like a declared digest), so a report can pin it.
-extension Coordinator {
+extension RunDriver {
     /// Shared, so choosing it allocates nothing per slice.
     static let pinningAlgorithms: [DigestAlgorithm] = [.sha256]
 

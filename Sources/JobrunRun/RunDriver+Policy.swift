@@ -5,14 +5,11 @@ import JobrunPlan
 
 /// The network policy during the run: resources deferred by the plan, by a dependency, or by
 /// conditions that turned bad while it ran.
-extension Coordinator {
+extension RunDriver {
     /// Starts the policy's review: the gate, the first verdicts, the watch of the conditions.
     mutating func startPolicy() {
         guard let policy = options.policy else { return }
-        let now = ContinuousClock.now
-        policyReview = PolicyReview(policy: policy, now: now)
-        policyGateIndex = scheduler.gates.count
-        scheduler.gates.append(PolicyGate(deferred: [:], waitUntil: policy.waitUntil, nextReview: now))
+        machine.startPolicy(policy, now: ContinuousClock.now)
         if let read = policy.readConditions { conditionsWatch = ConditionsWatch(interval: policy.interval, read: read) }
         reviewPolicy(now: ContinuousClock.now)
     }
@@ -20,16 +17,13 @@ extension Coordinator {
     /// Judges every resource still to run again, with the latest conditions and the time, and
     /// renews the gate's verdicts.
     mutating func reviewPolicy(now: ContinuousClock.Instant) {
-        guard let policy = options.policy, var review = policyReview, let index = policyGateIndex else { return }
-        let resources = plan.entries.indices.filter { graph.isUndecidedOrActive($0) }.map { (entry: $0, resource: plan.entries[$0].resource) }
-        let reading = conditionsWatch?.take()
-        scheduler.gates[index] = review.review(now: now, wallMilliseconds: policy.wallMilliseconds(), conditions: reading, resources: resources)
-        policyReview = review
+        guard let policy = options.policy, machine.policy != nil else { return }
+        machine.reviewPolicy(now: now, wallMilliseconds: policy.wallMilliseconds(), reading: conditionsWatch?.take())
     }
 
     /// Reviews the policy when its interval has passed.
     mutating func reviewPolicyIfDue() {
-        guard let review = policyReview, review.isDue(at: ContinuousClock.now) else { return }
+        guard let review = machine.policy, review.isDue(at: ContinuousClock.now) else { return }
         reviewPolicy(now: ContinuousClock.now)
     }
 
@@ -42,7 +36,7 @@ extension Coordinator {
     /// deferred, and its dependents are deferred in turn.
     mutating func deferResource(_ r: Int, _ deferral: Deferral) {
         deferralOf[r] = deferral
-        for j in book.jobsOfResource[r] where !isDone(j) {
+        for j in machine.book.jobsOfResource[r] where !isDone(j) {
             settle(j, SliceOutcome(status: .deferred, skipReason: deferral.message, displayURL: displayURL(j)), bulk: true)
         }
         events.emit(.resourceDeferred(id: plan.entries[r].resource.id, deferral: deferral))
@@ -51,7 +45,7 @@ extension Coordinator {
     /// A warning, once per resource, when it runs only because `max_deferral` has passed.
     mutating func warnIfOverridden(_ r: Int) {
         var overridden = plan.entries[r].overridden
-        if overridden.isEmpty, let context = policyReview?.context, case .run(let causes) = context.verdict(for: plan.entries[r].resource) {
+        if overridden.isEmpty, let context = machine.policy?.context, case .run(let causes) = context.verdict(for: plan.entries[r].resource) {
             overridden = causes
         }
         guard !overridden.isEmpty else { return }
@@ -60,6 +54,6 @@ extension Coordinator {
 
     /// Why resource `r` was deferred while it ran: the gate's verdict, or the dependency's.
     func runtimeDeferral(of r: Int) -> Deferral {
-        policyReview?.deferrals[r] ?? deferralOf[r] ?? Deferral(causes: [Deferral.Cause(.dependency, "deferred by the network policy")])
+        machine.policy?.deferrals[r] ?? deferralOf[r] ?? Deferral(causes: [Deferral.Cause(.dependency, "deferred by the network policy")])
     }
 }

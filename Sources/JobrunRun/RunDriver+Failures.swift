@@ -3,26 +3,26 @@ import JobrunOutcome
 import JobrunPlan
 
 /// A full disk, and the partial files of attempts that end without a commit.
-extension Coordinator {
+extension RunDriver {
     /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
     /// file stays for a later resume); a second full disk stops the run from starting more.
     mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
-        if failure.isDiskFull { phase.diskFilled() }
+        if failure.isDiskFull { machine.phase.diskFilled() }
         fail(j, AttemptFailure(kind: failure.sliceErrorKind, message: failure.message, isTransient: false))
-        if phase.startsNothing { stopForFullDisk() }
+        if machine.phase.startsNothing { stopForFullDisk() }
     }
 
     /// Repeated ENOSPC: nothing new starts; what has not started fails with the reason.
     /// `dispatch()` calls this again for slices that become ready later (a retry, or the
     /// dependents of a resource that completes after the disk filled up).
     mutating func stopForFullDisk() {
-        guard !isStopping else { return }
+        guard !machine.isStopping else { return }
         // Failing slices can finish resources and so make their dependents ready: until none is.
-        while book.jobs.indices.contains(where: book.isWaitingToStart) {
-            for j in book.jobs.indices where book.isWaitingToStart(j) {
+        while machine.book.jobs.indices.contains(where: machine.book.isWaitingToStart) {
+            for j in machine.book.jobs.indices where machine.book.isWaitingToStart(j) {
                 fail(j, AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), announce: false)
             }
-            _ = scheduler.removeAll()
+            _ = machine.scheduler.removeAll()
             for r in plan.entries.indices { finishResourceIfDone(r) }
         }
     }
@@ -35,7 +35,7 @@ extension Coordinator {
     @discardableResult
     mutating func endAttempt(_ j: Int, writer: SliceWriter) -> PartialFate? {
         writer.close()
-        let slice = plan.entries[book.jobs[j].resource].resource.slices[book.jobs[j].slice]
+        let slice = plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
         switch PartialDownload.examine(
             in: writer.directoryFD, for: writer.fileName, identity: writer.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty)
         {
@@ -45,7 +45,7 @@ extension Coordinator {
             return .kept
         case .unresumable(let obstacle):
             discardPartial(writer)
-            book.jobs[j].discardedPartial = .unresumable(obstacle)
+            machine.book.jobs[j].discardedPartial = .unresumable(obstacle)
             return .discarded(.unresumable(obstacle))
         }
     }

@@ -9,24 +9,24 @@ import JobrunOutcome
 /// (their data is on disk), then renames each into place. The resource's completion syncs once
 /// more (the renames are on disk) before it is reported. A crash at any point leaves every final
 /// path holding a verified file or nothing.
-extension Coordinator {
+extension RunDriver {
     /// Queues a verified slice for the next flush; `now` flushes at once. `writer` is closed: from
     /// the flush on it is the store's thread's until the commit's result.
     mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
         writer.verified = (digests, now)
-        book.committing(j, writer: writer)
-        let isFull = commits.add(j, at: now)
+        machine.book.committing(j, writer: writer)
+        let isFull = machine.commits.add(j, at: now)
         // A resource whose last slice this is completes now rather than after the timer.
-        if flushNow || isFull || book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }
+        if flushNow || isFull || machine.book.allSettled(resource: machine.book.jobs[j].resource) { flushCommitsIfDue(force: true) }
     }
 
     mutating func flushCommitsIfDue(force: Bool) {
-        guard !commits.pending.isEmpty, let jobs = commits.takeBatch(now: ContinuousClock.now, force: force) else { return }
+        guard !machine.commits.pending.isEmpty, let jobs = machine.commits.takeBatch(now: ContinuousClock.now, force: force) else { return }
         var batch = CommitBatch()
         for j in jobs {
-            guard case .committing(let writer) = book.jobs[j].state else { continue }
-            let root = plan.entries[book.jobs[j].resource].resource.outputRoot
+            guard case .committing(let writer) = machine.book.jobs[j].state else { continue }
+            let root = plan.entries[machine.book.jobs[j].resource].resource.outputRoot
             // The writer's folder was opened by the root's directory, so its file system is
             // among the root's.
             batch.add(job: j, writer: writer, root: root, fileSystems: directories[root]?.fileSystems ?? FileSystemSet(writer.directoryFD))
@@ -37,15 +37,17 @@ extension Coordinator {
     /// The store's thread performed `batch`: its slices are settled, and the resources they
     /// complete are finished.
     mutating func finishCommit(_ batch: CommitBatch, _ result: CommitBatch.Result) {
-        commits.batchReturned()
+        machine.commits.batchReturned()
         // The renames settled before this batch preceded its syncs.
         for root in result.synced { noteSynced(root) }
         var touched = Set<Int>()
         for (file, fileResult) in zip(batch.files, result.files) {
             let j = file.job
-            guard case .committing(let writer) = book.jobs[j].state, writer === file.writer, let (digests, verifiedAt) = writer.verified else { continue }
-            let resource = plan.entries[book.jobs[j].resource].resource
-            touched.insert(book.jobs[j].resource)
+            guard case .committing(let writer) = machine.book.jobs[j].state, writer === file.writer, let (digests, verifiedAt) = writer.verified else {
+                continue
+            }
+            let resource = plan.entries[machine.book.jobs[j].resource].resource
+            touched.insert(machine.book.jobs[j].resource)
             let renamed: FileIdentity?
             switch fileResult {
             case .notSynced(let error):
@@ -70,15 +72,15 @@ extension Coordinator {
             case .renamed(let identity):
                 renamed = identity
             }
-            commits.renamed(into: resource.outputRoot)
-            let reported = Self.outcomeDigests(digests, for: resource.slices[book.jobs[j].slice])
+            machine.commits.renamed(into: resource.outputRoot)
+            let reported = Self.outcomeDigests(digests, for: resource.slices[machine.book.jobs[j].slice])
             // The plan found the file on disk wrong: this fetch repaired it.
-            let decision = plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice]
-            let isRepair = decision.action == .refetch && !book.jobs[j].didResume
+            let decision = plan.entries[machine.book.jobs[j].resource].decisions[machine.book.jobs[j].slice]
+            let isRepair = decision.action == .refetch && !machine.book.jobs[j].didResume
             var outcome = SliceOutcome(
-                status: book.jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: book.jobs[j].bytesTransferred,
-                size: writer.written, attempts: Int(book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
-                duration: book.firstStart(j).map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
+                status: machine.book.jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: machine.book.jobs[j].bytesTransferred,
+                size: writer.written, attempts: Int(machine.book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
+                duration: machine.book.firstStart(j).map { verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: writer.httpVersion)
             outcome.hadUndeclaredLength = !writer.hasDelimitedBody
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
@@ -94,8 +96,8 @@ extension Coordinator {
     /// A 416 to a resume of a partial file that already has the declared size: hash it whole,
     /// and commit it when every digest matches.
     mutating func commitCompletePartial(_ j: Int, writer: SliceWriter) {
-        let resource = plan.entries[book.jobs[j].resource].resource
-        let slice = resource.slices[book.jobs[j].slice]
+        let resource = plan.entries[machine.book.jobs[j].resource].resource
+        let slice = resource.slices[machine.book.jobs[j].slice]
         let fd = openat(writer.directoryFD, writer.partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         var digests: [Digest] = []
         var ok = fd >= 0
@@ -115,7 +117,7 @@ extension Coordinator {
             close(fd)
         }
         if ok {
-            book.jobs[j].didResume = true
+            machine.book.jobs[j].didResume = true
             queueCommit(j, writer: writer, digests: digests, now: true)
         } else {
             discardPartial(writer)

@@ -5,11 +5,11 @@ import JobrunPlan
 import JobrunVerify
 import JobrunOutcome
 
-extension Coordinator {
+extension RunDriver {
     /// Opens (creating as needed) the folder a slice's file lives in.
     mutating func folder(for j: Int) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
-        let resource = plan.entries[book.jobs[j].resource].resource
-        let relative = resource.relativePath(of: resource.slices[book.jobs[j].slice])
+        let resource = plan.entries[machine.book.jobs[j].resource].resource
+        let relative = resource.relativePath(of: resource.slices[machine.book.jobs[j].slice])
         let root: OutputDirectory
         if let existing = directories[resource.outputRoot] {
             root = existing
@@ -34,17 +34,18 @@ extension Coordinator {
 
     /// Starts the next attempt of job `j`, or continues its attempt at a redirect's target.
     mutating func startAttempt(_ j: Int) {
-        let isRedirectHop = review.redirectOrigin(j) != nil
-        let resource = plan.entries[book.jobs[j].resource].resource
-        let slice = resource.slices[book.jobs[j].slice]
+        let isRedirectHop = machine.review.redirectOrigin(j) != nil
+        let resource = plan.entries[machine.book.jobs[j].resource].resource
+        let slice = resource.slices[machine.book.jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
-        let isFirstStart = book.firstStart(j) == nil
-        if isFirstStart { book.firstStarted(j, at: now) }
-        guard let deadline = AttemptReview.attemptDeadline(firstStart: book.firstStart(j) ?? now, resourceTimeout: settings.timeouts.resource, now: now) else {
+        let isFirstStart = machine.book.firstStart(j) == nil
+        if isFirstStart { machine.book.firstStarted(j, at: now) }
+        guard let deadline = AttemptReview.attemptDeadline(firstStart: machine.book.firstStart(j) ?? now, resourceTimeout: settings.timeouts.resource, now: now)
+        else {
             fail(
                 j,
-                outcomes[book.jobs[j].resource][book.jobs[j].slice].failure
+                outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice].failure
                     ?? AttemptFailure(
                         kind: .timeout,
                         message: "the resource timeout (\(DurationParser.format(milliseconds: settings.timeouts.resource.wholeMilliseconds))) passed",
@@ -53,17 +54,18 @@ extension Coordinator {
         }
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
-            book.jobs[j].attempts += 1
-            review.forgetRedirect(j)
+            machine.book.jobs[j].attempts += 1
+            machine.review.forgetRedirect(j)
         }
-        let own = address(j)
+        let own = machine.address(j)
         let identity = own.identity
         // The plan was made by this process moments ago from one listing per folder: a first
         // attempt of a slice it classified fetch/refetch has no resumable partial (a partial
         // with matching metadata would have made it `resume`), so the per-slice lookup is
         // skipped there. Later starts (retries, attempts given back while offline), redirect
         // hops and `resume` slices look on disk as before.
-        let mayHavePartial = isRedirectHop || !isFirstStart || plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice].action == .resume
+        let mayHavePartial =
+            isRedirectHop || !isFirstStart || plan.entries[machine.book.jobs[j].resource].decisions[machine.book.jobs[j].slice].action == .resume
         let resume =
             mayHavePartial
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
@@ -73,13 +75,13 @@ extension Coordinator {
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
             expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
             algorithms: Self.hashedAlgorithms(for: slice), resumeOffset: resume?.offset ?? 0,
-            resumeValidator: resume?.validator, learned: review.learned[j] ?? resume?.learned,
+            resumeValidator: resume?.validator, learned: machine.review.learned[j] ?? resume?.learned,
             shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
             progress: { [executor] written in
                 executor.post(.bodyProgress(job: j, token: token, written: written))
             },
             buffers: bodyBuffers)
-        let next = nextRequest(j, own: own)
+        let next = machine.nextRequest(j, own: own)
         var request = TransferRequest(
             url: next.url, headers: next.headers.map { ($0.name, $0.value) },
             rangeStart: resume?.offset, ifRange: resume?.validator?.value,
@@ -88,7 +90,7 @@ extension Coordinator {
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
         // curl tool uses 100 KiB; measured in docs/performance.md). Small slices (unsized ones by
         // their resource's mean so far) keep libcurl's 16 KiB and the pool of reused easy handles.
-        let size = review.plannedSize(resource: book.jobs[j].resource, declared: slice.size)
+        let size = machine.review.plannedSize(resource: machine.book.jobs[j].resource, declared: slice.size)
         // An unsized slice before any of its resource's bodies has arrived is taken to be large.
         request.receiveBufferSize = TransferPlacement.receiveBuffer(forSize: size ?? TransferPlacement.largeSliceSize)
         let executor = self.executor
@@ -97,13 +99,13 @@ extension Coordinator {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
-        book.jobs[j].engine = UInt8(engine)
+        machine.book.jobs[j].engine = UInt8(engine)
         let id = engines[engine].start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
         }
         writer.token = token
-        book.running(j, transfer: id, writer: writer)
-        scheduler.started(at: origin(j))
+        machine.book.running(j, transfer: id, writer: writer)
+        machine.scheduler.started(at: machine.origin(j))
     }
 
     /// A partial file this slice may continue: its size, its validator (none when the slice's
@@ -139,24 +141,26 @@ extension Coordinator {
             for event in executor.takeEvents() {
                 switch event {
                 case .transferDone(let j, let token, let result):
-                    guard case .running(_, let writer) = book.jobs[j].state, writer.token == token else { continue }
+                    guard case .running(_, let writer) = machine.book.jobs[j].state, writer.token == token else { continue }
                     progress.bytesReceived += result.bodyBytes
-                    scheduler.ended(at: origin(j))
+                    machine.scheduler.ended(at: machine.origin(j))
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
-                    if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt) }
+                    if !machine.scheduler.gates.isEmpty {
+                        machine.scheduler.observe(machine.ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt)
+                    }
                     freedSlots = true
-                    if !phase.hasFilledDisk, writer.hasBodyToCheck(result) {
+                    if !machine.phase.hasFilledDisk, writer.hasBodyToCheck(result) {
                         bodies.append((j, writer, result))
                         if writer.isInMemory { waitingBytes += writer.written }
                     } else {
                         complete(j, writer: writer, result: result)
                     }
                 case .bodyProgress(let j, let token, let written):
-                    guard case .running(_, let writer) = book.jobs[j].state, writer.token == token else { continue }
+                    guard case .running(_, let writer) = machine.book.jobs[j].state, writer.token == token else { continue }
                     writer.hash(upTo: written, scratch: digestPool.scratch)
                 case .stored(.body(let j, let writer, let outcome)):
-                    guard case .storing(let current) = book.jobs[j].state, current === writer else { continue }
-                    backlog.returned(bytes: writer.written)
+                    guard case .storing(let current) = machine.book.jobs[j].state, current === writer else { continue }
+                    machine.backlog.returned(bytes: writer.written)
                     freedSlots = true
                     finishChecked(j, writer: writer, outcome: outcome)
                 case .stored(.committed(let batch, let result)):
@@ -165,10 +169,10 @@ extension Coordinator {
             }
             // Bounded: a body waiting here holds its memory, so past the backlog's bounds (count, or
             // of their bytes) the next slices wait until this thread has caught up.
-            if freedSlots && !isStopping && backlog.admitsStarts(waiting: bodies.count - next, waitingBytes: waitingBytes) { dispatch() }
+            if freedSlots && !machine.isStopping && machine.backlog.admitsStarts(waiting: bodies.count - next, waitingBytes: waitingBytes) { dispatch() }
             guard next < bodies.count else {
                 // Slots the backlog held back (and those `complete` freed) are used now.
-                if !bodies.isEmpty && !isStopping { dispatch() }
+                if !bodies.isEmpty && !machine.isStopping { dispatch() }
                 return
             }
             let b = bodies[next]
@@ -179,14 +183,14 @@ extension Coordinator {
     }
 
     mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
-        let resource = plan.entries[book.jobs[j].resource].resource
-        let slice = resource.slices[book.jobs[j].slice]
+        let resource = plan.entries[machine.book.jobs[j].resource].resource
+        let slice = resource.slices[machine.book.jobs[j].slice]
         // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
         // partial file closed, and kept only when it can be resumed) unless its body went on, or
         // a stop's cut ended it already (``settleCut``).
         var handedOver = false
         defer { if !handedOver { endAttempt(j, writer: writer) } }
-        book.jobs[j].bytesTransferred += result.bodyBytes
+        machine.book.jobs[j].bytesTransferred += result.bodyBytes
         writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
             handedOver = true
@@ -195,9 +199,13 @@ extension Coordinator {
         }
         let report = AttemptReport(writer: writer, result: result)
         // While the network is gone, a failure to reach the origin costs the slice no attempt.
-        switch noteReach(j, report, startedAt: writer.startedAt) {
+        switch machine.attemptReached(j, report, startedAt: writer.startedAt, now: ContinuousClock.now) {
         case .counts: break
+        case .cameOnline(let origin, let after): events.emit(.networkOnline(origin: origin, after: after))
         case .givenBack: return
+        case .wentOffline(let origins, let wait):
+            events.emit(.networkOffline(origins: origins, wait: wait))
+            return
         case .cut:
             handedOver = true
             settleCut(j, writer: writer)
@@ -205,29 +213,29 @@ extension Coordinator {
         }
         noteOriginHealth(j, report)
         let wallClock = options.wallClock
-        let judgement = review.judge(
-            j, resource: book.jobs[j].resource, report, expectedSize: slice.size, backoff: resource.settings.retries.backoff, wallClock: wallClock())
+        let judgement = machine.review.judge(
+            j, resource: machine.book.jobs[j].resource, report, expectedSize: slice.size, backoff: resource.settings.retries.backoff, wallClock: wallClock())
         switch judgement {
         case .writeFailed(let failure):
             // No final file was touched; the partial file stays if it can be resumed.
             failWrite(j, failure)
         case .redirect(let location):
-            let own = address(j)
-            switch review.redirect(j, location: location, ownURL: own.url, headers: resource.headers(for: slice)) {
+            let own = machine.address(j)
+            switch machine.review.redirect(j, location: location, ownURL: own.url, headers: resource.headers(for: slice)) {
             case .follow(let url, let headers):
                 // A run that is stopping sends no further request: the attempt ends cut short.
-                guard !isStopping else {
+                guard !machine.isStopping else {
                     handedOver = true
                     settleCut(j, writer: writer)
                     return
                 }
                 // The hop's origin is held to its breaker like any other request.
                 guard admitsHop(j, to: (try? ParsedURL.parse(url).get())?.origin ?? url) else { return }
-                review.follow(j, to: url, headers: headers)
+                machine.review.follow(j, to: url, headers: headers)
                 // The hop waits for a slot at its target like any request there: its origin's
                 // limit, cooldown and gates hold it as they hold the target's own slices.
-                book.ready(j)
-                enqueue(j)
+                machine.book.ready(j)
+                machine.enqueue(j)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
@@ -242,13 +250,13 @@ extension Coordinator {
             if restartsFromZero, restartFromZero(j, after: failure) { return }
             retryOrFail(j, failure)
         case .body:
-            if writer.isInMemory && !phase.hasFilledDisk {
+            if writer.isInMemory && !machine.phase.hasFilledDisk {
                 // Hashed, compared and written beside this thread; its report finishes it.
                 // Once the disk has been full, bodies are stored here, one at a time, so the
                 // next full disk is known before anything else starts.
                 handedOver = true
-                book.storing(j, writer: writer)
-                backlog.handed(bytes: writer.written)
+                machine.book.storing(j, writer: writer)
+                machine.backlog.handed(bytes: writer.written)
                 store.submit(BodyStore.Work(job: j, writer: writer, expected: slice.digests))
                 return
             }
@@ -262,7 +270,7 @@ extension Coordinator {
     mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: BodyStore.Outcome) {
         switch outcome {
         case .stored(let digests):
-            book.jobs[j].didResume = writer.startOffset > 0 || book.jobs[j].didResume
+            machine.book.jobs[j].didResume = writer.startOffset > 0 || machine.book.jobs[j].didResume
             queueCommit(j, writer: writer, digests: digests)
         case .mismatch(let expected, let actual):
             discardPartial(writer)
@@ -270,7 +278,7 @@ extension Coordinator {
             if restarts {
                 // Only the digest vouched for the partial file's bytes, and it did not: they may
                 // be of another version, so the slice gets one fetch from byte 0.
-                book.jobs[j].discardedPartial = .failedDigest
+                machine.book.jobs[j].discardedPartial = .failedDigest
                 if restartFromZero(j, after: failure) { return }
             }
             retryOrFail(j, failure)
@@ -285,44 +293,47 @@ extension Coordinator {
     /// this cannot repeat), at its own URL and origin. The restart is an attempt, told as a
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: Int, after failure: AttemptFailure) -> Bool {
-        guard !isStopping, health.mayStart(at: ownOrigin(j), now: ContinuousClock.now) else { return false }
-        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
-            status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
-        let resource = plan.entries[book.jobs[j].resource].resource
+        guard !machine.isStopping, machine.health.mayStart(at: machine.ownOrigin(j), now: ContinuousClock.now) else { return false }
+        outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
+            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
+            displayURL: displayURL(j))
+        let resource = plan.entries[machine.book.jobs[j].resource].resource
         events.emit(
             .sliceRetrying(
-                SliceRef(resource: resource.id, path: resource.slices[book.jobs[j].slice].path, url: shownURL(j)), failure: failure,
-                attempt: Int(book.jobs[j].attempts), delay: .zero))
-        requeue(j)
+                SliceRef(resource: resource.id, path: resource.slices[machine.book.jobs[j].slice].path, url: shownURL(j)), failure: failure,
+                attempt: Int(machine.book.jobs[j].attempts), delay: .zero))
+        machine.requeue(j)
         return true
     }
 
     /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
     /// and the resource timeout last; otherwise the slice fails.
     mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
-        let resource = plan.entries[book.jobs[j].resource].resource
+        let resource = plan.entries[machine.book.jobs[j].resource].resource
         let settings = resource.settings
-        outcomes[book.jobs[j].resource][book.jobs[j].slice] = SliceOutcome(
-            status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure, displayURL: displayURL(j))
+        outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
+            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
+            displayURL: displayURL(j))
         // An origin given up on gets no retry either (the slice's own, or the redirect's target).
-        let at = origin(j)
-        let originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(at))
+        let at = machine.origin(j)
+        let originFailed = !machine.health.breakers.isEmpty && (machine.health.isFailed(machine.ownOrigin(j)) || machine.health.isFailed(at))
         // After a redirect the origin is the last hop's; a retry starts again at the slice's own
         // URL, so it queues and counts against that host's limit.
-        let (random, attempts, firstStart, isStopping) = (options.random, Int(book.jobs[j].attempts), book.firstStart(j), isStopping)
-        let retry = review.retry(
+        let (random, attempts, firstStart, isStopping) = (options.random, Int(machine.book.jobs[j].attempts), machine.book.firstStart(j), machine.isStopping)
+        let retry = machine.review.retry(
             j, after: failure, attempts: attempts, policy: settings.retries, resourceTimeout: settings.timeouts.resource,
             firstStart: firstStart, now: ContinuousClock.now, random: random(), isStopping: isStopping, originFailed: originFailed)
         guard case .retry(let until, let delay, let coolsDownOrigin) = retry else {
             fail(j, failure)
             return
         }
-        if coolsDownOrigin { scheduler.coolDown(at, until: until) }
-        self.delay(j, until: until)
-        let slice = resource.slices[book.jobs[j].slice]
+        if coolsDownOrigin { machine.scheduler.coolDown(at, until: until) }
+        machine.delay(j, until: until)
+        let slice = resource.slices[machine.book.jobs[j].slice]
         events.emit(
             .sliceRetrying(
-                SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(book.jobs[j].attempts), delay: delay))
+                SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(machine.book.jobs[j].attempts), delay: delay
+            ))
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.
@@ -330,11 +341,11 @@ extension Coordinator {
         settle(
             j,
             SliceOutcome(
-                status: .failed, bytesTransferred: book.jobs[j].bytesTransferred, attempts: Int(book.jobs[j].attempts), failure: failure,
-                duration: book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
+                status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
+                duration: machine.book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.
-        if !commits.pending.isEmpty, book.allSettled(resource: book.jobs[j].resource) { flushCommitsIfDue(force: true) }
-        finishResourceIfDone(book.jobs[j].resource)
+        if !machine.commits.pending.isEmpty, machine.book.allSettled(resource: machine.book.jobs[j].resource) { flushCommitsIfDue(force: true) }
+        finishResourceIfDone(machine.book.jobs[j].resource)
     }
 }

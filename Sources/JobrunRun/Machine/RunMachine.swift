@@ -1,0 +1,222 @@
+import JobrunConditions
+import JobrunCore
+import JobrunManifest
+import JobrunOutcome
+import JobrunPlan
+
+/// `apply`'s decisions as one value: its named parts, each owning one concern, and the questions
+/// that span them (where a slice's request goes, what starts next, when something is next due,
+/// whether the run has finished). It reads no clock, touches no file, calls no engine and emits
+/// no event: the driver (``RunDriver``) tells it what happened, with the time, and carries out
+/// what it answers.
+struct RunMachine {
+    typealias Instant = ContinuousClock.Instant
+
+    let plan: Plan
+    /// The run's `--deadline`.
+    let deadline: Instant?
+    /// Whether the run goes on or stops, and why.
+    var phase = RunPhase()
+    /// The resources' states, by plan entry.
+    var graph: ResourceGraph
+    /// Every slice's state, by job.
+    var book: SliceBook
+    /// Which ready slice starts next (limits, cooldowns, priorities, turns, gates).
+    var scheduler = Scheduler()
+    /// Verified slices waiting for their commit, and the roots to sync.
+    var commits = CommitQueue()
+    /// Bodies received and not yet checked or stored.
+    var backlog = BodyBacklog()
+    /// The origins' breakers and the offline pause.
+    var health: OriginHealth
+    /// What each ended attempt means, and what it hands the next.
+    var review = AttemptReview()
+    /// The network policy's reviews, and its gate's place among the scheduler's gates.
+    private(set) var policy: PolicyReview?
+    private var policyGateIndex: Int?
+    /// What the slices of each resource share of their URLs, by plan entry.
+    private var bases: [SliceAddress.Base?] = []
+    /// The origin of each job whose slice does not go by its resource's base URL.
+    private var ownOrigins: [Int: String] = [:]
+    /// Each job's bytes still to fetch, kept only when a gate asks (a deadline is set).
+    private var expectedSizes: [Int64?] = []
+
+    /// The machine of a run of `plan`, whose jobs' first starts count from `epoch`.
+    init(plan: Plan, epoch: Instant, offlineWait: Duration, deadline: Instant?) {
+        self.plan = plan
+        self.deadline = deadline
+        book = SliceBook(epoch: epoch)
+        health = OriginHealth(offline: OfflinePause(wait: offlineWait, deadline: deadline))
+        var entryByID: [String: Int] = [:]
+        for (index, entry) in plan.entries.enumerated() where entryByID[entry.resource.id] == nil {
+            entryByID[entry.resource.id] = index
+        }
+        graph = ResourceGraph(
+            dependencies: plan.entries.map { entry in
+                entry.resource.dependsOn.compactMap { d in entryByID[d.id].map { ResourceGraph.Dependency(id: d.id, resource: $0) } }
+            },
+            plannedDeferrals: plan.entries.map(\.deferral),
+            remaining: plan.entries.map { entry in entry.decisions.count { Self.transfers($0.action) } })
+        for (r, entry) in plan.entries.enumerated() {
+            scheduler.describe(resource: r, as: Scheduler.Lane(priority: entry.resource.settings.priority, limits: entry.resource.settings.concurrency))
+        }
+        if let deadline { scheduler.gates.append(DeadlineGate(cutoff: deadline)) }
+        book.jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
+        for (r, entry) in plan.entries.enumerated() {
+            let base = SliceAddress.Base(entry.resource)
+            bases.append(base)
+            for (s, slice) in entry.resource.slices.enumerated() {
+                if slice.url != nil || base == nil {
+                    ownOrigins[book.jobs.count + s] = SliceAddress(slice, of: entry.resource, base: base).origin
+                }
+                if deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
+            }
+            book.addResource(r, slices: entry.resource.slices.count) { s in !Self.transfers(entry.decisions[s].action) }
+        }
+    }
+
+    /// Whether a slice of `action` is work for the run; the others are done from the start.
+    static func transfers(_ action: SliceAction) -> Bool {
+        action != .upToDate && action != .deferred
+    }
+
+    var isStopping: Bool { phase.isStopping }
+
+    // MARK: Where requests go
+
+    /// Job `j`'s own URL, identity and origin (those of its slice).
+    func address(_ j: Int) -> SliceAddress {
+        let r = book.jobs[j].resource
+        // Read in place: a copy of the resource would retain each of its fields.
+        return SliceAddress(plan.entries[r].resource.slices[book.jobs[j].slice], of: plan.entries[r].resource, base: bases[r])
+    }
+
+    /// The origin of job `j`'s own URL.
+    func ownOrigin(_ j: Int) -> String {
+        if !ownOrigins.isEmpty, let origin = ownOrigins[j] { return origin }
+        return bases[book.jobs[j].resource]?.origin ?? address(j).origin
+    }
+
+    /// The origin of job `j`'s next or running request: its own, or a redirect's target.
+    func origin(_ j: Int) -> String {
+        review.redirectOrigin(j) ?? ownOrigin(j)
+    }
+
+    /// The URL and headers of job `j`'s next or running request: a redirect's, or those of its
+    /// slice (whose `own` address is given).
+    func nextRequest(_ j: Int, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
+        let resource = plan.entries[book.jobs[j].resource].resource
+        return review.request(j, ownURL: own.url, headers: resource.headers(for: resource.slices[book.jobs[j].slice]))
+    }
+
+    // MARK: Resources
+
+    /// The next resource its dependencies decide (``ResourceGraph/nextDecision()``); a started
+    /// one has its slices not yet done queued.
+    mutating func nextResourceDecision() -> (resource: Int, decision: ResourceGraph.Decision)? {
+        guard let (r, decision) = graph.nextDecision() else { return nil }
+        if case .start = decision {
+            for j in book.jobsOfResource[r] where !book.isDone(j) { requeue(j) }
+        }
+        return (r, decision)
+    }
+
+    // MARK: Queues
+
+    /// Job `j` waits for a slot where its next request goes.
+    mutating func enqueue(_ j: Int) {
+        // Jobs are numbered in plan order: a job's number is its sequence.
+        scheduler.enqueue(j, sequence: j, resource: book.jobs[j].resource, origin: origin(j)) { $0 }
+    }
+
+    /// Job `j` is ready again, queued at its own origin.
+    mutating func requeue(_ j: Int) {
+        review.backToOwnOrigin(j)
+        book.ready(j)
+        enqueue(j)
+    }
+
+    /// Job `j` waits until `until`: a retry's backoff, or (`isRetry` false) a gate's hold, which
+    /// is no work at its origin for the offline pause (the gate, not the network, holds it).
+    mutating func delay(_ j: Int, until: Instant, isRetry: Bool = true) {
+        book.delayed(j, until: until, retryAt: isRetry ? ownOrigin(j) : nil)
+    }
+
+    /// Queues the delayed jobs due at `now`. Plan order is restored by `enqueue`, whatever order
+    /// they come in; each is queued where its next request goes: a retry's own origin (set when
+    /// it was delayed), a parked job's as it was.
+    mutating func releaseDue(at now: Instant) {
+        guard !book.delayedJobs.isEmpty else { return }
+        for j in book.dueJobs(at: now) { enqueue(j) }
+    }
+
+    /// The scheduler's next action at `now`. Its questions read copies made here, released
+    /// before the action changes the jobs, the origins' health or the redirects (no copy-on-write
+    /// of any).
+    mutating func nextAction(now: Instant) -> Scheduler.Action? {
+        let health = self.health
+        let sizes = expectedSizes
+        let review = self.review
+        return scheduler.next(
+            now: now, mayStart: { health.mayStart(at: $0, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },
+            continuesAttempt: { review.redirectOrigin($0) != nil })
+    }
+
+    // MARK: The network policy
+
+    /// Installs the policy's gate, its first review due at `now`.
+    mutating func startPolicy(_ policy: RunPolicy, now: Instant) {
+        self.policy = PolicyReview(policy: policy, now: now)
+        policyGateIndex = scheduler.gates.count
+        scheduler.gates.append(PolicyGate(deferred: [:], waitUntil: policy.waitUntil, nextReview: now))
+    }
+
+    /// Judges every resource still to run again, with the wall clock at `wallMilliseconds` and
+    /// the conditions' latest `reading`, and renews the gate's verdicts.
+    mutating func reviewPolicy(now: Instant, wallMilliseconds: Int64, reading: Conditions?) {
+        guard var review = policy, let index = policyGateIndex else { return }
+        let resources = plan.entries.indices.filter { graph.isUndecidedOrActive($0) }.map { (entry: $0, resource: plan.entries[$0].resource) }
+        scheduler.gates[index] = review.review(now: now, wallMilliseconds: wallMilliseconds, conditions: reading, resources: resources)
+        policy = review
+    }
+
+    // MARK: Time and the end
+
+    /// Whether every slice is settled and nothing is under way (a stopped run leaves the slices
+    /// of resources that never started waiting).
+    var isFinished: Bool {
+        guard scheduler.running == 0 && backlog.storing == 0 && commits.isIdle else { return false }
+        // By index: `allSatisfy` would copy every job.
+        for j in book.jobs.indices {
+            switch book.jobs[j].state {
+            case .done: continue
+            case .waiting where phase.stopReason != nil: continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// The first instant after `now` at which something is due: a delayed job, a cooldown's end,
+    /// the deadline, an offline probe or the pause's end, a breaker's probe at an origin with
+    /// work, a commit batch, the policy's review.
+    func nextDeadline(now: Instant) -> Instant? {
+        var next: Instant?
+        func consider(_ d: Instant) { next = next.map { min($0, d) } ?? d }
+        if let end = book.nextDelayEnd() { consider(end) }
+        if let end = scheduler.nextCooldownEnd(after: now) { consider(end) }
+        if let deadline, !isStopping { consider(deadline) }
+        if !isStopping, let offline = nextOfflineDeadline(after: now) { consider(offline) }
+        for (origin, breaker) in health.breakers where scheduler.hasWaiting(at: origin) {
+            if case .notBefore(let probe) = breaker.admission(now: now) { consider(probe) }
+        }
+        if let due = commits.nextDue { consider(due) }
+        if let review = policy?.nextReview, !book.delayedJobs.isEmpty || scheduler.waiting > 0 { consider(review) }
+        return next
+    }
+
+    /// Whether the progress counters are worth reporting: something is under way or waits.
+    var hasWorkInFlight: Bool {
+        scheduler.running > 0 || !book.delayedJobs.isEmpty || health.offline.isOffline
+    }
+}
