@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "JobrunConditions", dependencies: ["JobrunCore", "CSDBus"], swiftSettings: strict),
         // libcurl engines (loaded with dlopen): event loops, transfers, response heads, rate budgets.
         .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
-        // apply's engine: the run's machine parts and the coordinator that drives them, the store.
+        // apply's engine: the run's machine (RunMachine), the driver that carries out its decisions (RunDriver), the store.
         .target(
             name: "JobrunRun",
             dependencies: [

@@ -21,41 +21,16 @@ public struct TransferID: Hashable, Sendable {
 /// Redirects are not followed here (`CURLOPT_FOLLOWLOCATION` is off): the caller sees the 3xx and
 /// decides, so it can drop secret headers when the origin changes.
 public final class CurlEngine: Sendable {
-    private struct Inbox {
-        var commands: [EngineCommand] = []
-        var nextID: UInt64 = 1
-        var isShutDown = false
-        /// The engine thread found no command and is in (or about to enter) `curl_multi_poll`:
-        /// the next command must wake it. Otherwise it drains the inbox before it polls again,
-        /// so a wakeup (a write to libcurl's wakeup socket, and a poll that returns for nothing)
-        /// would be wasted.
-        var isPolling = false
-    }
-
     /// State shared with the loop's thread.
     private final class Shared: Sendable {
-        let inbox = Mutex(Inbox())
+        /// Commands for the loop. Its thread marks itself waiting when it finds none and is about
+        /// to enter `curl_multi_poll`: only then must the next command wake it (otherwise it
+        /// drains them before it polls again, and a wakeup — a write to libcurl's wakeup socket,
+        /// and a poll that returns for nothing — would be wasted).
+        let inbox = Mailbox<EngineCommand>()
+        let nextID = Atomic<UInt64>(1)
         /// Signalled once, when the engine thread has left its loop.
         let finished = DispatchSemaphore(value: 0)
-
-        func takeCommands() -> [EngineCommand] {
-            inbox.withLock { box in
-                let c = box.commands
-                box.commands = []
-                return c
-            }
-        }
-
-        /// Whether the loop may sleep (no command waits), marking it as polling if so; checked
-        /// and set in one critical section with the senders' append.
-        func mayPoll() -> Bool {
-            inbox.withLock { box in
-                box.isPolling = box.commands.isEmpty
-                return box.isPolling
-            }
-        }
-
-        func didPoll() { inbox.withLock { $0.isPolling = false } }
     }
 
     private let shared = Shared()
@@ -90,15 +65,15 @@ public final class CurlEngine: Sendable {
         drivenLoop.withLock { loop in
             guard let l = loop else { return }
             let alive = l.turn(
-                takeCommands: shared.takeCommands, timeoutMilliseconds: timeoutMilliseconds,
+                takeCommands: shared.inbox.take, timeoutMilliseconds: timeoutMilliseconds,
                 mayPoll: {
-                    guard shared.mayPoll() else { return false }
+                    guard shared.inbox.mayWait() else { return false }
                     if mayPoll() { return true }
-                    shared.didPoll()
+                    shared.inbox.didWait()
                     return false
                 },
                 didPoll: {
-                    shared.didPoll()
+                    shared.inbox.didWait()
                     didPoll()
                 })
             if !alive {
@@ -124,11 +99,11 @@ public final class CurlEngine: Sendable {
         let loop = EventLoop(multi: multi, budget: budget, arrivals: arrivals)
         let shared = self.shared
         let failure = DetachedThread.start(name: "jobrun-curl") {
-            loop.run(takeCommands: shared.takeCommands, mayPoll: shared.mayPoll, didPoll: shared.didPoll, afterCallbacks: afterCallbacks)
+            loop.run(takeCommands: shared.inbox.take, mayPoll: shared.inbox.mayWait, didPoll: shared.inbox.didWait, afterCallbacks: afterCallbacks)
             shared.finished.signal()
         }
         if let failure {
-            shared.inbox.withLock { $0.isShutDown = true }
+            shared.inbox.close()
             shared.finished.signal()
             throw EngineError("cannot start the engine thread: \(systemErrorText(failure))")
         }
@@ -138,47 +113,28 @@ public final class CurlEngine: Sendable {
     /// the owner's thread, inside ``turn(timeoutMilliseconds:mayPoll:didPoll:)``).
     @discardableResult
     public func start(_ request: TransferRequest, sink: any TransferSink, completion: @escaping @Sendable (TransferResult) -> Void) -> TransferID {
-        let sent: (id: TransferID, wake: Bool)? = shared.inbox.withLock { box in
-            guard !box.isShutDown else { return nil }
-            let id = TransferID(value: box.nextID)
-            box.nextID += 1
-            box.commands.append(.start(id, request, sink, completion))
-            return (id, Self.takeWakeup(&box))
-        }
-        guard let sent else {
+        let id = TransferID(value: shared.nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
+        switch shared.inbox.post(.start(id, request, sink, completion)) {
+        case .refused:
             completion(.failed(.cancelled))
             return TransferID(value: 0)
+        case .wake:
+            multi.wakeup()
+        case .queued:
+            break
         }
-        if sent.wake { multi.wakeup() }
-        return sent.id
+        return id
     }
 
     /// Aborts a transfer; its completion reports `.cancelled` unless it already finished.
     public func cancel(_ id: TransferID) {
-        let wake = shared.inbox.withLock { box in
-            box.commands.append(.cancel(id))
-            return Self.takeWakeup(&box)
-        }
-        if wake { multi.wakeup() }
-    }
-
-    /// Whether the sender of a command just appended must wake the engine thread: only when it
-    /// is polling, and then only the first sender (the others' commands ride on that wakeup).
-    private static func takeWakeup(_ box: inout Inbox) -> Bool {
-        guard box.isPolling else { return false }
-        box.isPolling = false
-        return true
+        if shared.inbox.post(.cancel(id)) == .wake { multi.wakeup() }
     }
 
     /// Aborts every transfer and stops the loop; returns once its thread has finished (a driven
     /// engine's owner runs the last turn itself).
     public func shutdown() {
-        let first = shared.inbox.withLock { box -> Bool in
-            defer { box.isShutDown = true }
-            if !box.isShutDown { box.commands.append(.shutdown) }
-            return !box.isShutDown
-        }
-        if first { multi.wakeup() }
+        if shared.inbox.close(after: .shutdown) { multi.wakeup() }
         // A driven engine: this is its owner's thread, which cancels what runs and cleans up now.
         while drivenLoop.withLock({ $0 != nil }) { turn(timeoutMilliseconds: 0, mayPoll: { false }, didPoll: {}) }
         // Passed on, so that every caller returns only once the thread has finished.
@@ -189,7 +145,7 @@ public final class CurlEngine: Sendable {
     deinit { shutdown() }
 }
 
-enum EngineCommand {
+enum EngineCommand: Sendable {
     case start(TransferID, TransferRequest, any TransferSink, @Sendable (TransferResult) -> Void)
     case cancel(TransferID)
     case shutdown

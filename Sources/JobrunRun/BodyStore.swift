@@ -43,16 +43,10 @@ final class BodyStore: Sendable {
         case commit(CommitBatch)
     }
 
-    private struct Inbox {
-        var work: [Task] = []
-        var isShutDown = false
-        /// The thread was signalled and has not taken the work yet.
-        var isSignalled = false
-    }
-
     /// State shared with the thread.
     private final class Shared: Sendable {
-        let inbox = Mutex(Inbox())
+        /// The work submitted; the thread waits for it after each batch it takes.
+        let inbox = Mailbox<Task>(consumerWaits: true)
         let hasWork = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
     }
@@ -66,12 +60,7 @@ final class BodyStore: Sendable {
             let pool = DigestPool()
             while true {
                 shared.hasWork.wait()
-                let (batch, stop) = shared.inbox.withLock { box in
-                    let taken = box.work
-                    box.work = []
-                    box.isSignalled = false
-                    return (taken, box.isShutDown)
-                }
+                let (batch, stop) = shared.inbox.take(thenWaits: true)
                 var reports: [Report] = []
                 for task in batch {
                     switch task {
@@ -89,7 +78,7 @@ final class BodyStore: Sendable {
             shared.finished.signal()
         }
         if let failure {
-            shared.inbox.withLock { $0.isShutDown = true }
+            shared.inbox.close()
             throw EngineError("cannot start the store thread: \(systemErrorText(failure))")
         }
     }
@@ -97,34 +86,25 @@ final class BodyStore: Sendable {
     /// Hands a memory body over, to be started at the latest at the next ``start()``; the caller
     /// does not touch `work.writer` until its outcome.
     func submit(_ work: Work) {
-        shared.inbox.withLock { $0.work.append(.body(work)) }
+        shared.inbox.post(.body(work), claimingWake: false)
     }
 
     /// Hands a commit over, to be started at the latest at the next ``start()``; the caller does
     /// not touch its writers until its result.
     func submit(_ batch: CommitBatch) {
-        shared.inbox.withLock { $0.work.append(.commit(batch)) }
+        shared.inbox.post(.commit(batch), claimingWake: false)
     }
 
     /// Wakes the thread for the work submitted: the driver calls it before it sleeps, so
     /// that the work of a turn of its loop costs the thread one wakeup (each one would take the
     /// driver's core from it), not one a body.
     func start() {
-        let wake = shared.inbox.withLock { box in
-            guard !box.work.isEmpty, !box.isSignalled else { return false }
-            box.isSignalled = true
-            return true
-        }
-        if wake { shared.hasWork.signal() }
+        if shared.inbox.claimWake() { shared.hasWork.signal() }
     }
 
     /// Finishes what was submitted, then stops the thread; returns when it has.
     func shutdown() {
-        let first = shared.inbox.withLock { box -> Bool in
-            defer { box.isShutDown = true }
-            return !box.isShutDown
-        }
-        guard first else { return }
+        guard shared.inbox.close() else { return }
         shared.hasWork.signal()
         shared.finished.wait()
     }

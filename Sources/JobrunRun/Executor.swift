@@ -46,13 +46,8 @@ public final class Executor: Sendable {
     let options: ApplyOptions
     /// The body bytes every engine's transfers have taken, as they arrive (the run's progress).
     let arrivals = ArrivalCounter()
-    private let inbox = Mutex(Inbox())
-
-    /// Events for the driver, and whether it sleeps (only then does a poster wake it).
-    private struct Inbox {
-        var events: [Event] = []
-        var isSleeping = false
-    }
+    /// Events for the driver; only while it sleeps does a poster wake it.
+    private let inbox = Mailbox<Event>()
     private let stopRequest = Mutex<StopReason?>(nil)
     /// The engine the driver runs while ``run()`` runs: it sleeps in that engine's poll,
     /// so waking it is a `curl_multi_wakeup`.
@@ -88,25 +83,16 @@ public final class Executor: Sendable {
     /// that finished ten transfers costs one wakeup, not ten; the driven engine's completions
     /// run on the driver's thread and need none.
     func post(_ event: Event) {
-        inbox.withLock { $0.events.append(event) }
+        inbox.post(event, claimingWake: false)
     }
 
     /// Wakes the driver when it sleeps and events wait.
     func wakeIfSleeping() {
-        let wake = inbox.withLock { box -> Bool in
-            guard box.isSleeping, !box.events.isEmpty else { return false }
-            box.isSleeping = false
-            return true
-        }
-        if wake { self.wake() }
+        if inbox.claimWake() { wake() }
     }
 
     func takeEvents() -> [Event] {
-        inbox.withLock { box in
-            let taken = box.events
-            box.events = []
-            return taken
-        }
+        inbox.take()
     }
 
     var stopReason: StopReason? { stopRequest.withLock { $0 } }
@@ -179,14 +165,7 @@ public final class Executor: Sendable {
         }
         engine.turn(
             timeoutMilliseconds: timeout,
-            mayPoll: {
-                // Checked and set in one critical section with the posters' check.
-                inbox.withLock { box in
-                    box.isSleeping = box.events.isEmpty
-                    return box.isSleeping
-                }
-            },
-            didPoll: { inbox.withLock { $0.isSleeping = false } })
+            mayPoll: { inbox.mayWait() }, didPoll: { inbox.didWait() })
     }
 }
 

@@ -113,7 +113,8 @@ public final class StateRecorder: RunObserver {
         /// read once more by the next check.
         static let longestWait: Int64 = 100_000_000
 
-        private let jobs = Mutex<(queue: [Job], isFinished: Bool)>(([], false))
+        /// The jobs; the thread waits for them after each batch it takes.
+        private let jobs = Mailbox<Job>(consumerWaits: true)
         private let hasWork = DispatchSemaphore(value: 0)
         private let done = DispatchSemaphore(value: 0)
         private let states: MirrorStates
@@ -128,8 +129,7 @@ public final class StateRecorder: RunObserver {
         }
 
         func enqueue(_ job: Job) {
-            jobs.withLock { $0.queue.append(job) }
-            hasWork.signal()
+            if jobs.post(job) == .wake { hasWork.signal() }
         }
 
         func waitUntilWritten() {
@@ -140,7 +140,7 @@ public final class StateRecorder: RunObserver {
 
         /// Returns once every job is written.
         func finish() {
-            jobs.withLock { $0.isFinished = true }
+            jobs.close()
             hasWork.signal()
             done.wait()
         }
@@ -148,11 +148,7 @@ public final class StateRecorder: RunObserver {
         private func loop() {
             while true {
                 hasWork.wait()
-                let (taken, isFinished) = jobs.withLock { state in
-                    let taken = state.queue
-                    state.queue = []
-                    return (taken, state.isFinished)
-                }
+                let (taken, isFinished) = jobs.take(thenWaits: true)
                 for job in taken { write(job) }
                 if isFinished {
                     done.signal()

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Messages from any thread to one consumer thread, with coalesced wake-ups. The consumer says
+/// when it is about to wait (``mayWait()``, or ``take(thenWaits:)`` for a thread that waits
+/// once it has handled what it took); only the first message posted after that has to wake it,
+/// and the messages posted meanwhile ride on that wake-up. How a consumer is woken is its own (a
+/// semaphore, `curl_multi_wakeup`): the mailbox only says when.
+public final class Mailbox<Message: Sendable>: Sendable {
+    private struct Box {
+        var messages: [Message] = []
+        /// The consumer waits, or is about to, and nobody has claimed its wake-up yet.
+        var isWaiting: Bool
+        var isClosed = false
+    }
+
+    private let box: Mutex<Box>
+
+    /// `consumerWaits`: the consumer starts by waiting for its first wake-up.
+    public init(consumerWaits: Bool = false) {
+        box = Mutex(Box(isWaiting: consumerWaits))
+    }
+
+    /// What became of a posted message.
+    public enum Posted: Sendable, Equatable {
+        /// Queued; the consumer is busy or already being woken.
+        case queued
+        /// Queued, and the poster must wake the consumer.
+        case wake
+        /// Refused: the mailbox is closed.
+        case refused
+    }
+
+    /// Posts `message`; with `claimingWake` false the poster leaves the wake-up to a later
+    /// ``claimWake()`` (a producer that wakes once per turn of its own loop, not per message).
+    @discardableResult
+    public func post(_ message: Message, claimingWake: Bool = true) -> Posted {
+        box.withLock { box in
+            guard !box.isClosed else { return .refused }
+            box.messages.append(message)
+            guard claimingWake, box.isWaiting else { return .queued }
+            box.isWaiting = false
+            return .wake
+        }
+    }
+
+    /// Whether the caller must wake the consumer for the messages waiting: once, while it waits.
+    public func claimWake() -> Bool {
+        box.withLock { box in
+            guard box.isWaiting, !box.messages.isEmpty else { return false }
+            box.isWaiting = false
+            return true
+        }
+    }
+
+    /// The consumer takes every message.
+    public func take() -> [Message] {
+        box.withLock { box in
+            let taken = box.messages
+            box.messages = []
+            return taken
+        }
+    }
+
+    /// The consumer takes every message and whether the mailbox is closed; `thenWaits`: it will
+    /// wait for a wake-up once it has handled them, so the next message must wake it.
+    public func take(thenWaits: Bool) -> (messages: [Message], isClosed: Bool) {
+        box.withLock { box in
+            let taken = box.messages
+            box.messages = []
+            if thenWaits { box.isWaiting = true }
+            return (taken, box.isClosed)
+        }
+    }
+
+    /// The consumer is about to wait: `true` when no message is there, and then the next one
+    /// posted wakes it; checked and set in one critical section with the posters' append.
+    public func mayWait() -> Bool {
+        box.withLock { box in
+            box.isWaiting = box.messages.isEmpty
+            return box.isWaiting
+        }
+    }
+
+    /// The consumer's wait has ended.
+    public func didWait() {
+        box.withLock { $0.isWaiting = false }
+    }
+
+    /// Closes the mailbox, after `last` when given: later posts are refused. `true` for the first
+    /// close, whose caller wakes the consumer so that it sees it.
+    @discardableResult
+    public func close(after last: Message? = nil) -> Bool {
+        box.withLock { box in
+            guard !box.isClosed else { return false }
+            if let last { box.messages.append(last) }
+            box.isClosed = true
+            box.isWaiting = false
+            return true
+        }
+    }
+
+    public var isClosed: Bool { box.withLock { $0.isClosed } }
+}
