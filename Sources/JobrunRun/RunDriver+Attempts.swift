@@ -54,7 +54,7 @@ extension RunDriver {
         }
         guard let place = folder(for: j) else { return }
         if !isRedirectHop {
-            machine.book.jobs[j].attempts += 1
+            machine.book.attemptBegan(j)
             machine.review.forgetRedirect(j)
         }
         let own = machine.address(j)
@@ -99,7 +99,7 @@ extension RunDriver {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
-        machine.book.jobs[j].engine = UInt8(engine)
+        machine.book.runs(j, onEngine: engine)
         let id = engines[engine].start(request, sink: writer) { result in
             executor.post(.transferDone(job: j, token: token, result: result))
         }
@@ -190,7 +190,7 @@ extension RunDriver {
         // a stop's cut ended it already (``settleCut``).
         var handedOver = false
         defer { if !handedOver { endAttempt(j, writer: writer) } }
-        machine.book.jobs[j].bytesTransferred += result.bodyBytes
+        machine.book.received(j, bytes: result.bodyBytes)
         writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
             handedOver = true
@@ -270,7 +270,7 @@ extension RunDriver {
     mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: BodyStore.Outcome) {
         switch outcome {
         case .stored(let digests):
-            machine.book.jobs[j].didResume = writer.startOffset > 0 || machine.book.jobs[j].didResume
+            if writer.startOffset > 0 { machine.book.resumed(j) }
             queueCommit(j, writer: writer, digests: digests)
         case .mismatch(let expected, let actual):
             discardPartial(writer)
@@ -278,7 +278,7 @@ extension RunDriver {
             if restarts {
                 // Only the digest vouched for the partial file's bytes, and it did not: they may
                 // be of another version, so the slice gets one fetch from byte 0.
-                machine.book.jobs[j].discardedPartial = .failedDigest
+                machine.book.partialDiscarded(j, .failedDigest)
                 if restartFromZero(j, after: failure) { return }
             }
             retryOrFail(j, failure)

@@ -117,7 +117,7 @@ extension RunDriver {
             close(fd)
         }
         if ok {
-            machine.book.jobs[j].didResume = true
+            machine.book.resumed(j)
             queueCommit(j, writer: writer, digests: digests, now: true)
         } else {
             discardPartial(writer)

@@ -45,7 +45,7 @@ extension RunDriver {
             return .kept
         case .unresumable(let obstacle):
             discardPartial(writer)
-            machine.book.jobs[j].discardedPartial = .unresumable(obstacle)
+            machine.book.partialDiscarded(j, .unresumable(obstacle))
             return .discarded(.unresumable(obstacle))
         }
     }

@@ -135,7 +135,7 @@ struct RunDriver {
             for root in machine.commits.renamedSinceSync.sorted() { _ = syncRoot(root) }
         }
         // The outcomes move into the result (the driver ends here): no copy of each.
-        machine.book.jobs = []
+        machine.book.dropJobs()
         let entries = plan.entries.enumerated().map { r, entry in
             let kept = outcomes[r]
             outcomes[r] = []

@@ -219,8 +219,8 @@ import Testing
     @Test func offlineGivesAttemptsBackAndResumesWithTheNetwork() throws {
         var m = try Self.machine(Self.resource("a", ["1", "2"]), offlineWait: .seconds(60))
         #expect(Self.drain(&m, now: Self.at(0)).started == [0, 1])
-        m.book.jobs[0].attempts = 1
-        m.book.jobs[1].attempts = 1
+        m.book.attemptBegan(0)
+        m.book.attemptBegan(1)
         let unreachable = AttemptReport(verdict: nil, transport: .connect("refused"), hasHead: false)
         m.scheduler.ended(at: m.origin(0))
         guard case .wentOffline(let origins, let wait) = m.attemptReached(0, unreachable, startedAt: Self.at(0), now: Self.at(1)) else {

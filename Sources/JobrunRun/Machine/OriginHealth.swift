@@ -11,7 +11,7 @@ struct OriginHealth {
     /// Origins with failed attempts since their last success: none in the common case, so a
     /// look at them costs an empty dictionary's.
     private(set) var breakers: [String: OriginBreaker] = [:]
-    var offline: OfflinePause
+    private(set) var offline: OfflinePause
 
     /// Which probes an attempt's start is (``starting(job:at:now:)``).
     struct Probes: Equatable {
@@ -66,6 +66,19 @@ struct OriginHealth {
     mutating func didNotStart(job: Int, at origin: String, probes: Probes) {
         if probes.ofBreaker { breakers[origin]?.probeAbandoned(job: job) }
         if probes.ofNetwork { offline.probeAbandoned(job: job, at: origin) }
+    }
+
+    /// Job `job`'s attempt at `origin`, started at `started`, ended so as far as the network goes
+    /// (``OfflinePause/attemptEnded(job:at:reach:started:now:originsWithWork:)``).
+    mutating func attemptEnded(
+        job: Int, at origin: String, reach: OfflinePause.Reach, started: Instant, now: Instant, originsWithWork: () -> [String]
+    ) -> OfflinePause.Action {
+        offline.attemptEnded(job: job, at: origin, reach: reach, started: started, now: now, originsWithWork: originsWithWork)
+    }
+
+    /// A probe of the network at `origin` ended without a word on it: the origin gets its next.
+    mutating func networkProbeAbandoned(job: Int, at origin: String) {
+        offline.probeAbandoned(job: job, at: origin)
     }
 
     /// A probe of `origin`'s breaker ended without a word on its health.

@@ -32,12 +32,12 @@ extension RunMachine {
         }
         if reach == .unknown {
             // A probe that ended so never told: the origin gets its next one.
-            if health.offline.isOffline { health.offline.probeAbandoned(job: j, at: origin(j)) }
+            if health.offline.isOffline { health.networkProbeAbandoned(job: j, at: origin(j)) }
             return .counts
         }
         if reach == .answered && !health.offline.isOffline && !health.offline.hasRecords { return .counts }
         let now = now()
-        let action = health.offline.attemptEnded(job: j, at: origin(j), reach: reach, started: startedAt, now: now) {
+        let action = health.attemptEnded(job: j, at: origin(j), reach: reach, started: startedAt, now: now) {
             [scheduler, retryingAt = book.retryingAt] in
             scheduler.originsWithWork + retryingAt.compactMap { $0.value > 0 ? $0.key : nil }
         }
@@ -55,7 +55,7 @@ extension RunMachine {
             var earlier = given
             // This attempt is among them; ``giveBack(_:_:)`` gives it back.
             if let k = earlier.firstIndex(of: j) { earlier.remove(at: k) }
-            for g in earlier where !book.isDone(g) { book.jobs[g].attempts = max(0, book.jobs[g].attempts - 1) }
+            for g in earlier where !book.isDone(g) { book.attemptGivenBack(g) }
             for g in Set(earlier) where g != j && book.isDelayed(g) { requeue(g) }
             giveBack(j, report)
             // Never negative: an attempt that ended just past the deadline finds the pause over.
@@ -66,7 +66,7 @@ extension RunMachine {
     /// Job `j`'s ended attempt does not count: the job is ready again at its own origin, and
     /// keeps what the attempt learned of its file (its partial file stays for a resume).
     mutating func giveBack(_ j: Int, _ report: AttemptReport) {
-        book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
+        book.attemptGivenBack(j)
         review.givenBack(j, report)
         health.probeAbandoned(job: j, at: origin(j))
         requeue(j)

@@ -75,7 +75,7 @@ extension RunMachine {
     mutating func admitsHop(_ j: Int, to hop: String, now: Instant) -> HopAdmission {
         if health.offline.isOffline, !isStopping, !health.offline.admits(hop, now: now) {
             // An answer from before the network went redirects there: no attempt is spent.
-            book.jobs[j].attempts = max(0, book.jobs[j].attempts - 1)
+            book.attemptGivenBack(j)
             requeue(j)
             return .waitsForNetwork
         }

@@ -61,7 +61,7 @@ struct RunMachine {
             scheduler.describe(resource: r, as: Scheduler.Lane(priority: entry.resource.settings.priority, limits: entry.resource.settings.concurrency))
         }
         if let deadline { scheduler.gates.append(DeadlineGate(cutoff: deadline)) }
-        book.jobs.reserveCapacity(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
+        book.reserve(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
         for (r, entry) in plan.entries.enumerated() {
             let base = SliceAddress.Base(entry.resource)
             bases.append(base)

@@ -57,7 +57,8 @@ struct SliceBook {
 
     /// The instant the jobs' first starts are counted from.
     let epoch: ContinuousClock.Instant
-    var jobs: [Job] = []
+    /// The jobs: their states change by the transitions below, their counts by the notes after them.
+    private(set) var jobs: [Job] = []
     /// Jobs of each resource, by plan entry.
     private(set) var jobsOfResource: [Range<Int>] = []
     /// Jobs that entered `.delayed`; those that have left it since are dropped by
@@ -78,6 +79,16 @@ struct SliceBook {
 
     // MARK: Building
 
+    /// Room for `count` jobs, reserved before they are added.
+    mutating func reserve(_ count: Int) {
+        jobs.reserveCapacity(count)
+    }
+
+    /// Lets the jobs go (the run has ended; the outcomes hold what is reported).
+    mutating func dropJobs() {
+        jobs = []
+    }
+
     /// Adds the jobs of the next resource (its slices in order): `done` tells those with nothing
     /// to do.
     mutating func addResource(_ index: Int, slices: Int, done: (Int) -> Bool) {
@@ -89,6 +100,38 @@ struct SliceBook {
         }
         jobsOfResource.append(first..<jobs.count)
         settledCursor.append(first)
+    }
+
+    // MARK: What attempts did
+
+    /// Job `j` begins another attempt (a redirect's next request is the same attempt).
+    mutating func attemptBegan(_ j: Int) {
+        jobs[j].attempts += 1
+    }
+
+    /// Job `j`'s last attempt does not count (the network was gone).
+    mutating func attemptGivenBack(_ j: Int) {
+        jobs[j].attempts = max(0, jobs[j].attempts - 1)
+    }
+
+    /// Job `j`'s running transfer is on engine `engine`.
+    mutating func runs(_ j: Int, onEngine engine: Int) {
+        jobs[j].engine = UInt8(truncatingIfNeeded: engine)
+    }
+
+    /// Job `j`'s attempt received `bytes` of body.
+    mutating func received(_ j: Int, bytes: Int64) {
+        jobs[j].bytesTransferred += bytes
+    }
+
+    /// Job `j`'s verified body continued a partial file.
+    mutating func resumed(_ j: Int) {
+        jobs[j].didResume = true
+    }
+
+    /// Job `j`'s partial file was removed, for `reason` (its outcome tells).
+    mutating func partialDiscarded(_ j: Int, _ reason: PartialFate.Reason) {
+        jobs[j].discardedPartial = reason
     }
 
     // MARK: Transitions
