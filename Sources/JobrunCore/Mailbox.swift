@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// Messages from any thread to one consumer thread, with coalesced wake-ups. The consumer says
 /// when it is about to wait (``mayWait()``, or ``take(thenWaits:)`` for a thread that waits
@@ -6,16 +6,26 @@ import Synchronization
 /// and the messages posted meanwhile ride on that wake-up. How a consumer is woken is its own (a
 /// semaphore, `curl_multi_wakeup`): the mailbox only says when.
 public final class Mailbox<Message: Sendable>: Sendable {
-    private struct Box {
-        var messages: [Message] = []
+    // Inlinable, so that each module's use is specialized for its message type: an
+    // unspecialized append and take per message cost more than the lock.
+    @usableFromInline
+    struct Box {
+        @usableFromInline var messages: [Message] = []
         /// The consumer waits, or is about to, and nobody has claimed its wake-up yet.
-        var isWaiting: Bool
-        var isClosed = false
+        @usableFromInline var isWaiting: Bool
+        @usableFromInline var isClosed = false
+
+        @usableFromInline
+        init(isWaiting: Bool) {
+            self.isWaiting = isWaiting
+        }
     }
 
-    private let box: Mutex<Box>
+    @usableFromInline
+    let box: Mutex<Box>
 
     /// `consumerWaits`: the consumer starts by waiting for its first wake-up.
+    @inlinable
     public init(consumerWaits: Bool = false) {
         box = Mutex(Box(isWaiting: consumerWaits))
     }
@@ -32,7 +42,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
 
     /// Posts `message`; with `claimingWake` false the poster leaves the wake-up to a later
     /// ``claimWake()`` (a producer that wakes once per turn of its own loop, not per message).
-    @discardableResult
+    @inlinable @discardableResult
     public func post(_ message: Message, claimingWake: Bool = true) -> Posted {
         box.withLock { box in
             guard !box.isClosed else { return .refused }
@@ -44,6 +54,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Whether the caller must wake the consumer for the messages waiting: once, while it waits.
+    @inlinable
     public func claimWake() -> Bool {
         box.withLock { box in
             guard box.isWaiting, !box.messages.isEmpty else { return false }
@@ -53,6 +64,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// The consumer takes every message.
+    @inlinable
     public func take() -> [Message] {
         box.withLock { box in
             let taken = box.messages
@@ -63,6 +75,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
 
     /// The consumer takes every message and whether the mailbox is closed; `thenWaits`: it will
     /// wait for a wake-up once it has handled them, so the next message must wake it.
+    @inlinable
     public func take(thenWaits: Bool) -> (messages: [Message], isClosed: Bool) {
         box.withLock { box in
             let taken = box.messages
@@ -74,6 +87,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
 
     /// The consumer is about to wait: `true` when no message is there, and then the next one
     /// posted wakes it; checked and set in one critical section with the posters' append.
+    @inlinable
     public func mayWait() -> Bool {
         box.withLock { box in
             box.isWaiting = box.messages.isEmpty
@@ -82,13 +96,14 @@ public final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// The consumer's wait has ended.
+    @inlinable
     public func didWait() {
         box.withLock { $0.isWaiting = false }
     }
 
     /// Closes the mailbox, after `last` when given: later posts are refused. `true` for the first
     /// close, whose caller wakes the consumer so that it sees it.
-    @discardableResult
+    @inlinable @discardableResult
     public func close(after last: Message? = nil) -> Bool {
         box.withLock { box in
             guard !box.isClosed else { return false }
@@ -99,5 +114,6 @@ public final class Mailbox<Message: Sendable>: Sendable {
         }
     }
 
+    @inlinable
     public var isClosed: Bool { box.withLock { $0.isClosed } }
 }
