@@ -39,8 +39,11 @@ let package = Package(
         // (SDBusAPI), so no pkg-config and no libsystemd-dev.
         .systemLibrary(name: "CSDBus", path: "Sources/CSDBus"),
 
-        // The vocabulary (durations, byte counts, digests, URLs, paths) and a small POSIX kit.
-        .target(name: "JobrunCore", dependencies: ["CLinux"], swiftSettings: strict),
+        // A small POSIX kit: threads and mailboxes, file status and identity, descriptors, processes,
+        // tree removal, time zones (TZif) and civil dates.
+        .target(name: "JobrunSystem", dependencies: ["CLinux"], swiftSettings: strict),
+        // The vocabulary: durations, byte counts, digests, URLs, paths, diagnostics.
+        .target(name: "JobrunCore", dependencies: ["JobrunSystem"], swiftSettings: strict),
         // Manifests and slice lists read, validated and located (libyaml).
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
         // The files on disk for plan, apply and verify: checking and hashing them, extra files.
@@ -90,6 +93,7 @@ let package = Package(
         .target(name: "JobrunTestSupport", dependencies: ["JobrunCore"], swiftSettings: strict),
 
         .testTarget(name: "JobrunCoreTests", dependencies: ["JobrunCore", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunSystemTests", dependencies: ["JobrunSystem", "JobrunCore", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),

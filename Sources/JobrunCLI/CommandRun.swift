@@ -3,6 +3,7 @@ import JobrunCore
 import JobrunManifest
 import JobrunOutcome
 import JobrunReport
+import JobrunSystem
 
 /// One run of `plan`, `apply` or `verify` as its observers see it: its id (``RunID``), its
 /// events (``RunEvents``) and, with `--events`, the event stream (``EventStream``) on a writer

@@ -5,6 +5,7 @@ import JobrunManifest
 import JobrunOutcome
 import JobrunPlan
 import JobrunState
+import JobrunSystem
 
 /// `--metered yes|no|auto`: what the network policy takes the network to be (env JOBRUN_METERED),
 /// and the reading of every condition discretionary work waits for.

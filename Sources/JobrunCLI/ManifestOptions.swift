@@ -2,6 +2,7 @@ import ArgumentParser
 import JobrunCore
 import JobrunManifest
 import JobrunVerify
+import JobrunSystem
 
 /// Options every manifest-reading command shares.
 struct ManifestOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JobrunCore
 import JobrunOutcome
+import JobrunSystem
 
 /// `jobrun generate-manual` (hidden): writes the manual page `jobrun.1` (mdoc) to stdout,
 /// rendered from the parser's own description of the commands (``ManualPage``), so the page

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JobrunCore
 import JobrunReport
+import JobrunSystem
 
 /// `jobrun report`: work on reports that runs wrote.
 struct ReportCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import JobrunCore
 import JobrunManifest
 import JobrunPlan
 import JobrunReport
+import JobrunSystem
 
 /// A plan saved by `jobrun plan --out FILE`, as `apply` reads it back.
 struct SavedPlan {

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 extension BusyState {
     /// Measures how busy the machine is, the most telling way that works here: the CPU pressure

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 extension MeteredState {
     /// The variable that names the system bus, as every D-Bus client reads it.

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 extension PowerSupply {
     /// The devices of `sysfs`/class/power_supply (`sysfs` is `/sys`; tests give a tree of their

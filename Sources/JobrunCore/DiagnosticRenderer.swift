@@ -1,3 +1,4 @@
+import JobrunSystem
 /// The text of the files diagnostics point into, kept so messages can quote the offending line.
 public struct SourceFiles: Sendable {
     private var contents: [String: [UInt8]] = [:]

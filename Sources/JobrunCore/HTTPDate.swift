@@ -1,3 +1,4 @@
+import JobrunSystem
 /// HTTP-dates (RFC 9110 §5.6.7) as seconds since the Unix epoch: the preferred IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms a recipient must still accept,
 /// RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).

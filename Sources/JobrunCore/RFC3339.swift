@@ -1,3 +1,4 @@
+import JobrunSystem
 /// RFC 3339 date-times (`2026-11-25T08:40:00Z`, `2026-11-25T09:40:00.5+01:00`): deadlines and CI
 /// variables give instants this way.
 public enum RFC3339 {

@@ -2,6 +2,7 @@ internal import CCurl
 import Dispatch
 import JobrunCore
 import Synchronization
+import JobrunSystem
 
 /// Identifies a transfer handed to a ``CurlEngine``.
 public struct TransferID: Hashable, Sendable {

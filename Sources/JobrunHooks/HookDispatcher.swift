@@ -2,6 +2,7 @@ import JobrunCore
 public import JobrunManifest
 public import JobrunOutcome
 public import JobrunState
+import JobrunSystem
 
 /// The completion hooks of one `apply` (docs/policy.md, "Hooks"): an observer of the run's
 /// events that makes a resource's `on_complete`, `on_failure` or `on_deferred` hook due when the

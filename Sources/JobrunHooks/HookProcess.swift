@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunOutcome
+import JobrunSystem
 
 /// One hook process from its start to its end, on the calling thread: the event on its stdin,
 /// its stdout and stderr in one pipe whose last bytes are kept, its exit status, and its time

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// Where a hook's program is, as `execvp` would find it: a name with a slash is a path (the
 /// manifest's folder or the current directory already made it absolute); a bare name is looked

@@ -4,6 +4,7 @@ import JobrunManifest
 import JobrunOutcome
 import JobrunState
 import Synchronization
+import JobrunSystem
 
 /// Runs due hooks off the run's thread, so that a slow hook never holds up a transfer: a
 /// thread records each due hook in its root's outbox (before it may run, so that one due when

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 extension FileReader {
     /// Why a manifest or checksum list (read with the 256 MiB limit, `YAMLParser.maximumFileSize`)

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// Where the manifest loader reads files: the file system, or files held in memory, so that a
 /// fuzzer (or a test) drives the same reading, decoding and validation without writing files.

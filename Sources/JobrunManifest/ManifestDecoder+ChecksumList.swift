@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 extension ManifestDecoder {
     /// Reads a `slices_from` list: `<hex>  <path>` or `<hex> *<path>` lines as `sha256sum` and its

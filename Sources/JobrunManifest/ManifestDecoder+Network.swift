@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// `network:` in `defaults` or a resource: whether and when a resource may transfer.
 extension ManifestDecoder {

@@ -1,6 +1,7 @@
 import Dispatch
 import JobrunCore
 import Synchronization
+import JobrunSystem
 
 /// Turns one file's YAML tree into resources, collecting every problem as a diagnostic.
 ///

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// Loads manifest files and folders, decodes and validates them, and reports every problem at once.
 public enum ManifestLoader {

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// Rules that span resources and files: unique ids, dependencies that exist and form no cycle,
 /// and destinations that do not collide (same file twice, or a file where another needs a folder).

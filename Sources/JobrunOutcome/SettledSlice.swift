@@ -1,5 +1,6 @@
 public import JobrunCore
 public import JobrunManifest
+public import JobrunSystem
 
 /// A slice at its end, with its outcome.
 public struct SettledSlice: Sendable {

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// How much room the file system holding a path has, and which file system it is.
 public struct FileSystemUsage: Sendable, Hashable {

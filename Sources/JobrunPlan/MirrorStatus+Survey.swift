@@ -2,6 +2,7 @@ public import JobrunCore
 public import JobrunManifest
 public import JobrunState
 public import JobrunVerify
+public import JobrunSystem
 
 extension MirrorStatus {
     /// Takes the status of `manifest`'s resources: one stat per slice (no file is opened), one

@@ -2,6 +2,7 @@ public import JobrunCore
 public import JobrunManifest
 public import JobrunState
 public import JobrunVerify
+public import JobrunSystem
 
 /// What `jobrun status` reports: per resource, how its slices stand against the mirror state
 /// (``SliceStatus``), when it was last wholly proven and last fetched; the roots' stores; the

@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunManifest
+import JobrunSystem
 
 /// The on-disk form of an unfinished slice: `.NAME.jobrun-part` beside the destination, and for
 /// slices large enough to be worth resuming, `.NAME.jobrun-meta` holding the validator that

@@ -1,6 +1,7 @@
 import JobrunCore
 import JobrunManifest
 import JobrunVerify
+import JobrunSystem
 
 /// Finds the partial downloads a plan can resume: one directory listing per folder that holds
 /// slices to transfer (not a stat per slice, so an empty mirror of a million slices stays cheap).

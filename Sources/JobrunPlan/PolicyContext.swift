@@ -1,6 +1,7 @@
 public import JobrunConditions
 public import JobrunManifest
 public import JobrunCore
+public import JobrunSystem
 
 /// What a plan judges the resources' network policies by: the conditions read once, the time,
 /// and when each resource was first deferred (from the mirror state, for `max_deferral`).

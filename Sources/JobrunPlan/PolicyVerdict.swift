@@ -1,6 +1,7 @@
 public import JobrunConditions
 public import JobrunManifest
 public import JobrunCore
+public import JobrunSystem
 
 /// What a resource's network policy says of its work now.
 public enum PolicyVerdict: Sendable, Hashable {

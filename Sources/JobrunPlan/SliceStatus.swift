@@ -1,6 +1,7 @@
 public import JobrunCore
 public import JobrunState
 public import JobrunVerify
+public import JobrunSystem
 
 /// What `jobrun status` says of one slice's file, from a stat of it (never a read) and what the
 /// mirror state recorded when its bytes were last proven.

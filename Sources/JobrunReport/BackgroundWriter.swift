@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import JobrunCore
+import JobrunSystem
 
 /// Bytes for a descriptor, written by a thread of its own so that the thread that produces them
 /// (the run's driver) never waits for a slow reader: a pipe whose reader lags, a terminal,

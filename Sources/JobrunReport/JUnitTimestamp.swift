@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 extension JUnitReport {
     /// A UTC instant to the second, rendered `YYYY-MM-DDTHH:MM:SS` with no zone and no fraction.

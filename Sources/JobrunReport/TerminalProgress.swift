@@ -1,5 +1,6 @@
 public import JobrunOutcome
 import JobrunCore
+import JobrunSystem
 
 /// `--progress tty`: a live display at the bottom of the terminal, redrawn in place while
 /// transfers run (``TerminalWriter``): the overall bar, the bytes (those in flight included),

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import JobrunCore
+import JobrunSystem
 
 /// Owns a terminal while a live display is on it: the display's frames and the lines a run
 /// prints (to the same terminal) go through it, so that each line lands above the display and no

@@ -3,6 +3,7 @@ import JobrunCore
 import JobrunFetch
 import Synchronization
 import JobrunOutcome
+import JobrunSystem
 
 /// A thread that finishes memory bodies (see ``SliceWriter``) for the driver: it hashes
 /// each one, compares the digests with the slice's, and writes a body that matches to its

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// Verified partial files that take their final names together (the commit protocol of
 /// `RunDriver+Commit`): the file systems of each output root are synced once, so that the

@@ -2,6 +2,7 @@ import Dispatch
 import JobrunConditions
 import JobrunCore
 import Synchronization
+import JobrunSystem
 
 /// Reads the conditions again and again on a thread of its own, as a D-Bus call may take its
 /// whole timeout: the run's thread only picks up the latest reading (``take()``).

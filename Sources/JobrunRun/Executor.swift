@@ -6,6 +6,7 @@ public import JobrunFetch
 import JobrunVerify
 import Synchronization
 public import JobrunOutcome
+public import JobrunSystem
 
 /// Options of one `apply` run.
 public struct ApplyOptions: Sendable {

@@ -3,6 +3,7 @@ import JobrunCore
 internal import CLinux
 #endif
 import JobrunOutcome
+import JobrunSystem
 
 /// A failure writing below the output root.
 public struct WriteFailure: Error, Sendable, Hashable {

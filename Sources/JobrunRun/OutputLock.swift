@@ -2,6 +2,7 @@ import JobrunCore
 #if canImport(Glibc)
 internal import CLinux
 #endif
+import JobrunSystem
 
 /// One `apply` at a time per output root: an exclusive `flock` on each root folder, held for the
 /// whole run.

@@ -3,6 +3,7 @@ import JobrunManifest
 import JobrunPlan
 import JobrunVerify
 import JobrunOutcome
+import JobrunSystem
 
 /// Durable commits without an fsync per file: verified partial files wait in a batch; a flush
 /// hands the batch to the store's thread (``CommitBatch``), which syncs the file system once

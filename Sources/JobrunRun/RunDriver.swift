@@ -4,6 +4,7 @@ import JobrunManifest
 import JobrunPlan
 import JobrunVerify
 import JobrunOutcome
+import JobrunSystem
 
 /// The state of one `apply`, owned by the driver thread.
 struct RunDriver {

@@ -7,6 +7,7 @@ import Synchronization
 internal import CLinux
 #endif
 import JobrunOutcome
+import JobrunSystem
 
 /// Receives one attempt's response for one slice: checks the head, takes the body, and enforces
 /// the byte cap.

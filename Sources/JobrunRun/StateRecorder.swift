@@ -5,6 +5,7 @@ public import JobrunPlan
 public import JobrunOutcome
 public import JobrunState
 import Synchronization
+public import JobrunSystem
 
 /// Records in the mirror states what a run proves: the run itself (start, end, stop reason,
 /// exit status, counts), and every file a fetch put in place, once its rename is durable

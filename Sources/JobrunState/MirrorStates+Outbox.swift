@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// The completion hooks' outbox in each root's store. A root without a usable store has none:
 /// its hooks still run, but one due when jobrun dies is not run again.

@@ -1,5 +1,6 @@
 import JobrunCore
 internal import Synchronization
+import JobrunSystem
 
 /// The mirror states of one command's output roots, each opened once. A store that cannot be used
 /// never blocks the mirror: it is reported once (``warn``), left alone from then on, and the

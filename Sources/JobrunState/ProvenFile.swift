@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// What the store remembers of one file beneath an output root, as a quick check and `status`
 /// read it.

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// A slice's file as it was when its bytes were last proven (hashed, or fetched and verified):
 /// what the store records, and what a later quick check compares the file with.

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// The state of one output root: a SQLite database in a folder jobrun owns there
 /// (`.jobrun/state.sqlite`, WAL mode), with a versioned schema (``StateSchema``). Used from one

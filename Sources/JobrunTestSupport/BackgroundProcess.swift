@@ -2,6 +2,7 @@ import Foundation
 import JobrunCore
 import Synchronization
 
+import JobrunSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 typealias SpawnFileActions = ProcessSpawn.FileActions
 

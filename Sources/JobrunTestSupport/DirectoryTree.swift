@@ -1,5 +1,6 @@
 import Foundation
 import JobrunCore
+import JobrunSystem
 
 /// What a directory holds, for asserting that a command created (or leaked) nothing.
 ///

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 extension FileIdentity {
     /// `lstat(2)` failed.

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// Which file system a path or descriptor is on, for tests of code that must reach every file
 /// system below a folder. `/proc` below `/` stands for such a mount: nothing is written there.

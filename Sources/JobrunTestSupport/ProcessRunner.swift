@@ -3,6 +3,7 @@ import Foundation
 import JobrunCore
 import Synchronization
 
+import JobrunSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

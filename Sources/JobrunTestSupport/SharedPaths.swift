@@ -1,5 +1,6 @@
 import Foundation
 import JobrunCore
+import JobrunSystem
 
 /// Locates what the tests use from outside the package: the JUnit XSDs.
 ///

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// A small time zone database for tests, `Tests/Support/zoneinfo`: TZif files of a few zones as
 /// tzdata 2025b installs them (transitions listed up to 2037), `slim/Europe/Berlin` as

@@ -1,4 +1,5 @@
 internal import JobrunCore
+import JobrunSystem
 
 /// One thread's share of a `FileChecker` batch, with the digesters and read buffer it reuses
 /// from file to file.

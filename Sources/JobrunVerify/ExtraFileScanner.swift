@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// What `ExtraFileScanner` found.
 public struct ExtraFileScan: Sendable, Hashable {

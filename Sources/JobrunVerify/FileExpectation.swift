@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// What one file beneath an output root should be.
 public struct FileExpectation: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// A system call on a file failed: which call, on which path, and the `errno` it set.
 public struct FileIOError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// How a file that passed its check was found correct, and what it was then.
 public struct FileObservation: Sendable, Hashable {

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// A regular file mapped read-only into memory, for hashing without copying.
 ///

@@ -1,5 +1,6 @@
 public import JobrunCore
 public import JobrunState
+public import JobrunSystem
 #if canImport(Glibc)
 internal import CLinux
 #endif

@@ -3,6 +3,7 @@ internal import Synchronization
 #if os(Linux)
 internal import CLinux
 #endif
+import JobrunSystem
 
 /// Opening directories beneath an output root without following any symbolic link.
 ///

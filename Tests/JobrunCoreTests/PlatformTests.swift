@@ -1,5 +1,6 @@
 import Dispatch
 import JobrunCore
+import JobrunSystem
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 @testable import JobrunFetch
+import JobrunSystem
 
 /// An engine without a thread of its own: its owner turns it, and completions run inside the turn,
 /// on the owner's thread.

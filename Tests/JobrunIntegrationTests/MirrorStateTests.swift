@@ -3,6 +3,7 @@ import JobrunCore
 import JobrunState
 import JobrunTestSupport
 import Testing
+import JobrunSystem
 
 /// The mirror state in use (docs/state.md): a file unchanged since its last proof is not read
 /// again; anything else about it (its bytes, its times, the digests the manifest expects) makes

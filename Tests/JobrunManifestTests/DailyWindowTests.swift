@@ -2,6 +2,7 @@ import JobrunCore
 import JobrunTestSupport
 import Testing
 @testable import JobrunManifest
+import JobrunSystem
 
 /// ``DailyWindow`` against its definition: on each local day it opens at the first instant the
 /// zone's clock reads its start or later, and closes at the first instant the clock reads its end

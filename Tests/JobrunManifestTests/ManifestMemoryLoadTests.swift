@@ -3,6 +3,7 @@ import JobrunCore
 import JobrunTestSupport
 import Testing
 @testable import JobrunManifest
+import JobrunSystem
 
 /// Loading from memory (``ManifestLoader/load(memory:manifests:options:)``, the fuzzer's entry)
 /// is loading from files: the same reading, decoding and validation, and never a read from disk.

@@ -5,6 +5,7 @@ import JobrunTestSupport
 import JobrunVerify
 import Testing
 @testable import JobrunPlan
+import JobrunSystem
 
 /// `jobrun status`'s survey stats the slices a batch at a time: the status is the same whatever
 /// the batch's size, partial downloads found in any batch included.

@@ -5,6 +5,7 @@ import JobrunTestSupport
 import JobrunVerify
 import Testing
 @testable import JobrunPlan
+import JobrunSystem
 
 /// `jobrun status`'s judgement, without I/O: a slice is proven only when its file is what its
 /// record proved and the record proves what the manifest expects now; a resource's times and

@@ -6,6 +6,7 @@ import JobrunState
 import JobrunVerify
 import Testing
 @testable import JobrunPlan
+import JobrunSystem
 
 @Suite struct PlannerTests {
     static let here = JobrunCore.SourceLocation(file: "m.yaml", line: 1, column: 1)

@@ -4,6 +4,7 @@ import JobrunManifest
 import JobrunTestSupport
 import Testing
 @testable import JobrunPlan
+import JobrunSystem
 
 @Suite struct PolicyVerdictTests {
     static func conditions(metered: MeteredState.Value, onAC: Bool, busy: Bool?) -> Conditions {

@@ -7,6 +7,7 @@ import JobrunTestSupport
 import JobrunVerify
 import Testing
 @testable import JobrunReport
+import JobrunSystem
 
 /// `jobrun status` as people and programs read it, on a fixed clock: a line per resource with
 /// its counts and times, the runs, the stable summary line, and the versioned JSON document.

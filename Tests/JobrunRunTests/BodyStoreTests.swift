@@ -4,6 +4,7 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 @testable import JobrunRun
+import JobrunSystem
 
 /// The store thread: memory bodies are hashed, compared and written there, commits are synced
 /// and renamed there, and every one comes back with its outcome, in the order handed over.

@@ -4,6 +4,7 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 @testable import JobrunRun
+import JobrunSystem
 
 /// The output roots' lock: one holder per folder, however it is named; a held root fails at once
 /// or after the timeout; failed attempts keep nothing locked; the holder is found in `/proc`.

@@ -8,6 +8,7 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 @testable import JobrunRun
+import JobrunSystem
 
 /// What the run records in the mirror state, and when: a fetched file only once a sync made its
 /// rename durable (so a crash can never leave a record of a file that is not on disk), only if

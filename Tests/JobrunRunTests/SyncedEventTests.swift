@@ -5,6 +5,7 @@ import JobrunPlan
 import JobrunTestSupport
 import Testing
 @testable import JobrunRun
+import JobrunSystem
 
 /// Every file the driver settles as fetched is followed by a sync of its root
 /// (``RunEvent/synced(root:)``) before the run ends, also in a resource that failed, and is then

@@ -4,6 +4,7 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 @testable import JobrunState
+import JobrunSystem
 
 /// The mirror state's database: created in its own folder, in WAL mode, at the current schema;
 /// what it records survives reopening; a newer schema is refused and left as it was; a file that

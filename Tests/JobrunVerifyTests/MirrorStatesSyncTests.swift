@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JobrunSystem
 
 /// Before the mirror state records files changed within the writeback horizon, it syncs the file
 /// system of each, through the file's own folder: a folder below the root may be another mount.

@@ -3,6 +3,7 @@ import JobrunManifest
 import JobrunState
 import JobrunVerify
 import Testing
+import JobrunSystem
 
 /// What `verify` counts: files that passed without a digest are counted by kind, as ok unless
 /// digests are required; `alsoComputing` gives every passing file that digest.

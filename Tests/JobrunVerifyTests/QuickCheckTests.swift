@@ -4,6 +4,7 @@ import Synchronization
 import JobrunTestSupport
 import JobrunVerify
 import Testing
+import JobrunSystem
 
 /// A file whose identity is the one its last proof recorded passes without being read; what the
 /// checker observes of each passing file is what the mirror state records.

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JobrunSystem
 
 /// A fresh directory under the system temporary directory, removed when `body` returns, after
 /// giving back the permissions a test took away (JobrunTestSupport's `TemporaryDirectory` does

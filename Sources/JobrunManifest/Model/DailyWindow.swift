@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// A range of local time repeated every day (`01:00-06:00`, or across midnight `22:00-06:00`):
 /// when a resource's network policy lets it transfer.

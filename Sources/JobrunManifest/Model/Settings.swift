@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunSystem
 
 /// How many transfers may run at once.
 public struct ConcurrencyLimits: Hashable, Sendable {

@@ -2,6 +2,7 @@ import Dispatch
 import JobrunCore
 import Synchronization
 internal import CYAML
+import JobrunSystem
 
 /// One of libyaml's events, as much of it as ``YAMLParser`` reads; a scalar's bytes stay with
 /// the ``YAMLEventSource`` (``YAMLEventSource/value(of:)``).

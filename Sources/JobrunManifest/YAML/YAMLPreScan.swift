@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunSystem
 
 /// One pass over a manifest's bytes before libyaml sees them: encoding problems (with exact
 /// positions, which libyaml's reader cannot give), tab-indented lines, and whether libyaml's line

@@ -1,7 +1,8 @@
 import Foundation
 import JobrunTestSupport
+import JobrunCore
 import Testing
-@testable import JobrunCore
+@testable import JobrunSystem
 
 /// Reading TZif files, looking zones up by name, and finding the machine's zone.
 @Suite struct TimeZoneRulesLoadingTests {

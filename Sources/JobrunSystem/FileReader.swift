@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads whole files with plain POSIX calls, refusing ones over a size limit before reading:
 /// manifests and checksum lists (JobrunManifest), partial-download metadata (JobrunPlan).
 public enum FileReader {

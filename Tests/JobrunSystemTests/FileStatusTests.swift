@@ -1,5 +1,6 @@
-import JobrunCore
+import JobrunSystem
 import JobrunTestSupport
+import JobrunCore
 import Testing
 
 @Suite struct FileStatusTests {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one write loop: partial files, atomically written reports, and standard output.
 public enum DescriptorIO {
     /// Writes every byte of `bytes` to `fd`, retrying short writes and EINTR. Returns `nil`, or

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+public import Glibc
+#elseif canImport(Musl)
+public import Musl
+#elseif canImport(Darwin)
+public import Darwin
+#endif
+
 /// `posix_spawn` of a child that starts clean: an empty signal mask and default dispositions
 /// (jobrun ignores SIGINT and SIGTERM while it handles them itself, and SIGPIPE with an event
 /// stream; ignored signals stay ignored across `exec`, so a child would not die of them), in a

@@ -1,4 +1,5 @@
 import Dispatch
+import JobrunSystem
 import JobrunCore
 import Testing
 

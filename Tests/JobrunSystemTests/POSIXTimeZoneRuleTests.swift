@@ -1,5 +1,6 @@
+import JobrunCore
 import Testing
-@testable import JobrunCore
+@testable import JobrunSystem
 
 /// POSIX `TZ` strings, the rules TZif files end with.
 @Suite struct POSIXTimeZoneRuleTests {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+public import Glibc
+#elseif canImport(Musl)
+public import Musl
+#elseif canImport(Darwin)
+public import Darwin
+#endif
+
 /// What tells a file's bytes apart without reading them: its device and inode, size, and
 /// modification and change times. Writing to a file, truncating it, or replacing it changes at
 /// least one of them; the change time (`ctime`) cannot be set by a user, only by the kernel.

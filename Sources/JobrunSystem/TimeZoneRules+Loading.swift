@@ -1,3 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension TimeZoneRules {
     /// Why a zone could not be loaded by name.
     public enum LoadError: Error, Hashable, Sendable {

@@ -1,6 +1,7 @@
 import JobrunTestSupport
+import JobrunCore
 import Testing
-@testable import JobrunCore
+@testable import JobrunSystem
 
 /// Offsets and local times of real zones, checked against the rules the zones follow (not against
 /// one example): the EU changes at 01:00 UTC on the last Sundays of March and October, the US at
