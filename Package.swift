@@ -47,16 +47,18 @@ let package = Package(
         // Manifests and slice lists read, validated and located (libyaml).
         .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
         // The files on disk for plan, apply and verify: checking and hashing them, extra files.
-        .target(name: "JobrunVerify", dependencies: ["JobrunCore", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
+        .target(name: "JobrunFiles", dependencies: ["JobrunCore", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
         // The plan: what each slice needs, free space, the network policy's verdicts.
-        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunState", "JobrunConditions"], swiftSettings: strict),
+        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunFiles", "JobrunState", "JobrunConditions"], swiftSettings: strict),
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
-        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunPlan"], swiftSettings: strict),
+        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunFiles", "JobrunPlan"], swiftSettings: strict),
+        // JSON read and written: the parser of outside documents and the writer of every report.
+        .target(name: "JobrunJSON", swiftSettings: strict),
         // Everything written for people and programs: log, progress, JSON, JUnit, events, merges.
         .target(
             name: "JobrunReport",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions"],
+            dependencies: ["JobrunCore", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions"],
             swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
         .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
@@ -68,20 +70,21 @@ let package = Package(
         .target(
             name: "JobrunRun",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux",
+                "JobrunCore", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux",
             ],
             swiftSettings: strict),
         // Completion hooks: an observer of the run's events with threads of its own, and an outbox
         // in the mirror state.
         .target(
             name: "JobrunHooks",
-            dependencies: ["JobrunCore", "JobrunManifest", "JobrunOutcome", "JobrunReport", "JobrunState"],
+            dependencies: ["JobrunCore", "JobrunJSON", "JobrunManifest", "JobrunOutcome", "JobrunState"],
             swiftSettings: strict),
         // The commands and their options, reports and exit statuses (swift-argument-parser).
         .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunVerify", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun", "JobrunState",
+                "JobrunCore", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun",
+                "JobrunState",
                 "JobrunConditions",
                 "JobrunHooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -97,13 +100,14 @@ let package = Package(
         .testTarget(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "JobrunJSONTests", dependencies: ["JobrunJSON", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunStateTests", dependencies: ["JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunConditionsTests", dependencies: ["JobrunConditions", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunHooksTests", dependencies: ["JobrunHooks", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
-        .testTarget(name: "JobrunVerifyTests", dependencies: ["JobrunVerify", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunFilesTests", dependencies: ["JobrunFiles", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JobrunPlanTests", dependencies: ["JobrunPlan", "JobrunState", "JobrunTestSupport"],
             resources: [.copy("Golden")], swiftSettings: strict),
@@ -124,7 +128,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
         ("FuzzManifest", "manifest", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzChecksumList", "checksum-list", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
-        ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunReport"]),
+        ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunJSON", "JobrunReport"]),
     ]
     package.targets.append(.systemLibrary(name: "CFuzzer", path: "fuzz/CFuzzer"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer"], path: "fuzz/support", swiftSettings: strict))

@@ -8,7 +8,7 @@ import JobrunReport
 import JobrunOutcome
 import JobrunRun
 import JobrunState
-import JobrunVerify
+import JobrunFiles
 
 struct ApplyCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import JobrunCore
 import JobrunManifest
-import JobrunVerify
+import JobrunFiles
 import JobrunSystem
 
 /// Options every manifest-reading command shares.

@@ -1,6 +1,6 @@
 import Synchronization
 import JobrunCore
-import JobrunVerify
+import JobrunFiles
 
 /// The SHA-256 of the manifests' bytes, in the order they were read: `run_start`'s
 /// `manifests_sha256`. The same files concatenated in that order (`cat a.yaml b.yaml |

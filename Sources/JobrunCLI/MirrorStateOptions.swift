@@ -2,7 +2,7 @@ import ArgumentParser
 import JobrunCore
 import JobrunManifest
 import JobrunState
-import JobrunVerify
+import JobrunFiles
 
 /// How `plan` and `apply` use the output roots' mirror states (docs/state.md).
 struct MirrorStateOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import ArgumentParser
 import JobrunCore
 import JobrunReport
 import JobrunSystem
+import JobrunJSON
 
 /// `jobrun report`: work on reports that runs wrote.
 struct ReportCommand: ParsableCommand {

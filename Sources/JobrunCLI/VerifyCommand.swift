@@ -2,7 +2,7 @@ import ArgumentParser
 import JobrunCore
 import JobrunManifest
 import JobrunReport
-import JobrunVerify
+import JobrunFiles
 import JobrunRun
 import JobrunState
 

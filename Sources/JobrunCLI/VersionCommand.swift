@@ -2,7 +2,7 @@ import ArgumentParser
 import JobrunCore
 import JobrunFetch
 import JobrunManifest
-import JobrunVerify
+import JobrunFiles
 
 struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

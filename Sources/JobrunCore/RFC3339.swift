@@ -2,6 +2,36 @@ import JobrunSystem
 /// RFC 3339 date-times (`2026-11-25T08:40:00Z`, `2026-11-25T09:40:00.5+01:00`): deadlines and CI
 /// variables give instants this way.
 public enum RFC3339 {
+    /// 0001-01-01T00:00:00 and 9999-12-31T23:59:59: the instants a four-digit year can write.
+    public static let minimumSecondsSince1970: Int64 = -62_135_596_800
+    public static let maximumSecondsSince1970: Int64 = 253_402_300_799
+
+    /// `2026-11-25T08:40:00` for a UTC instant in whole seconds, clamped to years 0001–9999.
+    public static func utc(secondsSince1970 seconds: Int64) -> String {
+        let clamped = min(max(seconds, minimumSecondsSince1970), maximumSecondsSince1970)
+        let days = CivilDate.floorDivide(clamped, 86_400)
+        let secondOfDay = clamped - days * 86_400
+        let (year, month, day) = CivilDate.date(daysSince1970: days)
+        var out = ""
+        out.reserveCapacity(19)
+        out += padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+        out += "T" + padded(secondOfDay / 3_600, 2) + ":" + padded(secondOfDay / 60 % 60, 2)
+        out += ":" + padded(secondOfDay % 60, 2)
+        return out
+    }
+
+    /// `2026-11-25T08:40:00.123Z`: a UTC instant in milliseconds, as logs and event streams show it.
+    public static func utc(milliseconds ms: Int64) -> String {
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let digits = String(ms - seconds * 1000)
+        return utc(secondsSince1970: seconds) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+
+    private static func padded(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
     /// Milliseconds since the epoch, or nil when `text` is not an RFC 3339 date-time with a zone
     /// (`Z` or `±hh:mm`; `t`, `z` and a space for `T` are accepted, as RFC 3339 allows).
     public static func milliseconds(_ text: String) -> Int64? {

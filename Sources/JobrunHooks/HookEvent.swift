@@ -1,6 +1,6 @@
 import JobrunCore
 import JobrunOutcome
-import JobrunReport
+import JobrunJSON
 
 /// What a hook is told, on stdin as one line of JSON and in `JOBRUN_*` variables, the same
 /// facts both ways (docs/policy.md, "Hooks"). Written to the outbox as its JSON line, and read
@@ -37,7 +37,7 @@ struct HookEvent: Sendable, Hashable, Decodable {
     var exitStatus: Int32?
 
     /// Now, as `due_at` says it.
-    static var now: String { WallTime.rfc3339(milliseconds: RunID.milliseconds()) }
+    static var now: String { RFC3339.utc(milliseconds: RunID.milliseconds()) }
 
     struct Count: Sendable, Hashable {
         var name: String

@@ -1,4 +1,5 @@
 public import JobrunPlan
+public import JobrunFiles
 
 /// What became of a slice's partial file in a run: kept for the next attempt or run to resume,
 /// or removed, and why.

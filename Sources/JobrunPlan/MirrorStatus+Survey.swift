@@ -1,7 +1,7 @@
 public import JobrunCore
 public import JobrunManifest
 public import JobrunState
-public import JobrunVerify
+public import JobrunFiles
 public import JobrunSystem
 
 extension MirrorStatus {

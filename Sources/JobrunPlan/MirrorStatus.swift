@@ -1,7 +1,7 @@
 public import JobrunCore
 public import JobrunManifest
 public import JobrunState
-public import JobrunVerify
+public import JobrunFiles
 public import JobrunSystem
 
 /// What `jobrun status` reports: per resource, how its slices stand against the mirror state

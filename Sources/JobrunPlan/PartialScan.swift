@@ -1,6 +1,6 @@
 import JobrunCore
 import JobrunManifest
-import JobrunVerify
+import JobrunFiles
 import JobrunSystem
 
 /// Finds the partial downloads a plan can resume: one directory listing per folder that holds

@@ -1,6 +1,6 @@
 import JobrunCore
 public import JobrunManifest
-public import JobrunVerify
+public import JobrunFiles
 
 /// What a plan would do with one slice.
 public enum SliceAction: String, Sendable, Hashable, CaseIterable, Codable {

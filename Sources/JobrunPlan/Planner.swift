@@ -1,6 +1,6 @@
 import JobrunCore
 public import JobrunManifest
-public import JobrunVerify
+public import JobrunFiles
 import JobrunState
 
 /// Builds a ``Plan``: orders resources, then classifies every slice against the files on disk.

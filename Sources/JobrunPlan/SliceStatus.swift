@@ -1,6 +1,6 @@
 public import JobrunCore
 public import JobrunState
-public import JobrunVerify
+public import JobrunFiles
 public import JobrunSystem
 
 /// What `jobrun status` says of one slice's file, from a stat of it (never a read) and what the

@@ -1,4 +1,5 @@
 import JobrunOutcome
+import JobrunJSON
 
 /// The hooks of a run's resources in `apply --json` and JUnit (docs/policy.md, "Hooks").
 extension ApplyReports {

@@ -1,6 +1,7 @@
 import JobrunCore
 public import JobrunManifest
 public import JobrunOutcome
+import JobrunJSON
 
 /// `apply` results for programs (JSON) and for CI (JUnit).
 public enum ApplyReports {

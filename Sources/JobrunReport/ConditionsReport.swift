@@ -1,5 +1,6 @@
 import JobrunCore
 public import JobrunConditions
+import JobrunJSON
 
 /// `jobrun conditions`: every condition discretionary work waits for, its value and its source.
 public enum ConditionsReport {
@@ -32,7 +33,7 @@ public enum ConditionsReport {
         w.beginObject()
         w.key("format_version"); w.int(1)
         w.key("jobrun_version"); w.string(JobrunVersion.current)
-        w.key("checked_at"); w.string(WallTime.rfc3339(milliseconds: checkedAtMilliseconds))
+        w.key("checked_at"); w.string(RFC3339.utc(milliseconds: checkedAtMilliseconds))
         w.key("checked_at_ms"); w.int(checkedAtMilliseconds)
         w.key("conditions")
         w.beginArray()

@@ -1,6 +1,7 @@
 import JobrunCore
 import JobrunManifest
 public import JobrunOutcome
+import JobrunJSON
 
 /// Each event's `type` and `data`, as docs/events.md describes them. Durations are whole
 /// milliseconds (`…_ms`), sizes bytes; a field that does not apply is `null`, never left out, so

@@ -1,4 +1,5 @@
 import JobrunOutcome
+import JobrunJSON
 
 /// `hook_start` and `hook_end` (docs/events.md).
 extension EventStream {

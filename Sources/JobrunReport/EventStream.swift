@@ -1,6 +1,7 @@
 public import JobrunOutcome
 import JobrunCore
 import Synchronization
+import JobrunJSON
 
 /// `--events FILE|-`: every event of a run as one line of JSON (NDJSON) in a frozen envelope,
 ///
@@ -83,7 +84,7 @@ public final class EventStream: RunObserver, @unchecked Sendable {
         w.beginObject()
         w.key("v"); w.int(Self.version)
         w.key("seq"); w.int(sequence)
-        w.key("ts"); w.string(WallTime.rfc3339(milliseconds: wallClock()))
+        w.key("ts"); w.string(RFC3339.utc(milliseconds: wallClock()))
         w.key("run"); w.string(runID)
         w.key("type"); w.string(Self.type(of: event))
         w.key("data"); Self.writeData(of: event, into: &w)

@@ -1,4 +1,6 @@
+import JobrunCore
 import JobrunPlan
+import JobrunJSON
 
 extension JSONWriter {
     /// `"reasons": ["metered"], "details": ["metered network (NetworkManager Metered=YES)"]`.
@@ -18,7 +20,7 @@ extension JSONWriter {
     mutating func deferralFields(_ d: Deferral) {
         causeFields(d.causes)
         key("message"); string(d.message)
-        key("until"); if let ms = d.untilMilliseconds { string(WallTime.rfc3339(milliseconds: ms)) } else { null() }
+        key("until"); if let ms = d.untilMilliseconds { string(RFC3339.utc(milliseconds: ms)) } else { null() }
         key("until_ms"); if let ms = d.untilMilliseconds { int(ms) } else { null() }
     }
 

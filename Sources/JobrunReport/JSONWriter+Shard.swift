@@ -1,4 +1,5 @@
 public import JobrunManifest
+public import JobrunJSON
 
 extension JSONWriter {
     /// `null` without `--shard`; else the shard (`index`, 0-based, of `count`), the plan's

@@ -9,10 +9,8 @@ extension JUnitReport {
     /// because the pattern has exactly four year digits and XML Schema 1.0 has no year 0.
     /// Formatting is plain calendar arithmetic: no formatter, locale or time zone database.
     public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
-        /// 0001-01-01T00:00:00.
-        public static let minimumSecondsSince1970: Int64 = -62_135_596_800
-        /// 9999-12-31T23:59:59.
-        public static let maximumSecondsSince1970: Int64 = 253_402_300_799
+        public static let minimumSecondsSince1970 = RFC3339.minimumSecondsSince1970
+        public static let maximumSecondsSince1970 = RFC3339.maximumSecondsSince1970
 
         /// Whole seconds since 1970-01-01T00:00:00 UTC, within the representable range.
         public let secondsSince1970: Int64
@@ -54,25 +52,10 @@ extension JUnitReport {
         }
 
         /// `YYYY-MM-DDTHH:MM:SS`.
-        public var description: String {
-            let days = CivilDate.floorDivide(secondsSince1970, 86_400)
-            let secondOfDay = secondsSince1970 - days * 86_400
-            let (year, month, day) = CivilDate.date(daysSince1970: days)
-            var out = ""
-            out.reserveCapacity(19)
-            out += Self.padded(year, 4) + "-" + Self.padded(month, 2) + "-" + Self.padded(day, 2)
-            out += "T" + Self.padded(secondOfDay / 3_600, 2) + ":" + Self.padded(secondOfDay / 60 % 60, 2)
-            out += ":" + Self.padded(secondOfDay % 60, 2)
-            return out
-        }
+        public var description: String { RFC3339.utc(secondsSince1970: secondsSince1970) }
 
         public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
             lhs.secondsSince1970 < rhs.secondsSince1970
-        }
-
-        private static func padded(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
         }
 
         private static func number(_ bytes: ArraySlice<UInt8>) -> Int64? {

@@ -1,5 +1,5 @@
 public import JobrunPlan
-public import JobrunVerify
+public import JobrunFiles
 
 // The counts of `plan` and `verify` named as in their JSON summaries, for the event stream's
 // `run_end` (apply's are `ApplyResult.Counts.named`).

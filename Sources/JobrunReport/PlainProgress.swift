@@ -43,7 +43,7 @@ public final class PlainProgress: RunObserver {
 
     /// Writes `text` as a line tagged with the time and the run id.
     private func stamp(_ text: String) {
-        write(WallTime.rfc3339(milliseconds: wallClock()) + " jobrun " + runID + ": " + text + "\n")
+        write(RFC3339.utc(milliseconds: wallClock()) + " jobrun " + runID + ": " + text + "\n")
     }
 
     /// `apply started: 3 resources, 400 slices` (only `apply started` when the manifests were not read).

@@ -1,7 +1,8 @@
 import JobrunCore
 public import JobrunManifest
 public import JobrunPlan
-import JobrunVerify
+import JobrunFiles
+import JobrunJSON
 
 /// The plan as a versioned JSON document (`jobrun plan --json`, and the saved plan of `--out`).
 ///
@@ -224,7 +225,7 @@ public enum PlanJSON {
         w.key("timezone"); if let zone = s.network.timeZone { w.string(zone.identifier) } else { w.null() }
         w.key("not_before")
         if let instant = s.network.notBefore {
-            w.string(WallTime.rfc3339(milliseconds: Int64((instant.timeIntervalSince1970 * 1000).rounded())))
+            w.string(RFC3339.utc(milliseconds: Int64((instant.timeIntervalSince1970 * 1000).rounded())))
         } else {
             w.null()
         }

@@ -1,5 +1,6 @@
 import JobrunCore
 import JobrunOutcome
+public import JobrunJSON
 
 extension ShardMerge {
     /// The merged result (``merge(_:)``'s document) as JUnit, with the test cases `apply --junit`

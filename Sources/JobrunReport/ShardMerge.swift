@@ -1,5 +1,6 @@
 public import JobrunCore
 import JobrunManifest
+public import JobrunJSON
 
 /// `jobrun report merge`: the `apply --json` results of the shards of one plan (`--shard K/N`)
 /// as one result (docs/sharding.md, "One answer from many shards"). Pure: documents in, a

@@ -2,6 +2,7 @@ import JobrunCore
 import JobrunManifest
 public import JobrunPlan
 import JobrunState
+import JobrunJSON
 
 extension StatusReports {
     /// `jobrun status --json`: versioned (docs/state.md), deterministic for the same mirror,
@@ -102,7 +103,7 @@ extension StatusReports {
 
     /// `"NAME": "2026-11-25T09:00:00.000Z", "NAME_ms": 1764061200000`, or both `null`.
     private static func time(_ w: inout JSONWriter, _ name: String, _ milliseconds: Int64?) {
-        w.key(name); if let ms = milliseconds { w.string(WallTime.rfc3339(milliseconds: ms)) } else { w.null() }
+        w.key(name); if let ms = milliseconds { w.string(RFC3339.utc(milliseconds: ms)) } else { w.null() }
         w.key(name + "_ms"); if let ms = milliseconds { w.int(ms) } else { w.null() }
     }
 }

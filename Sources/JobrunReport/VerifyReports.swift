@@ -1,6 +1,7 @@
 import JobrunCore
 public import JobrunManifest
-public import JobrunVerify
+public import JobrunFiles
+import JobrunJSON
 
 /// Renders a ``MirrorVerification`` for people (sigil lines), for programs (JSON) and for CI (JUnit).
 public enum VerifyReports {

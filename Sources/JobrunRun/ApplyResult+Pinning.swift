@@ -1,7 +1,7 @@
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
-import JobrunVerify
+import JobrunFiles
 public import JobrunOutcome
 
 /// `apply --record-sums`: the SHA-256 of every final file in place after the run.

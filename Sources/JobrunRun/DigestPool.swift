@@ -1,5 +1,5 @@
 import JobrunCore
-import JobrunVerify
+import JobrunFiles
 
 /// Hashing tools of one thread (the driver's, the ``BodyStore``'s), reused across slices:
 /// one ``MultiDigester`` per set of algorithms (a digest context costs allocations and an

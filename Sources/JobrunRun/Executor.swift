@@ -3,7 +3,7 @@ public import JobrunCore
 import JobrunManifest
 public import JobrunPlan
 public import JobrunFetch
-import JobrunVerify
+import JobrunFiles
 import Synchronization
 public import JobrunOutcome
 public import JobrunSystem

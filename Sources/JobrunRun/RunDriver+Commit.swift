@@ -1,7 +1,7 @@
 import JobrunCore
 import JobrunManifest
 import JobrunPlan
-import JobrunVerify
+import JobrunFiles
 import JobrunOutcome
 import JobrunSystem
 

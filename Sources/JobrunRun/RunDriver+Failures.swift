@@ -1,6 +1,7 @@
 import JobrunCore
 import JobrunOutcome
 import JobrunPlan
+import JobrunFiles
 
 /// A full disk, and the partial files of attempts that end without a commit.
 extension RunDriver {

@@ -2,7 +2,7 @@ import JobrunCore
 import JobrunFetch
 import JobrunManifest
 import JobrunPlan
-import JobrunVerify
+import JobrunFiles
 import JobrunOutcome
 import JobrunSystem
 

@@ -1,7 +1,7 @@
 import JobrunCore
 import JobrunFetch
 import JobrunPlan
-import JobrunVerify
+import JobrunFiles
 import Synchronization
 #if os(Linux)
 internal import CLinux

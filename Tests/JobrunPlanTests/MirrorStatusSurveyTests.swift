@@ -2,7 +2,7 @@ import JobrunCore
 import JobrunManifest
 import JobrunState
 import JobrunTestSupport
-import JobrunVerify
+import JobrunFiles
 import Testing
 @testable import JobrunPlan
 import JobrunSystem

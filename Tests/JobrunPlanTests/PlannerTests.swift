@@ -3,7 +3,7 @@ import JobrunCore
 import JobrunManifest
 import JobrunTestSupport
 import JobrunState
-import JobrunVerify
+import JobrunFiles
 import Testing
 @testable import JobrunPlan
 import JobrunSystem

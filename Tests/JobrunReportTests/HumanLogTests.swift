@@ -166,8 +166,8 @@ import Testing
                 "2025-11-25T08:30:00.123Z jobrun 01RUN: 20% 5.0 MiB received, 0 B/s; 2 of 10 slices, 4 running, 1 retrying, 0 failed, offline 42 s\n",
             ])
         #expect(PlainProgress.duration(seconds: 200) == "3 min 20 s" && PlainProgress.duration(seconds: 7_500) == "2 h 5 min")
-        #expect(WallTime.rfc3339(milliseconds: 5) == "1970-01-01T00:00:00.005Z")
-        #expect(WallTime.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(RFC3339.utc(milliseconds: 5) == "1970-01-01T00:00:00.005Z")
+        #expect(RFC3339.utc(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
     }
 
     /// The run's start and end are lines of their own, with the time and the run id, whatever

@@ -3,6 +3,7 @@ import JobrunManifest
 import JobrunTestSupport
 import Testing
 @testable import JobrunReport
+import JobrunJSON
 
 /// A resource's `settings.network` in plan JSON: the manifest's keys, `null` when not given.
 @Suite struct PlanJSONNetworkTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import JobrunReport
+import JobrunJSON
 
 /// The merge's rules on made-up shard results: counts add up, a split resource's slices come
 /// together by path, and every way the set can fail to be one plan is said.

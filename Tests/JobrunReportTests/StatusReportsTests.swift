@@ -4,7 +4,7 @@ import JobrunManifest
 @testable import JobrunPlan
 import JobrunState
 import JobrunTestSupport
-import JobrunVerify
+import JobrunFiles
 import Testing
 @testable import JobrunReport
 import JobrunSystem

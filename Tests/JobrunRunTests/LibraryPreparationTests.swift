@@ -1,6 +1,6 @@
 import JobrunCore
 import JobrunFetch
-import JobrunVerify
+import JobrunFiles
 import Testing
 @testable import JobrunRun
 

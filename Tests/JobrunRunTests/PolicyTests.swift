@@ -4,6 +4,7 @@ import JobrunPlan
 import JobrunOutcome
 import Testing
 @testable import JobrunRun
+import JobrunFiles
 
 @Suite struct BackoffTests {
     static let policy: Backoff = {

@@ -6,6 +6,7 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 @testable import JobrunRun
+import JobrunFiles
 
 /// The sink of one attempt, driven the way the engine drives it: a head, then body pieces.
 @Suite struct SliceWriterTests {

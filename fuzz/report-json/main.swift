@@ -1,6 +1,7 @@
 import FuzzSupport
 import JobrunCore
 import JobrunReport
+import JobrunJSON
 
 // The input is a report file as `jobrun report merge` reads it. Whatever it holds, reading it
 // never traps; what jobrun writes of a document that reads reads back; and merging it (twice, as

@@ -1,6 +1,6 @@
 import JobrunFetch
 import JobrunOutcome
-import JobrunVerify
+import JobrunFiles
 
 /// All the run's machine reads of an ended attempt: made once, on the driver's thread, from
 /// the engine's result and what the writer took of the response. Immutable, so a decision about

@@ -2,7 +2,7 @@ import JobrunCore
 import JobrunFetch
 import JobrunManifest
 import JobrunOutcome
-import JobrunVerify
+import JobrunFiles
 
 /// What each ended attempt means for its slice — a body to verify, a redirect to follow, a
 /// retry and when, a failure — and what one attempt hands the next: the redirect it is

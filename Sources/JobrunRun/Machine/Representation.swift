@@ -1,5 +1,6 @@
 import JobrunFetch
 import JobrunPlan
+import JobrunFiles
 
 /// Which version of a slice's file a response is of, and how long that version is: what one
 /// attempt learns and the next holds the server to.

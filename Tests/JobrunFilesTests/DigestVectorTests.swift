@@ -1,5 +1,5 @@
 import JobrunCore
-import JobrunVerify
+import JobrunFiles
 import Testing
 
 /// Published known answers: FIPS 180-2 appendix examples and the NIST SHA example files

@@ -2,7 +2,7 @@ import JobrunCore
 import JobrunState
 import JobrunTestSupport
 import Testing
-@testable import JobrunVerify
+@testable import JobrunFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

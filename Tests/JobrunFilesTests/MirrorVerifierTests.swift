@@ -1,7 +1,7 @@
 import JobrunCore
 import JobrunManifest
 import JobrunState
-import JobrunVerify
+import JobrunFiles
 import Testing
 import JobrunSystem
 

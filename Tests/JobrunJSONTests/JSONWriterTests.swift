@@ -1,5 +1,5 @@
 import Foundation
-import JobrunReport
+import JobrunJSON
 import Testing
 
 @Suite struct JSONWriterTests {

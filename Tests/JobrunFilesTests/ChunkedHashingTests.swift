@@ -1,5 +1,5 @@
 import JobrunCore
-import JobrunVerify
+import JobrunFiles
 import JobrunTestSupport
 import Testing
 

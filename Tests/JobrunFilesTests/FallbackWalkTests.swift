@@ -1,6 +1,6 @@
 import Foundation
 import JobrunCore
-@testable import JobrunVerify
+@testable import JobrunFiles
 import Testing
 
 /// The same answers whether directories are opened by one `openat2` call or walked one

@@ -1,5 +1,5 @@
 import Testing
-@testable import JobrunReport
+@testable import JobrunJSON
 
 /// Reading JSON back: what ``JSONWriter`` writes comes back the same, keys in order; every way a
 /// document can be broken is refused with where.

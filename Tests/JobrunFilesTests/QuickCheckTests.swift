@@ -2,7 +2,7 @@ import Foundation
 import JobrunCore
 import Synchronization
 import JobrunTestSupport
-import JobrunVerify
+import JobrunFiles
 import Testing
 import JobrunSystem
 

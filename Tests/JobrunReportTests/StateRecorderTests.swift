@@ -7,7 +7,7 @@ import JobrunState
 import JobrunTestSupport
 import Synchronization
 import Testing
-@testable import JobrunRun
+@testable import JobrunReport
 import JobrunSystem
 
 /// What the run records in the mirror state, and when: a fetched file only once a sync made its

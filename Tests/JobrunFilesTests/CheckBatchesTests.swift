@@ -1,5 +1,5 @@
 import JobrunManifest
-import JobrunVerify
+import JobrunFiles
 import Testing
 
 /// How a plan, a verification and a status split the slices into batches: in the order given,

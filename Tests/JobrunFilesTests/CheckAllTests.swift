@@ -1,6 +1,6 @@
 import Foundation
 import JobrunCore
-@testable import JobrunVerify
+@testable import JobrunFiles
 import JobrunTestSupport
 import Testing
 

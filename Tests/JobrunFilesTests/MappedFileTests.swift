@@ -1,6 +1,6 @@
 import Foundation
 import JobrunCore
-import JobrunVerify
+import JobrunFiles
 import JobrunTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import JobrunCore
-import JobrunVerify
+import JobrunFiles
 import JobrunTestSupport
 import Testing
 
@@ -10,7 +10,7 @@ import Testing
 ///     head -c 2G /dev/urandom > /tmp/jobrun-hash/blob2g && cat /tmp/jobrun-hash/blob2g > /dev/null
 ///     JOBRUN_VERIFY_BENCH=1 JOBRUN_VERIFY_BENCH_FILE=/tmp/jobrun-hash/blob2g \
 ///         swift test -c release -Xswiftc -enable-testing --scratch-path .build-verify \
-///         --filter JobrunVerifyTests.BenchmarkTests
+///         --filter JobrunFilesTests.BenchmarkTests
 ///
 /// Optional: JOBRUN_VERIFY_BENCH_RUNS (best of, default 3), JOBRUN_VERIFY_BENCH_ALGOS
 /// (default md5,sha1,sha256,sha384,sha512), JOBRUN_VERIFY_BENCH_DIR (where the 10,000 small
