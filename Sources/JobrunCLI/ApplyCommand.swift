@@ -125,7 +125,7 @@ struct ApplyCommand: DocumentedCommand {
 
     /// - Parameter plan: the saved plan the arguments name, as read before the run started.
     func apply(_ run: CommandRun, plan savedPlan: Result<SavedPlan, SavedPlan.Problem>?) throws {
-        let preparation = Executor.startPreparingLibraries()
+        let preparation = ApplyRun.startPreparingLibraries()
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
@@ -193,17 +193,17 @@ struct ApplyCommand: DocumentedCommand {
         options.rateLimit = transferOptions.rateLimit
         options.policy = runPolicy(policy, for: manifest, cutoff: cutoff)
         let started = Date()
-        let executor = Executor(plan: plan, options: options)
+        let applyRun = ApplyRun(plan: plan, options: options)
         let stopper = hooks.stopper
         let signals = SignalHandling.install { signal in
-            executor.requestStop(.signal(signal))
+            applyRun.requestStop(.signal(signal))
             stopper.stop(signal: signal)
         }
         defer { signals.cancel() }
         var result: ApplyResult
         do {
             defer { display.end() }
-            result = try executor.run(events: events)
+            result = try applyRun.run(events: events)
         } catch {
             print("jobrun: error: \(error)", to: &stderr)
             throw ExitCode(ExitStatus.ioError.rawValue)

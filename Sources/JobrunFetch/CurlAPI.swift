@@ -6,7 +6,7 @@ import JobrunCore
 /// `plan` and `verify` start without libcurl and the 28 libraries Debian's build of it pulls in
 /// (GnuTLS, Kerberos, LDAP, libssh2, …; their cost is in docs/performance.md, "Start-up"), and
 /// `apply` loads them on the thread that prepares the libraries while the main thread reads the
-/// manifests (`Executor.startPreparingLibraries`), instead of before `main`.
+/// manifests (`ApplyRun.startPreparingLibraries`), instead of before `main`.
 ///
 /// Immutable once made (`@unchecked Sendable`: C function pointers and the library handle).
 final class CurlAPI: @unchecked Sendable {

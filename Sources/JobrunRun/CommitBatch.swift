@@ -3,7 +3,7 @@ import JobrunSystem
 
 /// Verified partial files that take their final names together (the commit protocol of
 /// `RunDriver+Commit`): the file systems of each output root are synced once, so that the
-/// files' data is on disk, and then each file is renamed into place. ``perform()`` runs on the ``BodyStore``'s thread,
+/// files' data is on disk, and then each file is renamed into place. ``perform()`` runs on the ``DiskWorker``'s thread,
 /// which owns the writers until the driver has the ``Result``; a crash at any point leaves
 /// every final path holding a verified file or nothing, as the sync precedes every rename.
 struct CommitBatch: @unchecked Sendable {

@@ -1,7 +1,7 @@
 import JobrunCore
 import JobrunFiles
 
-/// Hashing tools of one thread (the driver's, the ``BodyStore``'s), reused across slices:
+/// Hashing tools of one thread (the driver's, the ``DiskWorker``'s), reused across slices:
 /// one ``MultiDigester`` per set of algorithms (a digest context costs allocations and an
 /// OpenSSL init per slice otherwise), and one scratch buffer for reading partial files back.
 final class DigestPool {

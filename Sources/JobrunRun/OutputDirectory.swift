@@ -65,7 +65,7 @@ public struct WriteFailure: Error, Sendable, Hashable {
 /// An output root opened once; folders below it are created and opened one component at a time
 /// with `O_NOFOLLOW`, so no write can leave the root through a symbolic link, whatever appears on
 /// disk between planning and writing. Used from the driver thread only; its descriptors also
-/// from the store's (``BodyStore``), while the driver keeps it.
+/// from the store's (``DiskWorker``), while the driver keeps it.
 final class OutputDirectory {
     let rootPath: String
     let rootFD: Int32

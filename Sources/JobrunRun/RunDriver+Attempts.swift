@@ -77,8 +77,8 @@ extension RunDriver {
             algorithms: Self.hashedAlgorithms(for: slice), resumeOffset: resume?.offset ?? 0,
             resumeValidator: resume?.validator, learned: machine.review.learned[j] ?? resume?.learned,
             shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
-            progress: { [executor] written in
-                executor.post(.bodyProgress(job: j, token: token, written: written))
+            progress: { [applyRun] written in
+                applyRun.post(.bodyProgress(job: j, token: token, written: written))
             },
             buffers: bodyBuffers)
         let next = machine.nextRequest(j, own: own)
@@ -93,7 +93,7 @@ extension RunDriver {
         let size = machine.review.plannedSize(resource: machine.book.jobs[j].resource, declared: slice.size)
         // An unsized slice before any of its resource's bodies has arrived is taken to be large.
         request.receiveBufferSize = TransferPlacement.receiveBuffer(forSize: size ?? TransferPlacement.largeSliceSize)
-        let executor = self.executor
+        let applyRun = self.applyRun
         var engine = 0
         if TransferPlacement.takesTurns(size: size, overTLS: request.usesTLS) {
             engine = nextSharedEngine
@@ -101,7 +101,7 @@ extension RunDriver {
         }
         machine.book.runs(j, onEngine: engine)
         let id = engines[engine].start(request, sink: writer) { result in
-            executor.post(.transferDone(job: j, token: token, result: result))
+            applyRun.post(.transferDone(job: j, token: token, result: result))
         }
         writer.token = token
         machine.book.running(j, transfer: id, writer: writer)
@@ -126,7 +126,7 @@ extension RunDriver {
     /// Takes every posted event. A finished transfer frees its slot at once. Its outcome is
     /// handled before new slices start when that can change what starts (a failure, a 429's
     /// cooldown, a redirect); a body to verify and store waits until the freed slots have their
-    /// next slices, and then is checked one at a time (a memory body goes to the ``BodyStore``;
+    /// next slices, and then is checked one at a time (a memory body goes to the ``DiskWorker``;
     /// a file body is hashed to its end here), taking newly posted events the same way in
     /// between: the engine thread never waits for new work while the disk's work is done. Bodies
     /// waiting here or with the store are bounded (``BodyBacklog``). Once the
@@ -138,7 +138,7 @@ extension RunDriver {
         var waitingBytes: Int64 = 0
         while true {
             var freedSlots = false
-            for event in executor.takeEvents() {
+            for event in applyRun.takeEvents() {
                 switch event {
                 case .transferDone(let j, let token, let result):
                     guard case .running(_, let writer) = machine.book.jobs[j].state, writer.token == token else { continue }
@@ -257,17 +257,17 @@ extension RunDriver {
                 handedOver = true
                 machine.book.storing(j, writer: writer)
                 machine.backlog.handed(bytes: writer.written)
-                store.submit(BodyStore.Work(job: j, writer: writer, expected: slice.digests))
+                store.submit(DiskWorker.Work(job: j, writer: writer, expected: slice.digests))
                 return
             }
             handedOver = true  // `check` closes it
-            finishChecked(j, writer: writer, outcome: BodyStore.check(writer, expected: slice.digests, pool: digestPool))
+            finishChecked(j, writer: writer, outcome: DiskWorker.check(writer, expected: slice.digests, pool: digestPool))
         }
     }
 
-    /// The end of a body's check (``BodyStore/check(_:expected:pool:)``, on the store's thread or
+    /// The end of a body's check (``DiskWorker/check(_:expected:pool:)``, on the store's thread or
     /// this one): committed, retried from zero, or failed.
-    mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: BodyStore.Outcome) {
+    mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: DiskWorker.Outcome) {
         switch outcome {
         case .stored(let digests):
             if writer.startOffset > 0 { machine.book.resumed(j) }

@@ -11,7 +11,7 @@ struct RunDriver {
     typealias JobState = SliceBook.State
     typealias Job = SliceBook.Job
 
-    let executor: Executor
+    let applyRun: ApplyRun
     /// Where the run's events go (``RunObserver``s, on this thread).
     let events: RunEvents
     /// The run's counters, kept as slices start and end.
@@ -24,10 +24,10 @@ struct RunDriver {
     /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.
-    let store: BodyStore
+    let store: DiskWorker
     var nextSharedEngine = 0
-    var plan: Plan { executor.plan }
-    var options: ApplyOptions { executor.options }
+    var plan: Plan { applyRun.plan }
+    var options: ApplyOptions { applyRun.options }
     let clock = ContinuousClock()
     let started = ContinuousClock.now
     /// The run's decisions (``RunMachine``).
@@ -46,12 +46,12 @@ struct RunDriver {
     /// Why each deferred resource was deferred, by plan entry.
     var deferralOf: [Int: Deferral] = [:]
 
-    init(executor: Executor, events: RunEvents, engines: [CurlEngine], store: BodyStore) {
-        self.executor = executor
+    init(applyRun: ApplyRun, events: RunEvents, engines: [CurlEngine], store: DiskWorker) {
+        self.applyRun = applyRun
         self.events = events
         self.engines = engines
         self.store = store
-        machine = RunMachine(plan: executor.plan, epoch: started, offlineWait: executor.options.offlineWait, deadline: executor.options.deadline)
+        machine = RunMachine(plan: applyRun.plan, epoch: started, offlineWait: applyRun.options.offlineWait, deadline: applyRun.options.deadline)
         buildJobs()
         startPolicy()
     }
@@ -103,7 +103,7 @@ struct RunDriver {
         defer { stopPolicy() }
         activateRunnableResources()
         while true {
-            if let reason = executor.stopReason { stop(reason) }
+            if let reason = applyRun.stopReason { stop(reason) }
             if let cutoff = options.deadline, !machine.isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
             if machine.isOfflineTooLong(now: ContinuousClock.now) { stop(.offline) }
             machine.releaseDue(at: ContinuousClock.now)
@@ -117,7 +117,7 @@ struct RunDriver {
             // Events of other threads (hooks) reach the observers at least once a turn.
             events.deliverPosted()
             store.start()
-            executor.wait(until: nextDeadline())
+            applyRun.wait(until: nextDeadline())
             handleEvents()
         }
         if let reason = machine.phase.stopReason {
@@ -324,7 +324,7 @@ struct RunDriver {
         var p = progress
         // What running transfers have taken so far, counted as it arrived; the finished ones'
         // bytes are in `bytesReceived` (the counter may lag by a few pieces, never lead).
-        p.bytesInFlight = max(0, executor.arrivals.total - p.bytesReceived)
+        p.bytesInFlight = max(0, applyRun.arrivals.total - p.bytesReceived)
         p.running = machine.scheduler.running
         p.retrying = machine.book.delayedCount
         p.offlineFor = machine.health.offline.currentPeriod(now: ContinuousClock.now)

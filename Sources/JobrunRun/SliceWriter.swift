@@ -15,7 +15,7 @@ import JobrunSystem
 /// Two ways to store a body:
 /// - **memory**: a body of at most ``memoryLimit`` bytes (known from the slice's size or the
 ///   response's Content-Length) is kept in one buffer. When the transfer is complete the
-///   ``BodyStore`` thread (or, once the disk has been full, the driver) hashes it and, only
+///   ``DiskWorker`` thread (or, once the disk has been full, the driver) hashes it and, only
 ///   when it verifies, writes it to the partial file (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
 ///   nothing worth keeping is lost when a transfer breaks, and the engine thread spends no
 ///   system call on them.
@@ -32,7 +32,7 @@ import JobrunSystem
 /// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
 /// driver thread, either after the transfer's completion or for bytes the engine thread
 /// reported as written (the report is posted after the write, through a lock). A memory body's
-/// checks and ``persist()`` may instead run on the ``BodyStore`` thread, which the driver
+/// checks and ``persist()`` may instead run on the ``DiskWorker`` thread, which the driver
 /// hands the writer to (through a lock) and does not touch until the store reports back; so does
 /// every verified body's commit (its rename, its metadata file's removal, the look after the
 /// rename), once the writer is closed and in a ``CommitBatch``.

@@ -10,8 +10,8 @@ import Testing
 /// race it must not cause is `ExitStatusTests.anApplyThatStopsAtOnceExitsCleanlyEveryTime`).
 @Suite struct LibraryPreparationTests {
     @Test func digestsAndEnginesWorkWhilePreparationRuns() throws {
-        let first = Executor.startPreparingLibraries()
-        let second = Executor.startPreparingLibraries()
+        let first = ApplyRun.startPreparingLibraries()
+        let second = ApplyRun.startPreparingLibraries()
         defer {
             first.wait()
             second.wait()

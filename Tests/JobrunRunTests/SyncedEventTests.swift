@@ -85,7 +85,7 @@ import JobrunSystem
         let manifest = try #require(loaded.manifest, "\(loaded.diagnostics)")
         let plan = Planner.plan(for: manifest)
         let watcher = SyncWatcher(plan: plan)
-        let result = try Executor(plan: plan, options: ApplyOptions()).run(events: RunEvents([watcher]))
+        let result = try ApplyRun(plan: plan, options: ApplyOptions()).run(events: RunEvents([watcher]))
 
         #expect(result.counts.failed == 1 && result.counts.fetched == CommitQueue.batchSize + 44 + 40 + 30)
         #expect(watcher.fetched == result.counts.fetched)

@@ -1,5 +1,5 @@
 /// The bodies received and not yet checked or stored: those waiting on the driver's thread
-/// and the memory bodies with the ``BodyStore``. Each holds its memory, so past the bounds no new
+/// and the memory bodies with the ``DiskWorker``. Each holds its memory, so past the bounds no new
 /// slice starts until the backlog shrinks. A part of the run's machine.
 struct BodyBacklog {
     /// Finished transfers waiting on the driver's thread to be checked,

@@ -17,7 +17,7 @@ struct SliceBook {
         case running(transfer: TransferID, writer: SliceWriter)
         /// Waiting for a retry, or held by a gate.
         case delayed(until: ContinuousClock.Instant)
-        /// A memory body the ``BodyStore`` is verifying and writing.
+        /// A memory body the ``DiskWorker`` is verifying and writing.
         case storing(writer: SliceWriter)
         /// Verified (the writer holds the digests and when, where the slice's own time ends),
         /// waiting for the batched sync and rename.

@@ -8,15 +8,15 @@ import JobrunSystem
 
 /// The store thread: memory bodies are hashed, compared and written there, commits are synced
 /// and renamed there, and every one comes back with its outcome, in the order handed over.
-@Suite struct BodyStoreTests {
+@Suite struct DiskWorkerTests {
     typealias Folder = SliceWriterTests.Folder
 
     /// Reports as the store delivers them (on its own thread).
     final class Delivered: Sendable {
-        private let reports = Mutex<[BodyStore.Report]>([])
+        private let reports = Mutex<[DiskWorker.Report]>([])
         /// Signalled once per delivery.
         private let delivery = DispatchSemaphore(value: 0)
-        func add(_ batch: [BodyStore.Report]) {
+        func add(_ batch: [DiskWorker.Report]) {
             reports.withLock { $0 += batch }
             delivery.signal()
         }
@@ -24,7 +24,7 @@ import JobrunSystem
         func waitForBodies(_ count: Int, until deadline: DispatchTime) {
             while all.count < count, delivery.wait(timeout: deadline) == .success {}
         }
-        var all: [(job: Int, outcome: BodyStore.Outcome)] {
+        var all: [(job: Int, outcome: DiskWorker.Outcome)] {
             reports.withLock { $0 }.compactMap { report in
                 if case .body(let job, _, let outcome) = report { (job, outcome) } else { nil }
             }
@@ -52,7 +52,7 @@ import JobrunSystem
     @Test func verifiedBodiesAreWrittenAndMismatchesAreNot() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try BodyStore { delivered.add($0) }
+        let store = try DiskWorker { delivered.add($0) }
         let otherDigest = try SliceWriterTests.sha256(Generated.bytes(size: 10, name: "other"))
         var expected: [[UInt8]] = []
         for i in 0..<40 {
@@ -61,7 +61,7 @@ import JobrunSystem
             let writer = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
             let digest = try i % 5 == 4 ? otherDigest : SliceWriterTests.sha256(body)
-            store.submit(BodyStore.Work(job: i, writer: writer, expected: [digest]))
+            store.submit(DiskWorker.Work(job: i, writer: writer, expected: [digest]))
         }
         store.shutdown()  // returns once everything submitted has been delivered
 
@@ -93,8 +93,8 @@ import JobrunSystem
         #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
         #expect(SliceWriterTests.feed(writer, body))
         let delivered = Delivered()
-        let store = try BodyStore { delivered.add($0) }
-        store.submit(BodyStore.Work(job: 7, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        let store = try DiskWorker { delivered.add($0) }
+        store.submit(DiskWorker.Work(job: 7, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         store.shutdown()
         let outcomes = delivered.all
         #expect(outcomes.count == 1)
@@ -112,13 +112,13 @@ import JobrunSystem
     @Test func aCommitRenamesAfterTheBodiesBeforeItAndReportsEachFile() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try BodyStore { delivered.add($0) }
+        let store = try DiskWorker { delivered.add($0) }
         var writers: [SliceWriter] = []
         for i in 0..<6 {
             let body = Generated.bytes(size: 2_000 + i, name: "c\(i)")
             let writer = Self.received(body, in: folder, name: "c\(i).bin")
             writers.append(writer)
-            store.submit(BodyStore.Work(job: i, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            store.submit(DiskWorker.Work(job: i, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         }
         var batch = CommitBatch()
         for (i, writer) in writers.enumerated() { batch.add(job: i, writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd)) }
@@ -155,17 +155,17 @@ import JobrunSystem
     @Test func aPartialFileReplacedAfterItsCheckIsNotCommitted() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try BodyStore { delivered.add($0) }
+        let store = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 4_000, name: "v")
         let writer = Self.received(body, in: folder, name: "v.bin")
-        store.submit(BodyStore.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        store.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         store.shutdown()
         #expect(folder.entries() == [".v.bin.jobrun-part"])
         try Data("other".utf8).write(to: URL(fileURLWithPath: folder.directory.path("other")))
         #expect(rename(folder.directory.path("other"), folder.directory.path(".v.bin.jobrun-part")) == 0)
         try Data(#"{"etag":"\"v1\""}"#.utf8).write(to: URL(fileURLWithPath: folder.directory.path(".v.bin.jobrun-meta")))
 
-        let committer = try BodyStore { delivered.add($0) }
+        let committer = try DiskWorker { delivered.add($0) }
         var batch = CommitBatch()
         batch.add(job: 0, writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         committer.submit(batch)
@@ -180,10 +180,10 @@ import JobrunSystem
     @Test func aFailedSyncRenamesNothingOfItsRoot() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try BodyStore { delivered.add($0) }
+        let store = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 3_000, name: "s")
         let writer = Self.received(body, in: folder, name: "s.bin")
-        store.submit(BodyStore.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        store.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         var batch = CommitBatch()
         batch.add(job: 0, writer: writer, root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
         store.submit(batch)
@@ -201,12 +201,12 @@ import JobrunSystem
     @Test func startWakesTheThreadForTheWorkSubmitted() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try BodyStore { delivered.add($0) }
+        let store = try DiskWorker { delivered.add($0) }
         defer { store.shutdown() }
         for round in 0..<3 {
             let body = Generated.bytes(size: 500 + round, name: "w\(round)")
             let writer = Self.received(body, in: folder, name: "w\(round).bin")
-            store.submit(BodyStore.Work(job: round, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            store.submit(DiskWorker.Work(job: round, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
             store.start()
             delivered.waitForBodies(round + 1, until: .now() + .seconds(30))
             #expect(delivered.all.map(\.job) == Array(0...round), "round \(round)")

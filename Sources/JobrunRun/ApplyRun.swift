@@ -34,7 +34,8 @@ public struct ApplyOptions: Sendable {
     public init() {}
 }
 
-/// Runs a plan: one queue of every runnable slice in plan order, per-host and total limits,
+/// One `apply` run of a plan: it starts the engines and the disk worker, and hands the plan to
+/// the driver (``RunDriver``). One queue of every runnable slice in plan order, per-host and total limits,
 /// retries with backoff, resume, verification and durable commits. One driver thread (the
 /// caller of ``run()``) owns all state. It also drives the first curl engine, the one that moves
 /// every plain-HTTP body under 64 KiB or of unknown size and every TLS body under 24 KiB, and
@@ -42,7 +43,7 @@ public struct ApplyOptions: Sendable {
 /// finished transfer is seen without waking another thread (what that saves is in
 /// docs/performance.md). Other engines have threads of their own; they only stream
 /// bytes and post completions.
-public final class Executor: Sendable {
+public final class ApplyRun: Sendable {
     let plan: Plan
     let options: ApplyOptions
     /// The body bytes every engine's transfers have taken, as they arrive (the run's progress).
@@ -62,8 +63,8 @@ public final class Executor: Sendable {
         case transferDone(job: Int, token: UInt64, result: TransferResult)
         /// A file-mode body has `written` bytes on disk: they can be hashed.
         case bodyProgress(job: Int, token: UInt64, written: Int64)
-        /// The ``BodyStore`` finished a memory body or performed a commit.
-        case stored(BodyStore.Report)
+        /// The ``DiskWorker`` finished a memory body or performed a commit.
+        case stored(DiskWorker.Report)
     }
 
     public init(plan: Plan, options: ApplyOptions) {
@@ -136,13 +137,13 @@ public final class Executor: Sendable {
         for _ in 1..<Self.engineCount {
             engines.append(try CurlEngine(sharing: budget, counting: arrivals, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
-        let store = try BodyStore { [weak self] batch in
+        let store = try DiskWorker { [weak self] batch in
             guard let self else { return }
             for report in batch { self.post(.stored(report)) }
             self.wakeIfSleeping()
         }
         defer { store.shutdown() }
-        var driver = RunDriver(executor: self, events: events, engines: engines, store: store)
+        var driver = RunDriver(applyRun: self, events: events, engines: engines, store: store)
         return driver.run()
     }
 
@@ -170,7 +171,7 @@ public final class Executor: Sendable {
     }
 }
 
-/// Libraries being initialized by ``Executor/startPreparingLibraries()``.
+/// Libraries being initialized by ``ApplyRun/startPreparingLibraries()``.
 public final class LibraryPreparation: Sendable {
     /// Signalled once, when the preparing thread has finished (or never started).
     fileprivate let finished = DispatchSemaphore(value: 0)

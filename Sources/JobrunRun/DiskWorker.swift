@@ -14,7 +14,7 @@ import JobrunSystem
 /// Why a thread of its own: with thousands of small slices, creating, writing and renaming
 /// their files is much of the run's CPU time. On the driver it delayed everything else
 /// that thread does (taking completions, starting the next slices); here it runs beside it.
-final class BodyStore: Sendable {
+final class DiskWorker: Sendable {
     struct Work: @unchecked Sendable {
         let job: Int
         /// Owned by this thread from `submit` until the result is posted.
