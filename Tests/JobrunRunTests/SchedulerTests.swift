@@ -23,10 +23,10 @@ import Testing
     /// Starts whatever may start at `now`, as the driver does (counting each start), and
     /// returns the actions in order.
     static func drain(
-        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]
+        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: @escaping (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]
     ) -> [Scheduler.Action] {
         var actions: [Scheduler.Action] = []
-        while let a = s.next(now: now, mayStart: mayStart, expectedBytes: { sizes[$0] }) {
+        while let a = s.next(now: now, asking: Answers(mayStart: mayStart, sizes: sizes)) {
             if case .startAttempt(_, let origin) = a { s.started(at: origin) }
             actions.append(a)
         }
@@ -151,7 +151,17 @@ import Testing
         #expect(Set(s.removeAll(at: "http://a")) == [0, 1, 5])
         #expect(!s.hasWaiting(at: "http://a") && s.hasWaiting(at: "http://b") && s.waiting == 1)
         #expect(s.removeAll() == [7] && s.waiting == 0)
-        #expect(s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }) == nil)
+        #expect(s.next(now: Self.t0, asking: Answers()) == nil)
+    }
+
+    /// The rest of the run's answers, made up.
+    struct Answers: StartQuestions {
+        var mayStart: (String) -> Bool = { _ in true }
+        var sizes: [Int: Int64] = [:]
+        var continuing: Set<Int> = []
+        func mayStart(at origin: String) -> Bool { mayStart(origin) }
+        func expectedBytes(_ job: Int) -> Int64? { sizes[job] }
+        func continuesAttempt(_ job: Int) -> Bool { continuing.contains(job) }
     }
 
     struct FakeGate: DispatchGate {
@@ -184,18 +194,18 @@ import Testing
         s.gates = [FakeGate(decisions: [0: .deferred("no time", .deadline), 1: .later(Self.at(5)), 2: .deferred("metered", nil)])]
         Self.enqueue(&s, [0, 1, 2], resource: 0)
         var actions: [Scheduler.Action] = []
-        while let a = s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 }) {
+        while let a = s.next(now: Self.t0, asking: Answers(continuing: [0, 1])) {
             if case .startAttempt(_, let origin) = a { s.started(at: origin) }
             actions.append(a)
         }
         #expect(actions == [.startAttempt(job: 0, origin: "http://a")])
         s.ended(at: "http://a")
         #expect(
-            s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 })
+            s.next(now: Self.t0, asking: Answers(continuing: [0, 1]))
                 == .startAttempt(job: 1, origin: "http://a"))
         s.ended(at: "http://a")
         #expect(
-            s.next(now: Self.t0, mayStart: { _ in true }, expectedBytes: { _ in nil }, continuesAttempt: { $0 != 2 })
+            s.next(now: Self.t0, asking: Answers(continuing: [0, 1]))
                 == .notStarted(job: 2, reason: "metered", stop: nil))
     }
 

@@ -154,12 +154,19 @@ struct RunMachine {
     /// before the action changes the jobs, the origins' health or the redirects (no copy-on-write
     /// of any).
     mutating func nextAction(now: Instant) -> Scheduler.Action? {
-        let health = self.health
-        let sizes = expectedSizes
-        let review = self.review
-        return scheduler.next(
-            now: now, mayStart: { health.mayStart(at: $0, now: now) }, expectedBytes: { sizes.isEmpty ? nil : sizes[$0] },
-            continuesAttempt: { review.redirectOrigin($0) != nil })
+        scheduler.next(now: now, asking: Answers(health: health, expectedSizes: expectedSizes, review: review, now: now))
+    }
+
+    /// The machine's answers to the scheduler's questions at `now`.
+    private struct Answers: StartQuestions {
+        let health: OriginHealth
+        let expectedSizes: [Int64?]
+        let review: AttemptReview
+        let now: Instant
+
+        func mayStart(at origin: String) -> Bool { health.mayStart(at: origin, now: now) }
+        func expectedBytes(_ job: Int) -> Int64? { expectedSizes.isEmpty ? nil : expectedSizes[job] }
+        func continuesAttempt(_ job: Int) -> Bool { review.redirectOrigin(job) != nil }
     }
 
     // MARK: The network policy

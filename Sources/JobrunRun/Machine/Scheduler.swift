@@ -110,14 +110,10 @@ struct Scheduler {
 
     // MARK: Output
 
-    /// The next thing to do now, or nil when nothing may start. `mayStart` answers for an
-    /// origin's breaker, `expectedBytes` for a job's declared size (asked only by gates), and
-    /// `continuesAttempt` whether a job's start continues an attempt the gates already admitted
-    /// (a redirect's next request), which they are not asked about again. The caller reports a
-    /// `.start` it carried out with ``started(at:)``.
-    mutating func next(
-        now: Instant, mayStart: (String) -> Bool, expectedBytes: (Int) -> Int64?, continuesAttempt: (Int) -> Bool = { _ in false }
-    ) -> Action? {
+    /// The next thing to do now, or nil when nothing may start; what it needs to know of the
+    /// rest of the run, it asks `questions`. The caller reports a start it carried out with
+    /// ``started(at:)``.
+    mutating func next(now: Instant, asking questions: some StartQuestions) -> Action? {
         // By index, so that the pick is changed in place without hashing its origin again.
         var best: (index: Dictionary<String, OriginQueue>.Index, priority: Int, turn: UInt64, job: Int)?
         var i = origins.startIndex
@@ -132,19 +128,19 @@ struct Scheduler {
             if queue.running >= limits.perHost || running >= limits.total { continue }
             let origin = origins.keys[i]
             if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
-            if !mayStart(origin) { continue }
+            if !questions.mayStart(at: origin) { continue }
             best = (i, head.priority, queue.lastTurn, head.job)
         }
         guard let pick = best, let head = origins.values[pick.index].head else { return nil }
         origins.values[pick.index].removeHead()
         let origin = origins.keys[pick.index]
-        guard !gates.isEmpty, !continuesAttempt(head.job) else {
+        guard !gates.isEmpty, !questions.continuesAttempt(head.job) else {
             turn += 1
             origins.values[pick.index].lastTurn = turn
             return .startAttempt(job: head.job, origin: origin)
         }
         let candidate = Candidate(
-            job: head.job, resource: head.resource, origin: origin, expectedBytes: expectedBytes(head.job), throughput: throughput[origin])
+            job: head.job, resource: head.resource, origin: origin, expectedBytes: questions.expectedBytes(head.job), throughput: throughput[origin])
         switch admission(candidate, now: now) {
         case .admit:
             turn += 1
