@@ -60,9 +60,9 @@ public final class ApplyRun: Sendable {
     }
 
     enum Event: Sendable {
-        case transferDone(job: Int, token: UInt64, result: TransferResult)
+        case transferDone(job: SliceID, token: UInt64, result: TransferResult)
         /// A file-mode body has `written` bytes on disk: they can be hashed.
-        case bodyProgress(job: Int, token: UInt64, written: Int64)
+        case bodyProgress(job: SliceID, token: UInt64, written: Int64)
         /// The ``DiskWorker`` finished a memory body or performed a commit.
         case stored(DiskWorker.Report)
     }

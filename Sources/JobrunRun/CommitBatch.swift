@@ -8,7 +8,7 @@ import JobrunSystem
 /// every final path holding a verified file or nothing, as the sync precedes every rename.
 struct CommitBatch: @unchecked Sendable {
     struct File {
-        let job: Int
+        let job: SliceID
         let writer: SliceWriter
         /// Its output root: an index into `roots`.
         let root: Int
@@ -39,7 +39,7 @@ struct CommitBatch: @unchecked Sendable {
     }
 
     /// Adds `writer`'s file (job `job`) under `root`.
-    mutating func add(job: Int, writer: SliceWriter, root path: String, fileSystems: @autoclosure () -> FileSystemSet) {
+    mutating func add(job: SliceID, writer: SliceWriter, root path: String, fileSystems: @autoclosure () -> FileSystemSet) {
         let index: Int
         if let known = roots.lastIndex(where: { $0.path == path }) {
             index = known

@@ -16,7 +16,7 @@ import JobrunSystem
 /// that thread does (taking completions, starting the next slices); here it runs beside it.
 final class DiskWorker: Sendable {
     struct Work: @unchecked Sendable {
-        let job: Int
+        let job: SliceID
         /// Owned by this thread from `submit` until the result is posted.
         let writer: SliceWriter
         let expected: [Digest]
@@ -35,7 +35,7 @@ final class DiskWorker: Sendable {
 
     /// What the thread hands back, in the order the work came.
     enum Report: Sendable {
-        case body(job: Int, writer: SliceWriter, outcome: Outcome)
+        case body(job: SliceID, writer: SliceWriter, outcome: Outcome)
         case committed(CommitBatch, CommitBatch.Result)
     }
 

@@ -7,7 +7,7 @@ import JobrunOutcome
 
 extension RunDriver {
     /// Opens (creating as needed) the folder a slice's file lives in.
-    mutating func folder(for j: Int) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
+    mutating func folder(for j: SliceID) -> (dir: OutputDirectory, fd: Int32, name: String, display: String)? {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let relative = resource.relativePath(of: resource.slices[machine.book.jobs[j].slice])
         let root: OutputDirectory
@@ -33,7 +33,7 @@ extension RunDriver {
     }
 
     /// Starts the next attempt of job `j`, or continues its attempt at a redirect's target.
-    mutating func startAttempt(_ j: Int) {
+    mutating func startAttempt(_ j: SliceID) {
         let isRedirectHop = machine.review.redirectOrigin(j) != nil
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let slice = resource.slices[machine.book.jobs[j].slice]
@@ -133,7 +133,7 @@ extension RunDriver {
     /// disk has been full, every outcome is handled here before anything new starts, so a second
     /// full disk stops the run before it starts more.
     mutating func handleEvents() {
-        var bodies: [(job: Int, writer: SliceWriter, result: TransferResult)] = []
+        var bodies: [(job: SliceID, writer: SliceWriter, result: TransferResult)] = []
         var next = 0
         var waitingBytes: Int64 = 0
         while true {
@@ -182,7 +182,7 @@ extension RunDriver {
         }
     }
 
-    mutating func complete(_ j: Int, writer: SliceWriter, result: TransferResult) {
+    mutating func complete(_ j: SliceID, writer: SliceWriter, result: TransferResult) {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let slice = resource.slices[machine.book.jobs[j].slice]
         // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
@@ -267,7 +267,7 @@ extension RunDriver {
 
     /// The end of a body's check (``DiskWorker/check(_:expected:pool:)``, on the store's thread or
     /// this one): committed, retried from zero, or failed.
-    mutating func finishChecked(_ j: Int, writer: SliceWriter, outcome: DiskWorker.Outcome) {
+    mutating func finishChecked(_ j: SliceID, writer: SliceWriter, outcome: DiskWorker.Outcome) {
         switch outcome {
         case .stored(let digests):
             if writer.startOffset > 0 { machine.book.resumed(j) }
@@ -292,7 +292,7 @@ extension RunDriver {
     /// the slice starts again from byte 0 as soon as its origin has a slot, without Range (so
     /// this cannot repeat), at its own URL and origin. The restart is an attempt, told as a
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
-    mutating func restartFromZero(_ j: Int, after failure: AttemptFailure) -> Bool {
+    mutating func restartFromZero(_ j: SliceID, after failure: AttemptFailure) -> Bool {
         guard !machine.isStopping, machine.health.mayStart(at: machine.ownOrigin(j), now: ContinuousClock.now) else { return false }
         outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
@@ -308,7 +308,7 @@ extension RunDriver {
 
     /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
     /// and the resource timeout last; otherwise the slice fails.
-    mutating func retryOrFail(_ j: Int, _ failure: AttemptFailure) {
+    mutating func retryOrFail(_ j: SliceID, _ failure: AttemptFailure) {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let settings = resource.settings
         outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
@@ -337,7 +337,7 @@ extension RunDriver {
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.
-    mutating func fail(_ j: Int, _ failure: AttemptFailure, announce: Bool = true) {
+    mutating func fail(_ j: SliceID, _ failure: AttemptFailure, announce: Bool = true) {
         settle(
             j,
             SliceOutcome(

@@ -13,7 +13,7 @@ import JobrunSystem
 extension RunDriver {
     /// Queues a verified slice for the next flush; `now` flushes at once. `writer` is closed: from
     /// the flush on it is the store's thread's until the commit's result.
-    mutating func queueCommit(_ j: Int, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
+    mutating func queueCommit(_ j: SliceID, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
         writer.verified = (digests, now)
         machine.book.committing(j, writer: writer)
@@ -96,7 +96,7 @@ extension RunDriver {
 
     /// A 416 to a resume of a partial file that already has the declared size: hash it whole,
     /// and commit it when every digest matches.
-    mutating func commitCompletePartial(_ j: Int, writer: SliceWriter) {
+    mutating func commitCompletePartial(_ j: SliceID, writer: SliceWriter) {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let slice = resource.slices[machine.book.jobs[j].slice]
         let fd = openat(writer.directoryFD, writer.partName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)

@@ -7,7 +7,7 @@ extension RunDriver {
     /// as skipped), which the failure tells reports; its attempt ends here, so a partial file on
     /// disk stays when it can be resumed and is removed otherwise (a body in memory is dropped:
     /// such slices are too small to resume anyway).
-    mutating func settleCut(_ j: Int, writer: SliceWriter) {
+    mutating func settleCut(_ j: SliceID, writer: SliceWriter) {
         let fate = endAttempt(j, writer: writer)
         let reason =
             switch fate {

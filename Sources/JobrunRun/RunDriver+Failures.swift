@@ -7,7 +7,7 @@ import JobrunFiles
 extension RunDriver {
     /// A write, read-back or sync of the slice's own file failed: the slice fails (the partial
     /// file stays for a later resume); a second full disk stops the run from starting more.
-    mutating func failWrite(_ j: Int, _ failure: WriteFailure) {
+    mutating func failWrite(_ j: SliceID, _ failure: WriteFailure) {
         if failure.isDiskFull { machine.phase.diskFilled() }
         fail(j, AttemptFailure(kind: failure.sliceErrorKind, message: failure.message, isTransient: false))
         if machine.phase.startsNothing { stopForFullDisk() }
@@ -19,8 +19,8 @@ extension RunDriver {
     mutating func stopForFullDisk() {
         guard !machine.isStopping else { return }
         // Failing slices can finish resources and so make their dependents ready: until none is.
-        while machine.book.jobs.indices.contains(where: machine.book.isWaitingToStart) {
-            for j in machine.book.jobs.indices where machine.book.isWaitingToStart(j) {
+        while machine.book.ids.contains(where: machine.book.isWaitingToStart) {
+            for j in machine.book.ids where machine.book.isWaitingToStart(j) {
                 fail(j, AttemptFailure(kind: .diskFull, message: "not started: the disk is full", isTransient: false), announce: false)
             }
             _ = machine.scheduler.removeAll()
@@ -34,7 +34,7 @@ extension RunDriver {
     /// so no working file is left that nothing would continue.
     /// - Returns: what became of the slice's partial file; `nil` when there is none.
     @discardableResult
-    mutating func endAttempt(_ j: Int, writer: SliceWriter) -> PartialFate? {
+    mutating func endAttempt(_ j: SliceID, writer: SliceWriter) -> PartialFate? {
         writer.close()
         let slice = plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
         switch PartialDownload.examine(

@@ -6,7 +6,7 @@ import JobrunOutcome
 /// carried out: events told, slices failed unrequested, probes started.
 extension RunDriver {
     /// Tells job `j`'s origin breaker how its attempt ended, and carries out what it decides.
-    mutating func noteOriginHealth(_ j: Int, _ report: AttemptReport) {
+    mutating func noteOriginHealth(_ j: SliceID, _ report: AttemptReport) {
         let random = options.random
         switch machine.attemptEndedAtOrigin(j, report, now: ContinuousClock.now, random: random()) {
         case nil:
@@ -33,7 +33,7 @@ extension RunDriver {
 
     /// Starts job `j`'s attempt at `origin`, which ``OriginHealth/mayStart(at:now:)`` admitted: as that origin's
     /// probe when its breaker is open, released again if the attempt failed before its request.
-    mutating func startAdmitted(_ j: Int, at origin: String) {
+    mutating func startAdmitted(_ j: SliceID, at origin: String) {
         // The clock is read only when a breaker or the offline pause may hold the origin.
         guard machine.health.dependsOnTime else { return startAttempt(j) }
         let probes = machine.health.starting(job: j, at: origin, now: ContinuousClock.now)
@@ -43,7 +43,7 @@ extension RunDriver {
 
     /// Whether job `j` may follow a redirect to `hop` now; when not, the slice fails, retries or
     /// waits for the network as the machine decides.
-    mutating func admitsHop(_ j: Int, to hop: String) -> Bool {
+    mutating func admitsHop(_ j: SliceID, to hop: String) -> Bool {
         switch machine.admitsHop(j, to: hop, now: ContinuousClock.now) {
         case .follow: return true
         case .waitsForNetwork: return false

@@ -88,12 +88,12 @@ struct RunDriver {
 
     /// How job `j`'s current URL is shown when it is a redirect's target (without query and
     /// fragment); `nil` when it is the slice's own (its outcome names none).
-    func displayURL(_ j: Int) -> String? {
+    func displayURL(_ j: SliceID) -> String? {
         machine.review.redirectURL(j).map(display)
     }
 
     /// How job `j`'s current URL is shown in an event.
-    func shownURL(_ j: Int) -> String {
+    func shownURL(_ j: SliceID) -> String {
         displayURL(j) ?? machine.address(j).identity
     }
 
@@ -124,7 +124,7 @@ struct RunDriver {
             // Resources that never became ready (their dependencies were cut short) are not
             // dependency failures: they were not started.
             let why = Self.notStartedReason(reason)
-            for j in machine.book.jobs.indices where !isDone(j) {
+            for j in machine.book.ids where !isDone(j) {
                 settle(j, SliceOutcome(status: .skipped, skipReason: why, displayURL: displayURL(j)), bulk: true)
             }
         }
@@ -186,7 +186,7 @@ struct RunDriver {
         events.emit(.resourceSkipped(id: plan.entries[r].resource.id, reason: reason))
     }
 
-    func isDone(_ j: Int) -> Bool { machine.book.isDone(j) }
+    func isDone(_ j: SliceID) -> Bool { machine.book.isDone(j) }
 
     /// When every slice of a resource is done: a durable sync, then the resource line.
     mutating func finishResourceIfDone(_ r: Int) {
@@ -247,7 +247,7 @@ struct RunDriver {
     /// Job `j` has ended with `outcome`: its state, the run's counters and an event. `bulk`: one
     /// of many ended together for a reason another event tells; `file`: the identity of the file
     /// a fetch renamed into place; `identity`: the slice's, when the caller has it.
-    mutating func settle(_ j: Int, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
+    mutating func settle(_ j: SliceID, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
         var outcome = outcome
         if outcome.partial == nil, let reason = machine.book.jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
         if machine.book.done(j) { machine.graph.sliceDone(of: machine.book.jobs[j].resource) }
@@ -347,7 +347,7 @@ struct RunDriver {
             events.emit(.stopRequested(reason))
         }
         let why = Self.notStartedReason(reason)
-        for j in machine.book.jobs.indices {
+        for j in machine.book.ids {
             switch machine.book.jobs[j].state {
             case .running(let transfer, _):
                 engines[Int(machine.book.jobs[j].engine)].cancel(transfer)

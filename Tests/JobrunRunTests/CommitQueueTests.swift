@@ -27,7 +27,7 @@ import Testing
         #expect(forced == [1])
         queue.batchReturned()
         var full = false
-        for j in 0..<CommitQueue.batchSize { full = queue.add(j, at: Self.at(3)) }
+        for j in 0..<CommitQueue.batchSize { full = queue.add(SliceID(j), at: Self.at(3)) }
         #expect(full)
     }
 

@@ -24,7 +24,7 @@ import JobrunSystem
         func waitForBodies(_ count: Int, until deadline: DispatchTime) {
             while all.count < count, delivery.wait(timeout: deadline) == .success {}
         }
-        var all: [(job: Int, outcome: DiskWorker.Outcome)] {
+        var all: [(job: SliceID, outcome: DiskWorker.Outcome)] {
             reports.withLock { $0 }.compactMap { report in
                 if case .body(let job, _, let outcome) = report { (job, outcome) } else { nil }
             }
@@ -61,7 +61,7 @@ import JobrunSystem
             let writer = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
             let digest = try i % 5 == 4 ? otherDigest : SliceWriterTests.sha256(body)
-            store.submit(DiskWorker.Work(job: i, writer: writer, expected: [digest]))
+            store.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [digest]))
         }
         store.shutdown()  // returns once everything submitted has been delivered
 
@@ -71,11 +71,11 @@ import JobrunSystem
             let part = folder.directory.path(".b\(job).bin.jobrun-part")
             switch outcome {
             case .stored(let digests):
-                #expect(job % 5 != 4)
+                #expect(job.index % 5 != 4)
                 #expect(try digests == [SliceWriterTests.sha256(expected[job])])
                 #expect(try Data(contentsOf: URL(fileURLWithPath: part)) == Data(expected[job]))
             case .mismatch(let want, let got):
-                #expect(job % 5 == 4)
+                #expect(job.index % 5 == 4)
                 #expect(want == [otherDigest])
                 #expect(try got == [SliceWriterTests.sha256(expected[job])])
                 #expect(!FileManager.default.fileExists(atPath: part), "a body that failed its digest was written")
@@ -118,10 +118,12 @@ import JobrunSystem
             let body = Generated.bytes(size: 2_000 + i, name: "c\(i)")
             let writer = Self.received(body, in: folder, name: "c\(i).bin")
             writers.append(writer)
-            store.submit(DiskWorker.Work(job: i, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            store.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         }
         var batch = CommitBatch()
-        for (i, writer) in writers.enumerated() { batch.add(job: i, writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd)) }
+        for (i, writer) in writers.enumerated() {
+            batch.add(job: SliceID(i), writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        }
         // Job 6's partial file was never written: its rename fails.
         batch.add(job: 6, writer: folder.writer(size: 10, name: "missing.bin"), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         store.submit(batch)
@@ -206,10 +208,10 @@ import JobrunSystem
         for round in 0..<3 {
             let body = Generated.bytes(size: 500 + round, name: "w\(round)")
             let writer = Self.received(body, in: folder, name: "w\(round).bin")
-            store.submit(DiskWorker.Work(job: round, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            store.submit(DiskWorker.Work(job: SliceID(round), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
             store.start()
             delivered.waitForBodies(round + 1, until: .now() + .seconds(30))
-            #expect(delivered.all.map(\.job) == Array(0...round), "round \(round)")
+            #expect(delivered.all.map(\.job.index) == Array(0...round), "round \(round)")
         }
     }
 }

@@ -19,7 +19,7 @@ import Testing
 
     @Test func tripsAfterNFailuresInARowAcrossSlices() {
         var b = OriginBreaker()
-        for job in 0..<3 { #expect(b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) == .none) }
+        for job in 0..<3 { #expect(b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) == .none) }
         #expect(b.admission(now: Self.at(0)) == .any)
         #expect(b.attemptEnded(job: 3, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) == .tripped)
         // The first probe waits one backoff step (random 0: the initial wait).
@@ -38,15 +38,15 @@ import Testing
 
     @Test func aSuccessInBetweenStartsTheCountAgain() {
         var b = OriginBreaker()
-        for job in 0..<3 { _ = b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) }
+        for job in 0..<3 { _ = b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) }
         #expect(b.attemptEnded(job: 9, failure: nil, now: Self.at(0), policy: Self.policy, random: 0) == .none)
-        for job in 0..<3 { #expect(b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) == .none) }
+        for job in 0..<3 { #expect(b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) == .none) }
         #expect(b.admission(now: Self.at(0)) == .any)
     }
 
     @Test func probesOneAtATimeOnTheBackoffScheduleThenGivesUp() {
         var b = OriginBreaker()
-        for job in 0..<4 { _ = b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 1) }
+        for job in 0..<4 { _ = b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 1) }
         b.probeStarted(job: 10)
         #expect(b.admission(now: Self.at(5)) == .none, "one probe at a time")
         // A transfer from before the trip failing is not a probe.
@@ -65,7 +65,7 @@ import Testing
 
     @Test func anAnswerWhileOpenRecovers() {
         var b = OriginBreaker()
-        for job in 0..<4 { _ = b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) }
+        for job in 0..<4 { _ = b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) }
         b.probeStarted(job: 5)
         #expect(b.attemptEnded(job: 5, failure: nil, now: Self.at(1), policy: Self.policy, random: 0) == .recovered)
         #expect(b.admission(now: Self.at(1)) == .any)
@@ -73,7 +73,7 @@ import Testing
 
     @Test func aProbeThatNeverStartedIsReleased() {
         var b = OriginBreaker()
-        for job in 0..<4 { _ = b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) }
+        for job in 0..<4 { _ = b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: Self.policy, random: 0) }
         b.probeStarted(job: 5)
         b.probeAbandoned(job: 5)
         #expect(b.admission(now: Self.at(1)) == .probe)
@@ -83,7 +83,7 @@ import Testing
         var policy = Self.policy
         policy.hostFailures = 0
         var b = OriginBreaker()
-        for job in 0..<1000 { #expect(b.attemptEnded(job: job, failure: Self.failure, now: Self.at(0), policy: policy, random: 0) == .none) }
+        for job in 0..<1000 { #expect(b.attemptEnded(job: SliceID(job), failure: Self.failure, now: Self.at(0), policy: policy, random: 0) == .none) }
     }
 
     @Test func whatCountsAgainstAnOrigin() {

@@ -17,7 +17,7 @@ import Testing
 
     /// Trips `origin`'s breaker at instant 0 (four failed slices).
     static func trip(_ health: inout OriginHealth, _ origin: String) -> [OriginBreaker.Action] {
-        (0..<4).compactMap { health.attemptEnded(job: $0, at: origin, failure: failure, now: at(0), policy: policy, random: 0)?.action }
+        (0..<4).compactMap { health.attemptEnded(job: SliceID($0), at: origin, failure: failure, now: at(0), policy: policy, random: 0)?.action }
     }
 
     /// A healthy origin has no breaker, and an answer from it records nothing (nor draws a random
@@ -62,8 +62,8 @@ import Testing
         _ = Self.trip(&health, "http://b")
         var now = 1
         while !health.isFailed("http://b"), now < 600 {
-            _ = health.starting(job: 100 + now, at: "http://b", now: Self.at(now))
-            _ = health.attemptEnded(job: 100 + now, at: "http://b", failure: Self.failure, now: Self.at(now), policy: Self.policy, random: 0)
+            _ = health.starting(job: SliceID(100 + now), at: "http://b", now: Self.at(now))
+            _ = health.attemptEnded(job: SliceID(100 + now), at: "http://b", failure: Self.failure, now: Self.at(now), policy: Self.policy, random: 0)
             now += 1
         }
         #expect(health.isFailed("http://b") && !health.mayStart(at: "http://b", now: Self.at(now + 600)))

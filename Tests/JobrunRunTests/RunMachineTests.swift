@@ -57,8 +57,8 @@ import Testing
 
     /// Takes the machine's actions at `now` as the driver would, until it has none: the jobs
     /// started (each counted at its origin), and the others' actions.
-    static func drain(_ machine: inout RunMachine, now: Instant) -> (started: [Int], other: [Scheduler.Action]) {
-        var started: [Int] = []
+    static func drain(_ machine: inout RunMachine, now: Instant) -> (started: [SliceID], other: [Scheduler.Action]) {
+        var started: [SliceID] = []
         var other: [Scheduler.Action] = []
         while let action = machine.nextAction(now: now) {
             if case .startAttempt(let j, let origin) = action {
@@ -75,7 +75,7 @@ import Testing
 
     /// Job `j`'s attempt ends in `failure` at `now`: its slot is freed, and it is retried as the
     /// machine decides.
-    static func fails(_ machine: inout RunMachine, _ j: Int, _ failure: AttemptFailure, attempts: Int, now: Instant) -> AttemptReview.Retry {
+    static func fails(_ machine: inout RunMachine, _ j: SliceID, _ failure: AttemptFailure, attempts: Int, now: Instant) -> AttemptReview.Retry {
         let origin = machine.origin(j)
         machine.scheduler.ended(at: origin)
         let retry = machine.review.retry(
@@ -178,7 +178,7 @@ import Testing
         #expect(Self.drain(&m, now: Self.at(0)).started.sorted() == [0, 1, 2, 3, 4])
         let a = m.origin(0)
         let refused = AttemptReport(verdict: .refused(Self.failure500))
-        for j in [0, 1] {
+        for j: SliceID in [0, 1] {
             m.scheduler.ended(at: a)
             _ = m.attemptEndedAtOrigin(j, refused, now: Self.at(0), random: 0)
             m.delay(j, until: Self.at(1))

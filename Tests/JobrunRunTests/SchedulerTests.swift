@@ -16,14 +16,14 @@ import Testing
     }
 
     /// Jobs numbered in plan order: job j has sequence j.
-    static func enqueue(_ s: inout Scheduler, _ jobs: [Int], resource: Int, origin: String = "http://a") {
-        for j in jobs { s.enqueue(j, sequence: j, resource: resource, origin: origin) { $0 } }
+    static func enqueue(_ s: inout Scheduler, _ jobs: [SliceID], resource: Int, origin: String = "http://a") {
+        for j in jobs { s.enqueue(j, sequence: j.index, resource: resource, origin: origin) { $0.index } }
     }
 
     /// Starts whatever may start at `now`, as the driver does (counting each start), and
     /// returns the actions in order.
     static func drain(
-        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: @escaping (String) -> Bool = { _ in true }, sizes: [Int: Int64] = [:]
+        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: @escaping (String) -> Bool = { _ in true }, sizes: [SliceID: Int64] = [:]
     ) -> [Scheduler.Action] {
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: now, asking: Answers(mayStart: mayStart, sizes: sizes)) {
@@ -33,7 +33,7 @@ import Testing
         return actions
     }
 
-    static func started(_ actions: [Scheduler.Action]) -> [Int] {
+    static func started(_ actions: [Scheduler.Action]) -> [SliceID] {
         actions.compactMap { if case .startAttempt(let j, _) = $0 { j } else { nil } }
     }
 
@@ -57,7 +57,7 @@ import Testing
         var s = Scheduler()
         s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
         Self.enqueue(&s, [5, 2, 9], resource: 0)
-        var order: [Int] = []
+        var order: [SliceID] = []
         for _ in 0..<3 {
             order += Self.started(Self.drain(&s))
             s.ended(at: "http://a")
@@ -73,7 +73,7 @@ import Testing
         s.describe(resource: 1, as: Self.lane(total: 1, perHost: 1))
         Self.enqueue(&s, Array(0..<1000), resource: 0)
         Self.enqueue(&s, Array(1000..<1003), resource: 1)
-        var order: [Int] = []
+        var order: [SliceID] = []
         for _ in 0..<8 {
             order += Self.started(Self.drain(&s))
             s.ended(at: "http://a")
@@ -89,7 +89,7 @@ import Testing
         Self.enqueue(&s, [0, 1], resource: 0)
         Self.enqueue(&s, [10, 11], resource: 1, origin: "http://b")
         Self.enqueue(&s, [20], resource: 2)
-        var order: [Int] = []
+        var order: [SliceID] = []
         for _ in 0..<5 {
             let started = Self.started(Self.drain(&s))
             order += started
@@ -105,7 +105,7 @@ import Testing
         s.describe(resource: 1, as: Self.lane(total: 1, perHost: 1))
         Self.enqueue(&s, [0, 1, 2], resource: 0, origin: "http://a")
         Self.enqueue(&s, [10, 11, 12], resource: 1, origin: "http://b")
-        var order: [Int] = []
+        var order: [SliceID] = []
         for _ in 0..<6 {
             let started = Self.started(Self.drain(&s))
             order += started
@@ -122,7 +122,7 @@ import Testing
             var s = Scheduler()
             s.describe(resource: 0, as: Self.lane(total: 1, perHost: 1))
             for (k, origin) in (0..<8).map({ "http://o\($0)" }).enumerated().reversed() {
-                Self.enqueue(&s, [k * 10], resource: 0, origin: origin)
+                Self.enqueue(&s, [SliceID(k * 10)], resource: 0, origin: origin)
             }
             #expect(Self.started(Self.drain(&s)) == [0])
         }
@@ -157,15 +157,15 @@ import Testing
     /// The rest of the run's answers, made up.
     struct Answers: StartQuestions {
         var mayStart: (String) -> Bool = { _ in true }
-        var sizes: [Int: Int64] = [:]
-        var continuing: Set<Int> = []
+        var sizes: [SliceID: Int64] = [:]
+        var continuing: Set<SliceID> = []
         func mayStart(at origin: String) -> Bool { mayStart(origin) }
-        func expectedBytes(_ job: Int) -> Int64? { sizes[job] }
-        func continuesAttempt(_ job: Int) -> Bool { continuing.contains(job) }
+        func expectedBytes(_ job: SliceID) -> Int64? { sizes[job] }
+        func continuesAttempt(_ job: SliceID) -> Bool { continuing.contains(job) }
     }
 
     struct FakeGate: DispatchGate {
-        var decisions: [Int: GateDecision]
+        var decisions: [SliceID: GateDecision]
         func decide(_ candidate: Candidate, now: ContinuousClock.Instant) -> GateDecision { decisions[candidate.job] ?? .admit }
     }
 

@@ -24,10 +24,10 @@ struct AttemptReview {
     }
 
     /// Jobs whose attempt follows a redirect, until their next attempt or their end.
-    private(set) var hops: [Int: Hop] = [:]
+    private(set) var hops: [SliceID: Hop] = [:]
     /// What a failed attempt learned of its slice's file (``Representation``), by job: the next
     /// attempt's response must agree with it.
-    private(set) var learned: [Int: Representation] = [:]
+    private(set) var learned: [SliceID: Representation] = [:]
     /// What each resource's unsized bodies weighed so far, by plan entry.
     private var unsizedBodies: [Int: BodySizeEstimate] = [:]
 
@@ -50,7 +50,7 @@ struct AttemptReview {
     /// What job `j`'s ended attempt comes to (a slice of `resource`, of `expectedSize` bytes when
     /// declared); `wallClock` (seconds since the epoch) is read only for a `Retry-After` date.
     mutating func judge(
-        _ j: Int, resource: Int, _ report: AttemptReport, expectedSize: Int64?, backoff: Backoff, wallClock: @autoclosure () -> Int64
+        _ j: SliceID, resource: Int, _ report: AttemptReport, expectedSize: Int64?, backoff: Backoff, wallClock: @autoclosure () -> Int64
     ) -> Judgement {
         if let failure = report.writeFailure { return .writeFailed(failure) }
         switch report.verdict {
@@ -128,7 +128,7 @@ struct AttemptReview {
     /// The wait is the server's `Retry-After`, else the backoff's (`random` is drawn only then).
     /// A retry starts again at the slice's own URL, whatever a redirect said.
     mutating func retry(
-        _ j: Int, after failure: AttemptFailure, attempts: Int, policy: RetryPolicy, resourceTimeout: Duration, firstStart: Instant?, now: Instant,
+        _ j: SliceID, after failure: AttemptFailure, attempts: Int, policy: RetryPolicy, resourceTimeout: Duration, firstStart: Instant?, now: Instant,
         random: @autoclosure () -> Double, isStopping: Bool, originFailed: Bool
     ) -> Retry {
         guard failure.isTransient, attempts < policy.attempts, !isStopping, !originFailed else { return .fail }
@@ -164,41 +164,41 @@ struct AttemptReview {
 
     /// Whether job `j` follows its answer's `location`, and with which headers: the slice's own
     /// URL is `ownURL`, its headers `headers`; a redirect it already follows is where it stands.
-    func redirect(_ j: Int, location: String, ownURL: String, headers: [HeaderField]) -> RedirectPolicy.Decision {
+    func redirect(_ j: SliceID, location: String, ownURL: String, headers: [HeaderField]) -> RedirectPolicy.Decision {
         let current = request(j, ownURL: ownURL, headers: headers)
         return RedirectPolicy.decide(
             location: location, current: current.url, original: ownURL, hops: hops.isEmpty ? 0 : hops[j]?.count ?? 0, headers: current.headers)
     }
 
     /// Job `j`'s attempt goes on at `url` (a followed redirect), with `headers`.
-    mutating func follow(_ j: Int, to url: String, headers: [HeaderField]) {
+    mutating func follow(_ j: SliceID, to url: String, headers: [HeaderField]) {
         let count = hops.isEmpty ? 0 : hops[j]?.count ?? 0
         hops[j] = Hop(url: url, headers: headers, count: count + 1, origin: (try? ParsedURL.parse(url).get())?.origin ?? url)
     }
 
     /// The URL and headers of job `j`'s next or running request: a redirect's, or the slice's own.
-    func request(_ j: Int, ownURL: String, headers: @autoclosure () -> [HeaderField]) -> (url: String, headers: [HeaderField]) {
+    func request(_ j: SliceID, ownURL: String, headers: @autoclosure () -> [HeaderField]) -> (url: String, headers: [HeaderField]) {
         if !hops.isEmpty, let hop = hops[j] { return (hop.url, hop.headers) }
         return (ownURL, headers())
     }
 
     /// The origin of job `j`'s next or running request when a redirect took it elsewhere.
-    func redirectOrigin(_ j: Int) -> String? {
+    func redirectOrigin(_ j: SliceID) -> String? {
         hops.isEmpty ? nil : hops[j]?.origin
     }
 
     /// The URL a redirect took job `j` to, kept for its outcome until its next attempt.
-    func redirectURL(_ j: Int) -> String? {
+    func redirectURL(_ j: SliceID) -> String? {
         hops.isEmpty ? nil : hops[j]?.url
     }
 
     /// Job `j`'s next request goes to its own origin (its redirect's URL stays for its outcome).
-    mutating func backToOwnOrigin(_ j: Int) {
+    mutating func backToOwnOrigin(_ j: SliceID) {
         if !hops.isEmpty { hops[j]?.origin = nil }
     }
 
     /// Job `j` starts a new attempt at its own URL, or has ended: its redirect is forgotten.
-    mutating func forgetRedirect(_ j: Int) {
+    mutating func forgetRedirect(_ j: SliceID) {
         if !hops.isEmpty { hops[j] = nil }
     }
 
@@ -206,7 +206,7 @@ struct AttemptReview {
 
     /// Job `j`'s attempt was given back (the network was gone): what its body's response said of
     /// the file holds for the next one.
-    mutating func givenBack(_ j: Int, _ report: AttemptReport) {
+    mutating func givenBack(_ j: SliceID, _ report: AttemptReport) {
         if case .body? = report.verdict, let seen = report.representation { learned[j] = seen }
     }
 

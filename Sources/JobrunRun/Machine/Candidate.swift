@@ -1,6 +1,6 @@
 /// A job a gate is asked about.
 struct Candidate {
-    var job: Int
+    var job: SliceID
     var resource: Int
     var origin: String
     /// Bytes the slice is expected to transfer, when its size is declared (set by the caller of
@@ -8,7 +8,7 @@ struct Candidate {
     var expectedBytes: Int64?
     var throughput: Throughput?
 
-    init(job: Int, resource: Int, origin: String, expectedBytes: Int64? = nil, throughput: Throughput?) {
+    init(job: SliceID, resource: Int, origin: String, expectedBytes: Int64? = nil, throughput: Throughput?) {
         self.job = job
         self.resource = resource
         self.origin = origin

@@ -8,7 +8,7 @@ struct CommitQueue {
     static let longestWait: Duration = .seconds(1)
 
     /// Jobs verified and waiting, in the order they were.
-    private(set) var pending: [Int] = []
+    private(set) var pending: [SliceID] = []
     private var oldest: ContinuousClock.Instant?
     /// Batches handed to the store's thread whose results have not come back.
     private(set) var inFlight = 0
@@ -22,7 +22,7 @@ struct CommitQueue {
     var nextDue: ContinuousClock.Instant? { oldest.map { $0 + Self.longestWait } }
 
     /// Job `j` was verified at `now`; whether the batch is full.
-    mutating func add(_ j: Int, at now: ContinuousClock.Instant) -> Bool {
+    mutating func add(_ j: SliceID, at now: ContinuousClock.Instant) -> Bool {
         pending.append(j)
         if oldest == nil { oldest = now }
         return pending.count >= Self.batchSize
@@ -30,7 +30,7 @@ struct CommitQueue {
 
     /// The jobs of the batch to hand over now, if one is due at `now` (`force`: whatever waits,
     /// without asking the time), counted as with the store until ``batchReturned()``.
-    mutating func takeBatch(now: @autoclosure () -> ContinuousClock.Instant, force: Bool) -> [Int]? {
+    mutating func takeBatch(now: @autoclosure () -> ContinuousClock.Instant, force: Bool) -> [SliceID]? {
         guard !pending.isEmpty else { return nil }
         if !force, let oldest, now() - oldest < Self.longestWait { return nil }
         let batch = pending

@@ -58,7 +58,7 @@ struct OfflinePause {
         /// The network is gone: the run pauses. The attempt is given back, and so is every
         /// earlier one listed (by job, once per failure) that failed since its origin last
         /// answered; `origins` are the unreachable ones with their last failures, sorted.
-        case wentOffline(origins: [OfflineOrigin], givenBack: [Int])
+        case wentOffline(origins: [OfflineOrigin], givenBack: [SliceID])
         /// An origin answered after the run had been offline for `after`.
         case cameOnline(origin: String, after: Duration)
     }
@@ -79,7 +79,7 @@ struct OfflinePause {
         var next: Instant
         var failed = 0
         /// The job whose attempt is the probe under way.
-        var job: Int?
+        var job: SliceID?
     }
 
     /// A pause: since `since`; the run stops at `until` if no origin has answered.
@@ -105,7 +105,7 @@ struct OfflinePause {
     private var unreachable: [String: (failure: AttemptFailure, at: Instant)] = [:]
     /// Per origin, the jobs whose attempts failed there at the transport level since it last
     /// answered (a job once per such attempt), and when: given back if the run goes offline.
-    private var lostSinceAnswer: [String: [(job: Int, at: Instant)]] = [:]
+    private var lostSinceAnswer: [String: [(job: SliceID, at: Instant)]] = [:]
     /// Time spent offline in periods that have ended.
     private(set) var offlineTotal: Duration = .zero
 
@@ -151,7 +151,7 @@ struct OfflinePause {
     /// origins with slices waiting, delayed or under way (asked only when the answer can change
     /// the state).
     mutating func attemptEnded(
-        job: Int, at origin: String, reach: Reach, started: Instant, now: Instant, originsWithWork: () -> [String]
+        job: SliceID, at origin: String, reach: Reach, started: Instant, now: Instant, originsWithWork: () -> [String]
     ) -> Action {
         guard isEnabled else { return .counts }
         switch reach {
@@ -181,7 +181,7 @@ struct OfflinePause {
 
     /// A transport failure while online: remembered, and the run goes offline when every
     /// origin with work is unreachable.
-    private mutating func failedOnline(job: Int, at origin: String, reach: Reach, now: Instant, originsWithWork: () -> [String]) -> Action {
+    private mutating func failedOnline(job: SliceID, at origin: String, reach: Reach, now: Instant, originsWithWork: () -> [String]) -> Action {
         lostSinceAnswer[origin, default: []].append((job, now))
         guard case .unreachable = reach else { return .counts }
         let pending = originsWithWork()
@@ -222,13 +222,13 @@ struct OfflinePause {
     }
 
     /// Job `job`'s attempt starts as `origin`'s probe (after ``admission(at:now:)`` said `.probe`).
-    mutating func probeStarted(job: Int, at origin: String, now: Instant) {
+    mutating func probeStarted(job: SliceID, at origin: String, now: Instant) {
         guard period != nil else { return }
         period?.probes[origin, default: Probe(next: now)].job = job
     }
 
     /// Job `job`'s probe never reached `origin` (its slice failed before the request).
-    mutating func probeAbandoned(job: Int, at origin: String) {
+    mutating func probeAbandoned(job: SliceID, at origin: String) {
         guard period?.probes[origin]?.job == job else { return }
         period?.probes[origin]?.job = nil
     }

@@ -21,10 +21,10 @@ struct OriginBreaker {
     enum State: Equatable {
         /// Taking work. `failures` attempts in a row failed; `lastSlice` was the last to fail;
         /// `acrossSlices`: those failures were of more than one slice.
-        case closed(failures: Int, lastSlice: Int?, acrossSlices: Bool)
+        case closed(failures: Int, lastSlice: SliceID?, acrossSlices: Bool)
         /// Tripped: `probe` is the job whose attempt is the probe under way; the next one starts
         /// no earlier than `nextProbe`; `probesFailed` of the allowed probes have failed.
-        case open(probe: Int?, nextProbe: ContinuousClock.Instant, probesFailed: Int)
+        case open(probe: SliceID?, nextProbe: ContinuousClock.Instant, probesFailed: Int)
         /// The probes are spent: nothing more is requested from the origin.
         case failed
     }
@@ -77,18 +77,18 @@ struct OriginBreaker {
     }
 
     /// Job `job`'s attempt starts as the probe (after `admission` said `.probe`).
-    mutating func probeStarted(job: Int) {
+    mutating func probeStarted(job: SliceID) {
         if case .open(nil, let next, let failed) = state { state = .open(probe: job, nextProbe: next, probesFailed: failed) }
     }
 
     /// Job `job`'s probe never reached the origin (its slice failed before the request).
-    mutating func probeAbandoned(job: Int) {
+    mutating func probeAbandoned(job: SliceID) {
         if case .open(job, let next, let failed) = state { state = .open(probe: nil, nextProbe: next, probesFailed: failed) }
     }
 
     /// An attempt of job `job` at this origin ended: `failure` when it counts against the origin
     /// (``AttemptFailure/countsAgainstOrigin``), `nil` when the origin answered.
-    mutating func attemptEnded(job: Int, failure: AttemptFailure?, now: ContinuousClock.Instant, policy: RetryPolicy, random: Double) -> Action {
+    mutating func attemptEnded(job: SliceID, failure: AttemptFailure?, now: ContinuousClock.Instant, policy: RetryPolicy, random: Double) -> Action {
         if let failure {
             lastFailure = failure
             failuresInARow += 1

@@ -49,7 +49,7 @@ struct OriginHealth {
     var dependsOnTime: Bool { !breakers.isEmpty || offline.isOffline }
 
     /// Job `job` starts an attempt at `origin` (admitted at `now`): the probes it is, recorded.
-    mutating func starting(job: Int, at origin: String, now: Instant) -> Probes {
+    mutating func starting(job: SliceID, at origin: String, now: Instant) -> Probes {
         var probes = Probes()
         if !breakers.isEmpty, breakers[origin]?.admission(now: now) == .probe {
             breakers[origin]?.probeStarted(job: job)
@@ -63,7 +63,7 @@ struct OriginHealth {
     }
 
     /// The attempt whose start was `probes` did not start after all: the origins get their next.
-    mutating func didNotStart(job: Int, at origin: String, probes: Probes) {
+    mutating func didNotStart(job: SliceID, at origin: String, probes: Probes) {
         if probes.ofBreaker { breakers[origin]?.probeAbandoned(job: job) }
         if probes.ofNetwork { offline.probeAbandoned(job: job, at: origin) }
     }
@@ -71,18 +71,18 @@ struct OriginHealth {
     /// Job `job`'s attempt at `origin`, started at `started`, ended so as far as the network goes
     /// (``OfflinePause/attemptEnded(job:at:reach:started:now:originsWithWork:)``).
     mutating func attemptEnded(
-        job: Int, at origin: String, reach: OfflinePause.Reach, started: Instant, now: Instant, originsWithWork: () -> [String]
+        job: SliceID, at origin: String, reach: OfflinePause.Reach, started: Instant, now: Instant, originsWithWork: () -> [String]
     ) -> OfflinePause.Action {
         offline.attemptEnded(job: job, at: origin, reach: reach, started: started, now: now, originsWithWork: originsWithWork)
     }
 
     /// A probe of the network at `origin` ended without a word on it: the origin gets its next.
-    mutating func networkProbeAbandoned(job: Int, at origin: String) {
+    mutating func networkProbeAbandoned(job: SliceID, at origin: String) {
         offline.probeAbandoned(job: job, at: origin)
     }
 
     /// A probe of `origin`'s breaker ended without a word on its health.
-    mutating func probeAbandoned(job: Int, at origin: String) {
+    mutating func probeAbandoned(job: SliceID, at origin: String) {
         breakers[origin]?.probeAbandoned(job: job)
     }
 
@@ -90,7 +90,7 @@ struct OriginHealth {
     /// what the origin's breaker does, and the breaker as it now is; `nil` (and no random number
     /// drawn) when the origin answered well and has no breaker.
     mutating func attemptEnded(
-        job: Int, at origin: String, failure: AttemptFailure?, now: Instant, policy: RetryPolicy, random: @autoclosure () -> Double
+        job: SliceID, at origin: String, failure: AttemptFailure?, now: Instant, policy: RetryPolicy, random: @autoclosure () -> Double
     ) -> (action: OriginBreaker.Action, breaker: OriginBreaker)? {
         if failure == nil && breakers[origin] == nil { return nil }
         var breaker = breakers[origin] ?? OriginBreaker()

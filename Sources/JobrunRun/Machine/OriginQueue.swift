@@ -3,9 +3,9 @@
 /// within a priority. Taking the head is O(1); so is queuing a job behind its resource's others.
 struct OriginQueue {
     /// A resource's turn: its waiting jobs.
-    private var byResource: [Int: ReadyQueue] = [:]
+    private var byResource: [Int: ReadyQueue<SliceID>] = [:]
     /// Priorities with waiting resources, highest first, each with its resources in turn order.
-    private var classes: [(priority: Int, turns: ReadyQueue)] = []
+    private var classes: [(priority: Int, turns: ReadyQueue<Int>)] = []
     /// The scheduler's turn counter when this origin last started a job.
     var lastTurn: UInt64 = 0
     /// Its transfers under way.
@@ -17,24 +17,24 @@ struct OriginQueue {
     var count: Int { byResource.values.reduce(0) { $0 + $1.count } }
 
     /// The job that starts next here, its resource and priority.
-    var head: (job: Int, resource: Int, priority: Int)? {
+    var head: (job: SliceID, resource: Int, priority: Int)? {
         guard let top = classes.first, let resource = top.turns.first, let job = byResource[resource]?.first else { return nil }
         return (job, resource, top.priority)
     }
 
-    mutating func insert(_ job: Int, sequence: Int, resource: Int, priority: Int, sequenceOf: (Int) -> Int) {
+    mutating func insert(_ job: SliceID, sequence: Int, resource: Int, priority: Int, sequenceOf: (SliceID) -> Int) {
         if byResource[resource]?.isEmpty ?? true {
             // The resource joins the back of its priority's turns.
             if let c = classes.firstIndex(where: { $0.priority <= priority }), classes[c].priority == priority {
                 classes[c].turns.append(resource)
             } else {
                 let at = classes.firstIndex { $0.priority < priority } ?? classes.count
-                var turns = ReadyQueue()
+                var turns = ReadyQueue<Int>()
                 turns.append(resource)
                 classes.insert((priority, turns), at: at)
             }
         }
-        byResource[resource, default: ReadyQueue()].insert(job, sequence: sequence, sequenceOf: sequenceOf)
+        byResource[resource, default: ReadyQueue<SliceID>()].insert(job, sequence: sequence, sequenceOf: sequenceOf)
     }
 
     /// Removes the head job; its resource goes to the back of its turns if it has more.
@@ -51,8 +51,8 @@ struct OriginQueue {
     }
 
     /// Takes every job, resource after resource.
-    mutating func drain() -> [Int] {
-        var jobs: [Int] = []
+    mutating func drain() -> [SliceID] {
+        var jobs: [SliceID] = []
         while let h = head {
             jobs.append(h.job)
             removeHead()

@@ -1,14 +1,15 @@
-/// Ready jobs of one resource at one origin, kept in plan (sequence) order; taking the first is O(1).
-struct ReadyQueue {
-    private var items: [Int] = []
+/// Ready jobs of one resource at one origin (or resources in turn), kept in sequence order;
+/// taking the first is O(1).
+struct ReadyQueue<Element> {
+    private var items: [Element] = []
     private var head = 0
 
     var isEmpty: Bool { head == items.count }
-    var first: Int? { isEmpty ? nil : items[head] }
+    var first: Element? { isEmpty ? nil : items[head] }
     var count: Int { items.count - head }
 
     /// Queues `j` last (for a FIFO with no order of its own to keep).
-    mutating func append(_ j: Int) { items.append(j) }
+    mutating func append(_ j: Element) { items.append(j) }
 
     mutating func removeFirst() {
         head += 1
@@ -20,7 +21,7 @@ struct ReadyQueue {
     }
 
     /// Inserts `j` before the first waiting job with a larger sequence number.
-    mutating func insert(_ j: Int, sequence seq: Int, sequenceOf: (Int) -> Int) {
+    mutating func insert(_ j: Element, sequence seq: Int, sequenceOf: (Element) -> Int) {
         if let last = items.last, head < items.count, sequenceOf(last) > seq {
             let at = items[head...].firstIndex { sequenceOf($0) > seq } ?? items.count
             items.insert(j, at: at)

@@ -21,7 +21,7 @@ extension RunMachine {
 
     /// Tells the offline pause how job `j`'s attempt, started at `startedAt`, ended; `now` is
     /// read only when the pause takes the attempt in.
-    mutating func attemptReached(_ j: Int, _ report: AttemptReport, startedAt: Instant, now: @autoclosure () -> Instant) -> Reached {
+    mutating func attemptReached(_ j: SliceID, _ report: AttemptReport, startedAt: Instant, now: @autoclosure () -> Instant) -> Reached {
         // The common case, a whole answer while online with nothing remembered, decides nothing.
         guard health.offline.isEnabled, health.offline.isOffline || health.offline.hasRecords || report.transport != nil else { return .counts }
         var reach = report.reach
@@ -65,7 +65,7 @@ extension RunMachine {
 
     /// Job `j`'s ended attempt does not count: the job is ready again at its own origin, and
     /// keeps what the attempt learned of its file (its partial file stays for a resume).
-    mutating func giveBack(_ j: Int, _ report: AttemptReport) {
+    mutating func giveBack(_ j: SliceID, _ report: AttemptReport) {
         book.attemptGivenBack(j)
         review.givenBack(j, report)
         health.probeAbandoned(job: j, at: origin(j))

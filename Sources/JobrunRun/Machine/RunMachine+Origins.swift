@@ -15,7 +15,7 @@ extension RunMachine {
     /// Tells job `j`'s origin breaker how its attempt ended; `now` and `random` are read only when
     /// a breaker takes the attempt in.
     mutating func attemptEndedAtOrigin(
-        _ j: Int, _ report: AttemptReport, now: @autoclosure () -> Instant, random: @autoclosure () -> Double
+        _ j: SliceID, _ report: AttemptReport, now: @autoclosure () -> Instant, random: @autoclosure () -> Double
     )
         -> OriginNews?
     {
@@ -46,9 +46,9 @@ extension RunMachine {
 
     /// Takes every slice waiting to start or to retry at `origin` (its own, or a redirect's
     /// target it waits for a slot at) off its queue: the origin was given up on.
-    mutating func takeUnrequested(at origin: String) -> [Int] {
+    mutating func takeUnrequested(at origin: String) -> [SliceID] {
         _ = scheduler.removeAll(at: origin)
-        return book.jobs.indices.filter { self.origin($0) == origin && book.isWaitingToStart($0) }
+        return book.ids.filter { self.origin($0) == origin && book.isWaitingToStart($0) }
     }
 
     /// The failure of a slice not requested at an origin given up on.
@@ -72,7 +72,7 @@ extension RunMachine {
     }
 
     /// Whether job `j` may follow a redirect to `hop` at `now`.
-    mutating func admitsHop(_ j: Int, to hop: String, now: Instant) -> HopAdmission {
+    mutating func admitsHop(_ j: SliceID, to hop: String, now: Instant) -> HopAdmission {
         if health.offline.isOffline, !isStopping, !health.offline.admits(hop, now: now) {
             // An answer from before the network went redirects there: no attempt is spent.
             book.attemptGivenBack(j)

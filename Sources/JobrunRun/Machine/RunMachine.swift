@@ -37,7 +37,7 @@ struct RunMachine {
     /// What the slices of each resource share of their URLs, by plan entry.
     private var bases: [SliceAddress.Base?] = []
     /// The origin of each job whose slice does not go by its resource's base URL.
-    private var ownOrigins: [Int: String] = [:]
+    private var ownOrigins: [SliceID: String] = [:]
     /// Each job's bytes still to fetch, kept only when a gate asks (a deadline is set).
     private var expectedSizes: [Int64?] = []
 
@@ -67,7 +67,7 @@ struct RunMachine {
             bases.append(base)
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
-                    ownOrigins[book.jobs.count + s] = SliceAddress(slice, of: entry.resource, base: base).origin
+                    ownOrigins[SliceID(book.jobs.count + s)] = SliceAddress(slice, of: entry.resource, base: base).origin
                 }
                 if deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
             }
@@ -85,26 +85,26 @@ struct RunMachine {
     // MARK: Where requests go
 
     /// Job `j`'s own URL, identity and origin (those of its slice).
-    func address(_ j: Int) -> SliceAddress {
+    func address(_ j: SliceID) -> SliceAddress {
         let r = book.jobs[j].resource
         // Read in place: a copy of the resource would retain each of its fields.
         return SliceAddress(plan.entries[r].resource.slices[book.jobs[j].slice], of: plan.entries[r].resource, base: bases[r])
     }
 
     /// The origin of job `j`'s own URL.
-    func ownOrigin(_ j: Int) -> String {
+    func ownOrigin(_ j: SliceID) -> String {
         if !ownOrigins.isEmpty, let origin = ownOrigins[j] { return origin }
         return bases[book.jobs[j].resource]?.origin ?? address(j).origin
     }
 
     /// The origin of job `j`'s next or running request: its own, or a redirect's target.
-    func origin(_ j: Int) -> String {
+    func origin(_ j: SliceID) -> String {
         review.redirectOrigin(j) ?? ownOrigin(j)
     }
 
     /// The URL and headers of job `j`'s next or running request: a redirect's, or those of its
     /// slice (whose `own` address is given).
-    func nextRequest(_ j: Int, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
+    func nextRequest(_ j: SliceID, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
         let resource = plan.entries[book.jobs[j].resource].resource
         return review.request(j, ownURL: own.url, headers: resource.headers(for: resource.slices[book.jobs[j].slice]))
     }
@@ -124,13 +124,13 @@ struct RunMachine {
     // MARK: Queues
 
     /// Job `j` waits for a slot where its next request goes.
-    mutating func enqueue(_ j: Int) {
+    mutating func enqueue(_ j: SliceID) {
         // Jobs are numbered in plan order: a job's number is its sequence.
-        scheduler.enqueue(j, sequence: j, resource: book.jobs[j].resource, origin: origin(j)) { $0 }
+        scheduler.enqueue(j, sequence: j.index, resource: book.jobs[j].resource, origin: origin(j)) { $0.index }
     }
 
     /// Job `j` is ready again, queued at its own origin.
-    mutating func requeue(_ j: Int) {
+    mutating func requeue(_ j: SliceID) {
         review.backToOwnOrigin(j)
         book.ready(j)
         enqueue(j)
@@ -138,7 +138,7 @@ struct RunMachine {
 
     /// Job `j` waits until `until`: a retry's backoff, or (`isRetry` false) a gate's hold, which
     /// is no work at its origin for the offline pause (the gate, not the network, holds it).
-    mutating func delay(_ j: Int, until: Instant, isRetry: Bool = true) {
+    mutating func delay(_ j: SliceID, until: Instant, isRetry: Bool = true) {
         book.delayed(j, until: until, retryAt: isRetry ? ownOrigin(j) : nil)
     }
 
@@ -165,8 +165,8 @@ struct RunMachine {
         let now: Instant
 
         func mayStart(at origin: String) -> Bool { health.mayStart(at: origin, now: now) }
-        func expectedBytes(_ job: Int) -> Int64? { expectedSizes.isEmpty ? nil : expectedSizes[job] }
-        func continuesAttempt(_ job: Int) -> Bool { review.redirectOrigin(job) != nil }
+        func expectedBytes(_ job: SliceID) -> Int64? { expectedSizes.isEmpty ? nil : expectedSizes[job] }
+        func continuesAttempt(_ job: SliceID) -> Bool { review.redirectOrigin(job) != nil }
     }
 
     // MARK: The network policy
@@ -194,7 +194,7 @@ struct RunMachine {
     var isFinished: Bool {
         guard scheduler.running == 0 && backlog.storing == 0 && commits.isIdle else { return false }
         // By index: `allSatisfy` would copy every job.
-        for j in book.jobs.indices {
+        for j in book.ids {
             switch book.jobs[j].state {
             case .done: continue
             case .waiting where phase.stopReason != nil: continue

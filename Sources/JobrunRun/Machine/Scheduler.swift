@@ -17,12 +17,12 @@ struct Scheduler {
     /// What the driver does next.
     enum Action: Equatable {
         /// Start job `job`'s attempt at `origin`.
-        case startAttempt(job: Int, origin: String)
+        case startAttempt(job: SliceID, origin: String)
         /// A gate holds the job back for this run: it is not started, for `reason`; `stop`, when
         /// the gate's reason ends the run early (the deadline).
-        case notStarted(job: Int, reason: String, stop: StopReason?)
+        case notStarted(job: SliceID, reason: String, stop: StopReason?)
         /// A gate holds the job until `until`: it waits like a retry, then is ready again.
-        case park(job: Int, until: Instant)
+        case park(job: SliceID, until: Instant)
     }
 
     /// How a resource's slices are scheduled: its priority and its limits.
@@ -60,7 +60,7 @@ struct Scheduler {
     }
 
     /// Job `job` (plan position `sequence`, of `resource`) is ready to start at `origin`.
-    mutating func enqueue(_ job: Int, sequence: Int, resource: Int, origin: String, sequenceOf: (Int) -> Int) {
+    mutating func enqueue(_ job: SliceID, sequence: Int, resource: Int, origin: String, sequenceOf: (SliceID) -> Int) {
         let priority = lane(resource).priority
         origins[origin, default: OriginQueue()].insert(job, sequence: sequence, resource: resource, priority: priority, sequenceOf: sequenceOf)
     }
@@ -88,13 +88,13 @@ struct Scheduler {
     }
 
     /// Takes every job waiting for `origin` (its breaker gave up), in plan order per resource.
-    mutating func removeAll(at origin: String) -> [Int] {
+    mutating func removeAll(at origin: String) -> [SliceID] {
         origins[origin]?.drain() ?? []
     }
 
     /// Takes every waiting job (the run stops).
-    mutating func removeAll() -> [Int] {
-        var jobs: [Int] = []
+    mutating func removeAll() -> [SliceID] {
+        var jobs: [SliceID] = []
         for origin in Array(origins.keys) { jobs += removeAll(at: origin) }
         return jobs
     }
@@ -115,7 +115,7 @@ struct Scheduler {
     /// ``started(at:)``.
     mutating func next(now: Instant, asking questions: some StartQuestions) -> Action? {
         // By index, so that the pick is changed in place without hashing its origin again.
-        var best: (index: Dictionary<String, OriginQueue>.Index, priority: Int, turn: UInt64, job: Int)?
+        var best: (index: Dictionary<String, OriginQueue>.Index, priority: Int, turn: UInt64, job: SliceID)?
         var i = origins.startIndex
         while i != origins.endIndex {
             defer { origins.formIndex(after: &i) }

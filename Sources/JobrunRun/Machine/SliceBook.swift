@@ -60,24 +60,27 @@ struct SliceBook {
     /// The jobs: their states change by the transitions below, their counts by the notes after them.
     private(set) var jobs: [Job] = []
     /// Jobs of each resource, by plan entry.
-    private(set) var jobsOfResource: [Range<Int>] = []
+    private(set) var jobsOfResource: [Range<SliceID>] = []
     /// Jobs that entered `.delayed`; those that have left it since are dropped by
     /// ``dueJobs(at:)``. Keeps the per-event work independent of the job count.
-    private(set) var delayedJobs: Set<Int> = []
+    private(set) var delayedJobs: Set<SliceID> = []
     /// Jobs delayed for a retry, by their own origin (with the scheduler's: the origins with
     /// work), and each such job's origin.
     private(set) var retryingAt: [String: Int] = [:]
-    private var retryOrigin: [Int: String] = [:]
+    private var retryOrigin: [SliceID: String] = [:]
     /// Per resource: the first of its jobs not known to be done or committing. Both states are
     /// final (`.done` is never left, `.committing` only becomes `.done`), so scans resume where
     /// the last one stopped.
-    private var settledCursor: [Int] = []
+    private var settledCursor: [SliceID] = []
 
     init(epoch: ContinuousClock.Instant) {
         self.epoch = epoch
     }
 
     // MARK: Building
+
+    /// Every job, in plan order.
+    var ids: Range<SliceID> { SliceID(0)..<SliceID(jobs.count) }
 
     /// Room for `count` jobs, reserved before they are added.
     mutating func reserve(_ count: Int) {
@@ -92,68 +95,68 @@ struct SliceBook {
     /// Adds the jobs of the next resource (its slices in order): `done` tells those with nothing
     /// to do.
     mutating func addResource(_ index: Int, slices: Int, done: (Int) -> Bool) {
-        let first = jobs.count
+        let first = SliceID(jobs.count)
         for s in 0..<slices {
             var job = Job(resource: index, slice: s)
             if done(s) { job.state = .done }
             jobs.append(job)
         }
-        jobsOfResource.append(first..<jobs.count)
+        jobsOfResource.append(first..<SliceID(jobs.count))
         settledCursor.append(first)
     }
 
     // MARK: What attempts did
 
     /// Job `j` begins another attempt (a redirect's next request is the same attempt).
-    mutating func attemptBegan(_ j: Int) {
+    mutating func attemptBegan(_ j: SliceID) {
         jobs[j].attempts += 1
     }
 
     /// Job `j`'s last attempt does not count (the network was gone).
-    mutating func attemptGivenBack(_ j: Int) {
+    mutating func attemptGivenBack(_ j: SliceID) {
         jobs[j].attempts = max(0, jobs[j].attempts - 1)
     }
 
     /// Job `j`'s running transfer is on engine `engine`.
-    mutating func runs(_ j: Int, onEngine engine: Int) {
+    mutating func runs(_ j: SliceID, onEngine engine: Int) {
         jobs[j].engine = UInt8(truncatingIfNeeded: engine)
     }
 
     /// Job `j`'s attempt received `bytes` of body.
-    mutating func received(_ j: Int, bytes: Int64) {
+    mutating func received(_ j: SliceID, bytes: Int64) {
         jobs[j].bytesTransferred += bytes
     }
 
     /// Job `j`'s verified body continued a partial file.
-    mutating func resumed(_ j: Int) {
+    mutating func resumed(_ j: SliceID) {
         jobs[j].didResume = true
     }
 
     /// Job `j`'s partial file was removed, for `reason` (its outcome tells).
-    mutating func partialDiscarded(_ j: Int, _ reason: PartialFate.Reason) {
+    mutating func partialDiscarded(_ j: SliceID, _ reason: PartialFate.Reason) {
         jobs[j].discardedPartial = reason
     }
 
     // MARK: Transitions
 
     /// Job `j` may start when the scheduler lets it.
-    mutating func ready(_ j: Int) {
+    mutating func ready(_ j: SliceID) {
         assert(!isDone(j), "job \(j) left .done")
         leaveDelayed(j)
         jobs[j].state = .ready
     }
 
-    mutating func running(_ j: Int, transfer: TransferID, writer: SliceWriter) {
+    mutating func running(_ j: SliceID, transfer: TransferID, writer: SliceWriter) {
         assert(!isDone(j), "job \(j) left .done")
         jobs[j].state = .running(transfer: transfer, writer: writer)
     }
 
-    mutating func storing(_ j: Int, writer: SliceWriter) {
+    mutating func storing(_ j: SliceID, writer: SliceWriter) {
         assert(!isDone(j), "job \(j) left .done")
         jobs[j].state = .storing(writer: writer)
     }
 
-    mutating func committing(_ j: Int, writer: SliceWriter) {
+    mutating func committing(_ j: SliceID, writer: SliceWriter) {
         assert(!isDone(j), "job \(j) left .done")
         jobs[j].state = .committing(writer: writer)
     }
@@ -161,7 +164,7 @@ struct SliceBook {
     /// Job `j` waits until `until`: for a retry at `retryAt` (its own origin), or, without one,
     /// held by a gate (no work at its origin for the offline pause: the gate, not the network,
     /// holds it).
-    mutating func delayed(_ j: Int, until: ContinuousClock.Instant, retryAt origin: String?) {
+    mutating func delayed(_ j: SliceID, until: ContinuousClock.Instant, retryAt origin: String?) {
         assert(!isDone(j), "job \(j) left .done")
         leaveDelayed(j)
         if let origin {
@@ -174,7 +177,7 @@ struct SliceBook {
 
     /// Job `j` has ended, one way or another; whether it was not done before.
     @discardableResult
-    mutating func done(_ j: Int) -> Bool {
+    mutating func done(_ j: SliceID) -> Bool {
         // Every delayed job is in `delayedJobs`: a run without retries skips the look at its state.
         if !delayedJobs.isEmpty { leaveDelayed(j) }
         let wasDone = isDone(j)
@@ -183,16 +186,16 @@ struct SliceBook {
     }
 
     /// Job `j` leaves `.delayed` (its next state is set by the caller).
-    private mutating func leaveDelayed(_ j: Int) {
+    private mutating func leaveDelayed(_ j: SliceID) {
         guard case .delayed = jobs[j].state, let origin = retryOrigin.removeValue(forKey: j) else { return }
         if let count = retryingAt[origin], count > 1 { retryingAt[origin] = count - 1 } else { retryingAt[origin] = nil }
     }
 
     /// The delayed jobs whose wait is over at `now`: each is ready again (its caller queues it).
     /// Those that left `.delayed` otherwise are forgotten here.
-    mutating func dueJobs(at now: ContinuousClock.Instant) -> [Int] {
+    mutating func dueJobs(at now: ContinuousClock.Instant) -> [SliceID] {
         guard !delayedJobs.isEmpty else { return [] }
-        var due: [Int] = []
+        var due: [SliceID] = []
         for j in delayedJobs {
             guard case .delayed(let until) = jobs[j].state else {
                 delayedJobs.remove(j)  // failed or stopped meanwhile
@@ -208,34 +211,34 @@ struct SliceBook {
     }
 
     /// Job `j`'s first attempt started at `instant` (its resource timeout counts from then).
-    mutating func firstStarted(_ j: Int, at instant: ContinuousClock.Instant) {
+    mutating func firstStarted(_ j: SliceID, at instant: ContinuousClock.Instant) {
         jobs[j].firstStartNanoseconds = max(0, (instant - epoch).wholeNanoseconds)
     }
 
     // MARK: Questions
 
     /// When job `j`'s first attempt started, if one has.
-    func firstStart(_ j: Int) -> ContinuousClock.Instant? {
+    func firstStart(_ j: SliceID) -> ContinuousClock.Instant? {
         let nanoseconds = jobs[j].firstStartNanoseconds
         return nanoseconds < 0 ? nil : epoch + .nanoseconds(nanoseconds)
     }
 
-    func isDone(_ j: Int) -> Bool {
+    func isDone(_ j: SliceID) -> Bool {
         if case .done = jobs[j].state { return true }
         return false
     }
 
-    func isRunning(_ j: Int) -> Bool {
+    func isRunning(_ j: SliceID) -> Bool {
         if case .running = jobs[j].state { return true }
         return false
     }
 
-    func isDelayed(_ j: Int) -> Bool {
+    func isDelayed(_ j: SliceID) -> Bool {
         if case .delayed = jobs[j].state { return true }
         return false
     }
 
-    func isWaitingToStart(_ j: Int) -> Bool {
+    func isWaitingToStart(_ j: SliceID) -> Bool {
         switch jobs[j].state {
         case .ready, .delayed: true
         default: false
@@ -260,7 +263,7 @@ struct SliceBook {
         var j = settledCursor[r]
         while j < end {
             switch jobs[j].state {
-            case .done, .committing: j += 1
+            case .done, .committing: j = j.advanced(by: 1)
             default:
                 settledCursor[r] = j
                 return false

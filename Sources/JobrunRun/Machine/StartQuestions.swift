@@ -3,8 +3,8 @@ protocol StartQuestions {
     /// Whether `origin` may be sent a request now (its breaker, the offline pause).
     func mayStart(at origin: String) -> Bool
     /// Job `job`'s bytes still to fetch, when known (asked only by gates).
-    func expectedBytes(_ job: Int) -> Int64?
+    func expectedBytes(_ job: SliceID) -> Int64?
     /// Whether job `job`'s start continues an attempt the gates already admitted (a redirect's
     /// next request), which they are not asked about again.
-    func continuesAttempt(_ job: Int) -> Bool
+    func continuesAttempt(_ job: SliceID) -> Bool
 }
