@@ -13,7 +13,7 @@ import JobrunSystem
 /// the byte cap.
 ///
 /// Two ways to store a body:
-/// - **memory**: a body of at most ``memoryLimit`` bytes (known from the slice's size or the
+/// - **memory**: a body of at most ``ResponseGate/memoryLimit`` bytes (known from the slice's size or the
 ///   response's Content-Length) is kept in one buffer. When the transfer is complete the
 ///   ``DiskWorker`` thread (or, once the disk has been full, the driver) hashes it and, only
 ///   when it verifies, writes it to the partial file (``persist()``). Such slices are never resumed (see `PartialDownload.resumableSize`), so
@@ -47,8 +47,6 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         case refused(AttemptFailure)
     }
 
-    /// Bodies up to this size are kept in memory until verified.
-    static let memoryLimit: Int64 = 256 << 10
     /// How often (in bytes written) a file-mode body reports progress for hashing.
     static let progressStep: Int64 = 1 << 20
     /// How often (in bytes written) a file-mode body starts writeback (``startWriteback()``).
@@ -60,7 +58,8 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     let identity: String
     /// What a response must be to be taken: the declared size, the byte cap, the partial file
     /// being resumed and what earlier responses said (``ResponseCheck``).
-    private let check: ResponseCheck
+    private let gate: ResponseGate
+    private var check: ResponseCheck { gate.check }
     var expectedSize: Int64? { check.expectedSize }
     var cap: Int64 { check.cap }
     var resumeOffset: Int64 { check.resumeOffset }
@@ -133,7 +132,9 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         partName = PartialDownload.partName(for: fileName)
         self.displayPath = displayPath
         self.identity = identity
-        check = ResponseCheck(resumeOffset: resumeOffset, resumeValidator: resumeValidator, expectedSize: expectedSize, cap: cap, learned: learned)
+        gate = ResponseGate(
+            check: ResponseCheck(resumeOffset: resumeOffset, resumeValidator: resumeValidator, expectedSize: expectedSize, cap: cap, learned: learned),
+            keepsMetadata: shouldKeepMetadata, hashes: !algorithms.isEmpty)
         self.algorithms = algorithms
         self.shouldKeepMetadata = shouldKeepMetadata
         self.progress = progress
@@ -154,25 +155,21 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     // MARK: TransferSink
 
     func receive(head: ResponseHead) -> BodyDisposition {
-        let status = head.status
-        if (300...399).contains(status), let location = head.value("location") {
+        let accepted: ResponseCheck.Accepted
+        let storage: ResponseGate.Storage
+        switch gate.decide(head) {
+        case .redirect(let location):
             verdict = .redirect(location: location)
             return .discard(limit: 64 << 10)
-        }
-        guard status == 200 || status == 206 else {
-            verdict = .refused(
-                AttemptFailure(
-                    kind: .http, status: status, message: "HTTP \(status)",
-                    isTransient: AttemptFailure.isTransient(status: status), coolsDownHost: status == 429 || status == 503))
+        case .status(let failure):
+            verdict = .refused(failure)
             return .discard(limit: 64 << 10)
-        }
-        let accepted: ResponseCheck.Accepted
-        switch check.check(head) {
-        case .success(let a): accepted = a
-        case .failure(let failure): return refuse(failure)
+        case .refused(let failure):
+            return refuse(failure)
+        case .body(let a, let s):
+            (accepted, storage) = (a, s)
         }
         let offset = accepted.offset
-        let length = offset == 0 ? accepted.end : nil
         declaredEnd = accepted.end
         representation = accepted.representation
         hasDelimitedBody = head.hasDelimitedBody
@@ -180,22 +177,18 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         written = offset
         writebackStarted = offset
         verdict = .body
-        if offset == 0, !shouldKeepMetadata, let size = expectedSize ?? length, size <= Self.memoryLimit,
-            let memory = buffers.take(Int(max(size, 1)))
-        {
+        if let size = storage.memory, let memory = buffers.take(Int(max(size, 1))) {
             buffer = memory
             capacity = Int(size)
             return .accept
         }
         do throws(WriteFailure) {
-            try openPartial(appending: offset > 0)
-            if offset == 0, !algorithms.isEmpty {
+            try openPartial(appending: storage.appends)
+            if storage.hashesInline {
                 // Unavailable (out of memory): the driver reads the file back instead.
                 inlineDigester = try? MultiDigester(algorithms: algorithms)
             }
-            if shouldKeepMetadata || (expectedSize == nil && (length ?? 0) >= PartialDownload.resumableSize) {
-                writeMetadata(head)
-            }
+            if storage.writesMetadata { writeMetadata(head) }
         } catch {
             writeFailure = error
             verdict = nil

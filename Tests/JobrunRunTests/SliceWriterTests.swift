@@ -116,7 +116,7 @@ import JobrunFiles
         #expect(folder.entries() == [".u.bin.jobrun-part"])
         // Above the memory limit: the partial file from the first byte.
         let large = folder.writer(size: nil, name: "l.bin")
-        #expect(large.receive(head: Self.head(length: Int(SliceWriter.memoryLimit) + 1)) == .accept)
+        #expect(large.receive(head: Self.head(length: Int(ResponseGate.memoryLimit) + 1)) == .accept)
         #expect(!large.isInMemory)
     }
 
