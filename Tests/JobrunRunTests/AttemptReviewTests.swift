@@ -97,6 +97,23 @@ import Testing
         #expect(retry(&review, plain, attempts: 1) == .retry(at: Self.at(1), delay: .seconds(1), coolsDownOrigin: false))
     }
 
+    /// A garbage `Retry-After` is no instruction: the backoff applies, never an immediate retry
+    /// (libcurl reads such values as "now").
+    @Test(arguments: ["-5", "soon", "1.5", "99999999999999999999", "Mon, 32 Foo 2026 99:00:00 GMT"])
+    func aGarbageRetryAfterFallsBackToTheBackoff(value: String) {
+        var review = AttemptReview()
+        guard
+            case .failed(let failure, _, _) = review.judge(
+                0, resource: 0, AttemptReport(verdict: Self.refused(503), retryAfter: value), expectedSize: nil, backoff: Self.policy.backoff,
+                wallClock: 1_000_000_000)
+        else {
+            Issue.record("a 503 is a failure")
+            return
+        }
+        #expect(failure.retryAfter == nil)
+        #expect(retry(&review, failure, attempts: 1, random: 1) == .retry(at: Self.at(1), delay: .seconds(1), coolsDownOrigin: true))
+    }
+
     /// A 416 to a resume whose partial file holds every declared byte verifies that file; one
     /// that cannot be known whole is discarded and the slice starts again from byte 0; a 416 to
     /// a request from byte 0 is a plain refusal.

@@ -321,6 +321,26 @@ import Testing
         #expect(order == ["high", "high", "low1", "low2", "low1", "low2"])
     }
 
+    /// Independent resources at one origin, one transfer at a time: the second takes turns with
+    /// the first rather than waiting behind all of it, unless the first has a lower priority.
+    @Test(arguments: [0, 10])
+    func independentResourcesShareTheQueue(priorityOfShort: Int) throws {
+        var m = try Self.machine(
+            Self.resource("long", (0..<20).map { "a\($0)" }, extra: "concurrency: {total: 1, per_host: 1}") + "\n"
+                + Self.resource("short", ["b0", "b1"], extra: "concurrency: {total: 1, per_host: 1}\n    priority: \(priorityOfShort)"))
+        var order: [String] = []
+        for second in 0..<22 {
+            let started = Self.drain(&m, now: Self.at(second)).started
+            #expect(started.count == 1)
+            for j in started {
+                order.append(m.plan.entries[m.book.jobs[j].resource].resource.slices[m.book.jobs[j].slice].path)
+                m.scheduler.ended(at: m.origin(j))
+            }
+        }
+        #expect(order.count == 22)
+        #expect(Array(order.prefix(4)) == (priorityOfShort == 0 ? ["a0", "b0", "a1", "b1"] : ["b0", "b1", "a0", "a1"]), "\(order)")
+    }
+
     /// The run has finished when every slice is done and nothing is under way; a stopped run
     /// leaves the slices of resources that never started waiting.
     @Test func theRunFinishesWhenEverySliceIsSettled() throws {
