@@ -34,15 +34,11 @@ extension RunDriver {
 
     /// Starts the next attempt of job `j`, or continues its attempt at a redirect's target.
     mutating func startAttempt(_ j: SliceID) {
-        let isRedirectHop = machine.review.redirectOrigin(j) != nil
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let slice = resource.slices[machine.book.jobs[j].slice]
         let settings = resource.settings
         let now = ContinuousClock.now
-        let isFirstStart = machine.book.firstStart(j) == nil
-        if isFirstStart { machine.book.firstStarted(j, at: now) }
-        guard let deadline = AttemptReview.attemptDeadline(firstStart: machine.book.firstStart(j) ?? now, resourceTimeout: settings.timeouts.resource, now: now)
-        else {
+        guard let (deadline, isFirstStart) = machine.attemptDeadline(j, now: now) else {
             fail(
                 j,
                 outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice].failure
@@ -53,19 +49,9 @@ extension RunDriver {
             return
         }
         guard let place = folder(for: j) else { return }
-        if !isRedirectHop {
-            machine.book.attemptBegan(j)
-            machine.review.forgetRedirect(j)
-        }
+        let mayHavePartial = machine.attemptStarts(j, isFirstStart: isFirstStart)
         let own = machine.address(j)
         let identity = own.identity
-        // The plan was made by this process moments ago from one listing per folder: a first
-        // attempt of a slice it classified fetch/refetch has no resumable partial (a partial
-        // with matching metadata would have made it `resume`), so the per-slice lookup is
-        // skipped there. Later starts (retries, attempts given back while offline), redirect
-        // hops and `resume` slices look on disk as before.
-        let mayHavePartial =
-            isRedirectHop || !isFirstStart || plan.entries[machine.book.jobs[j].resource].decisions[machine.book.jobs[j].slice].action == .resume
         let resume =
             mayHavePartial
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil

@@ -104,7 +104,7 @@ struct RunDriver {
         activateRunnableResources()
         while true {
             if let reason = applyRun.stopReason { stop(reason) }
-            if let cutoff = options.deadline, !machine.isStopping, ContinuousClock.now >= cutoff { stop(.deadline) }
+            if machine.deadlinePassed(now: ContinuousClock.now) { stop(.deadline) }
             if machine.isOfflineTooLong(now: ContinuousClock.now) { stop(.offline) }
             machine.releaseDue(at: ContinuousClock.now)
             reviewPolicyIfDue()

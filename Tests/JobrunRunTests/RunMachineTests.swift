@@ -341,6 +341,28 @@ import Testing
         #expect(Array(order.prefix(4)) == (priorityOfShort == 0 ? ["a0", "b0", "a1", "b1"] : ["b0", "b1", "a0", "a1"]), "\(order)")
     }
 
+    /// An attempt must end within its resource's timeout from the slice's first start, and none
+    /// starts after it; a first attempt of a slice planned as a fetch looks for no partial file,
+    /// a later one does, and a redirect's next request is no new attempt.
+    @Test func anAttemptsStartAndItsResourceTimeout() throws {
+        var m = try Self.machine(Self.resource("a", ["1"], extra: "timeouts: {resource: 30s}"), deadline: Self.at(100))
+        #expect(!m.deadlinePassed(now: Self.at(99)) && m.deadlinePassed(now: Self.at(100)))
+        guard let first = m.attemptDeadline(0, now: Self.at(1)) else {
+            Issue.record("the first attempt starts")
+            return
+        }
+        #expect(first.deadline == Self.at(31) && first.isFirstStart)
+        #expect(!m.attemptStarts(0, isFirstStart: first.isFirstStart) && m.book.jobs[0].attempts == 1)
+        let again = m.attemptDeadline(0, now: Self.at(20))
+        let second = try #require(again)
+        #expect(second.deadline == Self.at(31) && !second.isFirstStart, "the timeout counts from the first start")
+        #expect(m.attemptStarts(0, isFirstStart: second.isFirstStart) && m.book.jobs[0].attempts == 2)
+        m.review.follow(0, to: "http://b.test/1", headers: [])
+        #expect(m.attemptStarts(0, isFirstStart: false) && m.book.jobs[0].attempts == 2, "a redirect's next request")
+        let late = m.attemptDeadline(0, now: Self.at(31))
+        #expect(late == nil)
+    }
+
     /// The run has finished when every slice is done and nothing is under way; a stopped run
     /// leaves the slices of resources that never started waiting.
     @Test func theRunFinishesWhenEverySliceIsSettled() throws {
