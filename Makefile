@@ -48,13 +48,14 @@ test: build
 	$(SWIFT) test $(SWIFT_FLAGS)
 
 ## lint: the Swift sources are as swift-format lays them out (.swift-format; the toolchain's
-## `swift format`), and the run's machine has no effects (no clock read, file system call,
-## engine start or emitted event in Sources/JobrunRun/Machine); CI runs it
+## `swift format`), and the run's machine has no effects: no clock read, file system call,
+## engine or thread call (start, cancel, submit, post), emitted event, or import of the C
+## library, Dispatch or the system kit in Sources/JobrunRun/Machine; CI runs it
 FORMATTED = Package.swift Sources Tests fuzz
-MACHINE_EFFECTS = ContinuousClock\.now|openat|unlinkat|renameat|\.start\(|\.emit\(
+MACHINE_EFFECTS = ContinuousClock\.now|clock\.now|\.now\(\)|openat|unlinkat|renameat|(?<![.\w])(?<!case )(open|unlink|close|fsync|write|read|pread|pwrite)\(|\.start\(|\.emit\(|\.cancel\(|\.submit\(|\.post\(|^(public |internal )?import (Glibc|Musl|Darwin|Dispatch|JobrunSystem)$$
 lint:
 	$(SWIFT) format lint --strict --recursive $(FORMATTED)
-	@if grep -rnE '$(MACHINE_EFFECTS)' Sources/JobrunRun/Machine; then \
+	@if grep -rnP '$(MACHINE_EFFECTS)' Sources/JobrunRun/Machine; then \
 	  echo "make lint: the run's machine must not have effects (above)"; exit 1; fi
 
 ## format: lay the Swift sources out with swift-format, in place

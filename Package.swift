@@ -45,45 +45,52 @@ let package = Package(
         // The vocabulary: durations, byte counts, digests, URLs, paths, diagnostics.
         .target(name: "JobrunCore", dependencies: ["JobrunSystem"], swiftSettings: strict),
         // Manifests and slice lists read, validated and located (libyaml).
-        .target(name: "JobrunManifest", dependencies: ["JobrunCore", "CYAML"], swiftSettings: strict),
+        .target(name: "JobrunManifest", dependencies: ["JobrunCore", "JobrunSystem", "CYAML"], swiftSettings: strict),
         // The files on disk for plan, apply and verify: checking and hashing them, extra files.
-        .target(name: "JobrunFiles", dependencies: ["JobrunCore", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
+        .target(
+            name: "JobrunFiles", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
         // The plan: what each slice needs, free space, the network policy's verdicts.
-        .target(name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunManifest", "JobrunFiles", "JobrunState", "JobrunConditions"], swiftSettings: strict),
+        .target(
+            name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunFiles", "JobrunState", "JobrunConditions"],
+            swiftSettings: strict),
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
-        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunManifest", "JobrunFiles", "JobrunPlan"], swiftSettings: strict),
+        .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunFiles", "JobrunPlan"], swiftSettings: strict),
         // JSON read and written: the parser of outside documents and the writer of every report.
         .target(name: "JobrunJSON", swiftSettings: strict),
         // Everything written for people and programs: log, progress, JSON, JUnit, events, merges.
         .target(
             name: "JobrunReport",
-            dependencies: ["JobrunCore", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions"],
+            dependencies: [
+                "JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunOutcome", "JobrunState", "JobrunConditions",
+            ],
             swiftSettings: strict),
         // What a mirror remembers between runs: one SQLite database per output root.
-        .target(name: "JobrunState", dependencies: ["JobrunCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "JobrunState", dependencies: ["JobrunCore", "JobrunSystem", "CSQLite"], swiftSettings: strict),
         // The network's conditions (metered, NetworkManager over D-Bus) for the network policy.
-        .target(name: "JobrunConditions", dependencies: ["JobrunCore", "CSDBus"], swiftSettings: strict),
+        .target(name: "JobrunConditions", dependencies: ["JobrunCore", "JobrunSystem", "CSDBus"], swiftSettings: strict),
         // libcurl engines (loaded with dlopen): event loops, transfers, response heads, rate budgets.
-        .target(name: "JobrunFetch", dependencies: ["JobrunCore", "CCurl"], swiftSettings: strict),
+        .target(name: "JobrunFetch", dependencies: ["JobrunCore", "JobrunSystem", "CCurl"], swiftSettings: strict),
         // apply's engine: the run's machine (RunMachine), the driver that carries out its decisions (RunDriver), the store.
         .target(
             name: "JobrunRun",
             dependencies: [
-                "JobrunCore", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions", "CLinux",
+                "JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunFetch", "JobrunOutcome", "JobrunState", "JobrunConditions",
+                "CLinux",
             ],
             swiftSettings: strict),
         // Completion hooks: an observer of the run's events with threads of its own, and an outbox
         // in the mirror state.
         .target(
             name: "JobrunHooks",
-            dependencies: ["JobrunCore", "JobrunJSON", "JobrunManifest", "JobrunOutcome", "JobrunState"],
+            dependencies: ["JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunOutcome", "JobrunState"],
             swiftSettings: strict),
         // The commands and their options, reports and exit statuses (swift-argument-parser).
         .target(
             name: "JobrunCLI",
             dependencies: [
-                "JobrunCore", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome", "JobrunRun",
+                "JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome",
+                "JobrunRun",
                 "JobrunState",
                 "JobrunConditions",
                 "JobrunHooks",
@@ -93,7 +100,7 @@ let package = Package(
         // The executable: JobrunCLI's entry point.
         .executableTarget(name: "jobrun", dependencies: ["JobrunCLI"], swiftSettings: strict),
         // For the tests: the fault server, processes, temporary folders, goldens.
-        .target(name: "JobrunTestSupport", dependencies: ["JobrunCore"], swiftSettings: strict),
+        .target(name: "JobrunTestSupport", dependencies: ["JobrunCore", "JobrunSystem"], swiftSettings: strict),
 
         .testTarget(name: "JobrunCoreTests", dependencies: ["JobrunCore", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunSystemTests", dependencies: ["JobrunSystem", "JobrunCore", "JobrunTestSupport"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 import JobrunSystem
+
 /// RFC 3339 date-times (`2026-11-25T08:40:00Z`, `2026-11-25T09:40:00.5+01:00`): deadlines and CI
 /// variables give instants this way.
 public enum RFC3339 {
@@ -6,8 +7,9 @@ public enum RFC3339 {
     public static let minimumSecondsSince1970: Int64 = -62_135_596_800
     public static let maximumSecondsSince1970: Int64 = 253_402_300_799
 
-    /// `2026-11-25T08:40:00` for a UTC instant in whole seconds, clamped to years 0001–9999.
-    public static func utc(secondsSince1970 seconds: Int64) -> String {
+    /// `2026-11-25T08:40:00`: the date and time of a UTC instant in whole seconds, clamped to
+    /// years 0001–9999, without its zone (as a JUnit timestamp writes it).
+    public static func utcDateTime(secondsSince1970 seconds: Int64) -> String {
         let clamped = min(max(seconds, minimumSecondsSince1970), maximumSecondsSince1970)
         let days = CivilDate.floorDivide(clamped, 86_400)
         let secondOfDay = clamped - days * 86_400
@@ -24,7 +26,7 @@ public enum RFC3339 {
     public static func utc(milliseconds ms: Int64) -> String {
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let digits = String(ms - seconds * 1000)
-        return utc(secondsSince1970: seconds) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        return utcDateTime(secondsSince1970: seconds) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     private static func padded(_ value: Int64, _ width: Int) -> String {

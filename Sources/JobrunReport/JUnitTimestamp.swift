@@ -52,7 +52,7 @@ extension JUnitReport {
         }
 
         /// `YYYY-MM-DDTHH:MM:SS`.
-        public var description: String { RFC3339.utc(secondsSince1970: secondsSince1970) }
+        public var description: String { RFC3339.utcDateTime(secondsSince1970: secondsSince1970) }
 
         public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
             lhs.secondsSince1970 < rhs.secondsSince1970

@@ -130,7 +130,9 @@ public final class StateRecorder: RunObserver {
         }
 
         func enqueue(_ job: Job) {
-            if jobs.post(job) == .wake { hasWork.signal() }
+            let posted = jobs.post(job)
+            assert(posted != .refused, "a job enqueued after the recorder finished")
+            if posted == .wake { hasWork.signal() }
         }
 
         func waitUntilWritten() {

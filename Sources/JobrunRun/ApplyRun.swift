@@ -1,38 +1,12 @@
 import Dispatch
-public import JobrunCore
+import JobrunCore
 import JobrunManifest
 public import JobrunPlan
 public import JobrunFetch
 import JobrunFiles
 import Synchronization
 public import JobrunOutcome
-public import JobrunSystem
-
-/// Options of one `apply` run.
-public struct ApplyOptions: Sendable {
-    /// Extra trust anchors for TLS (`--cacert`).
-    public var caFile: String?
-    /// `file://` URLs were allowed when the manifests were read.
-    public var allowsFileURLs = false
-    /// When the run stops at its deadline (`--deadline` less `--deadline-margin`): transfers in
-    /// flight are cancelled, and before it no slice starts that would not finish in time.
-    public var deadline: ContinuousClock.Instant?
-    /// The most the whole run may receive per second, over all its transfers (`--limit-rate`;
-    /// `nil`: no limit).
-    public var rateLimit: ByteRate?
-    /// The wall clock in seconds since the epoch (for `Retry-After` dates).
-    public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
-    /// The network policy: resources it defers do not start (``RunPolicy``); `nil`: no policy
-    /// is judged (a plan's deferrals stand as they are).
-    public var policy: RunPolicy?
-    /// How long the run waits while every origin with work is unreachable (``OfflinePause``;
-    /// `--offline-wait`); zero: connection failures count as any other.
-    public var offlineWait: Duration = .seconds(600)
-    /// Random numbers in `[0, 1)` for backoff jitter.
-    public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
-
-    public init() {}
-}
+import JobrunSystem
 
 /// One `apply` run of a plan: it starts the engines and the disk worker, and hands the plan to
 /// the driver (``RunDriver``). One queue of every runnable slice in plan order, per-host and total limits,
@@ -137,13 +111,13 @@ public final class ApplyRun: Sendable {
         for _ in 1..<Self.engineCount {
             engines.append(try CurlEngine(sharing: budget, counting: arrivals, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
-        let store = try DiskWorker { [weak self] batch in
+        let disk = try DiskWorker { [weak self] batch in
             guard let self else { return }
             for report in batch { self.post(.stored(report)) }
             self.wakeIfSleeping()
         }
-        defer { store.shutdown() }
-        var driver = RunDriver(applyRun: self, events: events, engines: engines, store: store)
+        defer { disk.shutdown() }
+        var driver = RunDriver(applyRun: self, events: events, engines: engines, disk: disk)
         return driver.run()
     }
 
@@ -168,20 +142,5 @@ public final class ApplyRun: Sendable {
         engine.turn(
             timeoutMilliseconds: timeout,
             mayPoll: { inbox.mayWait() }, didPoll: { inbox.didWait() })
-    }
-}
-
-/// Libraries being initialized by ``ApplyRun/startPreparingLibraries()``.
-public final class LibraryPreparation: Sendable {
-    /// Signalled once, when the preparing thread has finished (or never started).
-    fileprivate let finished = DispatchSemaphore(value: 0)
-
-    fileprivate init() {}
-
-    /// Returns once the preparing thread has finished. Each waiter passes the signal on, so any
-    /// number of calls return.
-    public func wait() {
-        finished.wait()
-        finished.signal()
     }
 }

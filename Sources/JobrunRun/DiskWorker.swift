@@ -80,20 +80,22 @@ final class DiskWorker: Sendable {
         }
         if let failure {
             shared.inbox.close()
-            throw EngineError("cannot start the store thread: \(systemErrorText(failure))")
+            throw EngineError("cannot start the disk worker's thread: \(systemErrorText(failure))")
         }
     }
 
     /// Hands a memory body over, to be started at the latest at the next ``start()``; the caller
     /// does not touch `work.writer` until its outcome.
     func submit(_ work: Work) {
-        shared.inbox.post(.body(work), claimingWake: false)
+        let posted = shared.inbox.post(.body(work), claimingWake: false)
+        assert(posted != .refused, "a body submitted after the disk worker's shutdown")
     }
 
     /// Hands a commit over, to be started at the latest at the next ``start()``; the caller does
     /// not touch its writers until its result.
     func submit(_ batch: CommitBatch) {
-        shared.inbox.post(.commit(batch), claimingWake: false)
+        let posted = shared.inbox.post(.commit(batch), claimingWake: false)
+        assert(posted != .refused, "a commit submitted after the disk worker's shutdown")
     }
 
     /// Wakes the thread for the work submitted: the driver calls it before it sleeps, so
@@ -111,7 +113,7 @@ final class DiskWorker: Sendable {
     }
 
     /// Checks a complete body against `expected` and, when it verifies, puts it in its partial
-    /// file: what the store does with each memory body, and the driver with file bodies
+    /// file: what the disk worker does with each memory body, and the driver with file bodies
     /// (and with every body once the disk has been full). The writer is closed (a memory
     /// body's buffer back in the pool) whatever happens.
     static func check(_ writer: SliceWriter, expected: [Digest], pool: DigestPool) -> Outcome {

@@ -115,7 +115,7 @@ extension RunDriver {
     /// next slices, and then is checked one at a time (a memory body goes to the ``DiskWorker``;
     /// a file body is hashed to its end here), taking newly posted events the same way in
     /// between: the engine thread never waits for new work while the disk's work is done. Bodies
-    /// waiting here or with the store are bounded (``BodyBacklog``). Once the
+    /// waiting here or with the disk worker are bounded (``BodyBacklog``). Once the
     /// disk has been full, every outcome is handled here before anything new starts, so a second
     /// full disk stops the run before it starts more.
     mutating func handleEvents() {
@@ -217,17 +217,13 @@ extension RunDriver {
                 }
                 // The hop's origin is held to its breaker like any other request.
                 guard admitsHop(j, to: (try? ParsedURL.parse(url).get())?.origin ?? url) else { return }
-                machine.review.follow(j, to: url, headers: headers)
-                // The hop waits for a slot at its target like any request there: its origin's
-                // limit, cooldown and gates hold it as they hold the target's own slices.
-                machine.book.ready(j)
-                machine.enqueue(j)
+                machine.followRedirect(j, to: url, headers: headers)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
         case .completePartial:
             // The partial file already holds every byte: verify it instead of failing. Closed
-            // first: a commit hands the writer to the store's thread.
+            // first: a commit hands the writer to the disk worker's thread.
             handedOver = true
             writer.close()
             commitCompletePartial(j, writer: writer)
@@ -243,7 +239,7 @@ extension RunDriver {
                 handedOver = true
                 machine.book.storing(j, writer: writer)
                 machine.backlog.handed(bytes: writer.written)
-                store.submit(DiskWorker.Work(job: j, writer: writer, expected: slice.digests))
+                disk.submit(DiskWorker.Work(job: j, writer: writer, expected: slice.digests))
                 return
             }
             handedOver = true  // `check` closes it
@@ -251,7 +247,7 @@ extension RunDriver {
         }
     }
 
-    /// The end of a body's check (``DiskWorker/check(_:expected:pool:)``, on the store's thread or
+    /// The end of a body's check (``DiskWorker/check(_:expected:pool:)``, on the disk worker's thread or
     /// this one): committed, retried from zero, or failed.
     mutating func finishChecked(_ j: SliceID, writer: SliceWriter, outcome: DiskWorker.Outcome) {
         switch outcome {
@@ -279,7 +275,7 @@ extension RunDriver {
     /// this cannot repeat), at its own URL and origin. The restart is an attempt, told as a
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: SliceID, after failure: AttemptFailure) -> Bool {
-        guard !machine.isStopping, machine.health.mayStart(at: machine.ownOrigin(j), now: ContinuousClock.now) else { return false }
+        guard machine.restartsFromZero(j, now: ContinuousClock.now) else { return false }
         outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
             displayURL: displayURL(j))
@@ -288,7 +284,6 @@ extension RunDriver {
             .sliceRetrying(
                 SliceRef(resource: resource.id, path: resource.slices[machine.book.jobs[j].slice].path, url: shownURL(j)), failure: failure,
                 attempt: Int(machine.book.jobs[j].attempts), delay: .zero))
-        machine.requeue(j)
         return true
     }
 
@@ -296,25 +291,14 @@ extension RunDriver {
     /// and the resource timeout last; otherwise the slice fails.
     mutating func retryOrFail(_ j: SliceID, _ failure: AttemptFailure) {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
-        let settings = resource.settings
         outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
             status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
             displayURL: displayURL(j))
-        // An origin given up on gets no retry either (the slice's own, or the redirect's target).
-        let at = machine.origin(j)
-        let originFailed = !machine.health.breakers.isEmpty && (machine.health.isFailed(machine.ownOrigin(j)) || machine.health.isFailed(at))
-        // After a redirect the origin is the last hop's; a retry starts again at the slice's own
-        // URL, so it queues and counts against that host's limit.
-        let (random, attempts, firstStart, isStopping) = (options.random, Int(machine.book.jobs[j].attempts), machine.book.firstStart(j), machine.isStopping)
-        let retry = machine.review.retry(
-            j, after: failure, attempts: attempts, policy: settings.retries, resourceTimeout: settings.timeouts.resource,
-            firstStart: firstStart, now: ContinuousClock.now, random: random(), isStopping: isStopping, originFailed: originFailed)
-        guard case .retry(let until, let delay, let coolsDownOrigin) = retry else {
+        let random = options.random
+        guard case .retry(_, let delay, _) = machine.attemptFailed(j, failure, now: ContinuousClock.now, random: random()) else {
             fail(j, failure)
             return
         }
-        if coolsDownOrigin { machine.scheduler.coolDown(at, until: until) }
-        machine.delay(j, until: until)
         let slice = resource.slices[machine.book.jobs[j].slice]
         events.emit(
             .sliceRetrying(

@@ -6,13 +6,13 @@ import JobrunOutcome
 import JobrunSystem
 
 /// Durable commits without an fsync per file: verified partial files wait in a batch; a flush
-/// hands the batch to the store's thread (``CommitBatch``), which syncs the file system once
+/// hands the batch to the disk worker's thread (``CommitBatch``), which syncs the file system once
 /// (their data is on disk), then renames each into place. The resource's completion syncs once
 /// more (the renames are on disk) before it is reported. A crash at any point leaves every final
 /// path holding a verified file or nothing.
 extension RunDriver {
     /// Queues a verified slice for the next flush; `now` flushes at once. `writer` is closed: from
-    /// the flush on it is the store's thread's until the commit's result.
+    /// the flush on it is the disk worker's thread's until the commit's result.
     mutating func queueCommit(_ j: SliceID, writer: SliceWriter, digests: [Digest], now flushNow: Bool = false) {
         let now = ContinuousClock.now
         writer.verified = (digests, now)
@@ -32,10 +32,10 @@ extension RunDriver {
             // among the root's.
             batch.add(job: j, writer: writer, root: root, fileSystems: directories[root]?.fileSystems ?? FileSystemSet(writer.directoryFD))
         }
-        store.submit(batch)
+        disk.submit(batch)
     }
 
-    /// The store's thread performed `batch`: its slices are settled, and the resources they
+    /// The disk worker's thread performed `batch`: its slices are settled, and the resources they
     /// complete are finished.
     mutating func finishCommit(_ batch: CommitBatch, _ result: CommitBatch.Result) {
         machine.commits.batchReturned()

@@ -24,7 +24,7 @@ struct RunDriver {
     /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.
-    let store: DiskWorker
+    let disk: DiskWorker
     var nextSharedEngine = 0
     var plan: Plan { applyRun.plan }
     var options: ApplyOptions { applyRun.options }
@@ -46,11 +46,11 @@ struct RunDriver {
     /// Why each deferred resource was deferred, by plan entry.
     var deferralOf: [Int: Deferral] = [:]
 
-    init(applyRun: ApplyRun, events: RunEvents, engines: [CurlEngine], store: DiskWorker) {
+    init(applyRun: ApplyRun, events: RunEvents, engines: [CurlEngine], disk: DiskWorker) {
         self.applyRun = applyRun
         self.events = events
         self.engines = engines
-        self.store = store
+        self.disk = disk
         machine = RunMachine(plan: applyRun.plan, epoch: started, offlineWait: applyRun.options.offlineWait, deadline: applyRun.options.deadline)
         buildJobs()
         startPolicy()
@@ -116,7 +116,7 @@ struct RunDriver {
             reportProgressIfDue()
             // Events of other threads (hooks) reach the observers at least once a turn.
             events.deliverPosted()
-            store.start()
+            disk.start()
             applyRun.wait(until: nextDeadline())
             handleEvents()
         }
@@ -276,7 +276,7 @@ struct RunDriver {
             stopForFullDisk()
             return
         }
-        // Bodies the store has not finished hold their memory: past the backlog bounds nothing
+        // Bodies the disk worker has not finished hold their memory: past the backlog bounds nothing
         // new starts until it catches up (its reports call this again).
         guard machine.backlog.admitsStarts else { return }
         let now = ContinuousClock.now

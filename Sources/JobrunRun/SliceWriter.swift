@@ -33,7 +33,7 @@ import JobrunSystem
 /// driver thread, either after the transfer's completion or for bytes the engine thread
 /// reported as written (the report is posted after the write, through a lock). A memory body's
 /// checks and ``persist()`` may instead run on the ``DiskWorker`` thread, which the driver
-/// hands the writer to (through a lock) and does not touch until the store reports back; so does
+/// hands the writer to (through a lock) and does not touch until the disk worker reports back; so does
 /// every verified body's commit (its rename, its metadata file's removal, the look after the
 /// rename), once the writer is closed and in a ``CommitBatch``.
 final class SliceWriter: TransferSink, @unchecked Sendable {
@@ -108,7 +108,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
     /// A file-mode body from byte 0: hashed by the engine thread as it is written.
     private var inlineDigester: MultiDigester?
 
-    // RunDriver-thread state: the running digest of a file-mode body.
+    // Driver-thread state: the running digest of a file-mode body.
     private var digester: MultiDigester?
     private var hashed: Int64 = 0
     private var readFailure: WriteFailure?
@@ -308,7 +308,7 @@ final class SliceWriter: TransferSink, @unchecked Sendable {
         closeDescriptor(mfd)
     }
 
-    // MARK: RunDriver thread
+    // MARK: Driver thread
 
     /// The attempt delivered a whole body to check and store (no failure on either side).
     func hasBodyToCheck(_ result: TransferResult) -> Bool {

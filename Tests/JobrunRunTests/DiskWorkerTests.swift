@@ -6,12 +6,12 @@ import Testing
 @testable import JobrunRun
 import JobrunSystem
 
-/// The store thread: memory bodies are hashed, compared and written there, commits are synced
+/// The disk worker's thread: memory bodies are hashed, compared and written there, commits are synced
 /// and renamed there, and every one comes back with its outcome, in the order handed over.
 @Suite struct DiskWorkerTests {
     typealias Folder = SliceWriterTests.Folder
 
-    /// Reports as the store delivers them (on its own thread).
+    /// Reports as the disk worker delivers them (on its own thread).
     final class Delivered: Sendable {
         private let reports = Mutex<[DiskWorker.Report]>([])
         /// Signalled once per delivery.
@@ -52,7 +52,7 @@ import JobrunSystem
     @Test func verifiedBodiesAreWrittenAndMismatchesAreNot() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try DiskWorker { delivered.add($0) }
+        let disk = try DiskWorker { delivered.add($0) }
         let otherDigest = try SliceWriterTests.sha256(Generated.bytes(size: 10, name: "other"))
         var expected: [[UInt8]] = []
         for i in 0..<40 {
@@ -61,9 +61,9 @@ import JobrunSystem
             let writer = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
             let digest = try i % 5 == 4 ? otherDigest : SliceWriterTests.sha256(body)
-            store.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [digest]))
+            disk.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [digest]))
         }
-        store.shutdown()  // returns once everything submitted has been delivered
+        disk.shutdown()  // returns once everything submitted has been delivered
 
         let outcomes = delivered.all
         #expect(outcomes.map(\.job) == Array(0..<40))
@@ -93,9 +93,9 @@ import JobrunSystem
         #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
         #expect(SliceWriterTests.feed(writer, body))
         let delivered = Delivered()
-        let store = try DiskWorker { delivered.add($0) }
-        store.submit(DiskWorker.Work(job: 7, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
-        store.shutdown()
+        let disk = try DiskWorker { delivered.add($0) }
+        disk.submit(DiskWorker.Work(job: 7, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        disk.shutdown()
         let outcomes = delivered.all
         #expect(outcomes.count == 1)
         guard case .writeFailed(let failure)? = outcomes.first?.outcome else {
@@ -112,13 +112,13 @@ import JobrunSystem
     @Test func aCommitRenamesAfterTheBodiesBeforeItAndReportsEachFile() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try DiskWorker { delivered.add($0) }
+        let disk = try DiskWorker { delivered.add($0) }
         var writers: [SliceWriter] = []
         for i in 0..<6 {
             let body = Generated.bytes(size: 2_000 + i, name: "c\(i)")
             let writer = Self.received(body, in: folder, name: "c\(i).bin")
             writers.append(writer)
-            store.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            disk.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         }
         var batch = CommitBatch()
         for (i, writer) in writers.enumerated() {
@@ -126,8 +126,8 @@ import JobrunSystem
         }
         // Job 6's partial file was never written: its rename fails.
         batch.add(job: 6, writer: folder.writer(size: 10, name: "missing.bin"), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
-        store.submit(batch)
-        store.shutdown()
+        disk.submit(batch)
+        disk.shutdown()
 
         #expect(delivered.order == "bbbbbbc")
         #expect(delivered.all.count == 6)
@@ -157,11 +157,11 @@ import JobrunSystem
     @Test func aPartialFileReplacedAfterItsCheckIsNotCommitted() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try DiskWorker { delivered.add($0) }
+        let disk = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 4_000, name: "v")
         let writer = Self.received(body, in: folder, name: "v.bin")
-        store.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
-        store.shutdown()
+        disk.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        disk.shutdown()
         #expect(folder.entries() == [".v.bin.jobrun-part"])
         try Data("other".utf8).write(to: URL(fileURLWithPath: folder.directory.path("other")))
         #expect(rename(folder.directory.path("other"), folder.directory.path(".v.bin.jobrun-part")) == 0)
@@ -182,14 +182,14 @@ import JobrunSystem
     @Test func aFailedSyncRenamesNothingOfItsRoot() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try DiskWorker { delivered.add($0) }
+        let disk = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 3_000, name: "s")
         let writer = Self.received(body, in: folder, name: "s.bin")
-        store.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        disk.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
         var batch = CommitBatch()
         batch.add(job: 0, writer: writer, root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
-        store.submit(batch)
-        store.shutdown()
+        disk.submit(batch)
+        disk.shutdown()
 
         #expect(delivered.order == "bc")
         let result = delivered.commits.first?.result
@@ -198,18 +198,18 @@ import JobrunSystem
     }
     #endif
 
-    /// Work is started by `start()`, without waiting for the store to be shut down: what a
+    /// Work is started by `start()`, without waiting for the disk worker to be shut down: what a
     /// driver that sleeps after it relies on.
     @Test func startWakesTheThreadForTheWorkSubmitted() throws {
         let folder = try Folder()
         let delivered = Delivered()
-        let store = try DiskWorker { delivered.add($0) }
-        defer { store.shutdown() }
+        let disk = try DiskWorker { delivered.add($0) }
+        defer { disk.shutdown() }
         for round in 0..<3 {
             let body = Generated.bytes(size: 500 + round, name: "w\(round)")
             let writer = Self.received(body, in: folder, name: "w\(round).bin")
-            store.submit(DiskWorker.Work(job: SliceID(round), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
-            store.start()
+            disk.submit(DiskWorker.Work(job: SliceID(round), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            disk.start()
             delivered.waitForBodies(round + 1, until: .now() + .seconds(30))
             #expect(delivered.all.map(\.job.index) == Array(0...round), "round \(round)")
         }

@@ -6,8 +6,8 @@ import JobrunTestSupport
 import Testing
 @testable import JobrunRun
 
-/// The run's decisions, asked of `RunMachine` at made-up instants: no network, no threads, no
-/// clock. One test per family: retries and their waits, a 429's cooldown, a 416 to a whole
+/// The run's decisions, asked of `RunMachine` at made-up instants (each plan is made from a
+/// manifest in a temporary folder): no network, no threads. One test per family: retries and their waits, a 429's cooldown, a 416 to a whole
 /// partial, redirects and their hosts' limits, an origin given up on, the offline pause, the
 /// deadline, a full disk twice, dependencies, priorities and turns, and the run's end.
 @Suite struct RunMachineTests {
@@ -73,19 +73,12 @@ import Testing
         return (started, other)
     }
 
-    /// Job `j`'s attempt ends in `failure` at `now`: its slot is freed, and it is retried as the
-    /// machine decides.
+    /// Job `j`'s attempt ends in `failure` at `now`: its slot is freed (as the driver frees it),
+    /// and the machine decides whether and when it is retried.
     static func fails(_ machine: inout RunMachine, _ j: SliceID, _ failure: AttemptFailure, attempts: Int, now: Instant) -> AttemptReview.Retry {
-        let origin = machine.origin(j)
-        machine.scheduler.ended(at: origin)
-        let retry = machine.review.retry(
-            j, after: failure, attempts: attempts, policy: machine.plan.entries[0].resource.settings.retries, resourceTimeout: .seconds(600),
-            firstStart: t0, now: now, random: 0, isStopping: machine.isStopping, originFailed: machine.health.isFailed(origin))
-        if case .retry(let until, _, let coolsDown) = retry {
-            if coolsDown { machine.scheduler.coolDown(origin, until: until) }
-            machine.delay(j, until: until)
-        }
-        return retry
+        machine.scheduler.ended(at: machine.origin(j))
+        while machine.book.jobs[j].attempts < attempts { machine.book.attemptBegan(j) }
+        return machine.attemptFailed(j, failure, now: now, random: 0)
     }
 
     @Test func aRetryWaitsItsBackoffThenStartsAgain() throws {
@@ -103,7 +96,8 @@ import Testing
 
     @Test func a429CoolsDownItsOriginAndNoOther() throws {
         var m = try Self.machine(
-            Self.resource("a", ["1", "2"], extra: "concurrency: {per_host: 1}") + "\n" + Self.resource("b", host: "b.test", ["3"]))
+            Self.resource("a", ["1", "2"], extra: "concurrency: {per_host: 1}") + "\n"
+                + Self.resource("b", host: "b.test", ["3", "4"], extra: "concurrency: {per_host: 1}"))
         #expect(Self.drain(&m, now: Self.at(0)).started == [0, 2])
         var refusal = AttemptFailure(kind: .http, status: 429, message: "HTTP 429", isTransient: true, coolsDownHost: true)
         let judged = m.review.judge(
@@ -116,10 +110,31 @@ import Testing
         #expect(failure == refusal)
         #expect(Self.fails(&m, 0, failure, attempts: 1, now: Self.at(0)) == .retry(at: Self.at(5), delay: .seconds(5), coolsDownOrigin: true))
         m.scheduler.ended(at: m.origin(2))
-        #expect(Self.drain(&m, now: Self.at(1)).started.isEmpty, "a.test cools down; b.test has nothing left")
+        #expect(Self.drain(&m, now: Self.at(1)).started == [3], "a.test cools down; b.test goes on")
         #expect(m.nextDeadline(now: Self.at(1)) == Self.at(5))
         m.releaseDue(at: Self.at(5))
         #expect(Self.drain(&m, now: Self.at(5)).started == [0], "per_host 1: the retry, then the next")
+    }
+
+    /// A 429 from a redirect's target cools the target down, not the slice's own origin; the
+    /// retry starts again at the slice's own URL.
+    @Test func a429FromARedirectTargetCoolsTheTarget() throws {
+        var m = try Self.machine(Self.resource("a", ["1", "2"]) + "\n" + Self.resource("b", host: "b.test", ["3"]))
+        #expect(Self.drain(&m, now: Self.at(0)).started == [0, 2, 1])
+        m.scheduler.ended(at: m.origin(0))
+        m.followRedirect(0, to: "http://b.test/elsewhere", headers: [])
+        m.scheduler.ended(at: m.origin(2))
+        #expect(Self.drain(&m, now: Self.at(0)).started == [0])
+        let busy = AttemptFailure(kind: .http, status: 429, message: "HTTP 429", isTransient: true, retryAfter: .seconds(5), coolsDownHost: true)
+        #expect(Self.fails(&m, 0, busy, attempts: 1, now: Self.at(0)) == .retry(at: Self.at(5), delay: .seconds(5), coolsDownOrigin: true))
+        #expect(m.origin(0) == m.ownOrigin(0) && m.origin(0) == "http://a.test")
+        #expect(m.scheduler.nextCooldownEnd(after: Self.at(0)) == nil, "nothing waits at the cooled target yet")
+        m.enqueue(2)
+        #expect(m.scheduler.nextCooldownEnd(after: Self.at(0)) == Self.at(5), "b.test cools down")
+        m.scheduler.ended(at: m.origin(1))
+        m.delay(1, until: Self.at(1))
+        m.releaseDue(at: Self.at(1))
+        #expect(Self.drain(&m, now: Self.at(1)).started == [1], "a.test takes requests")
     }
 
     @Test func a416ToAWholePartialVerifiesItAndOtherwiseRestarts() throws {

@@ -1,6 +1,7 @@
 import Dispatch
 import JobrunSystem
 import JobrunCore
+import Synchronization
 import Testing
 
 /// The mailbox every inbox of the run uses: one wake-up per wait, whatever the number of
@@ -38,30 +39,67 @@ import Testing
         #expect(last.messages == [3, 4] && last.isClosed)
     }
 
-    /// Producers on several threads, a consumer that sleeps on a semaphore whenever the mailbox
-    /// lets it: every message arrives.
-    @Test func noMessageIsLostAcrossThreads() async {
-        let box = Mailbox<Int>(consumerWaits: true)
+    /// How a consumer waits for its messages: after each batch it takes (the disk worker's and
+    /// the state recorder's way), or only when it finds none (the driver's and the engines' way).
+    enum Consumer: CaseIterable {
+        case waitsAfterEachBatch, waitsWhenEmpty
+    }
+
+    /// Producer threads post in bursts, started together, while a consumer thread takes and
+    /// waits on a semaphore as the mailbox lets it: every message arrives, and the consumer never
+    /// sleeps through one (its waits time out after 5 s only when a wake-up was lost). Posters
+    /// either claim the wake-up as they post, or post quietly and claim it once per burst.
+    @Test(arguments: Consumer.allCases, [true, false])
+    func noMessageIsLostAcrossThreads(consumer: Consumer, claimsAsItPosts: Bool) throws {
+        let box = Mailbox<Int>(consumerWaits: consumer == .waitsAfterEachBatch)
         let wake = DispatchSemaphore(value: 0)
-        let producers = 4
-        let each = 5_000
-        await withTaskGroup(of: Void.self) { group in
-            for p in 0..<producers {
-                group.addTask {
-                    for i in 0..<each where box.post(p * each + i) == .wake { wake.signal() }
+        let go = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let producers = 3
+        let bursts = 200
+        let burst = 20
+        let total = producers * bursts * burst
+        let outcome = Mutex<(received: Int, distinct: Int, lost: Bool)>((0, 0, false))
+        for p in 0..<producers {
+            let failure = DetachedThread.start(name: "mailbox-post") {
+                go.wait()
+                for b in 0..<bursts {
+                    for i in 0..<burst where box.post(((p * bursts) + b) * burst + i, claimingWake: claimsAsItPosts) == .wake { wake.signal() }
+                    if !claimsAsItPosts, box.claimWake() { wake.signal() }
+                    sched_yield()
                 }
             }
-            group.addTask {
-                var received = Set<Int>()
-                var sleeps = 0
-                while received.count < producers * each {
-                    // A wake-up is never lost, so this wait ends; the timeout only bounds a bug.
-                    guard wake.wait(timeout: .now() + 60) == .success else { break }
-                    sleeps += 1
-                    for m in box.take(thenWaits: true).messages { received.insert(m) }
-                }
-                #expect(received.count == producers * each, "after \(sleeps) wake-ups")
-            }
+            #expect(failure == nil)
         }
+        let failure = DetachedThread.start(name: "mailbox-take") {
+            var seen = Set<Int>()
+            var received = 0
+            var lost = false
+            while received < total, !lost {
+                switch consumer {
+                case .waitsAfterEachBatch:
+                    lost = wake.wait(timeout: .now() + 5) != .success
+                    let taken = box.take(thenWaits: true).messages
+                    received += taken.count
+                    seen.formUnion(taken)
+                case .waitsWhenEmpty:
+                    let taken = box.take()
+                    received += taken.count
+                    seen.formUnion(taken)
+                    if taken.isEmpty, received < total, box.mayWait() {
+                        lost = wake.wait(timeout: .now() + 5) != .success
+                        box.didWait()
+                    }
+                }
+            }
+            outcome.withLock { $0 = (received, seen.count, lost) }
+            finished.signal()
+        }
+        #expect(failure == nil)
+        for _ in 0..<producers { go.signal() }
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        let (received, distinct, lost) = outcome.withLock { $0 }
+        #expect(!lost, "the consumer slept through a message")
+        #expect(received == total && distinct == total)
     }
 }

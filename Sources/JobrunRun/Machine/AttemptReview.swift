@@ -125,14 +125,16 @@ struct AttemptReview {
     /// Whether job `j` gets another attempt after `failure`, its `attempts`-th: only a transient
     /// failure, while attempts are left, the run goes on, the origin has not been given up on
     /// and the retry would start before the resource timeout (from the slice's `firstStart`).
-    /// The wait is the server's `Retry-After`, else the backoff's (`random` is drawn only then).
+    /// The wait is the server's `Retry-After`, else the backoff's (`random` is drawn only then);
+    /// `now` is read only when a retry is possible.
     /// A retry starts again at the slice's own URL, whatever a redirect said.
     mutating func retry(
-        _ j: SliceID, after failure: AttemptFailure, attempts: Int, policy: RetryPolicy, resourceTimeout: Duration, firstStart: Instant?, now: Instant,
-        random: @autoclosure () -> Double, isStopping: Bool, originFailed: Bool
+        _ j: SliceID, after failure: AttemptFailure, attempts: Int, policy: RetryPolicy, resourceTimeout: Duration, firstStart: Instant?,
+        now: @autoclosure () -> Instant, random: @autoclosure () -> Double, isStopping: Bool, originFailed: Bool
     ) -> Retry {
         guard failure.isTransient, attempts < policy.attempts, !isStopping, !originFailed else { return .fail }
         let delay = failure.retryAfter ?? policy.backoff.delay(afterAttempt: attempts, random: random())
+        let now = now()
         if let firstStart, now + delay >= firstStart + resourceTimeout { return .fail }
         backToOwnOrigin(j)
         return .retry(at: now + delay, delay: delay, coolsDownOrigin: failure.coolsDownHost)

@@ -4,12 +4,12 @@
 struct BodyBacklog {
     /// Finished transfers waiting on the driver's thread to be checked,
     static let mostWaiting = 64
-    /// and their bytes with the store's (memory bodies only).
+    /// and their bytes with the disk worker's (memory bodies only).
     static let mostBytes: Int64 = 8 << 20
-    /// Memory bodies with the store: enough to keep it busy while the disk is slow to create files.
+    /// Memory bodies with the disk worker: enough to keep it busy while the disk is slow to create files.
     static let mostStoring = 256
 
-    /// Memory bodies handed to the store and not yet reported back, and their bytes.
+    /// Memory bodies handed to the disk worker and not yet reported back, and their bytes.
     private(set) var storing = 0
     private(set) var storingBytes: Int64 = 0
 
@@ -23,7 +23,7 @@ struct BodyBacklog {
         storingBytes -= bytes
     }
 
-    /// Whether slices may start while the store holds what it holds.
+    /// Whether slices may start while the disk worker holds what it holds.
     var admitsStarts: Bool { storing <= Self.mostStoring && storingBytes <= Self.mostBytes }
 
     /// Whether slices may start while `waiting` bodies of `waitingBytes` (in memory) wait on the

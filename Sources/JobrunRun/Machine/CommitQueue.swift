@@ -1,4 +1,4 @@
-/// Verified slices waiting for their durable commit: when a batch is due for the store's thread
+/// Verified slices waiting for their durable commit: when a batch is due for the disk worker's thread
 /// (``CommitBatch``), how many batches are with it, and which output roots have renames not yet
 /// synced. A part of the run's machine: it is told the time, and reads no clock.
 struct CommitQueue {
@@ -10,12 +10,12 @@ struct CommitQueue {
     /// Jobs verified and waiting, in the order they were.
     private(set) var pending: [SliceID] = []
     private var oldest: ContinuousClock.Instant?
-    /// Batches handed to the store's thread whose results have not come back.
+    /// Batches handed to the disk worker's thread whose results have not come back.
     private(set) var inFlight = 0
     /// Output roots with files renamed into place since their last sync.
     private(set) var renamedSinceSync = Set<String>()
 
-    /// Nothing waits and nothing is with the store.
+    /// Nothing waits and nothing is with the disk worker.
     var isIdle: Bool { pending.isEmpty && inFlight == 0 }
 
     /// When the oldest waiting slice's batch is due.
@@ -29,7 +29,7 @@ struct CommitQueue {
     }
 
     /// The jobs of the batch to hand over now, if one is due at `now` (`force`: whatever waits,
-    /// without asking the time), counted as with the store until ``batchReturned()``.
+    /// without asking the time), counted as with the disk worker until ``batchReturned()``.
     mutating func takeBatch(now: @autoclosure () -> ContinuousClock.Instant, force: Bool) -> [SliceID]? {
         guard !pending.isEmpty else { return nil }
         if !force, let oldest, now() - oldest < Self.longestWait { return nil }

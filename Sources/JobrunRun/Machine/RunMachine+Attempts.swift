@@ -1,3 +1,6 @@
+import JobrunCore
+import JobrunOutcome
+
 /// An attempt's start, as far as the run's machine goes: the slice's resource timeout, whether it
 /// is a new attempt, and whether a partial file may be there to resume.
 extension RunMachine {
@@ -25,6 +28,45 @@ extension RunMachine {
         }
         let planned = plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice].action
         return continuesRedirect || !isFirstStart || planned == .resume
+    }
+
+    /// Job `j`'s attempt failed with `failure`: retried or not (``AttemptReview/retry(_:after:attempts:policy:resourceTimeout:firstStart:now:random:isStopping:originFailed:)``).
+    /// A retry waits, delayed; a 429 or 503 cools down the origin that answered (a redirect's
+    /// target when the attempt followed one) until then; the retry starts again at the slice's
+    /// own URL. No retry at an origin given up on (the slice's own, or the redirect's target).
+    mutating func attemptFailed(
+        _ j: SliceID, _ failure: AttemptFailure, now: @autoclosure () -> Instant, random: @autoclosure () -> Double
+    )
+        -> AttemptReview.Retry
+    {
+        let settings = plan.entries[book.jobs[j].resource].resource.settings
+        let answered = origin(j)
+        let originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(answered))
+        let (attempts, firstStart) = (Int(book.jobs[j].attempts), book.firstStart(j))
+        let retry = review.retry(
+            j, after: failure, attempts: attempts, policy: settings.retries, resourceTimeout: settings.timeouts.resource, firstStart: firstStart,
+            now: now(), random: random(), isStopping: isStopping, originFailed: originFailed)
+        guard case .retry(let until, _, let coolsDownOrigin) = retry else { return retry }
+        if coolsDownOrigin { scheduler.coolDown(answered, until: until) }
+        delay(j, until: until)
+        return retry
+    }
+
+    /// Whether job `j` starts again from byte 0 now, without a wait (a resume that cannot
+    /// stand): not when the run is stopping or its own origin may not be sent a request at
+    /// `now`; when it does, it is queued at its own origin.
+    mutating func restartsFromZero(_ j: SliceID, now: @autoclosure () -> Instant) -> Bool {
+        guard !isStopping, health.mayStart(at: ownOrigin(j), now: now()) else { return false }
+        requeue(j)
+        return true
+    }
+
+    /// Job `j` follows a redirect to `url` with `headers`: its attempt goes on there, and waits
+    /// for a slot at the target like any request there (its limit, cooldown and gates).
+    mutating func followRedirect(_ j: SliceID, to url: String, headers: [HeaderField]) {
+        review.follow(j, to: url, headers: headers)
+        book.ready(j)
+        enqueue(j)
     }
 
     /// Whether the run's `--deadline` has come at `now` while it goes on: it stops then.

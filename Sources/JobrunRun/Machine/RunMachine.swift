@@ -142,12 +142,12 @@ struct RunMachine {
         book.delayed(j, until: until, retryAt: isRetry ? ownOrigin(j) : nil)
     }
 
-    /// Queues the delayed jobs due at `now`. Plan order is restored by `enqueue`, whatever order
+    /// Queues the delayed jobs due at `now` (read only when a job is delayed). Plan order is restored by `enqueue`, whatever order
     /// they come in; each is queued where its next request goes: a retry's own origin (set when
     /// it was delayed), a parked job's as it was.
-    mutating func releaseDue(at now: Instant) {
+    mutating func releaseDue(at now: @autoclosure () -> Instant) {
         guard !book.delayedJobs.isEmpty else { return }
-        for j in book.dueJobs(at: now) { enqueue(j) }
+        for j in book.dueJobs(at: now()) { enqueue(j) }
     }
 
     /// The scheduler's next action at `now`. Its questions read copies made here, released
