@@ -10,28 +10,13 @@ public enum RFC3339 {
     /// `2026-11-25T08:40:00`: the date and time of a UTC instant in whole seconds, clamped to
     /// years 0001–9999, without its zone (as a JUnit timestamp writes it).
     public static func utcDateTime(secondsSince1970 seconds: Int64) -> String {
-        let clamped = min(max(seconds, minimumSecondsSince1970), maximumSecondsSince1970)
-        let days = CivilDate.floorDivide(clamped, 86_400)
-        let secondOfDay = clamped - days * 86_400
-        let (year, month, day) = CivilDate.date(daysSince1970: days)
-        var out = ""
-        out.reserveCapacity(19)
-        out += padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
-        out += "T" + padded(secondOfDay / 3_600, 2) + ":" + padded(secondOfDay / 60 % 60, 2)
-        out += ":" + padded(secondOfDay % 60, 2)
-        return out
+        CivilDate.dateTime(secondsSince1970: min(max(seconds, minimumSecondsSince1970), maximumSecondsSince1970))
     }
 
     /// `2026-11-25T08:40:00.123Z`: a UTC instant in milliseconds, as logs and event streams show it.
     public static func utc(milliseconds ms: Int64) -> String {
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-        let digits = String(ms - seconds * 1000)
-        return utcDateTime(secondsSince1970: seconds) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
-
-    private static func padded(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        return utcDateTime(secondsSince1970: seconds) + "." + CivilDate.padded(ms - seconds * 1000, 3) + "Z"
     }
 
     /// Milliseconds since the epoch, or nil when `text` is not an RFC 3339 date-time with a zone

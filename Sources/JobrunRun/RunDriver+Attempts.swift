@@ -216,8 +216,9 @@ extension RunDriver {
                     return
                 }
                 // The hop's origin is held to its breaker like any other request.
-                guard admitsHop(j, to: (try? ParsedURL.parse(url).get())?.origin ?? url) else { return }
-                machine.followRedirect(j, to: url, headers: headers)
+                let hop = (try? ParsedURL.parse(url).get())?.origin ?? url
+                guard admitsHop(j, to: hop) else { return }
+                machine.followRedirect(j, to: url, origin: hop, headers: headers)
             case .refuse(let why):
                 fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
@@ -276,34 +277,31 @@ extension RunDriver {
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: SliceID, after failure: AttemptFailure) -> Bool {
         guard machine.restartsFromZero(j, now: ContinuousClock.now) else { return false }
-        outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
-            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
-            displayURL: displayURL(j))
-        let resource = plan.entries[machine.book.jobs[j].resource].resource
-        events.emit(
-            .sliceRetrying(
-                SliceRef(resource: resource.id, path: resource.slices[machine.book.jobs[j].slice].path, url: shownURL(j)), failure: failure,
-                attempt: Int(machine.book.jobs[j].attempts), delay: .zero))
+        noteRetry(j, after: failure, delay: .zero)
         return true
     }
 
     /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
     /// and the resource timeout last; otherwise the slice fails.
     mutating func retryOrFail(_ j: SliceID, _ failure: AttemptFailure) {
-        let resource = plan.entries[machine.book.jobs[j].resource].resource
-        outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = SliceOutcome(
-            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
-            displayURL: displayURL(j))
         let random = options.random
         guard case .retry(_, let delay, _) = machine.attemptFailed(j, failure, now: ContinuousClock.now, random: random()) else {
             fail(j, failure)
             return
         }
-        let slice = resource.slices[machine.book.jobs[j].slice]
+        noteRetry(j, after: failure, delay: delay)
+    }
+
+    /// Job `j` is tried again in `delay` after `failure`: until then its outcome is that failure
+    /// (a later resource timeout reports it), and the event tells the retry.
+    mutating func noteRetry(_ j: SliceID, after failure: AttemptFailure, delay: Duration) {
+        let (r, s) = (machine.book.jobs[j].resource, machine.book.jobs[j].slice)
+        let attempts = Int(machine.book.jobs[j].attempts)
+        outcomes[r][s] = SliceOutcome(
+            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: attempts, failure: failure, displayURL: displayURL(j))
+        let resource = plan.entries[r].resource
         events.emit(
-            .sliceRetrying(
-                SliceRef(resource: resource.id, path: slice.path, url: shownURL(j)), failure: failure, attempt: Int(machine.book.jobs[j].attempts), delay: delay
-            ))
+            .sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[s].path, url: shownURL(j)), failure: failure, attempt: attempts, delay: delay))
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.

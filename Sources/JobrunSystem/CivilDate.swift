@@ -45,6 +45,25 @@ public enum CivilDate {
         }
     }
 
+    /// `2026-11-25T08:40:00`: the civil date and time `seconds` after 1970-01-01T00:00:00 (on
+    /// whichever clock the caller counts), the year in at least four digits, without a zone.
+    public static func dateTime(secondsSince1970 seconds: Int64) -> String {
+        let days = floorDivide(seconds, 86_400)
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = date(daysSince1970: days)
+        var out = ""
+        out.reserveCapacity(19)
+        out += padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+        out += "T" + padded(secondOfDay / 3_600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2)
+        return out
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits.
+    public static func padded(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
     /// `a / b` rounded toward negative infinity (`b` > 0).
     public static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b

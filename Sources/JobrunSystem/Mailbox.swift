@@ -66,11 +66,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     /// The consumer takes every message.
     @inlinable
     public func take() -> [Message] {
-        box.withLock { box in
-            let taken = box.messages
-            box.messages = []
-            return taken
-        }
+        take(thenWaits: false).messages
     }
 
     /// The consumer takes every message and whether the mailbox is closed; `thenWaits`: it will

@@ -169,13 +169,19 @@ struct AttemptReview {
     func redirect(_ j: SliceID, location: String, ownURL: String, headers: [HeaderField]) -> RedirectPolicy.Decision {
         let current = request(j, ownURL: ownURL, headers: headers)
         return RedirectPolicy.decide(
-            location: location, current: current.url, original: ownURL, hops: hops.isEmpty ? 0 : hops[j]?.count ?? 0, headers: current.headers)
+            location: location, current: current.url, original: ownURL, hops: hopCount(j), headers: current.headers)
     }
 
-    /// Job `j`'s attempt goes on at `url` (a followed redirect), with `headers`.
-    mutating func follow(_ j: SliceID, to url: String, headers: [HeaderField]) {
-        let count = hops.isEmpty ? 0 : hops[j]?.count ?? 0
-        hops[j] = Hop(url: url, headers: headers, count: count + 1, origin: (try? ParsedURL.parse(url).get())?.origin ?? url)
+    /// Job `j`'s attempt goes on at `url` (a followed redirect, whose `origin` is worked out here
+    /// when the caller has not), with `headers`.
+    mutating func follow(_ j: SliceID, to url: String, origin: String? = nil, headers: [HeaderField]) {
+        let origin = origin ?? (try? ParsedURL.parse(url).get())?.origin ?? url
+        hops[j] = Hop(url: url, headers: headers, count: hopCount(j) + 1, origin: origin)
+    }
+
+    /// Redirects job `j`'s attempt has followed.
+    private func hopCount(_ j: SliceID) -> Int {
+        hops.isEmpty ? 0 : hops[j]?.count ?? 0
     }
 
     /// The URL and headers of job `j`'s next or running request: a redirect's, or the slice's own.

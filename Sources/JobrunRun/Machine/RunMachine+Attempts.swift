@@ -16,8 +16,8 @@ extension RunMachine {
     }
 
     /// Job `j`'s request goes out (its folder is open): a new attempt, unless it continues one at
-    /// a redirect's target. Whether a partial file may be there to resume: the plan was made by this process moments ago from one listing per
-    /// folder, so a first attempt of a slice it classified fetch or refetch has none (a partial
+    /// a redirect's target. Whether a partial file may be there to resume: the plan was made by
+    /// this process moments ago from one listing per folder, so a first attempt of a slice it classified fetch or refetch has none (a partial
     /// with matching metadata would have made it `resume`); later starts (retries, attempts given
     /// back while offline), redirect hops and `resume` slices look on disk.
     mutating func attemptStarts(_ j: SliceID, isFirstStart: Bool) -> Bool {
@@ -61,10 +61,11 @@ extension RunMachine {
         return true
     }
 
-    /// Job `j` follows a redirect to `url` with `headers`: its attempt goes on there, and waits
-    /// for a slot at the target like any request there (its limit, cooldown and gates).
-    mutating func followRedirect(_ j: SliceID, to url: String, headers: [HeaderField]) {
-        review.follow(j, to: url, headers: headers)
+    /// Job `j` follows a redirect to `url` (at `origin`, when the caller has it) with `headers`:
+    /// its attempt goes on there, and waits for a slot at the target like any request there (its
+    /// limit, cooldown and gates).
+    mutating func followRedirect(_ j: SliceID, to url: String, origin: String? = nil, headers: [HeaderField]) {
+        review.follow(j, to: url, origin: origin, headers: headers)
         book.ready(j)
         enqueue(j)
     }
