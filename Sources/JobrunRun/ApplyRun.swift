@@ -34,9 +34,10 @@ public final class ApplyRun: Sendable {
     }
 
     enum Event: Sendable {
-        case transferDone(job: SliceID, token: UInt64, result: TransferResult)
+        /// The transfer into `sink` ended (the job's state still holds `sink` unless a stop cut it).
+        case transferDone(job: SliceID, sink: BodySink, result: TransferResult)
         /// A file-mode body has `written` bytes on disk: they can be hashed.
-        case bodyProgress(job: SliceID, token: UInt64, written: Int64)
+        case bodyProgress(job: SliceID, sink: BodySink, written: Int64)
         /// The ``DiskWorker`` finished a memory body or performed a commit.
         case stored(DiskWorker.Report)
     }

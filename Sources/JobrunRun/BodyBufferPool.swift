@@ -1,7 +1,7 @@
 import Synchronization
 import JobrunCore
 
-/// Memory for bodies kept in memory (see ``SliceWriter``), recycled: the engine thread takes a
+/// Memory for bodies kept in memory (see ``BodySink``), recycled: the engine thread takes a
 /// buffer when a response starts and the driver gives it back once the body is on disk.
 /// Without it every small slice would cost a `malloc` and a `free` on two threads, and, for
 /// bodies of tens of KiB, fresh pages (the allocator hands freed memory at the top of the heap

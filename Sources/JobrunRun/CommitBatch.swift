@@ -4,12 +4,12 @@ import JobrunSystem
 /// Verified partial files that take their final names together (the commit protocol of
 /// `RunDriver+Commit`): the file systems of each output root are synced once, so that the
 /// files' data is on disk, and then each file is renamed into place. ``perform()`` runs on the ``DiskWorker``'s thread,
-/// which owns the writers until the driver has the ``Result``; a crash at any point leaves
+/// which owns the files until the driver has the ``Result``; a crash at any point leaves
 /// every final path holding a verified file or nothing, as the sync precedes every rename.
 struct CommitBatch: @unchecked Sendable {
     struct File {
         let job: SliceID
-        let writer: SliceWriter
+        let body: VerifiedBody
         /// Its output root: an index into `roots`.
         let root: Int
     }
@@ -38,8 +38,8 @@ struct CommitBatch: @unchecked Sendable {
         var files: [FileResult] = []
     }
 
-    /// Adds `writer`'s file (job `job`) under `root`.
-    mutating func add(job: SliceID, writer: SliceWriter, root path: String, fileSystems: @autoclosure () -> FileSystemSet) {
+    /// Adds `body`'s file (job `job`) under `root`.
+    mutating func add(job: SliceID, body: VerifiedBody, root path: String, fileSystems: @autoclosure () -> FileSystemSet) {
         let index: Int
         if let known = roots.lastIndex(where: { $0.path == path }) {
             index = known
@@ -47,7 +47,7 @@ struct CommitBatch: @unchecked Sendable {
             index = roots.count
             roots.append((path, fileSystems()))
         }
-        files.append(File(job: job, writer: writer, root: index))
+        files.append(File(job: job, body: body, root: index))
     }
 
     func perform() -> Result {
@@ -61,41 +61,41 @@ struct CommitBatch: @unchecked Sendable {
             }
         }
         result.files.reserveCapacity(files.count)
-        for file in files {
-            if let error = syncErrors[file.root] {
+        for entry in files {
+            if let error = syncErrors[entry.root] {
                 result.files.append(.notSynced(errno: error))
                 continue
             }
-            let writer = file.writer
+            let file = entry.body.file
             // A commit renames the very file that was verified, never whatever took its name since.
             var status = stat()
-            guard fstatat(writer.directoryFD, writer.partName, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
-                result.files.append(.renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno)))
+            guard fstatat(file.directoryFD, file.partName, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+                result.files.append(.renameFailed(WriteFailure(path: file.displayPath, operation: "rename into", errno: errno)))
                 continue
             }
-            guard let closed = writer.closedIdentity, FileIdentity(status).isSameWrite(as: closed) else {
+            guard let closed = file.closedIdentity, FileIdentity(status).isSameWrite(as: closed) else {
                 // The validator it holds describes the verified file, not the one there now.
-                unlinkat(writer.directoryFD, writer.metaName, 0)
+                unlinkat(file.directoryFD, file.metaName, 0)
                 result.files.append(.notTheVerifiedFile)
                 continue
             }
-            if renameat(writer.directoryFD, writer.partName, writer.directoryFD, writer.fileName) != 0 {
+            if renameat(file.directoryFD, file.partName, file.directoryFD, file.fileName) != 0 {
                 result.files.append(
-                    .renameFailed(WriteFailure(path: writer.displayPath, operation: "rename into", errno: errno, at: writer.fileName, in: writer.directoryFD)))
+                    .renameFailed(WriteFailure(path: file.displayPath, operation: "rename into", errno: errno, at: file.fileName, in: file.directoryFD)))
                 continue
             }
-            if writer.mayHaveMetadata { unlinkat(writer.directoryFD, writer.metaName, 0) }
-            result.files.append(.renamed(identity: Self.renamedIdentity(of: writer)))
+            if file.mayHaveMetadata { unlinkat(file.directoryFD, file.metaName, 0) }
+            result.files.append(.renamed(identity: Self.renamedIdentity(of: file)))
         }
         return result
     }
 
-    /// The identity of the file `writer` closed, just after its rename into place; `nil` when
+    /// The identity of `file` as it was closed, just after its rename into place; `nil` when
     /// the name no longer refers to it as it was closed (the rename changes only the change time).
-    static func renamedIdentity(of writer: SliceWriter) -> FileIdentity? {
-        guard let closed = writer.closedIdentity else { return nil }
+    static func renamedIdentity(of file: PartialFile) -> FileIdentity? {
+        guard let closed = file.closedIdentity else { return nil }
         var status = stat()
-        guard fstatat(writer.directoryFD, writer.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        guard fstatat(file.directoryFD, file.fileName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         let renamed = FileIdentity(status)
         return renamed.isSameWrite(as: closed) ? renamed : nil
     }

@@ -5,9 +5,9 @@ import Synchronization
 import JobrunOutcome
 import JobrunSystem
 
-/// A thread that finishes memory bodies (see ``SliceWriter``) for the driver: it hashes
+/// A thread that finishes memory bodies (see ``BodySink``) for the driver: it hashes
 /// each one, compares the digests with the slice's, and writes a body that matches to its
-/// partial file (``SliceWriter/persist()``); and it performs the driver's batched commits
+/// partial file (``BodySink/persist()``); and it performs the driver's batched commits
 /// (``CommitBatch``: a sync, then the renames into place). Results go back to the driver
 /// as events, in the order the work was handed over.
 ///
@@ -18,8 +18,10 @@ final class DiskWorker: Sendable {
     struct Work: @unchecked Sendable {
         let job: SliceID
         /// Owned by this thread from `submit` until the result is posted.
-        let writer: SliceWriter
+        let sink: BodySink
         let expected: [Digest]
+        /// The transfer's HTTP version, which the slice's outcome tells.
+        var httpVersion: String? = nil
     }
 
     /// What happened to one body.
@@ -35,7 +37,7 @@ final class DiskWorker: Sendable {
 
     /// What the thread hands back, in the order the work came.
     enum Report: Sendable {
-        case body(job: SliceID, writer: SliceWriter, outcome: Outcome)
+        case body(Work, Outcome)
         case committed(CommitBatch, CommitBatch.Result)
     }
 
@@ -66,7 +68,7 @@ final class DiskWorker: Sendable {
                 for task in batch {
                     switch task {
                     case .body(let work):
-                        reports.append(.body(job: work.job, writer: work.writer, outcome: Self.check(work.writer, expected: work.expected, pool: pool)))
+                        reports.append(.body(work, Self.check(work.sink, expected: work.expected, pool: pool)))
                     case .commit(let commit):
                         // The bodies checked so far need not wait for the commit's sync.
                         if !reports.isEmpty { deliver(reports) }
@@ -85,14 +87,14 @@ final class DiskWorker: Sendable {
     }
 
     /// Hands a memory body over, to be started at the latest at the next ``start()``; the caller
-    /// does not touch `work.writer` until its outcome.
+    /// does not touch `work.sink` until its outcome.
     func submit(_ work: Work) {
         let posted = shared.inbox.post(.body(work), claimingWake: false)
         assert(posted != .refused, "a body submitted after the disk worker's shutdown")
     }
 
     /// Hands a commit over, to be started at the latest at the next ``start()``; the caller does
-    /// not touch its writers until its result.
+    /// not touch its files until its result.
     func submit(_ batch: CommitBatch) {
         let posted = shared.inbox.post(.commit(batch), claimingWake: false)
         assert(posted != .refused, "a commit submitted after the disk worker's shutdown")
@@ -114,19 +116,19 @@ final class DiskWorker: Sendable {
 
     /// Checks a complete body against `expected` and, when it verifies, puts it in its partial
     /// file: what the disk worker does with each memory body, and the driver with file bodies
-    /// (and with every body once the disk has been full). The writer is closed (a memory
+    /// (and with every body once the disk has been full). The sink is closed (a memory
     /// body's buffer back in the pool) whatever happens.
-    static func check(_ writer: SliceWriter, expected: [Digest], pool: DigestPool) -> Outcome {
-        defer { writer.close() }
+    static func check(_ sink: BodySink, expected: [Digest], pool: DigestPool) -> Outcome {
+        defer { sink.close() }
         let digests: [Digest]
-        switch writer.digests(pool: pool) {
+        switch sink.digests(pool: pool) {
         case .success(let d): digests = d
         case .failure(let failure): return .writeFailed(failure)
         }
         if zip(expected, digests).contains(where: { $0.0 != $0.1 }) {
             return .mismatch(expected: expected, actual: digests)
         }
-        if let failure = writer.persist() { return .writeFailed(failure) }
+        if let failure = sink.persist() { return .writeFailed(failure) }
         return .stored(digests)
     }
 }

@@ -52,19 +52,21 @@ extension RunDriver {
         let mayHavePartial = machine.attemptStarts(j, isFirstStart: isFirstStart)
         let own = machine.address(j)
         let identity = own.identity
+        let keepsMetadata = (slice.size ?? 0) >= PartialDownload.resumableSize
         let resume =
             mayHavePartial
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
-        let token = nextToken
-        nextToken += 1
-        let writer = SliceWriter(
+        let file = PartialFile(
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
-            expectedSize: slice.size, cap: slice.size ?? settings.maxSize.value,
-            algorithms: Self.hashedAlgorithms(for: slice), resumeOffset: resume?.offset ?? 0,
-            resumeValidator: resume?.validator, learned: machine.review.learned[j] ?? resume?.learned,
-            shouldKeepMetadata: (slice.size ?? 0) >= PartialDownload.resumableSize,
-            progress: { [applyRun] written in
-                applyRun.post(.bodyProgress(job: j, token: token, written: written))
+            mayHaveMetadata: keepsMetadata || (resume?.offset ?? 0) > 0 || slice.size == nil)
+        let sink = BodySink(
+            file: file,
+            check: ResponseCheck(
+                resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: slice.size,
+                cap: slice.size ?? settings.maxSize.value, learned: machine.review.learned[j] ?? resume?.learned),
+            algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata, startedAt: now,
+            progress: { [applyRun] sink, written in
+                applyRun.post(.bodyProgress(job: j, sink: sink, written: written))
             },
             buffers: bodyBuffers)
         let next = machine.nextRequest(j, own: own)
@@ -86,11 +88,10 @@ extension RunDriver {
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
         machine.book.runs(j, onEngine: engine)
-        let id = engines[engine].start(request, sink: writer) { result in
-            applyRun.post(.transferDone(job: j, token: token, result: result))
+        let id = engines[engine].start(request, sink: sink) { result in
+            applyRun.post(.transferDone(job: j, sink: sink, result: result))
         }
-        writer.token = token
-        machine.book.running(j, transfer: id, writer: writer)
+        machine.book.running(j, transfer: id, sink: sink)
         machine.scheduler.started(at: machine.origin(j))
     }
 
@@ -119,36 +120,36 @@ extension RunDriver {
     /// disk has been full, every outcome is handled here before anything new starts, so a second
     /// full disk stops the run before it starts more.
     mutating func handleEvents() {
-        var bodies: [(job: SliceID, writer: SliceWriter, result: TransferResult)] = []
+        var bodies: [(job: SliceID, sink: BodySink, result: TransferResult)] = []
         var next = 0
         var waitingBytes: Int64 = 0
         while true {
             var freedSlots = false
             for event in applyRun.takeEvents() {
                 switch event {
-                case .transferDone(let j, let token, let result):
-                    guard case .running(_, let writer) = machine.book.jobs[j].state, writer.token == token else { continue }
+                case .transferDone(let j, let sink, let result):
+                    guard case .running(_, let current) = machine.book.jobs[j].state, current === sink else { continue }
                     progress.bytesReceived += result.bodyBytes
                     machine.scheduler.ended(at: machine.origin(j))
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
                     if !machine.scheduler.gates.isEmpty {
-                        machine.scheduler.observe(machine.ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - writer.startedAt)
+                        machine.scheduler.observe(machine.ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - sink.startedAt)
                     }
                     freedSlots = true
-                    if !machine.phase.hasFilledDisk, writer.hasBodyToCheck(result) {
-                        bodies.append((j, writer, result))
-                        if writer.isInMemory { waitingBytes += writer.written }
+                    if !machine.phase.hasFilledDisk, sink.hasBodyToCheck(result) {
+                        bodies.append((j, sink, result))
+                        if sink.isInMemory { waitingBytes += sink.written }
                     } else {
-                        complete(j, writer: writer, result: result)
+                        complete(j, sink: sink, result: result)
                     }
-                case .bodyProgress(let j, let token, let written):
-                    guard case .running(_, let writer) = machine.book.jobs[j].state, writer.token == token else { continue }
-                    writer.hash(upTo: written, scratch: digestPool.scratch)
-                case .stored(.body(let j, let writer, let outcome)):
-                    guard case .storing(let current) = machine.book.jobs[j].state, current === writer else { continue }
-                    machine.backlog.returned(bytes: writer.written)
+                case .bodyProgress(let j, let sink, let written):
+                    guard case .running(_, let current) = machine.book.jobs[j].state, current === sink else { continue }
+                    sink.hash(upTo: written, scratch: digestPool.scratch)
+                case .stored(.body(let work, let outcome)):
+                    guard case .storing(let current) = machine.book.jobs[work.job].state, current === work.sink else { continue }
+                    machine.backlog.returned(bytes: work.sink.written)
                     freedSlots = true
-                    finishChecked(j, writer: writer, outcome: outcome)
+                    finishChecked(work.job, sink: work.sink, outcome: outcome, httpVersion: work.httpVersion)
                 case .stored(.committed(let batch, let result)):
                     finishCommit(batch, result)
                 }
@@ -163,29 +164,28 @@ extension RunDriver {
             }
             let b = bodies[next]
             next += 1
-            if b.writer.isInMemory { waitingBytes -= b.writer.written }
-            complete(b.job, writer: b.writer, result: b.result)
+            if b.sink.isInMemory { waitingBytes -= b.sink.written }
+            complete(b.job, sink: b.sink, result: b.result)
         }
     }
 
-    mutating func complete(_ j: SliceID, writer: SliceWriter, result: TransferResult) {
+    mutating func complete(_ j: SliceID, sink: BodySink, result: TransferResult) {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let slice = resource.slices[machine.book.jobs[j].slice]
         // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
         // partial file closed, and kept only when it can be resumed) unless its body went on, or
         // a stop's cut ended it already (``settleCut``).
         var handedOver = false
-        defer { if !handedOver { endAttempt(j, writer: writer) } }
+        defer { if !handedOver { endAttempt(j, sink: sink) } }
         machine.book.received(j, bytes: result.bodyBytes)
-        writer.httpVersion = result.httpVersion
         if result.failure == .cancelled {
             handedOver = true
-            settleCut(j, writer: writer)
+            settleCut(j, sink: sink)
             return
         }
-        let report = AttemptReport(writer: writer, result: result)
+        let report = AttemptReport(sink: sink, result: result)
         // While the network is gone, a failure to reach the origin costs the slice no attempt.
-        switch machine.attemptReached(j, report, startedAt: writer.startedAt, now: ContinuousClock.now) {
+        switch machine.attemptReached(j, report, startedAt: sink.startedAt, now: ContinuousClock.now) {
         case .counts: break
         case .cameOnline(let origin, let after): events.emit(.networkOnline(origin: origin, after: after))
         case .givenBack: return
@@ -194,7 +194,7 @@ extension RunDriver {
             return
         case .cut:
             handedOver = true
-            settleCut(j, writer: writer)
+            settleCut(j, sink: sink)
             return
         }
         noteOriginHealth(j, report)
@@ -212,7 +212,7 @@ extension RunDriver {
                 // A run that is stopping sends no further request: the attempt ends cut short.
                 guard !machine.isStopping else {
                     handedOver = true
-                    settleCut(j, writer: writer)
+                    settleCut(j, sink: sink)
                     return
                 }
                 // The hop's origin is held to its breaker like any other request.
@@ -224,40 +224,40 @@ extension RunDriver {
             }
         case .completePartial:
             // The partial file already holds every byte: verify it instead of failing. Closed
-            // first: a commit hands the writer to the disk worker's thread.
+            // first: a commit hands the sink to the disk worker's thread.
             handedOver = true
-            writer.close()
-            commitCompletePartial(j, writer: writer)
+            sink.close()
+            commitCompletePartial(j, sink: sink, httpVersion: result.httpVersion)
         case .failed(let failure, let discardsPartial, let restartsFromZero):
-            if discardsPartial { discardPartial(writer) }
+            if discardsPartial { sink.file.discard() }
             if restartsFromZero, restartFromZero(j, after: failure) { return }
             retryOrFail(j, failure)
         case .body:
-            if writer.isInMemory && !machine.phase.hasFilledDisk {
+            if sink.isInMemory && !machine.phase.hasFilledDisk {
                 // Hashed, compared and written beside this thread; its report finishes it.
                 // Once the disk has been full, bodies are stored here, one at a time, so the
                 // next full disk is known before anything else starts.
                 handedOver = true
-                machine.book.storing(j, writer: writer)
-                machine.backlog.handed(bytes: writer.written)
-                disk.submit(DiskWorker.Work(job: j, writer: writer, expected: slice.digests))
+                machine.book.storing(j, sink: sink)
+                machine.backlog.handed(bytes: sink.written)
+                disk.submit(DiskWorker.Work(job: j, sink: sink, expected: slice.digests, httpVersion: result.httpVersion))
                 return
             }
             handedOver = true  // `check` closes it
-            finishChecked(j, writer: writer, outcome: DiskWorker.check(writer, expected: slice.digests, pool: digestPool))
+            finishChecked(j, sink: sink, outcome: DiskWorker.check(sink, expected: slice.digests, pool: digestPool), httpVersion: result.httpVersion)
         }
     }
 
     /// The end of a body's check (``DiskWorker/check(_:expected:pool:)``, on the disk worker's thread or
     /// this one): committed, retried from zero, or failed.
-    mutating func finishChecked(_ j: SliceID, writer: SliceWriter, outcome: DiskWorker.Outcome) {
+    mutating func finishChecked(_ j: SliceID, sink: BodySink, outcome: DiskWorker.Outcome, httpVersion: String?) {
         switch outcome {
         case .stored(let digests):
-            if writer.startOffset > 0 { machine.book.resumed(j) }
-            queueCommit(j, writer: writer, digests: digests)
+            if sink.startOffset > 0 { machine.book.resumed(j) }
+            queueCommit(j, VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion))
         case .mismatch(let expected, let actual):
-            discardPartial(writer)
-            let (failure, restarts) = AttemptReview.mismatch(expected: expected, actual: actual, isUnvalidatedResume: writer.isUnvalidatedResume)
+            sink.file.discard()
+            let (failure, restarts) = AttemptReview.mismatch(expected: expected, actual: actual, isUnvalidatedResume: sink.isUnvalidatedResume)
             if restarts {
                 // Only the digest vouched for the partial file's bytes, and it did not: they may
                 // be of another version, so the slice gets one fetch from byte 0.
@@ -266,7 +266,7 @@ extension RunDriver {
             }
             retryOrFail(j, failure)
         case .writeFailed(let failure):
-            endAttempt(j, writer: writer)
+            endAttempt(j, sink: sink)
             failWrite(j, failure)
         }
     }

@@ -7,8 +7,8 @@ extension RunDriver {
     /// as skipped), which the failure tells reports; its attempt ends here, so a partial file on
     /// disk stays when it can be resumed and is removed otherwise (a body in memory is dropped:
     /// such slices are too small to resume anyway).
-    mutating func settleCut(_ j: SliceID, writer: SliceWriter) {
-        let fate = endAttempt(j, writer: writer)
+    mutating func settleCut(_ j: SliceID, sink: BodySink) {
+        let fate = endAttempt(j, sink: sink)
         let reason =
             switch fate {
             case .kept?: "cut in flight by the stop; its partial file is kept to resume"

@@ -28,31 +28,32 @@ extension RunDriver {
         }
     }
 
-    /// Where every attempt that does not commit ends: the writer is closed, and the partial
+    /// Where every attempt that does not commit ends: the sink is closed, and the partial
     /// file stays only when the one rule `plan` and `apply` share can resume it (readable
     /// metadata of this slice, and a validator or a declared digest); anything else is removed,
     /// so no working file is left that nothing would continue.
     /// - Returns: what became of the slice's partial file; `nil` when there is none.
     @discardableResult
-    mutating func endAttempt(_ j: SliceID, writer: SliceWriter) -> PartialFate? {
-        writer.close()
+    mutating func endAttempt(_ j: SliceID, sink: BodySink) -> PartialFate? {
+        sink.close()
+        return endAttempt(j, file: sink.file)
+    }
+
+    /// The end of an attempt whose `file` is closed (``endAttempt(_:sink:)``).
+    @discardableResult
+    mutating func endAttempt(_ j: SliceID, file: PartialFile) -> PartialFate? {
         let slice = plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
         switch PartialDownload.examine(
-            in: writer.directoryFD, for: writer.fileName, identity: writer.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty)
+            in: file.directoryFD, for: file.fileName, identity: file.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty)
         {
         case .absent:
             return nil
         case .resumable:
             return .kept
         case .unresumable(let obstacle):
-            discardPartial(writer)
+            file.discard()
             machine.book.partialDiscarded(j, .unresumable(obstacle))
             return .discarded(.unresumable(obstacle))
         }
-    }
-
-    func discardPartial(_ writer: SliceWriter) {
-        unlinkat(writer.directoryFD, writer.partName, 0)
-        unlinkat(writer.directoryFD, writer.metaName, 0)
     }
 }

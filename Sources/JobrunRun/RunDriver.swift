@@ -38,7 +38,6 @@ struct RunDriver {
     /// Each job's outcome, by plan entry and slice: the last failure while it is retried, its
     /// outcome once done, "not started" until then.
     var outcomes: [[SliceOutcome]] = []
-    var nextToken: UInt64 = 1
     var directories: [String: OutputDirectory] = [:]
     var lastProgress = ContinuousClock.now
     let digestPool = DigestPool()

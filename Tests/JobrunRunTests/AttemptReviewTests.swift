@@ -19,7 +19,7 @@ import Testing
     }()
     static let http500 = AttemptFailure(kind: .http, status: 500, message: "HTTP 500", isTransient: true)
 
-    static func refused(_ status: Int) -> SliceWriter.Verdict {
+    static func refused(_ status: Int) -> ResponseVerdict {
         .refused(
             AttemptFailure(
                 kind: .http, status: status, message: "HTTP \(status)", isTransient: AttemptFailure.isTransient(status: status),

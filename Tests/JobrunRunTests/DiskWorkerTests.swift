@@ -9,7 +9,7 @@ import JobrunSystem
 /// The disk worker's thread: memory bodies are hashed, compared and written there, commits are synced
 /// and renamed there, and every one comes back with its outcome, in the order handed over.
 @Suite struct DiskWorkerTests {
-    typealias Folder = SliceWriterTests.Folder
+    typealias Folder = BodySinkTests.Folder
 
     /// Reports as the disk worker delivers them (on its own thread).
     final class Delivered: Sendable {
@@ -26,7 +26,7 @@ import JobrunSystem
         }
         var all: [(job: SliceID, outcome: DiskWorker.Outcome)] {
             reports.withLock { $0 }.compactMap { report in
-                if case .body(let job, _, let outcome) = report { (job, outcome) } else { nil }
+                if case .body(let work, let outcome) = report { (work.job, outcome) } else { nil }
             }
         }
         var commits: [(batch: CommitBatch, result: CommitBatch.Result)] {
@@ -41,27 +41,32 @@ import JobrunSystem
     }
 
     /// A writer holding `body` in memory, as the engine leaves it when the transfer completes.
-    static func received(_ body: [UInt8], in folder: Folder, name: String) -> SliceWriter {
+    static func received(_ body: [UInt8], in folder: Folder, name: String) -> BodySink {
         let writer = folder.writer(size: Int64(body.count), name: name)
-        #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
-        #expect(SliceWriterTests.feed(writer, body))
+        #expect(writer.receive(head: BodySinkTests.head(length: body.count)) == .accept)
+        #expect(BodySinkTests.feed(writer, body))
         #expect(writer.isInMemory)
         return writer
+    }
+
+    /// `sink`'s body as the driver queues it for a commit, once the disk worker has stored it.
+    static func verified(_ sink: BodySink) -> VerifiedBody {
+        VerifiedBody(sink: sink, digests: [], verifiedAt: .now, httpVersion: nil)
     }
 
     @Test func verifiedBodiesAreWrittenAndMismatchesAreNot() throws {
         let folder = try Folder()
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
-        let otherDigest = try SliceWriterTests.sha256(Generated.bytes(size: 10, name: "other"))
+        let otherDigest = try BodySinkTests.sha256(Generated.bytes(size: 10, name: "other"))
         var expected: [[UInt8]] = []
         for i in 0..<40 {
             let body = Generated.bytes(size: 1_000 + i * 997, name: "b\(i)")
             expected.append(body)
             let writer = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
-            let digest = try i % 5 == 4 ? otherDigest : SliceWriterTests.sha256(body)
-            disk.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [digest]))
+            let digest = try i % 5 == 4 ? otherDigest : BodySinkTests.sha256(body)
+            disk.submit(DiskWorker.Work(job: SliceID(i), sink: writer, expected: [digest]))
         }
         disk.shutdown()  // returns once everything submitted has been delivered
 
@@ -72,12 +77,12 @@ import JobrunSystem
             switch outcome {
             case .stored(let digests):
                 #expect(job.index % 5 != 4)
-                #expect(try digests == [SliceWriterTests.sha256(expected[job])])
+                #expect(try digests == [BodySinkTests.sha256(expected[job])])
                 #expect(try Data(contentsOf: URL(fileURLWithPath: part)) == Data(expected[job]))
             case .mismatch(let want, let got):
                 #expect(job.index % 5 == 4)
                 #expect(want == [otherDigest])
-                #expect(try got == [SliceWriterTests.sha256(expected[job])])
+                #expect(try got == [BodySinkTests.sha256(expected[job])])
                 #expect(!FileManager.default.fileExists(atPath: part), "a body that failed its digest was written")
             case .writeFailed(let failure):
                 Issue.record("body \(job) could not be written: \(failure.message)")
@@ -89,12 +94,12 @@ import JobrunSystem
     @Test func aBodyThatCannotBeWrittenIsReportedAsSuch() throws {
         let body = Generated.bytes(size: 5_000, name: "f.bin")
         // No folder to create the partial file in (an invalid descriptor: openat fails with EBADF).
-        let writer = SliceWriterTests.writer(directoryFD: -1, size: Int64(body.count))
-        #expect(writer.receive(head: SliceWriterTests.head(length: body.count)) == .accept)
-        #expect(SliceWriterTests.feed(writer, body))
+        let writer = BodySinkTests.writer(directoryFD: -1, size: Int64(body.count))
+        #expect(writer.receive(head: BodySinkTests.head(length: body.count)) == .accept)
+        #expect(BodySinkTests.feed(writer, body))
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
-        disk.submit(DiskWorker.Work(job: 7, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        disk.submit(DiskWorker.Work(job: 7, sink: writer, expected: [try BodySinkTests.sha256(body)]))
         disk.shutdown()
         let outcomes = delivered.all
         #expect(outcomes.count == 1)
@@ -113,24 +118,30 @@ import JobrunSystem
         let folder = try Folder()
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
-        var writers: [SliceWriter] = []
-        for i in 0..<6 {
+        var writers: [BodySink] = []
+        for i in 0..<7 {
             let body = Generated.bytes(size: 2_000 + i, name: "c\(i)")
             let writer = Self.received(body, in: folder, name: "c\(i).bin")
             writers.append(writer)
-            disk.submit(DiskWorker.Work(job: SliceID(i), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            disk.submit(DiskWorker.Work(job: SliceID(i), sink: writer, expected: [try BodySinkTests.sha256(body)]))
+            // The first six are stored before the commit is made; the last is handed over just before it.
+            if i == 5 {
+                disk.start()
+                delivered.waitForBodies(6, until: .now() + .seconds(30))
+            }
         }
         var batch = CommitBatch()
-        for (i, writer) in writers.enumerated() {
-            batch.add(job: SliceID(i), writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        for (i, writer) in writers.prefix(6).enumerated() {
+            batch.add(job: SliceID(i), body: Self.verified(writer), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         }
         // Job 6's partial file was never written: its rename fails.
-        batch.add(job: 6, writer: folder.writer(size: 10, name: "missing.bin"), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        let missing = folder.writer(size: 10, name: "missing.bin")
+        batch.add(job: 6, body: Self.verified(missing), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         disk.submit(batch)
         disk.shutdown()
 
-        #expect(delivered.order == "bbbbbbc")
-        #expect(delivered.all.count == 6)
+        #expect(delivered.order == "bbbbbbbc")
+        #expect(delivered.all.count == 7)
         guard let (committed, result) = delivered.commits.first else {
             Issue.record("no commit was reported")
             return
@@ -148,7 +159,7 @@ import JobrunSystem
             return
         }
         #expect(failure.errno == ENOENT && failure.message.contains("mirror/missing.bin"), "\(failure.message)")
-        #expect(folder.entries() == (0..<6).map { "c\($0).bin" }, "no partial file is left")
+        #expect(folder.entries() == [".c6.bin.jobrun-part"] + (0..<6).map { "c\($0).bin" }, "a partial file of the batch is left")
     }
 
     /// A commit renames the file that was verified, not whatever has its partial file's name by
@@ -160,7 +171,7 @@ import JobrunSystem
         let disk = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 4_000, name: "v")
         let writer = Self.received(body, in: folder, name: "v.bin")
-        disk.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        disk.submit(DiskWorker.Work(job: 0, sink: writer, expected: [try BodySinkTests.sha256(body)]))
         disk.shutdown()
         #expect(folder.entries() == [".v.bin.jobrun-part"])
         try Data("other".utf8).write(to: URL(fileURLWithPath: folder.directory.path("other")))
@@ -169,7 +180,7 @@ import JobrunSystem
 
         let committer = try DiskWorker { delivered.add($0) }
         var batch = CommitBatch()
-        batch.add(job: 0, writer: writer, root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        batch.add(job: 0, body: Self.verified(writer), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         committer.submit(batch)
         committer.shutdown()
         #expect(delivered.commits.first?.result.files == [.notTheVerifiedFile])
@@ -185,9 +196,11 @@ import JobrunSystem
         let disk = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 3_000, name: "s")
         let writer = Self.received(body, in: folder, name: "s.bin")
-        disk.submit(DiskWorker.Work(job: 0, writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+        disk.submit(DiskWorker.Work(job: 0, sink: writer, expected: [try BodySinkTests.sha256(body)]))
+        disk.start()
+        delivered.waitForBodies(1, until: .now() + .seconds(30))
         var batch = CommitBatch()
-        batch.add(job: 0, writer: writer, root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
+        batch.add(job: 0, body: Self.verified(writer), root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
         disk.submit(batch)
         disk.shutdown()
 
@@ -208,7 +221,7 @@ import JobrunSystem
         for round in 0..<3 {
             let body = Generated.bytes(size: 500 + round, name: "w\(round)")
             let writer = Self.received(body, in: folder, name: "w\(round).bin")
-            disk.submit(DiskWorker.Work(job: SliceID(round), writer: writer, expected: [try SliceWriterTests.sha256(body)]))
+            disk.submit(DiskWorker.Work(job: SliceID(round), sink: writer, expected: [try BodySinkTests.sha256(body)]))
             disk.start()
             delivered.waitForBodies(round + 1, until: .now() + .seconds(30))
             #expect(delivered.all.map(\.job.index) == Array(0...round), "round \(round)")

@@ -30,7 +30,7 @@ import Testing
     /// The store compares declared digests only: with none declared, a body is stored and its
     /// SHA-256 comes back.
     @Test func aMemoryBodyWithNothingDeclaredIsStoredWithItsSHA256() throws {
-        let folder = try SliceWriterTests.Folder()
+        let folder = try BodySinkTests.Folder()
         let body = Generated.bytes(size: 3_000, name: "bare.bin")
         let writer = DiskWorkerTests.received(body, in: folder, name: "bare.bin")
         let outcome = DiskWorker.check(writer, expected: [], pool: DigestPool())
@@ -38,7 +38,7 @@ import Testing
             Issue.record("expected the body stored, got \(outcome)")
             return
         }
-        #expect(try digests == [SliceWriterTests.sha256(body)])
+        #expect(try digests == [BodySinkTests.sha256(body)])
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".bare.bin.jobrun-part"))) == Data(body))
     }
 }

@@ -139,7 +139,7 @@ import Testing
 
     @Test func a416ToAWholePartialVerifiesItAndOtherwiseRestarts() throws {
         var m = try Self.machine(Self.resource("r", ["f"]))
-        let refused = SliceWriter.Verdict.refused(AttemptFailure(kind: .http, status: 416, message: "HTTP 416", isTransient: false))
+        let refused = ResponseVerdict.refused(AttemptFailure(kind: .http, status: 416, message: "HTTP 416", isTransient: false))
         #expect(
             m.review.judge(0, resource: 0, AttemptReport(verdict: refused, resumeOffset: 1000), expectedSize: 1000, backoff: Backoff(), wallClock: 0)
                 == .completePartial)

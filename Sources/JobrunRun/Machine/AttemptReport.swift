@@ -3,11 +3,11 @@ import JobrunOutcome
 import JobrunFiles
 
 /// All the run's machine reads of an ended attempt: made once, on the driver's thread, from
-/// the engine's result and what the writer took of the response. Immutable, so a decision about
-/// the attempt depends on nothing the writer may still change.
+/// the engine's result and what the sink took of the response. Immutable, so a decision about
+/// the attempt depends on nothing the sink may still change.
 struct AttemptReport {
     /// How the response was taken (a body, a redirect, a refusal); `nil` when none was judged.
-    let verdict: SliceWriter.Verdict?
+    let verdict: ResponseVerdict?
     /// How the transfer failed, when it did.
     let transport: TransferResult.Failure?
     /// A response head arrived.
@@ -26,22 +26,22 @@ struct AttemptReport {
     let representation: Representation?
     let learned: Representation?
 
-    init(writer: SliceWriter, result: TransferResult) {
-        verdict = writer.verdict
+    init(sink: BodySink, result: TransferResult) {
+        verdict = sink.verdict
         transport = result.failure
         hasHead = result.head != nil
-        written = writer.written
-        declaredEnd = writer.declaredEnd
-        resumeOffset = writer.resumeOffset
-        writeFailure = writer.writeFailure
+        written = sink.written
+        declaredEnd = sink.declaredEnd
+        resumeOffset = sink.resumeOffset
+        writeFailure = sink.writeFailure
         // Looked up only where a refusal may honour it.
-        if case .refused? = writer.verdict { retryAfter = result.retryAfter } else { retryAfter = nil }
-        representation = writer.representation
-        learned = writer.learned
+        if case .refused? = sink.verdict { retryAfter = result.retryAfter } else { retryAfter = nil }
+        representation = sink.representation
+        learned = sink.learned
     }
 
     init(
-        verdict: SliceWriter.Verdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: Int64 = 0, declaredEnd: Int64? = nil,
+        verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: Int64 = 0, declaredEnd: Int64? = nil,
         resumeOffset: Int64 = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
         learned: Representation? = nil
     ) {

@@ -4,7 +4,7 @@ import JobrunOutcome
 
 /// What a response's head means for its attempt, decided before a byte of the body is taken: a
 /// redirect, a refusal, or a body and where it goes (a memory buffer or the partial file). Pure:
-/// the writer (``SliceWriter``) carries the decision out on the engine thread.
+/// the sink (``BodySink``) carries the decision out on the engine thread.
 struct ResponseGate {
     /// Whether a 200 or 206 starts the body the slice needs.
     let check: ResponseCheck

@@ -13,21 +13,20 @@ struct SliceBook {
         case waiting
         /// May start when its host and the total limit allow.
         case ready
-        /// A transfer is running; the writer's ``SliceWriter/token`` names the attempt.
-        case running(transfer: TransferID, writer: SliceWriter)
+        /// A transfer is running; its sink tells the attempt's events from a former attempt's.
+        case running(transfer: TransferID, sink: BodySink)
         /// Waiting for a retry, or held by a gate.
         case delayed(until: ContinuousClock.Instant)
         /// A memory body the ``DiskWorker`` is verifying and writing.
-        case storing(writer: SliceWriter)
-        /// Verified (the writer holds the digests and when, where the slice's own time ends),
-        /// waiting for the batched sync and rename.
-        case committing(writer: SliceWriter)
+        case storing(sink: BodySink)
+        /// Verified, waiting for the batched sync and rename.
+        case committing(VerifiedBody)
         /// Finished one way or another.
         case done
     }
 
     /// One slice's progress. A run keeps one per slice of its manifests, so what only a running
-    /// attempt needs lives elsewhere: its writer (``SliceWriter``), a redirect's hop, and the
+    /// attempt needs lives elsewhere: its sink (``BodySink``), a redirect's hop, and the
     /// outcome.
     struct Job {
         private let resourceIndex: Int32
@@ -146,19 +145,19 @@ struct SliceBook {
         jobs[j].state = .ready
     }
 
-    mutating func running(_ j: SliceID, transfer: TransferID, writer: SliceWriter) {
+    mutating func running(_ j: SliceID, transfer: TransferID, sink: BodySink) {
         assert(!isDone(j), "job \(j) left .done")
-        jobs[j].state = .running(transfer: transfer, writer: writer)
+        jobs[j].state = .running(transfer: transfer, sink: sink)
     }
 
-    mutating func storing(_ j: SliceID, writer: SliceWriter) {
+    mutating func storing(_ j: SliceID, sink: BodySink) {
         assert(!isDone(j), "job \(j) left .done")
-        jobs[j].state = .storing(writer: writer)
+        jobs[j].state = .storing(sink: sink)
     }
 
-    mutating func committing(_ j: SliceID, writer: SliceWriter) {
+    mutating func committing(_ j: SliceID, _ body: VerifiedBody) {
         assert(!isDone(j), "job \(j) left .done")
-        jobs[j].state = .committing(writer: writer)
+        jobs[j].state = .committing(body)
     }
 
     /// Job `j` waits until `until`: for a retry at `retryAt` (its own origin), or, without one,

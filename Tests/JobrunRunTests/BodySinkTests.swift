@@ -9,14 +9,14 @@ import Testing
 import JobrunFiles
 
 /// The sink of one attempt, driven the way the engine drives it: a head, then body pieces.
-@Suite struct SliceWriterTests {
+@Suite struct BodySinkTests {
     /// A folder to write into, opened as the driver opens it.
     final class Folder {
         let directory: TemporaryDirectory
         let fd: Int32
 
         init() throws {
-            directory = try TemporaryDirectory(prefix: "jobrun-slicewriter")
+            directory = try TemporaryDirectory(prefix: "jobrun-bodysink")
             fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
 
@@ -28,8 +28,8 @@ import JobrunFiles
         func writer(
             size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256], cap: Int64? = nil,
             resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
-        ) -> SliceWriter {
-            SliceWriterTests.writer(
+        ) -> BodySink {
+            BodySinkTests.writer(
                 directoryFD: fd, size: size, name: name, digests: digests, cap: cap, resumeOffset: resumeOffset, progress: progress)
         }
 
@@ -43,11 +43,17 @@ import JobrunFiles
     static func writer(
         directoryFD: Int32, size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256],
         cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
-    ) -> SliceWriter {
-        SliceWriter(
-            directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
-            expectedSize: size, cap: cap ?? size ?? (4 << 30), algorithms: digests, resumeOffset: resumeOffset,
-            shouldKeepMetadata: (size ?? 0) >= PartialDownload.resumableSize, progress: progress)
+    ) -> BodySink {
+        let keepsMetadata = (size ?? 0) >= PartialDownload.resumableSize
+        var reporting: (@Sendable (BodySink, Int64) -> Void)?
+        if let progress { reporting = { _, written in progress(written) } }
+        return BodySink(
+            file: PartialFile(
+                directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
+                mayHaveMetadata: keepsMetadata || resumeOffset > 0 || size == nil),
+            check: ResponseCheck(resumeOffset: resumeOffset, resumeValidator: nil, expectedSize: size, cap: cap ?? size ?? (4 << 30), learned: nil),
+            algorithms: digests, keepsMetadata: keepsMetadata, startedAt: .now,
+            progress: reporting)
     }
 
     static func head(_ status: Int = 200, length: Int?) -> ResponseHead {
@@ -55,7 +61,7 @@ import JobrunFiles
     }
 
     /// Feeds `bytes` in pieces of `piece` bytes, as libcurl's write callback does.
-    static func feed(_ writer: SliceWriter, _ bytes: [UInt8], piece: Int = 16 << 10) -> Bool {
+    static func feed(_ writer: BodySink, _ bytes: [UInt8], piece: Int = 16 << 10) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + piece, bytes.count)
@@ -155,14 +161,14 @@ import JobrunFiles
     /// file and the file holds every byte.
     @Test func aFreshLargeBodyIsHashedAsItIsWritten() throws {
         let folder = try Folder()
-        let size = 3 * Int(SliceWriter.progressStep) + 12_345
+        let size = 3 * Int(BodySink.progressStep) + 12_345
         let body = Generated.bytes(size: size, name: "big.bin")
         let reports = ReportLog()
         let writer = folder.writer(size: Int64(size), name: "big.bin", digests: [.md5, .sha256], progress: { reports.add($0) })
         #expect(writer.receive(head: Self.head(length: size)) == .accept)
         #expect(!writer.isInMemory)
         #expect(Self.feed(writer, body, piece: 100_000))
-        #expect(reports.count == size / Int(SliceWriter.progressStep) - 1, "a report per step written (after the first piece past each)")
+        #expect(reports.count == size / Int(BodySink.progressStep) - 1, "a report per step written (after the first piece past each)")
         writer.hash(upTo: Int64(size), scratch: DigestPool().scratch)  // a no-op: nothing is read back
         let digests = try writer.digests(pool: DigestPool()).get()
         #expect(digests == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
@@ -175,7 +181,7 @@ import JobrunFiles
     /// bytes already there too.
     @Test func aResumedBodyIsHashedWithTheBytesAlreadyOnDisk() throws {
         let folder = try Folder()
-        let size = 4 * Int(SliceWriter.progressStep) + 4321
+        let size = 4 * Int(BodySink.progressStep) + 4321
         let body = Generated.bytes(size: size, name: "r.bin")
         let cut = 700_000
         _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))

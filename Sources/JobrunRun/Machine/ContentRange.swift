@@ -1,0 +1,22 @@
+import JobrunCore
+
+/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+struct ContentRange: Hashable {
+    var start: Int64
+    var end: Int64
+    var total: Int64?
+
+    init?(_ text: String) {
+        let t = text.trimmingASCII()
+        guard t.hasPrefix("bytes ") else { return nil }
+        let rest = t.dropFirst(6)
+        let parts = rest.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let span = parts[0].split(separator: "-", maxSplits: 1)
+        guard span.count == 2, let s = Int64(decimalDigits: span[0]), let e = Int64(decimalDigits: span[1]), s <= e else { return nil }
+        start = s
+        end = e
+        total = parts[1] == "*" ? nil : Int64(decimalDigits: parts[1])
+        if parts[1] != "*" && total == nil { return nil }
+    }
+}

@@ -1,0 +1,33 @@
+import JobrunCore
+
+/// A body that verified, on its way to its final name: its closed partial file, which a
+/// ``CommitBatch`` renames on the disk worker's thread, and what the slice's outcome will say
+/// of it once the rename is durable. Immutable, so it crosses threads as it is.
+final class VerifiedBody: Sendable {
+    let file: PartialFile
+    let digests: [Digest]
+    /// When it verified: where the slice's own time ends.
+    let verifiedAt: ContinuousClock.Instant
+    /// The file's size.
+    let size: Int64
+    /// `1.1`, `2`, … as the transfer negotiated.
+    let httpVersion: String?
+    /// Only the connection's close marked where the body ended.
+    let hadUndeclaredLength: Bool
+
+    init(file: PartialFile, digests: [Digest], verifiedAt: ContinuousClock.Instant, size: Int64, httpVersion: String?, hadUndeclaredLength: Bool) {
+        self.file = file
+        self.digests = digests
+        self.verifiedAt = verifiedAt
+        self.size = size
+        self.httpVersion = httpVersion
+        self.hadUndeclaredLength = hadUndeclaredLength
+    }
+
+    /// The body `sink` took, closed.
+    convenience init(sink: BodySink, digests: [Digest], verifiedAt: ContinuousClock.Instant, httpVersion: String?) {
+        self.init(
+            file: sink.file, digests: digests, verifiedAt: verifiedAt, size: sink.written, httpVersion: httpVersion,
+            hadUndeclaredLength: !sink.hasDelimitedBody)
+    }
+}
