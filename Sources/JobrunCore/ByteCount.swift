@@ -1,12 +1,38 @@
 /// A number of bytes. Parses `65536`, `64KiB`, `1.5GiB`, `10MB`; renders as `26.3 MiB`.
-public struct ByteCount: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
+public struct ByteCount: Hashable, Sendable, Comparable, Codable, CustomStringConvertible, AdditiveArithmetic, ExpressibleByIntegerLiteral {
     public var value: Int64
 
-    public init(_ value: Int64) { self.value = value }
+    @inlinable public init(_ value: Int64) { self.value = value }
+
+    @inlinable public init(integerLiteral value: Int64) { self.value = value }
+
+    /// `count` bytes of memory or a buffer.
+    @inlinable public init(_ count: Int) { value = Int64(count) }
 
     public static let zero = ByteCount(0)
+    public static let max = ByteCount(Int64.max)
 
-    public static func < (lhs: ByteCount, rhs: ByteCount) -> Bool { lhs.value < rhs.value }
+    @inlinable public static func < (lhs: ByteCount, rhs: ByteCount) -> Bool { lhs.value < rhs.value }
+
+    // Byte counts in the engine are sums of what arrived and what was asked for, far below
+    // Int64's range: arithmetic traps on overflow as Int64's does. Sums of declared sizes, which
+    // a manifest may make as large as it likes, use ``saturatingAdding(_:)``.
+    @inlinable public static func + (lhs: ByteCount, rhs: ByteCount) -> ByteCount { ByteCount(lhs.value + rhs.value) }
+    @inlinable public static func - (lhs: ByteCount, rhs: ByteCount) -> ByteCount { ByteCount(lhs.value - rhs.value) }
+    @inlinable public static func += (lhs: inout ByteCount, rhs: ByteCount) { lhs.value += rhs.value }
+    @inlinable public static func -= (lhs: inout ByteCount, rhs: ByteCount) { lhs.value -= rhs.value }
+
+    /// The sum, or `Int64.max` bytes where it would overflow.
+    @inlinable public func saturatingAdding(_ other: ByteCount) -> ByteCount {
+        let (sum, overflow) = value.addingReportingOverflow(other.value)
+        return ByteCount(overflow ? .max : sum)
+    }
+
+    /// A whole share: this many bytes divided by `count` (rounded down).
+    @inlinable public func divided(by count: Int64) -> ByteCount { ByteCount(value / count) }
+
+    /// As an `Int`, for a buffer's size or an offset in one.
+    @inlinable public var int: Int { Int(value) }
 
     /// Units accepted after a number. Binary units are powers of 1024, decimal ones of 1000.
     public static let units: [(suffix: String, factor: Int64)] = [

@@ -37,7 +37,7 @@ public final class ApplyRun: Sendable {
         /// The transfer into `sink` ended (the job's state still holds `sink` unless a stop cut it).
         case transferDone(job: SliceID, sink: BodySink, result: TransferResult)
         /// A file-mode body has `written` bytes on disk: they can be hashed.
-        case bodyProgress(job: SliceID, sink: BodySink, written: Int64)
+        case bodyProgress(job: SliceID, sink: BodySink, written: ByteCount)
         /// The ``DiskWorker`` finished a memory body or performed a commit.
         case stored(DiskWorker.Report)
     }

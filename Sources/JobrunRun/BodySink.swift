@@ -32,28 +32,28 @@ import JobrunOutcome
 /// identity, and a verified body goes on as a ``VerifiedBody``.
 final class BodySink: TransferSink, @unchecked Sendable {
     /// How often (in bytes written) a file-mode body reports progress for hashing.
-    static let progressStep: Int64 = 1 << 20
+    static let progressStep = ByteCount(1 << 20)
     /// How often (in bytes written) a file-mode body starts writeback (``PartialFile/startWriteback(from:count:)``).
-    static let writebackStep: Int64 = 8 << 20
+    static let writebackStep = ByteCount(8 << 20)
 
     /// What a response must be to be taken: the declared size, the byte cap, the partial file
     /// being resumed and what earlier responses said (``ResponseCheck``).
     private let gate: ResponseGate
     private var check: ResponseCheck { gate.check }
-    var expectedSize: Int64? { check.expectedSize }
-    var cap: Int64 { check.cap }
-    var resumeOffset: Int64 { check.resumeOffset }
+    var expectedSize: ByteCount? { check.expectedSize }
+    var cap: ByteCount { check.cap }
+    var resumeOffset: ByteCount { check.resumeOffset }
     /// What earlier responses for this slice said about its file.
     var learned: Representation? { check.learned }
     /// A body continued from a partial file that no validator vouched for: only the digest
     /// proves the two parts one version.
-    var isUnvalidatedResume: Bool { startOffset > 0 && check.resumeValidator == nil }
+    var isUnvalidatedResume: Bool { startOffset > .zero && check.resumeValidator == nil }
     let algorithms: [DigestAlgorithm]
     /// When the attempt began (its transfer's duration is the rate a gate estimates with; the
     /// offline pause compares it with when the network went).
     let startedAt: ContinuousClock.Instant
     /// Called on the engine thread with this sink and the bytes now in the partial file (file mode only).
-    private let progress: (@Sendable (BodySink, Int64) -> Void)?
+    private let progress: (@Sendable (BodySink, ByteCount) -> Void)?
     /// Where memory bodies come from and go back to.
     private let buffers: BodyBufferPool
 
@@ -61,11 +61,11 @@ final class BodySink: TransferSink, @unchecked Sendable {
     // a progress report).
     private(set) var file: PartialFile
     private(set) var verdict: ResponseVerdict?
-    private(set) var startOffset: Int64 = 0
-    private(set) var written: Int64 = 0
+    private(set) var startOffset: ByteCount = 0
+    private(set) var written: ByteCount = 0
     private(set) var writeFailure: WriteFailure?
     /// The length the response declared for the whole file, which the body must reach.
-    private(set) var declaredEnd: Int64?
+    private(set) var declaredEnd: ByteCount?
     /// The accepted response's version and length (for the next attempt's checks).
     private(set) var representation: Representation?
     /// The protocol marked where the body ends (Content-Length, chunked coding, an HTTP/2
@@ -73,15 +73,15 @@ final class BodySink: TransferSink, @unchecked Sendable {
     private(set) var hasDelimitedBody = true
     private var buffer: UnsafeMutableRawPointer?
     private var capacity = 0
-    private var reported: Int64 = 0
+    private var reported: ByteCount = 0
     /// The bytes of the partial file whose writeback has been started.
-    private var writebackStarted: Int64 = 0
+    private var writebackStarted: ByteCount = 0
     /// A file-mode body from byte 0: hashed by the engine thread as it is written.
     private var inlineDigester: MultiDigester?
 
     // Driver-thread state: the running digest of a file-mode body read back.
     private var digester: MultiDigester?
-    private var hashed: Int64 = 0
+    private var hashed: ByteCount = 0
     private var readFailure: WriteFailure?
 
     /// The body is (still) held in memory rather than in the partial file.
@@ -89,7 +89,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
 
     init(
         file: PartialFile, check: ResponseCheck, algorithms: [DigestAlgorithm], keepsMetadata: Bool, startedAt: ContinuousClock.Instant,
-        progress: (@Sendable (BodySink, Int64) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)
+        progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)
     ) {
         self.file = file
         gate = ResponseGate(check: check, keepsMetadata: keepsMetadata, hashes: !algorithms.isEmpty)
@@ -136,9 +136,9 @@ final class BodySink: TransferSink, @unchecked Sendable {
         written = offset
         writebackStarted = offset
         verdict = .body
-        if let size = storage.memory, let memory = buffers.take(Int(max(size, 1))) {
+        if let size = storage.memory, let memory = buffers.take(max(size.int, 1)) {
             buffer = memory
-            capacity = Int(size)
+            capacity = size.int
             return .accept
         }
         do throws(WriteFailure) {
@@ -152,7 +152,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
                 // and the attempt's end removes one nothing can. An appended body keeps the
                 // partial's own validator, which is all its first bytes had.
                 let validator = offset > 0 ? check.resumeValidator : Representation.validator(of: head)
-                file.writeMetadata(PartialDownload.Metadata(identity: file.identity, validator: validator, totalSize: expectedSize ?? declaredEnd))
+                file.writeMetadata(PartialDownload.Metadata(identity: file.identity, validator: validator, totalSize: (expectedSize ?? declaredEnd)?.value))
             }
         } catch {
             writeFailure = error
@@ -164,17 +164,18 @@ final class BodySink: TransferSink, @unchecked Sendable {
 
     func receive(body: UnsafeRawBufferPointer) -> Bool {
         guard let base = body.baseAddress, !body.isEmpty else { return true }
-        if written + Int64(body.count) > cap {
+        if written + ByteCount(body.count) > cap {
             verdict = .refused(
                 AttemptFailure(
-                    kind: .tooLarge, message: "more than \(cap) bytes received; stopped (wrong Content-Length or an unexpected body)", isTransient: false))
+                    kind: .tooLarge, message: "more than \(cap.value) bytes received; stopped (wrong Content-Length or an unexpected body)", isTransient: false)
+            )
             return false
         }
         if let buffer {
-            let used = Int(written)
+            let used = written.int
             if used + body.count <= capacity {
                 (buffer + used).copyMemory(from: base, byteCount: body.count)
-                written += Int64(body.count)
+                written += ByteCount(body.count)
                 return true
             }
             // More than the Content-Length announced (possible only without a declared size):
@@ -196,7 +197,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
             writeFailure = error
             return false
         }
-        written += Int64(body.count)
+        written += ByteCount(body.count)
         if written - writebackStarted >= Self.writebackStep {
             // Below the kernel's background writeback threshold nothing would reach the disk
             // before the resource's sync otherwise.
@@ -222,7 +223,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
 
     /// Hashes the partial file's bytes up to `offset` (which the engine thread has written);
     /// nothing to do for a body the engine thread hashes itself.
-    func hash(upTo offset: Int64, scratch: UnsafeMutableRawBufferPointer) {
+    func hash(upTo offset: ByteCount, scratch: UnsafeMutableRawBufferPointer) {
         guard !algorithms.isEmpty, inlineDigester == nil, file.isOpen, readFailure == nil, offset > hashed else { return }
         if digester == nil {
             do {
@@ -234,13 +235,13 @@ final class BodySink: TransferSink, @unchecked Sendable {
         }
         guard let digester, let base = scratch.baseAddress else { return }
         while hashed < offset {
-            let n = file.read(into: base, count: Int(min(Int64(scratch.count), offset - hashed)), at: hashed)
+            let n = file.read(into: base, count: min(ByteCount(scratch.count), offset - hashed).int, at: hashed)
             guard n > 0 else {
                 readFailure = WriteFailure(path: file.displayPath, operation: "read back", errno: n < 0 ? Int32(-n) : EIO)
                 return
             }
             digester.update(UnsafeRawBufferPointer(start: base, count: n))
-            hashed += Int64(n)
+            hashed += ByteCount(n)
         }
     }
 
@@ -249,7 +250,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
     func digests(pool: DigestPool) -> Result<[Digest], WriteFailure> {
         if algorithms.isEmpty { return .success([]) }
         if let buffer {
-            return .success(pool.digests(algorithms, of: UnsafeRawBufferPointer(start: buffer, count: Int(written))))
+            return .success(pool.digests(algorithms, of: UnsafeRawBufferPointer(start: buffer, count: written.int)))
         }
         if let inlineDigester { return .success(inlineDigester.finalize()) }
         hash(upTo: written, scratch: pool.scratch)
@@ -268,7 +269,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
         defer { releaseBuffer() }
         do throws(WriteFailure) {
             try file.create()
-            try file.write(UnsafeRawBufferPointer(start: buffer, count: Int(written)))
+            try file.write(UnsafeRawBufferPointer(start: buffer, count: written.int))
         } catch {
             // A small slice is never resumed: its partial file would only take space.
             if file.isOpen { file.removeData() }

@@ -48,11 +48,11 @@ struct PartialFile: Sendable {
 
     /// Opens the file to continue it: it must hold exactly the `size` bytes the request asked
     /// the server to skip.
-    mutating func continueAppending(expecting size: Int64) throws(WriteFailure) {
+    mutating func continueAppending(expecting size: ByteCount) throws(WriteFailure) {
         descriptor = openat(directoryFD, partName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         if descriptor < 0 { throw WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
         var st = stat()
-        guard fstat(descriptor, &st) == 0, Int64(st.st_size) == size else {
+        guard fstat(descriptor, &st) == 0, Int64(st.st_size) == size.value else {
             throw WriteFailure(path: displayPath, operation: "read partial file", errno: EIO)
         }
     }
@@ -77,17 +77,17 @@ struct PartialFile: Sendable {
     /// point is still the `syncfs` before a resource is recorded complete; this only lets the
     /// disk work while the network does, so that sync finds little left to do (measured in
     /// docs/performance.md). A no-op on tmpfs.
-    func startWriteback(from offset: Int64, count: Int64) {
+    func startWriteback(from offset: ByteCount, count: ByteCount) {
         #if os(Linux)
-        _ = sync_file_range(descriptor, .init(offset), .init(count), JOBRUN_SYNC_FILE_RANGE_WRITE)
+        _ = sync_file_range(descriptor, .init(offset.value), .init(count.value), JOBRUN_SYNC_FILE_RANGE_WRITE)
         #endif
     }
 
     /// Reads up to `count` bytes at `offset` into `base`, retrying an interrupted read: the
     /// bytes read, `0` at the end, or the error number (negated).
-    func read(into base: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int {
+    func read(into base: UnsafeMutableRawPointer, count: Int, at offset: ByteCount) -> Int {
         while true {
-            let n = pread(descriptor, base, count, off_t(offset))
+            let n = pread(descriptor, base, count, off_t(offset.value))
             if n >= 0 { return n }
             if errno != EINTR { return -Int(errno) }
         }

@@ -52,18 +52,19 @@ extension RunDriver {
         let mayHavePartial = machine.attemptStarts(j, isFirstStart: isFirstStart)
         let own = machine.address(j)
         let identity = own.identity
+        let size = slice.size.map { ByteCount($0) }
         let keepsMetadata = (slice.size ?? 0) >= PartialDownload.resumableSize
         let resume =
             mayHavePartial
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
         let file = PartialFile(
             directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
-            mayHaveMetadata: keepsMetadata || (resume?.offset ?? 0) > 0 || slice.size == nil)
+            mayHaveMetadata: keepsMetadata || (resume?.offset ?? 0) > .zero || size == nil)
         let sink = BodySink(
             file: file,
             check: ResponseCheck(
-                resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: slice.size,
-                cap: slice.size ?? settings.maxSize.value, learned: machine.review.learned[j] ?? resume?.learned),
+                resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: size,
+                cap: size ?? settings.maxSize, learned: machine.review.learned[j] ?? resume?.learned),
             algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata, startedAt: now,
             progress: { [applyRun] sink, written in
                 applyRun.post(.bodyProgress(job: j, sink: sink, written: written))
@@ -72,18 +73,18 @@ extension RunDriver {
         let next = machine.nextRequest(j, own: own)
         var request = TransferRequest(
             url: next.url, headers: next.headers.map { ($0.name, $0.value) },
-            rangeStart: resume?.offset, ifRange: resume?.validator?.value,
+            rangeStart: resume?.offset.value, ifRange: resume?.validator?.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
         // curl tool uses 100 KiB; measured in docs/performance.md). Small slices (unsized ones by
         // their resource's mean so far) keep libcurl's 16 KiB and the pool of reused easy handles.
-        let size = machine.review.plannedSize(resource: machine.book.jobs[j].resource, declared: slice.size)
+        let planned = machine.review.plannedSize(resource: machine.book.jobs[j].resource, declared: size)
         // An unsized slice before any of its resource's bodies has arrived is taken to be large.
-        request.receiveBufferSize = TransferPlacement.receiveBuffer(forSize: size ?? TransferPlacement.largeSliceSize)
+        request.receiveBufferSize = TransferPlacement.receiveBuffer(forSize: planned ?? TransferPlacement.largeSliceSize)
         let applyRun = self.applyRun
         var engine = 0
-        if TransferPlacement.takesTurns(size: size, overTLS: request.usesTLS) {
+        if TransferPlacement.takesTurns(size: planned, overTLS: request.usesTLS) {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }
@@ -101,11 +102,11 @@ extension RunDriver {
     /// starting from zero.
     func resumeOffset(
         dirFD: Int32, name: String, identity: String, expectedSize: Int64?, hasDigest: Bool
-    ) -> (offset: Int64, validator: Representation.Validator?, learned: Representation)? {
+    ) -> (offset: ByteCount, validator: Representation.Validator?, learned: Representation)? {
         guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest)
         else { return nil }
         let validator = partial.metadata.validator
-        return (partial.size, validator, Representation(validator: validator, total: partial.metadata.totalSize))
+        return (ByteCount(partial.size), validator, Representation(validator: validator, total: partial.metadata.totalSize.map { ByteCount($0) }))
     }
 
     // MARK: Completions
@@ -122,7 +123,7 @@ extension RunDriver {
     mutating func handleEvents() {
         var bodies: [(job: SliceID, sink: BodySink, result: TransferResult)] = []
         var next = 0
-        var waitingBytes: Int64 = 0
+        var waitingBytes: ByteCount = 0
         while true {
             var freedSlots = false
             for event in applyRun.takeEvents() {
@@ -133,7 +134,7 @@ extension RunDriver {
                     machine.scheduler.ended(at: machine.origin(j))
                     // Under the slice's own origin, where the gate looks (a redirect's target serves it).
                     if !machine.scheduler.gates.isEmpty {
-                        machine.scheduler.observe(machine.ownOrigin(j), bytes: result.bodyBytes, duration: ContinuousClock.now - sink.startedAt)
+                        machine.scheduler.observe(machine.ownOrigin(j), bytes: ByteCount(result.bodyBytes), duration: ContinuousClock.now - sink.startedAt)
                     }
                     freedSlots = true
                     if !machine.phase.hasFilledDisk, sink.hasBodyToCheck(result) {
@@ -177,7 +178,7 @@ extension RunDriver {
         // a stop's cut ended it already (``settleCut``).
         var handedOver = false
         defer { if !handedOver { endAttempt(j, sink: sink) } }
-        machine.book.received(j, bytes: result.bodyBytes)
+        machine.book.received(j, bytes: ByteCount(result.bodyBytes))
         if result.failure == .cancelled {
             handedOver = true
             settleCut(j, sink: sink)
@@ -200,7 +201,8 @@ extension RunDriver {
         noteOriginHealth(j, report)
         let wallClock = options.wallClock
         let judgement = machine.review.judge(
-            j, resource: machine.book.jobs[j].resource, report, expectedSize: slice.size, backoff: resource.settings.retries.backoff, wallClock: wallClock())
+            j, resource: machine.book.jobs[j].resource, report, expectedSize: slice.size.map { ByteCount($0) }, backoff: resource.settings.retries.backoff,
+            wallClock: wallClock())
         switch judgement {
         case .writeFailed(let failure):
             // No final file was touched; the partial file stays if it can be resumed.
@@ -298,7 +300,7 @@ extension RunDriver {
         let (r, s) = (machine.book.jobs[j].resource, machine.book.jobs[j].slice)
         let attempts = Int(machine.book.jobs[j].attempts)
         outcomes[r][s] = SliceOutcome(
-            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: attempts, failure: failure, displayURL: displayURL(j))
+            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred.value, attempts: attempts, failure: failure, displayURL: displayURL(j))
         let resource = plan.entries[r].resource
         events.emit(
             .sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[s].path, url: shownURL(j)), failure: failure, attempt: attempts, delay: delay))
@@ -309,7 +311,7 @@ extension RunDriver {
         settle(
             j,
             SliceOutcome(
-                status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
+                status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred.value, attempts: Int(machine.book.jobs[j].attempts), failure: failure,
                 duration: machine.book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j)), bulk: !announce)
         // The resource's verified slices need not wait for the commit timer once nothing else
         // of it is under way.

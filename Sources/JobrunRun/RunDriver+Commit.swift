@@ -75,8 +75,9 @@ extension RunDriver {
             let decision = plan.entries[machine.book.jobs[j].resource].decisions[machine.book.jobs[j].slice]
             let isRepair = decision.action == .refetch && !machine.book.jobs[j].didResume
             var outcome = SliceOutcome(
-                status: machine.book.jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched, bytesTransferred: machine.book.jobs[j].bytesTransferred,
-                size: body.size, attempts: Int(machine.book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
+                status: machine.book.jobs[j].didResume ? .resumed : isRepair ? .repaired : .fetched,
+                bytesTransferred: machine.book.jobs[j].bytesTransferred.value,
+                size: body.size.value, attempts: Int(machine.book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
                 duration: machine.book.firstStart(j).map { body.verifiedAt - $0 } ?? .zero, displayURL: displayURL(j),
                 httpVersion: body.httpVersion)
             outcome.hadUndeclaredLength = body.hadUndeclaredLength

@@ -16,7 +16,7 @@ extension RunDriver {
             case nil: "cut in flight by the stop; nothing was kept"
             }
         var outcome = SliceOutcome(
-            status: .skipped, bytesTransferred: machine.book.jobs[j].bytesTransferred, attempts: Int(machine.book.jobs[j].attempts),
+            status: .skipped, bytesTransferred: machine.book.jobs[j].bytesTransferred.value, attempts: Int(machine.book.jobs[j].attempts),
             failure: AttemptFailure(kind: .interrupted, message: reason, isTransient: false),
             skipReason: reason, duration: machine.book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero, displayURL: displayURL(j))
         outcome.partial = fate

@@ -9,13 +9,13 @@ final class VerifiedBody: Sendable {
     /// When it verified: where the slice's own time ends.
     let verifiedAt: ContinuousClock.Instant
     /// The file's size.
-    let size: Int64
+    let size: ByteCount
     /// `1.1`, `2`, … as the transfer negotiated.
     let httpVersion: String?
     /// Only the connection's close marked where the body ended.
     let hadUndeclaredLength: Bool
 
-    init(file: PartialFile, digests: [Digest], verifiedAt: ContinuousClock.Instant, size: Int64, httpVersion: String?, hadUndeclaredLength: Bool) {
+    init(file: PartialFile, digests: [Digest], verifiedAt: ContinuousClock.Instant, size: ByteCount, httpVersion: String?, hadUndeclaredLength: Bool) {
         self.file = file
         self.digests = digests
         self.verifiedAt = verifiedAt

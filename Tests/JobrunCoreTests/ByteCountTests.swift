@@ -34,6 +34,22 @@ import Testing
         #expect(ByteCount(27_577_549).description == "26.3 MiB")
         #expect(ByteCount(1_610_612_736).description == "1.5 GiB")
     }
+
+    /// What the engine counts with: sums, differences, shares, and sums of declared sizes that
+    /// stop at the largest count instead of trapping.
+    @Test func countsBytes() {
+        var n: ByteCount = 1000
+        n += ByteCount(24)
+        #expect(n == 1024 && n.value == 1024)
+        n -= 24
+        #expect(n - 1 == 999 && n + n == 2000 && ByteCount.zero + n == n)
+        #expect(ByteCount(1 << 20) > ByteCount(64 << 10) && ByteCount(7) < 8)
+        #expect(ByteCount(1000).divided(by: 3) == 333)
+        #expect(ByteCount(4096).int == 4096 && ByteCount(Int(5)).value == 5)
+        #expect(ByteCount.max.saturatingAdding(1) == .max)
+        #expect(ByteCount(Int64.max - 1).saturatingAdding(1) == .max)
+        #expect(ByteCount(40).saturatingAdding(2) == 42)
+    }
 }
 
 @Suite struct DurationParserTests {

@@ -119,7 +119,7 @@ import Testing
     /// a request from byte 0 is a plain refusal.
     @Test func a416ToAWholePartialVerifiesIt() {
         var review = AttemptReview()
-        func judge(resumeOffset: Int64, expectedSize: Int64?) -> AttemptReview.Judgement {
+        func judge(resumeOffset: ByteCount, expectedSize: ByteCount?) -> AttemptReview.Judgement {
             review.judge(
                 0, resource: 0, AttemptReport(verdict: Self.refused(416), resumeOffset: resumeOffset), expectedSize: expectedSize,
                 backoff: Self.policy.backoff, wallClock: 0)
@@ -144,7 +144,7 @@ import Testing
     @Test func aBodyIsJudgedByItsSizes() {
         var review = AttemptReview()
         let seen = Representation(validator: .init(value: "\"v1\"", kind: .etag), total: 100)
-        func judge(_ report: AttemptReport, expectedSize: Int64? = 100) -> AttemptReview.Judgement {
+        func judge(_ report: AttemptReport, expectedSize: ByteCount? = 100) -> AttemptReview.Judgement {
             review.judge(3, resource: 0, report, expectedSize: expectedSize, backoff: Self.policy.backoff, wallClock: 0)
         }
         #expect(judge(AttemptReport(verdict: .body, written: 100, declaredEnd: 100, representation: seen)) == .body)
@@ -179,7 +179,7 @@ import Testing
     @Test func unsizedBodiesSetThePlannedSize() {
         var review = AttemptReview()
         #expect(review.plannedSize(resource: 1, declared: nil) == nil)
-        for written: Int64 in [100, 300] {
+        for written: ByteCount in [100, 300] {
             _ = review.judge(0, resource: 1, AttemptReport(verdict: .body, written: written), expectedSize: nil, backoff: Self.policy.backoff, wallClock: 0)
         }
         #expect(review.plannedSize(resource: 1, declared: nil) == 200)

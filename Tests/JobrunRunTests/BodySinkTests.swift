@@ -45,13 +45,15 @@ import JobrunFiles
         cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
     ) -> BodySink {
         let keepsMetadata = (size ?? 0) >= PartialDownload.resumableSize
-        var reporting: (@Sendable (BodySink, Int64) -> Void)?
-        if let progress { reporting = { _, written in progress(written) } }
+        var reporting: (@Sendable (BodySink, ByteCount) -> Void)?
+        if let progress { reporting = { _, written in progress(written.value) } }
         return BodySink(
             file: PartialFile(
                 directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
                 mayHaveMetadata: keepsMetadata || resumeOffset > 0 || size == nil),
-            check: ResponseCheck(resumeOffset: resumeOffset, resumeValidator: nil, expectedSize: size, cap: cap ?? size ?? (4 << 30), learned: nil),
+            check: ResponseCheck(
+                resumeOffset: ByteCount(resumeOffset), resumeValidator: nil, expectedSize: size.map { ByteCount($0) }, cap: ByteCount(cap ?? size ?? (4 << 30)),
+                learned: nil),
             algorithms: digests, keepsMetadata: keepsMetadata, startedAt: .now,
             progress: reporting)
     }
@@ -122,7 +124,7 @@ import JobrunFiles
         #expect(folder.entries() == [".u.bin.jobrun-part"])
         // Above the memory limit: the partial file from the first byte.
         let large = folder.writer(size: nil, name: "l.bin")
-        #expect(large.receive(head: Self.head(length: Int(ResponseGate.memoryLimit) + 1)) == .accept)
+        #expect(large.receive(head: Self.head(length: ResponseGate.memoryLimit.int + 1)) == .accept)
         #expect(!large.isInMemory)
     }
 
@@ -152,7 +154,7 @@ import JobrunFiles
                 continue
             }
             #expect(failure.kind == .tooLarge)
-            #expect(writer.written <= Int64(size))
+            #expect(writer.written <= ByteCount(size))
         }
     }
 
@@ -161,15 +163,15 @@ import JobrunFiles
     /// file and the file holds every byte.
     @Test func aFreshLargeBodyIsHashedAsItIsWritten() throws {
         let folder = try Folder()
-        let size = 3 * Int(BodySink.progressStep) + 12_345
+        let size = 3 * BodySink.progressStep.int + 12_345
         let body = Generated.bytes(size: size, name: "big.bin")
         let reports = ReportLog()
         let writer = folder.writer(size: Int64(size), name: "big.bin", digests: [.md5, .sha256], progress: { reports.add($0) })
         #expect(writer.receive(head: Self.head(length: size)) == .accept)
         #expect(!writer.isInMemory)
         #expect(Self.feed(writer, body, piece: 100_000))
-        #expect(reports.count == size / Int(BodySink.progressStep) - 1, "a report per step written (after the first piece past each)")
-        writer.hash(upTo: Int64(size), scratch: DigestPool().scratch)  // a no-op: nothing is read back
+        #expect(reports.count == size / BodySink.progressStep.int - 1, "a report per step written (after the first piece past each)")
+        writer.hash(upTo: ByteCount(size), scratch: DigestPool().scratch)  // a no-op: nothing is read back
         let digests = try writer.digests(pool: DigestPool()).get()
         #expect(digests == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
         writer.close()
@@ -181,7 +183,7 @@ import JobrunFiles
     /// bytes already there too.
     @Test func aResumedBodyIsHashedWithTheBytesAlreadyOnDisk() throws {
         let folder = try Folder()
-        let size = 4 * Int(BodySink.progressStep) + 4321
+        let size = 4 * BodySink.progressStep.int + 4321
         let body = Generated.bytes(size: size, name: "r.bin")
         let cut = 700_000
         _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))
@@ -191,7 +193,7 @@ import JobrunFiles
             progress: { reports.add($0) })
         let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes \(cut)-\(size - 1)/\(size)")])
         #expect(writer.receive(head: head) == .accept)
-        #expect(writer.startOffset == Int64(cut))
+        #expect(writer.startOffset == ByteCount(cut))
         let pool = DigestPool()
         var offset = cut
         while offset < size {
@@ -199,7 +201,7 @@ import JobrunFiles
             #expect(body[offset..<end].withUnsafeBytes { writer.receive(body: $0) })
             offset = end
             // What the driver does with each report, in between.
-            for written in reports.take() { writer.hash(upTo: written, scratch: pool.scratch) }
+            for written in reports.take() { writer.hash(upTo: ByteCount(written), scratch: pool.scratch) }
         }
         #expect(reports.count >= 2, "the engine side reported progress \(reports.count) times")
         #expect(try writer.digests(pool: pool).get() == [try Digest.compute(.md5, of: body), try Self.sha256(body)])

@@ -136,7 +136,7 @@ import JobrunFiles
             (64 << 10, true, true), (512 << 20, true, true),
         ] as [(Int64?, Bool, Bool)])
     func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
-        #expect(TransferPlacement.takesTurns(size: size, overTLS: overTLS) == spreads)
+        #expect(TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS) == spreads)
     }
 
     /// An unsized slice goes by its resource's bodies so far: none yet, it is taken to be large;
@@ -144,21 +144,21 @@ import JobrunFiles
     @Test func unsizedSlicesGoByTheMeanSoFar() {
         var estimate = BodySizeEstimate()
         #expect(estimate.mean == nil)
-        estimate.observe(40 << 20)
-        #expect(estimate.mean == 40 << 20)
+        estimate.observe(ByteCount(40 << 20))
+        #expect(estimate.mean == ByteCount(40 << 20))
         #expect(TransferPlacement.takesTurns(size: estimate.mean, overTLS: false))
         #expect(TransferPlacement.receiveBuffer(forSize: estimate.mean) == TransferPlacement.largeReceiveBuffer)
         var small = BodySizeEstimate()
-        for _ in 0..<9 { small.observe(2 << 10) }
-        small.observe(100 << 10)
-        let expected: Int64 = (9 * 2048 + 102_400) / 10
+        for _ in 0..<9 { small.observe(ByteCount(2 << 10)) }
+        small.observe(ByteCount(100 << 10))
+        let expected = ByteCount((9 * 2048 + 102_400) / 10)
         #expect(small.mean == expected)
         #expect(!TransferPlacement.takesTurns(size: small.mean, overTLS: false))
         #expect(TransferPlacement.receiveBuffer(forSize: small.mean) == nil)
         var huge = BodySizeEstimate()
         huge.observe(.max)
         huge.observe(.max)
-        #expect(huge.mean == .max / 2)
+        #expect(huge.mean == ByteCount(Int64.max / 2))
     }
 
     /// Every slice large enough for the big receive buffer is also spread, and TLS spreads no

@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunOutcome
 import Testing
@@ -13,9 +14,9 @@ import Testing
     }
 
     static func check(
-        resume: Int64 = 0, validator: V? = nil, size: Int64? = nil, learned: Representation? = nil, _ head: ResponseHead
+        resume: ByteCount = 0, validator: V? = nil, size: ByteCount? = nil, learned: Representation? = nil, _ head: ResponseHead
     ) -> Result<ResponseCheck.Accepted, AttemptFailure> {
-        ResponseCheck(resumeOffset: resume, resumeValidator: validator, expectedSize: size, cap: 1 << 30, learned: learned).check(head)
+        ResponseCheck(resumeOffset: resume, resumeValidator: validator, expectedSize: size, cap: ByteCount(1 << 30), learned: learned).check(head)
     }
 
     static func kind(_ result: Result<ResponseCheck.Accepted, AttemptFailure>) -> SliceErrorKind? {

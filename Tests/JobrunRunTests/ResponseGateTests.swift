@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunFiles
 import JobrunOutcome
@@ -7,10 +8,10 @@ import Testing
 /// What a response's head means, decided before its body: a redirect, a status or a refusal,
 /// or the body and where it goes.
 @Suite struct ResponseGateTests {
-    static func gate(resume: Int64 = 0, size: Int64? = nil, keepsMetadata: Bool = false, hashes: Bool = true) -> ResponseGate {
+    static func gate(resume: ByteCount = 0, size: ByteCount? = nil, keepsMetadata: Bool = false, hashes: Bool = true) -> ResponseGate {
         let validator = resume > 0 ? ResponseCheckTests.etag : nil
         return ResponseGate(
-            check: ResponseCheck(resumeOffset: resume, resumeValidator: validator, expectedSize: size, cap: 1 << 40, learned: nil),
+            check: ResponseCheck(resumeOffset: resume, resumeValidator: validator, expectedSize: size, cap: ByteCount(1 << 40), learned: nil),
             keepsMetadata: keepsMetadata, hashes: hashes)
     }
 
@@ -56,7 +57,7 @@ import Testing
                 == .init(memory: 1000, appends: false, hashesInline: true, writesMetadata: false))
         #expect(Self.storage(Self.gate().decide(small))?.memory == 1000, "the response's length when none is declared")
         let limit = ResponseGate.memoryLimit
-        let large = ResponseCheckTests.head(200, [("Content-Length", "\(limit + 1)")])
+        let large = ResponseCheckTests.head(200, [("Content-Length", "\((limit + 1).value)")])
         #expect(
             Self.storage(Self.gate(size: limit + 1).decide(large))
                 == .init(memory: nil, appends: false, hashesInline: true, writesMetadata: false))

@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunOutcome
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// overflowing number is no length. Found by the response-head fuzzer: a 200 with
 /// `Content-Length: -922337` was accepted with a body ending before its start.
 @Suite struct ResponseLengthTests {
-    static func check(resume: Int64 = 0, _ status: Int, _ headers: [(String, String)]) -> Result<ResponseCheck.Accepted, AttemptFailure> {
+    static func check(resume: ByteCount = 0, _ status: Int, _ headers: [(String, String)]) -> Result<ResponseCheck.Accepted, AttemptFailure> {
         let validator = Representation.Validator(value: "\"v1\"", kind: .etag)
         let head = ResponseHead(status: status, headers: headers.map { .init(name: $0.0, value: $0.1) })
         return ResponseCheck(resumeOffset: resume, resumeValidator: resume > 0 ? validator : nil, expectedSize: nil, cap: .max, learned: nil).check(head)

@@ -265,7 +265,7 @@ import Testing
         #expect(Self.drain(&m, now: Self.at(0)).started == [0, 1, 2])
         var late = try Self.machine(Self.resource("a", ["1"]), deadline: Self.at(10))
         // 100 bytes a second: 1,000 bytes need about 13.5 s with the margin.
-        late.scheduler.observe(late.origin(0), bytes: 100 << 10, duration: .seconds(1024))
+        late.scheduler.observe(late.origin(0), bytes: ByteCount(100 << 10), duration: .seconds(1024))
         guard case .notStarted(0, let reason, .deadline)? = late.nextAction(now: Self.at(0)) else {
             Issue.record("not started: no time")
             return

@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunManifest
 import JobrunOutcome
 import Testing
@@ -23,7 +24,7 @@ import Testing
     /// Starts whatever may start at `now`, as the driver does (counting each start), and
     /// returns the actions in order.
     static func drain(
-        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: @escaping (String) -> Bool = { _ in true }, sizes: [SliceID: Int64] = [:]
+        _ s: inout Scheduler, now: ContinuousClock.Instant = t0, mayStart: @escaping (String) -> Bool = { _ in true }, sizes: [SliceID: ByteCount] = [:]
     ) -> [Scheduler.Action] {
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: now, asking: Answers(mayStart: mayStart, sizes: sizes)) {
@@ -157,10 +158,10 @@ import Testing
     /// The rest of the run's answers, made up.
     struct Answers: StartQuestions {
         var mayStart: (String) -> Bool = { _ in true }
-        var sizes: [SliceID: Int64] = [:]
+        var sizes: [SliceID: ByteCount] = [:]
         var continuing: Set<SliceID> = []
         func mayStart(at origin: String) -> Bool { mayStart(origin) }
-        func expectedBytes(_ job: SliceID) -> Int64? { sizes[job] }
+        func expectedBytes(_ job: SliceID) -> ByteCount? { sizes[job] }
         func continuesAttempt(_ job: SliceID) -> Bool { continuing.contains(job) }
     }
 
@@ -214,11 +215,11 @@ import Testing
     @Test func theDeadlineGate() {
         let gate = DeadlineGate(cutoff: Self.at(60))
         var rate = Throughput()
-        rate.add(bytes: 1 << 20, duration: .seconds(1))  // 1 MiB/s
+        rate.add(bytes: ByteCount(1 << 20), duration: .seconds(1))  // 1 MiB/s
         rate.add(bytes: 1_000, duration: .seconds(10))  // too small to say anything
         #expect(rate.bytesPerSecond == Double(1 << 20) && rate.samples == 1)
         func decide(_ bytes: Int64?, _ throughput: Throughput?, at t: Double) -> GateDecision {
-            gate.decide(Candidate(job: 0, resource: 0, origin: "http://a", expectedBytes: bytes, throughput: throughput), now: Self.at(t))
+            gate.decide(Candidate(job: 0, resource: 0, origin: "http://a", expectedBytes: bytes.map { ByteCount($0) }, throughput: throughput), now: Self.at(t))
         }
         #expect(decide(nil, rate, at: 59) == .admit)
         #expect(decide(100 << 20, nil, at: 59) == .admit)
@@ -233,10 +234,10 @@ import Testing
 
     @Test func throughputIsSmoothed() {
         var t = Throughput()
-        t.add(bytes: 1 << 20, duration: .seconds(1))
-        t.add(bytes: 3 << 20, duration: .seconds(1))
+        t.add(bytes: ByteCount(1 << 20), duration: .seconds(1))
+        t.add(bytes: ByteCount(3 << 20), duration: .seconds(1))
         #expect(t.bytesPerSecond == Double(2 << 20))  // the second sample weighs a half
-        for _ in 0..<50 { t.add(bytes: 4 << 20, duration: .seconds(1)) }
+        for _ in 0..<50 { t.add(bytes: ByteCount(4 << 20), duration: .seconds(1)) }
         #expect(abs((t.bytesPerSecond ?? 0) - Double(4 << 20)) < 1024)  // recent ones win
     }
 }

@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunOutcome
 import JobrunFiles
@@ -13,11 +14,11 @@ struct AttemptReport {
     /// A response head arrived.
     let hasHead: Bool
     /// The body's end in the file: its start offset and the bytes taken.
-    let written: Int64
+    let written: ByteCount
     /// The length the response declared for the whole file.
-    let declaredEnd: Int64?
+    let declaredEnd: ByteCount?
     /// The partial file's size the attempt continued from (0 from the start).
-    let resumeOffset: Int64
+    let resumeOffset: ByteCount
     /// A write, read-back or sync of the slice's own file failed.
     let writeFailure: WriteFailure?
     /// The response's `Retry-After`, as sent.
@@ -41,8 +42,8 @@ struct AttemptReport {
     }
 
     init(
-        verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: Int64 = 0, declaredEnd: Int64? = nil,
-        resumeOffset: Int64 = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
+        verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: ByteCount = 0, declaredEnd: ByteCount? = nil,
+        resumeOffset: ByteCount = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
         learned: Representation? = nil
     ) {
         self.verdict = verdict

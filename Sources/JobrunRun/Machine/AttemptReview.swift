@@ -50,7 +50,7 @@ struct AttemptReview {
     /// What job `j`'s ended attempt comes to (a slice of `resource`, of `expectedSize` bytes when
     /// declared); `wallClock` (seconds since the epoch) is read only for a `Retry-After` date.
     mutating func judge(
-        _ j: SliceID, resource: Int, _ report: AttemptReport, expectedSize: Int64?, backoff: Backoff, wallClock: @autoclosure () -> Int64
+        _ j: SliceID, resource: Int, _ report: AttemptReport, expectedSize: ByteCount?, backoff: Backoff, wallClock: @autoclosure () -> Int64
     ) -> Judgement {
         if let failure = report.writeFailure { return .writeFailed(failure) }
         switch report.verdict {
@@ -63,7 +63,7 @@ struct AttemptReview {
                 // to, or the server's file is now shorter; a 416 names no version), and failing
                 // would leave it to get the same answer in every later run: it is discarded and
                 // the slice starts again from byte 0.
-                failure = ResponseCheck.rangeMismatch("HTTP 416 to a resume from byte \(report.resumeOffset): the partial file cannot be continued")
+                failure = ResponseCheck.rangeMismatch("HTTP 416 to a resume from byte \(report.resumeOffset.value): the partial file cannot be continued")
             }
             // A mismatched range or version, or a response refused for what it is: its bytes
             // were never the file's.
@@ -83,13 +83,14 @@ struct AttemptReview {
             // File mode keeps what arrived for a resume; a memory body is dropped.
             if let transport = report.transport { return .failed(Self.failure(from: transport), discardsPartial: false, restartsFromZero: false) }
             if let expected = expectedSize, report.written != expected {
-                let failure = AttemptFailure(kind: .sizeMismatch, message: "received \(report.written) bytes, expected \(expected)", isTransient: true)
+                let failure = AttemptFailure(
+                    kind: .sizeMismatch, message: "received \(report.written.value) bytes, expected \(expected.value)", isTransient: true)
                 return .failed(failure, discardsPartial: true, restartsFromZero: false)
             }
             if let end = report.declaredEnd, report.written != end {
                 // The body stopped short of (or ran past) the length its own response declared.
                 let failure = AttemptFailure(
-                    kind: .truncated, message: "received \(report.written) bytes of the \(end) the response declared", isTransient: true)
+                    kind: .truncated, message: "received \(report.written.value) bytes of the \(end.value) the response declared", isTransient: true)
                 return .failed(failure, discardsPartial: true, restartsFromZero: false)
             }
             return .body
@@ -220,7 +221,7 @@ struct AttemptReview {
 
     /// The size a transfer of a slice of `resource` is planned by: its own, or the mean of its
     /// resource's unsized bodies so far.
-    func plannedSize(resource: Int, declared: Int64?) -> Int64? {
+    func plannedSize(resource: Int, declared: ByteCount?) -> ByteCount? {
         declared ?? unsizedBodies[resource]?.mean
     }
 }

@@ -1,3 +1,4 @@
+import JobrunCore
 /// What the bodies of a resource's unsized slices have weighed so far, to guess the next one's:
 /// where its transfer runs and its receive buffer are chosen by size
 /// (``TransferPlacement/takesTurns(size:overTLS:)``), and a resource listed by `slices_from` declares
@@ -6,13 +7,13 @@
 /// from its first transfers; small ones bring the mean down as soon as they arrive.
 struct BodySizeEstimate {
     private var count: Int64 = 0
-    private var bytes: Int64 = 0
+    private var bytes: ByteCount = 0
 
-    mutating func observe(_ size: Int64) {
+    mutating func observe(_ size: ByteCount) {
         count += 1
         bytes = bytes.saturatingAdding(max(0, size))
     }
 
     /// The mean body so far, `nil` before the first.
-    var mean: Int64? { count == 0 ? nil : bytes / count }
+    var mean: ByteCount? { count == 0 ? nil : bytes.divided(by: count) }
 }

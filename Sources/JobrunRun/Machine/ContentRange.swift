@@ -2,9 +2,9 @@ import JobrunCore
 
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
 struct ContentRange: Hashable {
-    var start: Int64
-    var end: Int64
-    var total: Int64?
+    var start: ByteCount
+    var end: ByteCount
+    var total: ByteCount?
 
     init?(_ text: String) {
         let t = text.trimmingASCII()
@@ -14,9 +14,9 @@ struct ContentRange: Hashable {
         guard parts.count == 2 else { return nil }
         let span = parts[0].split(separator: "-", maxSplits: 1)
         guard span.count == 2, let s = Int64(decimalDigits: span[0]), let e = Int64(decimalDigits: span[1]), s <= e else { return nil }
-        start = s
-        end = e
-        total = parts[1] == "*" ? nil : Int64(decimalDigits: parts[1])
+        start = ByteCount(s)
+        end = ByteCount(e)
+        total = parts[1] == "*" ? nil : Int64(decimalDigits: parts[1]).map { ByteCount($0) }
         if parts[1] != "*" && total == nil { return nil }
     }
 }

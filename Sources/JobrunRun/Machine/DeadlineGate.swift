@@ -17,7 +17,7 @@ struct DeadlineGate: DispatchGate {
         let left = Double((cutoff - now).wholeMilliseconds) / 1000
         guard left > 0 else { return .deferred("not started: the deadline has come", .deadline) }
         guard let bytes = c.expectedBytes, let rate = c.throughput?.bytesPerSecond, rate > 0 else { return .admit }
-        let needed = Double(bytes) / rate * Self.safetyFactor + Self.safetySeconds
+        let needed = Double(bytes.value) / rate * Self.safetyFactor + Self.safetySeconds
         guard needed > left else { return .admit }
         return .deferred(
             "not started: it needs about \(Int(needed.rounded(.up))) s at \(ByteCount(Int64(rate)))/s (\(c.origin)), and \(Int(left)) s are left before the deadline",

@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunPlan
 import JobrunFiles
@@ -9,7 +10,7 @@ struct Representation: Sendable, Hashable {
     var validator: Validator?
     /// The whole file's length as the response declared it (`Content-Length` of a 200, the total
     /// of a 206's `Content-Range`).
-    var total: Int64?
+    var total: ByteCount?
 
     typealias Validator = PartialDownload.Validator
 

@@ -25,18 +25,18 @@ struct ResponseCheck {
     /// Where the body goes: from `offset` in the partial file, ending at `end` when the response
     /// declared it (the total length the body must reach for the file to be whole).
     struct Accepted: Equatable {
-        var offset: Int64
-        var end: Int64?
+        var offset: ByteCount
+        var end: ByteCount?
         var representation: Representation
     }
 
     /// Bytes already in the partial file (0 when not resuming).
-    var resumeOffset: Int64
+    var resumeOffset: ByteCount
     /// The partial file's validator, sent as `If-Range`.
     var resumeValidator: Representation.Validator?
     /// The slice's declared size.
-    var expectedSize: Int64?
-    var cap: Int64
+    var expectedSize: ByteCount?
+    var cap: ByteCount
     /// What earlier responses for this slice said (this run's attempts, or the partial file's
     /// metadata).
     var learned: Representation?
@@ -44,18 +44,18 @@ struct ResponseCheck {
     func check(_ head: ResponseHead) -> Result<Accepted, AttemptFailure> {
         if let refused = Self.refusedCoding(head) { return .failure(refused) }
         let seen = Representation.validator(of: head)
-        var length: Int64?
+        var length: ByteCount?
         if let text = head.value("content-length") {
             guard let n = Int64(decimalDigits: text) else {
                 return .failure(Self.inconsistent("the response's Content-Length is not a length: \(text)"))
             }
-            length = n
+            length = ByteCount(n)
         }
-        let total: Int64?
-        let offset: Int64
+        let total: ByteCount?
+        let offset: ByteCount
         if head.status == 206 {
-            guard resumeOffset > 0, let range = head.value("content-range").flatMap(ContentRange.init), range.start == resumeOffset else {
-                return .failure(Self.rangeMismatch("the 206 response does not continue the partial file at byte \(resumeOffset)"))
+            guard resumeOffset > .zero, let range = head.value("content-range").flatMap(ContentRange.init), range.start == resumeOffset else {
+                return .failure(Self.rangeMismatch("the 206 response does not continue the partial file at byte \(resumeOffset.value)"))
             }
             if let stored = resumeValidator {
                 let what = stored.kind == .etag ? "ETag" : "Last-Modified"
@@ -68,11 +68,11 @@ struct ResponseCheck {
             guard let rangeTotal = range.total, range.end + 1 == rangeTotal else {
                 return .failure(
                     Self.rangeMismatch(
-                        "the 206 response covers bytes \(range.start)-\(range.end) of \(range.total.map(String.init) ?? "an unknown total"), not the rest of the file"
+                        "the 206 response covers bytes \(range.start.value)-\(range.end.value) of \(range.total.map { String($0.value) } ?? "an unknown total"), not the rest of the file"
                     ))
             }
             if let length, length != range.end - range.start + 1 {
-                return .failure(Self.inconsistent("the 206 response declares \(length) bytes for the range \(range.start)-\(range.end)"))
+                return .failure(Self.inconsistent("the 206 response declares \(length.value) bytes for the range \(range.start.value)-\(range.end.value)"))
             }
             total = rangeTotal
             offset = resumeOffset
@@ -84,16 +84,18 @@ struct ResponseCheck {
             offset = 0
         }
         if let total, let expectedSize, total != expectedSize {
-            return .failure(AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(total) bytes, expected \(expectedSize)", isTransient: false))
+            return .failure(
+                AttemptFailure(kind: .sizeMismatch, message: "the server's file is \(total.value) bytes, expected \(expectedSize.value)", isTransient: false))
         }
         if let total, let learned, let earlier = learned.total, learned.validator != nil, learned.validator == seen, earlier != total {
             return .failure(
                 Self.inconsistent(
-                    "the server's file is \(total) bytes, but an earlier response with the same \(seen?.kind == .etag ? "ETag" : "Last-Modified") said \(earlier)"
+                    "the server's file is \(total.value) bytes, but an earlier response with the same \(seen?.kind == .etag ? "ETag" : "Last-Modified") said \(earlier.value)"
                 ))
         }
         if let total, offset == 0, total > cap {
-            return .failure(AttemptFailure(kind: .tooLarge, message: "the server's file is \(total) bytes, over the \(cap)-byte limit", isTransient: false))
+            return .failure(
+                AttemptFailure(kind: .tooLarge, message: "the server's file is \(total.value) bytes, over the \(cap.value)-byte limit", isTransient: false))
         }
         return .success(Accepted(offset: offset, end: total, representation: Representation(validator: seen, total: total)))
     }

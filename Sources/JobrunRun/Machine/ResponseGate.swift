@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunFiles
 import JobrunOutcome
@@ -14,7 +15,7 @@ struct ResponseGate {
     let hashes: Bool
 
     /// Bodies up to this size are kept in memory until verified.
-    static let memoryLimit: Int64 = 256 << 10
+    static let memoryLimit = ByteCount(256 << 10)
 
     enum Decision: Equatable {
         /// A redirect to follow; its body is read and dropped.
@@ -32,7 +33,7 @@ struct ResponseGate {
     struct Storage: Equatable {
         /// The bytes of the memory buffer the body fits, when it does; otherwise, or when no
         /// buffer is to be had, the partial file.
-        var memory: Int64?
+        var memory: ByteCount?
         /// The partial file is continued (a resume).
         var appends: Bool
         /// The body is hashed as it is written, on the engine thread (from byte 0 only).
@@ -58,9 +59,9 @@ struct ResponseGate {
         let offset = accepted.offset
         // The length of a whole body (a 200); a 206's is the rest of the file.
         let length = offset == 0 ? accepted.end : nil
-        var memory: Int64?
+        var memory: ByteCount?
         if offset == 0, !keepsMetadata, let size = check.expectedSize ?? length, size <= Self.memoryLimit { memory = size }
-        let writesMetadata = keepsMetadata || (check.expectedSize == nil && (length ?? 0) >= PartialDownload.resumableSize)
+        let writesMetadata = keepsMetadata || (check.expectedSize == nil && (length ?? 0).value >= PartialDownload.resumableSize)
         return .body(accepted, Storage(memory: memory, appends: offset > 0, hashesInline: offset == 0 && hashes, writesMetadata: writesMetadata))
     }
 }

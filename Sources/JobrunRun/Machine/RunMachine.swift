@@ -39,7 +39,7 @@ struct RunMachine {
     /// The origin of each job whose slice does not go by its resource's base URL.
     private var ownOrigins: [SliceID: String] = [:]
     /// Each job's bytes still to fetch, kept only when a gate asks (a deadline is set).
-    private var expectedSizes: [Int64?] = []
+    private var expectedSizes: [ByteCount?] = []
 
     /// The machine of a run of `plan`, whose jobs' first starts count from `epoch`.
     init(plan: Plan, epoch: Instant, offlineWait: Duration, deadline: Instant?) {
@@ -69,7 +69,7 @@ struct RunMachine {
                 if slice.url != nil || base == nil {
                     ownOrigins[SliceID(book.jobs.count + s)] = SliceAddress(slice, of: entry.resource, base: base).origin
                 }
-                if deadline != nil { expectedSizes.append(slice.size.map { $0 - entry.decisions[s].resumeOffset }) }
+                if deadline != nil { expectedSizes.append(slice.size.map { ByteCount($0 - entry.decisions[s].resumeOffset) }) }
             }
             book.addResource(r, slices: entry.resource.slices.count) { s in !Self.transfers(entry.decisions[s].action) }
         }
@@ -160,12 +160,12 @@ struct RunMachine {
     /// The machine's answers to the scheduler's questions at `now`.
     private struct Answers: StartQuestions {
         let health: OriginHealth
-        let expectedSizes: [Int64?]
+        let expectedSizes: [ByteCount?]
         let review: AttemptReview
         let now: Instant
 
         func mayStart(at origin: String) -> Bool { health.mayStart(at: origin, now: now) }
-        func expectedBytes(_ job: SliceID) -> Int64? { expectedSizes.isEmpty ? nil : expectedSizes[job] }
+        func expectedBytes(_ job: SliceID) -> ByteCount? { expectedSizes.isEmpty ? nil : expectedSizes[job] }
         func continuesAttempt(_ job: SliceID) -> Bool { review.redirectOrigin(job) != nil }
     }
 

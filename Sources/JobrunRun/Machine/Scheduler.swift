@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunManifest
 import JobrunOutcome
 
@@ -83,7 +84,7 @@ struct Scheduler {
     }
 
     /// A transfer of `bytes` took `duration` at `origin`.
-    mutating func observe(_ origin: String, bytes: Int64, duration: Duration) {
+    mutating func observe(_ origin: String, bytes: ByteCount, duration: Duration) {
         throughput[origin, default: Throughput()].add(bytes: bytes, duration: duration)
     }
 

@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunFetch
 import JobrunOutcome
 
@@ -42,7 +43,7 @@ struct SliceBook {
         /// Nanoseconds from the book's ``SliceBook/epoch`` to the first attempt's start, `-1`
         /// before it (``SliceBook/firstStart(_:)``).
         fileprivate var firstStartNanoseconds: Int64 = -1
-        var bytesTransferred: Int64 = 0
+        var bytesTransferred: ByteCount = 0
 
         init(resource: Int, slice: Int) {
             resourceIndex = Int32(truncatingIfNeeded: resource)
@@ -122,7 +123,7 @@ struct SliceBook {
     }
 
     /// Job `j`'s attempt received `bytes` of body.
-    mutating func received(_ j: SliceID, bytes: Int64) {
+    mutating func received(_ j: SliceID, bytes: ByteCount) {
         jobs[j].bytesTransferred += bytes
     }
 

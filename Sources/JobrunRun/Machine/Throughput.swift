@@ -7,13 +7,13 @@ struct Throughput: Equatable {
     private(set) var samples = 0
 
     /// Transfers smaller than this say more about latency than rate.
-    static let minimumSample: Int64 = 64 << 10
+    static let minimumSample = ByteCount(64 << 10)
 
-    mutating func add(bytes: Int64, duration: Duration) {
+    mutating func add(bytes: ByteCount, duration: Duration) {
         guard bytes >= Self.minimumSample else { return }
         let seconds = Double(duration.wholeMilliseconds) / 1000
         guard seconds > 0 else { return }
-        let rate = Double(bytes) / seconds
+        let rate = Double(bytes.value) / seconds
         // Smoothed, with the recent transfers counting most (and the first ones alone at first).
         let weight = max(0.2, 1 / Double(samples + 1))
         bytesPerSecond = bytesPerSecond.map { $0 + weight * (rate - $0) } ?? rate

@@ -1,21 +1,22 @@
+import JobrunCore
 /// Where a transfer runs and with what receive buffer, by its slice's planned size.
 enum TransferPlacement {
     /// Slices of at least `largeSliceSize` bytes get a `largeReceiveBuffer`-byte libcurl receive
     /// buffer (such a transfer gets an easy handle of its own; see `TransferRequest`).
-    static let largeSliceSize: Int64 = 1 << 20
+    static let largeSliceSize = ByteCount(1 << 20)
     static let largeReceiveBuffer = 512 << 10
 
     /// The receive buffer for a transfer of `size` bytes; `nil` keeps libcurl's 16 KiB and the
     /// pool of reused easy handles.
-    static func receiveBuffer(forSize size: Int64?) -> Int? {
+    static func receiveBuffer(forSize size: ByteCount?) -> Int? {
         guard let size, size >= largeSliceSize else { return nil }
         return largeReceiveBuffer
     }
 
     /// Plain-HTTP slices of at least `spreadSliceSize` bytes take turns over the engines.
-    static let spreadSliceSize: Int64 = 64 << 10
+    static let spreadSliceSize = ByteCount(64 << 10)
     /// TLS slices of at least `spreadTLSSliceSize` bytes take turns over the engines.
-    static let spreadTLSSliceSize: Int64 = 24 << 10
+    static let spreadTLSSliceSize = ByteCount(24 << 10)
 
     /// Whether a transfer takes its turn over all the engines (`true`) or stays on engine 0, the
     /// one the driver runs itself. Where the engine thread's work grows with the bytes —
@@ -28,7 +29,7 @@ enum TransferPlacement {
     /// An unsized slice goes by the mean of its resource's unsized bodies so far
     /// (``BodySizeEstimate``), and spreads before the first has arrived: a large body kept on
     /// one engine would be received and hashed on one core.
-    static func takesTurns(size: Int64?, overTLS: Bool) -> Bool {
+    static func takesTurns(size: ByteCount?, overTLS: Bool) -> Bool {
         guard let size else { return true }
         return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
     }
