@@ -123,7 +123,6 @@ extension RunDriver {
     mutating func handleEvents() {
         var bodies: [(job: SliceID, sink: BodySink, result: TransferResult)] = []
         var next = 0
-        var waitingBytes: ByteCount = 0
         while true {
             var freedSlots = false
             for event in applyRun.takeEvents() {
@@ -131,15 +130,11 @@ extension RunDriver {
                 case .transferDone(let j, let sink, let result):
                     guard case .running(_, let current) = machine.book.jobs[j].state, current === sink else { continue }
                     progress.bytesReceived += result.bodyBytes
-                    machine.scheduler.ended(at: machine.origin(j))
-                    // Under the slice's own origin, where the gate looks (a redirect's target serves it).
-                    if !machine.scheduler.gates.isEmpty {
-                        machine.scheduler.observe(machine.ownOrigin(j), bytes: ByteCount(result.bodyBytes), duration: ContinuousClock.now - sink.startedAt)
-                    }
+                    machine.transferEnded(j, bytes: ByteCount(result.bodyBytes), duration: ContinuousClock.now - sink.startedAt)
                     freedSlots = true
-                    if !machine.phase.hasFilledDisk, sink.hasBodyToCheck(result) {
+                    if machine.bodyWaitsForStarts(hasBody: sink.hasBodyToCheck(result)) {
                         bodies.append((j, sink, result))
-                        if sink.isInMemory { waitingBytes += sink.written }
+                        machine.backlog.waits(bytes: sink.isInMemory ? sink.written : .zero)
                     } else {
                         complete(j, sink: sink, result: result)
                     }
@@ -157,7 +152,7 @@ extension RunDriver {
             }
             // Bounded: a body waiting here holds its memory, so past the backlog's bounds (count, or
             // of their bytes) the next slices wait until this thread has caught up.
-            if freedSlots && !machine.isStopping && machine.backlog.admitsStarts(waiting: bodies.count - next, waitingBytes: waitingBytes) { dispatch() }
+            if freedSlots && !machine.isStopping && machine.backlog.admitsStarts { dispatch() }
             guard next < bodies.count else {
                 // Slots the backlog held back (and those `complete` freed) are used now.
                 if !bodies.isEmpty && !machine.isStopping { dispatch() }
@@ -165,7 +160,7 @@ extension RunDriver {
             }
             let b = bodies[next]
             next += 1
-            if b.sink.isInMemory { waitingBytes -= b.sink.written }
+            machine.backlog.taken(bytes: b.sink.isInMemory ? b.sink.written : .zero)
             complete(b.job, sink: b.sink, result: b.result)
         }
     }
@@ -235,10 +230,8 @@ extension RunDriver {
             if restartsFromZero, restartFromZero(j, after: failure) { return }
             retryOrFail(j, failure)
         case .body:
-            if sink.isInMemory && !machine.phase.hasFilledDisk {
+            if machine.checksBodyAside(isInMemory: sink.isInMemory) {
                 // Hashed, compared and written beside this thread; its report finishes it.
-                // Once the disk has been full, bodies are stored here, one at a time, so the
-                // next full disk is known before anything else starts.
                 handedOver = true
                 machine.book.storing(j, sink: sink)
                 machine.backlog.handed(bytes: sink.written)

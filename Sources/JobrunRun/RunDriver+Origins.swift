@@ -38,7 +38,7 @@ extension RunDriver {
         guard machine.health.dependsOnTime else { return startAttempt(j) }
         let probes = machine.health.starting(job: j, at: origin, now: ContinuousClock.now)
         startAttempt(j)
-        if probes != OriginHealth.Probes(), !machine.book.isRunning(j) { machine.health.didNotStart(job: j, at: origin, probes: probes) }
+        machine.attemptStartEnded(j, at: origin, probes: probes)
     }
 
     /// Whether job `j` may follow a redirect to `hop` now; when not, the slice fails, retries or

@@ -280,9 +280,7 @@ struct RunDriver {
         guard machine.backlog.admitsStarts else { return }
         let now = ContinuousClock.now
         // Slices that became ready for an origin given up on fail without a request.
-        for (origin, breaker) in machine.health.breakers where breaker.isFailed && machine.scheduler.hasWaiting(at: origin) {
-            failQueued(origin: origin, breaker: breaker)
-        }
+        while let (origin, breaker) = machine.givenUpOriginWithWork() { failQueued(origin: origin, breaker: breaker) }
         while let action = machine.nextAction(now: now) {
             switch action {
             case .startAttempt(let j, let origin):
@@ -290,10 +288,8 @@ struct RunDriver {
             case .park(let j, let until):
                 machine.delay(j, until: until, isRetry: false)
             case .notStarted(let j, let reason, let stop):
-                // A gate that holds slices back for the rest of the run (the deadline) ends it
-                // early: it finishes what is under way and what still fits. One that holds back
-                // only some resources (the network policy) defers their slices.
-                if let stop { machine.phase.heldBack(for: stop) }
+                // Held back for the rest of the run (the deadline), a slice is not started; held
+                // back with only some resources (the network policy), it is deferred.
                 let status: SliceOutcome.Status = stop == nil ? .deferred : .skipped
                 settle(j, SliceOutcome(status: status, attempts: Int(machine.book.jobs[j].attempts), skipReason: reason, displayURL: displayURL(j)), bulk: true)
                 finishResourceIfDone(machine.book.jobs[j].resource)

@@ -40,17 +40,27 @@ import Testing
         #expect(queue.renamedSinceSync == ["b"])
     }
 
-    /// Past its bounds (bodies with the store, or waiting with their bytes) nothing new starts.
+    /// Past its bounds (bodies with the disk worker, or waiting on the driver's thread, or their
+    /// bytes together) nothing new starts.
     @Test func theBacklogHoldsStartsBackPastItsBounds() {
         var backlog = BodyBacklog()
-        #expect(backlog.admitsStarts && backlog.admitsStarts(waiting: BodyBacklog.mostWaiting, waitingBytes: 0))
-        #expect(!backlog.admitsStarts(waiting: BodyBacklog.mostWaiting + 1, waitingBytes: 0))
+        for _ in 0..<BodyBacklog.mostWaiting { backlog.waits(bytes: 0) }
+        #expect(backlog.admitsStarts)
+        backlog.waits(bytes: 0)
+        #expect(!backlog.admitsStarts && backlog.waiting == BodyBacklog.mostWaiting + 1)
+        for _ in 0...BodyBacklog.mostWaiting { backlog.taken(bytes: 0) }
+        #expect(backlog.admitsStarts && backlog.waiting == 0)
         backlog.handed(bytes: BodyBacklog.mostBytes - 10)
-        #expect(backlog.admitsStarts && !backlog.admitsStarts(waiting: 1, waitingBytes: 11))
+        backlog.waits(bytes: 10)
+        #expect(backlog.admitsStarts)
+        backlog.waits(bytes: 1)
+        #expect(!backlog.admitsStarts, "the bytes waiting and those with the disk worker count together")
+        backlog.taken(bytes: 1)
+        backlog.taken(bytes: 10)
         backlog.handed(bytes: 20)
         #expect(!backlog.admitsStarts)
         backlog.returned(bytes: 20)
-        #expect(backlog.admitsStarts && backlog.storing == 1)
+        #expect(backlog.admitsStarts && backlog.storing == 1 && backlog.waitingBytes == 0)
         for _ in 0..<BodyBacklog.mostStoring { backlog.handed(bytes: 0) }
         #expect(!backlog.admitsStarts)
     }

@@ -222,8 +222,10 @@ import Testing
             return
         }
         #expect(origin == a && m.health.isFailed(a))
+        #expect(m.givenUpOriginWithWork()?.origin == a, "slices still wait for it")
         let waiting = m.takeUnrequested(at: a)
         #expect(!waiting.isEmpty && waiting.allSatisfy { m.ownOrigin($0) == a })
+        #expect(m.givenUpOriginWithWork() == nil)
         #expect(Self.drain(&m, now: Self.at(now)).started.isEmpty)
         #expect(m.admitsHop(4, to: a, now: Self.at(now)) == .fails(RunMachine.unrequested(a, breaker)))
     }
@@ -276,8 +278,7 @@ import Testing
             Issue.record("nothing starts at the cutoff")
             return
         }
-        cut.phase.heldBack(for: .deadline)
-        #expect(!cut.isStopping && cut.phase.stopReason == .deadline, "what is under way finishes")
+        #expect(!cut.isStopping && cut.phase.stopReason == .deadline, "held back for the rest of the run: it ends early, after what is under way")
         #expect(cut.phase.request(.deadline) == .stop(.deadline) && cut.nextDeadline(now: Self.at(10)) == nil)
     }
 
@@ -286,12 +287,15 @@ import Testing
     @Test func aSecondFullDiskStartsNothing() throws {
         var m = try Self.machine(Self.resource("a", ["1"]))
         #expect(!m.phase.hasFilledDisk)
+        #expect(m.bodyWaitsForStarts(hasBody: true) && !m.bodyWaitsForStarts(hasBody: false), "a body waits until the freed slots are used")
+        #expect(m.checksBodyAside(isInMemory: true) && !m.checksBodyAside(isInMemory: false), "a memory body is checked on the disk worker's thread")
         let full = WriteFailure(path: "out/1", operation: "write", errno: 28)
         #expect(
             m.review.judge(0, resource: 0, AttemptReport(verdict: .body, writeFailure: full), expectedSize: 1000, backoff: Backoff(), wallClock: 0)
                 == .writeFailed(full))
         m.phase.diskFilled()
         #expect(m.phase.hasFilledDisk && !m.phase.startsNothing)
+        #expect(!m.bodyWaitsForStarts(hasBody: true) && !m.checksBodyAside(isInMemory: true), "after a full disk, every body is checked here at once")
         m.phase.diskFilled()
         #expect(m.phase.startsNothing && !m.isStopping, "the run ends what is under way")
     }

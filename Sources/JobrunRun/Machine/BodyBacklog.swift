@@ -13,6 +13,21 @@ struct BodyBacklog {
     /// Memory bodies handed to the disk worker and not yet reported back, and their bytes.
     private(set) var storing = 0
     private(set) var storingBytes: ByteCount = 0
+    /// Finished transfers waiting on the driver's thread to be checked, and the bytes of those in memory.
+    private(set) var waiting = 0
+    private(set) var waitingBytes: ByteCount = 0
+
+    /// A finished transfer's body waits on the driver's thread; `bytes` of it in memory.
+    mutating func waits(bytes: ByteCount) {
+        waiting += 1
+        waitingBytes += bytes
+    }
+
+    /// A waiting body is taken to be checked.
+    mutating func taken(bytes: ByteCount) {
+        waiting -= 1
+        waitingBytes -= bytes
+    }
 
     mutating func handed(bytes: ByteCount) {
         storing += 1
@@ -24,12 +39,8 @@ struct BodyBacklog {
         storingBytes -= bytes
     }
 
-    /// Whether slices may start while the disk worker holds what it holds.
-    var admitsStarts: Bool { storing <= Self.mostStoring && storingBytes <= Self.mostBytes }
-
-    /// Whether slices may start while `waiting` bodies of `waitingBytes` (in memory) wait on the
-    /// driver's thread besides.
-    func admitsStarts(waiting: Int, waitingBytes: ByteCount) -> Bool {
-        waiting <= Self.mostWaiting && waitingBytes + storingBytes <= Self.mostBytes
+    /// Whether slices may start while the disk worker and the driver's thread hold what they hold.
+    var admitsStarts: Bool {
+        storing <= Self.mostStoring && waiting <= Self.mostWaiting && storingBytes + waitingBytes <= Self.mostBytes
     }
 }

@@ -152,9 +152,12 @@ struct RunMachine {
 
     /// The scheduler's next action at `now`. Its questions read copies made here, released
     /// before the action changes the jobs, the origins' health or the redirects (no copy-on-write
-    /// of any).
+    /// of any). A gate that holds a slice back for the rest of the run (the deadline's) ends the
+    /// run early: it finishes what is under way and what still fits.
     mutating func nextAction(now: Instant) -> Scheduler.Action? {
-        scheduler.next(now: now, asking: Answers(health: health, expectedSizes: expectedSizes, review: review, now: now))
+        let action = scheduler.next(now: now, asking: Answers(health: health, expectedSizes: expectedSizes, review: review, now: now))
+        if case .notStarted(_, _, let stop?)? = action { phase.heldBack(for: stop) }
+        return action
     }
 
     /// The machine's answers to the scheduler's questions at `now`.

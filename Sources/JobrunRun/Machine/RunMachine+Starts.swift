@@ -1,0 +1,41 @@
+import JobrunCore
+
+/// What happens around a start that is not the scheduler's choice: origins given up on, a
+/// probe that did not go out, and where a finished body is checked.
+extension RunMachine {
+    /// An origin given up on (its breaker failed) at which slices still wait to start: they
+    /// fail without a request.
+    func givenUpOriginWithWork() -> (origin: String, breaker: OriginBreaker)? {
+        guard !health.breakers.isEmpty else { return nil }
+        for (origin, breaker) in health.breakers where breaker.isFailed && scheduler.hasWaiting(at: origin) { return (origin, breaker) }
+        return nil
+    }
+
+    /// Job `j` was to start at `origin` as the probes `probes` (``OriginHealth/starting(job:at:now:)``);
+    /// when its request did not go out, the probes are free for another job.
+    mutating func attemptStartEnded(_ j: SliceID, at origin: String, probes: OriginHealth.Probes) {
+        if probes != OriginHealth.Probes(), !book.isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
+    }
+
+    /// Job `j`'s transfer ended with `bytes` of body after `duration` (read only when a gate
+    /// estimates rates): its slot is free, and its rate counts under the slice's own origin, where
+    /// the gates look (a redirect's target serves it).
+    mutating func transferEnded(_ j: SliceID, bytes: ByteCount, duration: @autoclosure () -> Duration) {
+        scheduler.ended(at: origin(j))
+        if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration()) }
+    }
+
+    /// Whether a finished transfer's body waits to be checked until the slots it freed have their
+    /// next slices (the engines never wait for the disk's work). Once the disk has been full,
+    /// every outcome is handled at once, so that a second full disk is known before more starts.
+    func bodyWaitsForStarts(hasBody: Bool) -> Bool {
+        hasBody && !phase.hasFilledDisk
+    }
+
+    /// Whether a body is checked and stored on the disk worker's thread rather than the driver's:
+    /// a memory body, unless the disk has been full (then bodies are stored one at a time, so
+    /// that the next full disk is known before anything else starts).
+    func checksBodyAside(isInMemory: Bool) -> Bool {
+        isInMemory && !phase.hasFilledDisk
+    }
+}
