@@ -19,8 +19,8 @@ import JobrunOutcome
 ///     hashing is too, and nothing is read back (docs/performance.md has what that saves).
 ///   - A resumed body (or one that outgrew its Content-Length in memory) must be hashed from
 ///     the partial file's first byte: every ``progressStep`` bytes the driver is told
-///     (``progress``, as it is for every file body) and hashes what is on disk by reading it
-///     back (``hash(upTo:scratch:)``), so the bytes already there are hashed on another thread than the
+///     (``progress``, as it is for every file body, though only these need it) and hashes what
+///     is on disk by reading it back (``hash(upTo:scratch:)``), so the bytes already there are hashed on another thread than the
 ///     one receiving the rest.
 ///
 /// Thread use: `receive(head:)`/`receive(body:)` on the engine thread; everything else on the
@@ -92,6 +92,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
         progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)
     ) {
         self.file = file
+        self.file.mayHaveMetadata = keepsMetadata || check.resumeOffset > .zero || check.expectedSize == nil
         gate = ResponseGate(check: check, keepsMetadata: keepsMetadata, hashes: !algorithms.isEmpty)
         self.algorithms = algorithms
         self.startedAt = startedAt
@@ -204,8 +205,8 @@ final class BodySink: TransferSink, @unchecked Sendable {
             file.startWriteback(from: writebackStarted, count: written - writebackStarted)
             writebackStarted = written
         }
-        // Every file body says how far it got (the run's progress counts the bytes in flight);
-        // one read back from disk is also hashed then (``hash(upTo:scratch:)``).
+        // Every file body says how far it got; one read back from disk is hashed then
+        // (``hash(upTo:scratch:)``).
         if written - reported >= Self.progressStep, let progress {
             reported = written
             progress(self, written)

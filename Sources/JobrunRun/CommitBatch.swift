@@ -6,7 +6,7 @@ import JobrunSystem
 /// files' data is on disk, and then each file is renamed into place. ``perform()`` runs on the ``DiskWorker``'s thread,
 /// which owns the files until the driver has the ``Result``; a crash at any point leaves
 /// every final path holding a verified file or nothing, as the sync precedes every rename.
-struct CommitBatch: @unchecked Sendable {
+struct CommitBatch: Sendable {
     struct File {
         let job: SliceID
         let body: VerifiedBody

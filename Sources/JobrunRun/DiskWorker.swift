@@ -15,13 +15,13 @@ import JobrunSystem
 /// their files is much of the run's CPU time. On the driver it delayed everything else
 /// that thread does (taking completions, starting the next slices); here it runs beside it.
 final class DiskWorker: Sendable {
-    struct Work: @unchecked Sendable {
+    struct Work: Sendable {
         let job: SliceID
         /// Owned by this thread from `submit` until the result is posted.
         let sink: BodySink
         let expected: [Digest]
         /// The transfer's HTTP version, which the slice's outcome tells.
-        var httpVersion: String? = nil
+        let httpVersion: String?
     }
 
     /// What happened to one body.

@@ -7,8 +7,8 @@ import JobrunSystem
 
 /// A slice's working file and its metadata file (`PartialDownload`'s names) in the slice's folder,
 /// for one attempt: created or continued by the engine thread when a body streams to disk, read
-/// back by the driver to hash it, written by the ``DiskWorker`` for a verified memory body, and
-/// renamed into place by a ``CommitBatch``. One thread holds it at a time: the one its
+/// back by the driver to hash it, written for a verified memory body by the ``DiskWorker`` (or
+/// by the driver, once the disk has been full), and renamed into place by a ``CommitBatch``. One thread holds it at a time: the one its
 /// ``BodySink`` was handed to. A closed copy is all a commit needs.
 struct PartialFile: Sendable {
     let directoryFD: Int32
@@ -19,8 +19,9 @@ struct PartialFile: Sendable {
     let displayPath: String
     /// The slice's identity, which the metadata records so that only this slice resumes it.
     let identity: String
-    /// The attempt may have written a metadata file, or found one to resume from.
-    let mayHaveMetadata: Bool
+    /// The attempt may have written a metadata file, or found one to resume from (its
+    /// ``BodySink`` says, from the response check).
+    var mayHaveMetadata = true
     /// Open while a body is written or read back; `-1` otherwise.
     private(set) var descriptor: Int32 = -1
     /// The file's identity as it was closed: after the rename, the final name must still name
@@ -31,13 +32,12 @@ struct PartialFile: Sendable {
     var metaName: String { PartialDownload.metaName(for: fileName) }
     var isOpen: Bool { descriptor >= 0 }
 
-    init(directoryFD: Int32, fileName: String, displayPath: String, identity: String, mayHaveMetadata: Bool) {
+    init(directoryFD: Int32, fileName: String, displayPath: String, identity: String) {
         self.directoryFD = directoryFD
         self.fileName = fileName
         partName = PartialDownload.partName(for: fileName)
         self.displayPath = displayPath
         self.identity = identity
-        self.mayHaveMetadata = mayHaveMetadata
     }
 
     /// Creates the file afresh, open for reading back as well as writing.
@@ -53,6 +53,8 @@ struct PartialFile: Sendable {
         if descriptor < 0 { throw WriteFailure(path: displayPath, operation: "open partial file for", errno: errno) }
         var st = stat()
         guard fstat(descriptor, &st) == 0, Int64(st.st_size) == size.value else {
+            closeDescriptor(descriptor)
+            descriptor = -1
             throw WriteFailure(path: displayPath, operation: "read partial file", errno: EIO)
         }
     }

@@ -57,15 +57,13 @@ extension RunDriver {
         let resume =
             mayHavePartial
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
-        let file = PartialFile(
-            directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity,
-            mayHaveMetadata: keepsMetadata || (resume?.offset ?? 0) > .zero || size == nil)
+        let file = PartialFile(directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity)
         let sink = BodySink(
             file: file,
             check: ResponseCheck(
                 resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: size,
                 cap: size ?? settings.maxSize, learned: machine.review.learned[j] ?? resume?.learned),
-            algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata, startedAt: now,
+            algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata, startedAt: ContinuousClock.now,
             progress: { [applyRun] sink, written in
                 applyRun.post(.bodyProgress(job: j, sink: sink, written: written))
             },
@@ -154,6 +152,7 @@ extension RunDriver {
             // of their bytes) the next slices wait until this thread has caught up.
             if freedSlots && !machine.isStopping && machine.backlog.admitsStarts { dispatch() }
             guard next < bodies.count else {
+                assert(machine.backlog.waiting == 0, "bodies counted as waiting that were not taken")
                 // Slots the backlog held back (and those `complete` freed) are used now.
                 if !bodies.isEmpty && !machine.isStopping { dispatch() }
                 return

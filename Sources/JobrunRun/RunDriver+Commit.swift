@@ -116,7 +116,8 @@ extension RunDriver {
         }
         if ok {
             machine.book.resumed(j)
-            queueCommit(j, VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion), now: true)
+            let size = sink.file.closedIdentity.map { ByteCount($0.size) }
+            queueCommit(j, VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, size: size), now: true)
         } else {
             sink.file.discard()
             var failure = AttemptFailure(

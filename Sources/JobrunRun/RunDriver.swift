@@ -275,11 +275,12 @@ struct RunDriver {
             stopForFullDisk()
             return
         }
-        // Bodies the disk worker has not finished hold their memory: past the backlog bounds nothing
-        // new starts until it catches up (its reports call this again).
+        // Bodies not yet checked (here or by the disk worker) hold their memory: past the backlog's
+        // bounds nothing new starts until they are (their reports call this again).
         guard machine.backlog.admitsStarts else { return }
         let now = ContinuousClock.now
-        // Slices that became ready for an origin given up on fail without a request.
+        // Slices that became ready for an origin given up on fail without a request (and so do
+        // those that the failures make ready there, in this same turn).
         while let (origin, breaker) = machine.givenUpOriginWithWork() { failQueued(origin: origin, breaker: breaker) }
         while let action = machine.nextAction(now: now) {
             switch action {

@@ -24,10 +24,13 @@ final class VerifiedBody: Sendable {
         self.hadUndeclaredLength = hadUndeclaredLength
     }
 
-    /// The body `sink` took, closed.
-    convenience init(sink: BodySink, digests: [Digest], verifiedAt: ContinuousClock.Instant, httpVersion: String?) {
+    /// The body `sink` took, once its file is closed (the commit holds the file to the identity
+    /// it had then). `size`: the file's, when the sink took no body (a whole partial file
+    /// verified in its place).
+    convenience init(sink: BodySink, digests: [Digest], verifiedAt: ContinuousClock.Instant, httpVersion: String?, size: ByteCount? = nil) {
+        assert(!sink.file.isOpen, "a body verified before its file was closed")
         self.init(
-            file: sink.file, digests: digests, verifiedAt: verifiedAt, size: sink.written, httpVersion: httpVersion,
+            file: sink.file, digests: digests, verifiedAt: verifiedAt, size: size ?? sink.written, httpVersion: httpVersion,
             hadUndeclaredLength: !sink.hasDelimitedBody)
     }
 }

@@ -25,11 +25,11 @@ import JobrunFiles
             directory.remove()
         }
 
-        func writer(
+        func sink(
             size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256], cap: Int64? = nil,
-            resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
+            resumeOffset: Int64 = 0, progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil
         ) -> BodySink {
-            BodySinkTests.writer(
+            BodySinkTests.sink(
                 directoryFD: fd, size: size, name: name, digests: digests, cap: cap, resumeOffset: resumeOffset, progress: progress)
         }
 
@@ -38,24 +38,20 @@ import JobrunFiles
         }
     }
 
-    /// A writer for slice `name` of `size` bytes (the cap defaults to the size, else 4 GiB) whose
+    /// A sink for slice `name` of `size` bytes (the cap defaults to the size, else 4 GiB) whose
     /// partial file goes into the folder open on `directoryFD`.
-    static func writer(
+    static func sink(
         directoryFD: Int32, size: Int64?, name: String = "f.bin", digests: [DigestAlgorithm] = [.sha256],
-        cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (Int64) -> Void)? = nil
+        cap: Int64? = nil, resumeOffset: Int64 = 0, progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil
     ) -> BodySink {
         let keepsMetadata = (size ?? 0) >= PartialDownload.resumableSize
-        var reporting: (@Sendable (BodySink, ByteCount) -> Void)?
-        if let progress { reporting = { _, written in progress(written.value) } }
         return BodySink(
-            file: PartialFile(
-                directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)",
-                mayHaveMetadata: keepsMetadata || resumeOffset > 0 || size == nil),
+            file: PartialFile(directoryFD: directoryFD, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)"),
             check: ResponseCheck(
                 resumeOffset: ByteCount(resumeOffset), resumeValidator: nil, expectedSize: size.map { ByteCount($0) }, cap: ByteCount(cap ?? size ?? (4 << 30)),
                 learned: nil),
             algorithms: digests, keepsMetadata: keepsMetadata, startedAt: .now,
-            progress: reporting)
+            progress: progress)
     }
 
     static func head(_ status: Int = 200, length: Int?) -> ResponseHead {
@@ -63,11 +59,11 @@ import JobrunFiles
     }
 
     /// Feeds `bytes` in pieces of `piece` bytes, as libcurl's write callback does.
-    static func feed(_ writer: BodySink, _ bytes: [UInt8], piece: Int = 16 << 10) -> Bool {
+    static func feed(_ sink: BodySink, _ bytes: [UInt8], piece: Int = 16 << 10) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + piece, bytes.count)
-            let ok = bytes[offset..<end].withUnsafeBytes { writer.receive(body: $0) }
+            let ok = bytes[offset..<end].withUnsafeBytes { sink.receive(body: $0) }
             if !ok { return false }
             offset = end
         }
@@ -81,14 +77,14 @@ import JobrunFiles
     @Test func aSmallBodyStaysInMemoryUntilItIsVerifiedAndPersisted() throws {
         let folder = try Folder()
         let body = Generated.bytes(size: 70_000, name: "f.bin")
-        let writer = folder.writer(size: Int64(body.count))
-        #expect(writer.receive(head: Self.head(length: body.count)) == .accept)
-        #expect(Self.feed(writer, body))
-        #expect(writer.isInMemory)
+        let sink = folder.sink(size: Int64(body.count))
+        #expect(sink.receive(head: Self.head(length: body.count)) == .accept)
+        #expect(Self.feed(sink, body))
+        #expect(sink.isInMemory)
         #expect(folder.entries().isEmpty, "a memory body touched the disk before it was verified: \(folder.entries())")
-        #expect(try writer.digests(pool: DigestPool()).get() == [Self.sha256(body)])
-        #expect(writer.persist() == nil)
-        #expect(!writer.isInMemory)
+        #expect(try sink.digests(pool: DigestPool()).get() == [Self.sha256(body)])
+        #expect(sink.persist() == nil)
+        #expect(!sink.isInMemory)
         #expect(folder.entries() == [".f.bin.jobrun-part"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".f.bin.jobrun-part"))) == Data(body))
     }
@@ -102,10 +98,10 @@ import JobrunFiles
         try FileManager.default.createSymbolicLink(atPath: folder.directory.path(".g.bin.jobrun-part"), withDestinationPath: target)
         for name in ["f.bin", "g.bin"] {
             let body = Generated.bytes(size: 1000, name: name)
-            let writer = folder.writer(size: 1000, name: name)
-            #expect(writer.receive(head: Self.head(length: 1000)) == .accept)
-            #expect(Self.feed(writer, body))
-            #expect(writer.persist() == nil)
+            let sink = folder.sink(size: 1000, name: name)
+            #expect(sink.receive(head: Self.head(length: 1000)) == .accept)
+            #expect(Self.feed(sink, body))
+            #expect(sink.persist() == nil)
             let stored = try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".\(name).jobrun-part")))
             #expect(stored == Data(body))
         }
@@ -114,16 +110,16 @@ import JobrunFiles
 
     @Test func aBodyWithoutDeclaredSizeUsesTheContentLength() throws {
         let folder = try Folder()
-        let small = folder.writer(size: nil)
+        let small = folder.sink(size: nil)
         #expect(small.receive(head: Self.head(length: 100)) == .accept)
         #expect(small.isInMemory)
         // No Content-Length either (a chunked response): straight to the partial file.
-        let unknown = folder.writer(size: nil, name: "u.bin")
+        let unknown = folder.sink(size: nil, name: "u.bin")
         #expect(unknown.receive(head: Self.head(length: nil)) == .accept)
         #expect(!unknown.isInMemory)
         #expect(folder.entries() == [".u.bin.jobrun-part"])
         // Above the memory limit: the partial file from the first byte.
-        let large = folder.writer(size: nil, name: "l.bin")
+        let large = folder.sink(size: nil, name: "l.bin")
         #expect(large.receive(head: Self.head(length: ResponseGate.memoryLimit.int + 1)) == .accept)
         #expect(!large.isInMemory)
     }
@@ -133,28 +129,28 @@ import JobrunFiles
     @Test func aBodyLongerThanAnnouncedMovesToThePartialFile() throws {
         let folder = try Folder()
         let body = Generated.bytes(size: 5000, name: "f.bin")
-        let writer = folder.writer(size: nil)
-        #expect(writer.receive(head: Self.head(length: 3000)) == .accept)
-        #expect(Self.feed(writer, body, piece: 1000))
-        #expect(!writer.isInMemory)
-        #expect(writer.written == 5000)
-        #expect(try writer.digests(pool: DigestPool()).get() == [Self.sha256(body)])
-        writer.close()
+        let sink = folder.sink(size: nil)
+        #expect(sink.receive(head: Self.head(length: 3000)) == .accept)
+        #expect(Self.feed(sink, body, piece: 1000))
+        #expect(!sink.isInMemory)
+        #expect(sink.written == 5000)
+        #expect(try sink.digests(pool: DigestPool()).get() == [Self.sha256(body)])
+        sink.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".f.bin.jobrun-part"))) == Data(body))
     }
 
     @Test func theByteCapHoldsInBothModes() throws {
         let folder = try Folder()
         for size in [1000, 2 << 20] {
-            let writer = folder.writer(size: Int64(size), name: "f\(size).bin")
-            #expect(writer.receive(head: Self.head(length: nil)) == .accept)
-            #expect(!Self.feed(writer, Generated.bytes(size: size + 1, name: "x")))
-            guard case .refused(let failure) = writer.verdict else {
-                Issue.record("no refusal: \(String(describing: writer.verdict))")
+            let sink = folder.sink(size: Int64(size), name: "f\(size).bin")
+            #expect(sink.receive(head: Self.head(length: nil)) == .accept)
+            #expect(!Self.feed(sink, Generated.bytes(size: size + 1, name: "x")))
+            guard case .refused(let failure) = sink.verdict else {
+                Issue.record("no refusal: \(String(describing: sink.verdict))")
                 continue
             }
             #expect(failure.kind == .tooLarge)
-            #expect(writer.written <= ByteCount(size))
+            #expect(sink.written <= ByteCount(size))
         }
     }
 
@@ -166,15 +162,16 @@ import JobrunFiles
         let size = 3 * BodySink.progressStep.int + 12_345
         let body = Generated.bytes(size: size, name: "big.bin")
         let reports = ReportLog()
-        let writer = folder.writer(size: Int64(size), name: "big.bin", digests: [.md5, .sha256], progress: { reports.add($0) })
-        #expect(writer.receive(head: Self.head(length: size)) == .accept)
-        #expect(!writer.isInMemory)
-        #expect(Self.feed(writer, body, piece: 100_000))
+        let sink = folder.sink(size: Int64(size), name: "big.bin", digests: [.md5, .sha256], progress: { reports.add($1, from: $0) })
+        #expect(sink.receive(head: Self.head(length: size)) == .accept)
+        #expect(!sink.isInMemory)
+        #expect(Self.feed(sink, body, piece: 100_000))
         #expect(reports.count == size / BodySink.progressStep.int - 1, "a report per step written (after the first piece past each)")
-        writer.hash(upTo: ByteCount(size), scratch: DigestPool().scratch)  // a no-op: nothing is read back
-        let digests = try writer.digests(pool: DigestPool()).get()
+        #expect(reports.senders == [ObjectIdentifier(sink)], "each report names its sink (the driver drops reports of other attempts)")
+        sink.hash(upTo: ByteCount(size), scratch: DigestPool().scratch)  // a no-op: nothing is read back
+        let digests = try sink.digests(pool: DigestPool()).get()
         #expect(digests == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
-        writer.close()
+        sink.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.directory.path(".big.bin.jobrun-part"))) == Data(body))
     }
 
@@ -188,33 +185,34 @@ import JobrunFiles
         let cut = 700_000
         _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(body[0..<cut]))
         let reports = ReportLog()
-        let writer = folder.writer(
+        let sink = folder.sink(
             size: Int64(size), name: "r.bin", digests: [.md5, .sha256], resumeOffset: Int64(cut),
-            progress: { reports.add($0) })
+            progress: { reports.add($1, from: $0) })
         let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes \(cut)-\(size - 1)/\(size)")])
-        #expect(writer.receive(head: head) == .accept)
-        #expect(writer.startOffset == ByteCount(cut))
+        #expect(sink.receive(head: head) == .accept)
+        #expect(sink.startOffset == ByteCount(cut))
         let pool = DigestPool()
         var offset = cut
         while offset < size {
             let end = min(offset + 100_000, size)
-            #expect(body[offset..<end].withUnsafeBytes { writer.receive(body: $0) })
+            #expect(body[offset..<end].withUnsafeBytes { sink.receive(body: $0) })
             offset = end
             // What the driver does with each report, in between.
-            for written in reports.take() { writer.hash(upTo: ByteCount(written), scratch: pool.scratch) }
+            for written in reports.take() { sink.hash(upTo: written, scratch: pool.scratch) }
         }
         #expect(reports.count >= 2, "the engine side reported progress \(reports.count) times")
-        #expect(try writer.digests(pool: pool).get() == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
+        #expect(reports.senders == [ObjectIdentifier(sink)])
+        #expect(try sink.digests(pool: pool).get() == [try Digest.compute(.md5, of: body), try Self.sha256(body)])
     }
 
     /// The partial file changed size between the plan and the response: not appended to.
     @Test func aResumeOntoAPartialOfTheWrongSizeFails() throws {
         let folder = try Folder()
         _ = try folder.directory.write(file: ".r.bin.jobrun-part", bytes: Array(repeating: 1, count: 500))
-        let writer = folder.writer(size: 2 << 20, name: "r.bin", resumeOffset: 700)
+        let sink = folder.sink(size: 2 << 20, name: "r.bin", resumeOffset: 700)
         let head = ResponseHead(status: 206, headers: [.init(name: "Content-Range", value: "bytes 700-2097151/2097152")])
-        #expect(writer.receive(head: head) == .reject)
-        #expect(writer.writeFailure != nil)
+        #expect(sink.receive(head: head) == .reject)
+        #expect(sink.writeFailure != nil)
     }
 
     @Test func theDigestPoolReusesItsDigesters() throws {
@@ -229,18 +227,21 @@ import JobrunFiles
 
 /// Progress reports collected from the "engine" side of a test.
 final class ReportLog: Sendable {
-    private let state = Mutex<(pending: [Int64], total: Int)>(([], 0))
+    private let state = Mutex<(pending: [ByteCount], total: Int, senders: Set<ObjectIdentifier>)>(([], 0, []))
 
     var count: Int { state.withLock { $0.total } }
+    /// The sinks that reported.
+    var senders: Set<ObjectIdentifier> { state.withLock { $0.senders } }
 
-    func add(_ written: Int64) {
+    func add(_ written: ByteCount, from sink: BodySink) {
         state.withLock {
             $0.pending.append(written)
             $0.total += 1
+            $0.senders.insert(ObjectIdentifier(sink))
         }
     }
 
-    func take() -> [Int64] {
+    func take() -> [ByteCount] {
         state.withLock { box in
             let taken = box.pending
             box.pending = []

@@ -40,13 +40,13 @@ import JobrunSystem
         }
     }
 
-    /// A writer holding `body` in memory, as the engine leaves it when the transfer completes.
+    /// A sink holding `body` in memory, as the engine leaves it when the transfer completes.
     static func received(_ body: [UInt8], in folder: Folder, name: String) -> BodySink {
-        let writer = folder.writer(size: Int64(body.count), name: name)
-        #expect(writer.receive(head: BodySinkTests.head(length: body.count)) == .accept)
-        #expect(BodySinkTests.feed(writer, body))
-        #expect(writer.isInMemory)
-        return writer
+        let sink = folder.sink(size: Int64(body.count), name: name)
+        #expect(sink.receive(head: BodySinkTests.head(length: body.count)) == .accept)
+        #expect(BodySinkTests.feed(sink, body))
+        #expect(sink.isInMemory)
+        return sink
     }
 
     /// `sink`'s body as the driver queues it for a commit, once the disk worker has stored it.
@@ -63,10 +63,10 @@ import JobrunSystem
         for i in 0..<40 {
             let body = Generated.bytes(size: 1_000 + i * 997, name: "b\(i)")
             expected.append(body)
-            let writer = Self.received(body, in: folder, name: "b\(i).bin")
+            let sink = Self.received(body, in: folder, name: "b\(i).bin")
             // Every fifth body is announced with another body's digest.
             let digest = try i % 5 == 4 ? otherDigest : BodySinkTests.sha256(body)
-            disk.submit(DiskWorker.Work(job: SliceID(i), sink: writer, expected: [digest]))
+            disk.submit(DiskWorker.Work(job: SliceID(i), sink: sink, expected: [digest], httpVersion: nil))
         }
         disk.shutdown()  // returns once everything submitted has been delivered
 
@@ -94,12 +94,12 @@ import JobrunSystem
     @Test func aBodyThatCannotBeWrittenIsReportedAsSuch() throws {
         let body = Generated.bytes(size: 5_000, name: "f.bin")
         // No folder to create the partial file in (an invalid descriptor: openat fails with EBADF).
-        let writer = BodySinkTests.writer(directoryFD: -1, size: Int64(body.count))
-        #expect(writer.receive(head: BodySinkTests.head(length: body.count)) == .accept)
-        #expect(BodySinkTests.feed(writer, body))
+        let sink = BodySinkTests.sink(directoryFD: -1, size: Int64(body.count))
+        #expect(sink.receive(head: BodySinkTests.head(length: body.count)) == .accept)
+        #expect(BodySinkTests.feed(sink, body))
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
-        disk.submit(DiskWorker.Work(job: 7, sink: writer, expected: [try BodySinkTests.sha256(body)]))
+        disk.submit(DiskWorker.Work(job: 7, sink: sink, expected: [try BodySinkTests.sha256(body)], httpVersion: nil))
         disk.shutdown()
         let outcomes = delivered.all
         #expect(outcomes.count == 1)
@@ -118,12 +118,12 @@ import JobrunSystem
         let folder = try Folder()
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
-        var writers: [BodySink] = []
+        var sinks: [BodySink] = []
         for i in 0..<7 {
             let body = Generated.bytes(size: 2_000 + i, name: "c\(i)")
-            let writer = Self.received(body, in: folder, name: "c\(i).bin")
-            writers.append(writer)
-            disk.submit(DiskWorker.Work(job: SliceID(i), sink: writer, expected: [try BodySinkTests.sha256(body)]))
+            let sink = Self.received(body, in: folder, name: "c\(i).bin")
+            sinks.append(sink)
+            disk.submit(DiskWorker.Work(job: SliceID(i), sink: sink, expected: [try BodySinkTests.sha256(body)], httpVersion: nil))
             // The first six are stored before the commit is made; the last is handed over just before it.
             if i == 5 {
                 disk.start()
@@ -131,11 +131,11 @@ import JobrunSystem
             }
         }
         var batch = CommitBatch()
-        for (i, writer) in writers.prefix(6).enumerated() {
-            batch.add(job: SliceID(i), body: Self.verified(writer), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        for (i, sink) in sinks.prefix(6).enumerated() {
+            batch.add(job: SliceID(i), body: Self.verified(sink), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         }
         // Job 6's partial file was never written: its rename fails.
-        let missing = folder.writer(size: 10, name: "missing.bin")
+        let missing = folder.sink(size: 10, name: "missing.bin")
         batch.add(job: 6, body: Self.verified(missing), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         disk.submit(batch)
         disk.shutdown()
@@ -159,7 +159,7 @@ import JobrunSystem
             return
         }
         #expect(failure.errno == ENOENT && failure.message.contains("mirror/missing.bin"), "\(failure.message)")
-        #expect(folder.entries() == [".c6.bin.jobrun-part"] + (0..<6).map { "c\($0).bin" }, "a partial file of the batch is left")
+        #expect(folder.entries() == [".c6.bin.jobrun-part"] + (0..<6).map { "c\($0).bin" }, "a file of the batch was left, or the body after it committed")
     }
 
     /// A commit renames the file that was verified, not whatever has its partial file's name by
@@ -170,8 +170,8 @@ import JobrunSystem
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 4_000, name: "v")
-        let writer = Self.received(body, in: folder, name: "v.bin")
-        disk.submit(DiskWorker.Work(job: 0, sink: writer, expected: [try BodySinkTests.sha256(body)]))
+        let sink = Self.received(body, in: folder, name: "v.bin")
+        disk.submit(DiskWorker.Work(job: 0, sink: sink, expected: [try BodySinkTests.sha256(body)], httpVersion: nil))
         disk.shutdown()
         #expect(folder.entries() == [".v.bin.jobrun-part"])
         try Data("other".utf8).write(to: URL(fileURLWithPath: folder.directory.path("other")))
@@ -180,7 +180,7 @@ import JobrunSystem
 
         let committer = try DiskWorker { delivered.add($0) }
         var batch = CommitBatch()
-        batch.add(job: 0, body: Self.verified(writer), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
+        batch.add(job: 0, body: Self.verified(sink), root: folder.directory.path, fileSystems: FileSystemSet(folder.fd))
         committer.submit(batch)
         committer.shutdown()
         #expect(delivered.commits.first?.result.files == [.notTheVerifiedFile])
@@ -195,12 +195,12 @@ import JobrunSystem
         let delivered = Delivered()
         let disk = try DiskWorker { delivered.add($0) }
         let body = Generated.bytes(size: 3_000, name: "s")
-        let writer = Self.received(body, in: folder, name: "s.bin")
-        disk.submit(DiskWorker.Work(job: 0, sink: writer, expected: [try BodySinkTests.sha256(body)]))
+        let sink = Self.received(body, in: folder, name: "s.bin")
+        disk.submit(DiskWorker.Work(job: 0, sink: sink, expected: [try BodySinkTests.sha256(body)], httpVersion: nil))
         disk.start()
         delivered.waitForBodies(1, until: .now() + .seconds(30))
         var batch = CommitBatch()
-        batch.add(job: 0, body: Self.verified(writer), root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
+        batch.add(job: 0, body: Self.verified(sink), root: "bad-root", fileSystems: FileSystemSet(-1))  // syncfs fails with EBADF
         disk.submit(batch)
         disk.shutdown()
 
@@ -220,8 +220,8 @@ import JobrunSystem
         defer { disk.shutdown() }
         for round in 0..<3 {
             let body = Generated.bytes(size: 500 + round, name: "w\(round)")
-            let writer = Self.received(body, in: folder, name: "w\(round).bin")
-            disk.submit(DiskWorker.Work(job: SliceID(round), sink: writer, expected: [try BodySinkTests.sha256(body)]))
+            let sink = Self.received(body, in: folder, name: "w\(round).bin")
+            disk.submit(DiskWorker.Work(job: SliceID(round), sink: sink, expected: [try BodySinkTests.sha256(body)], httpVersion: nil))
             disk.start()
             delivered.waitForBodies(round + 1, until: .now() + .seconds(30))
             #expect(delivered.all.map(\.job.index) == Array(0...round), "round \(round)")

@@ -9,7 +9,7 @@ import Testing
     typealias Folder = BodySinkTests.Folder
 
     static func file(in folder: Folder, name: String = "f.bin") -> PartialFile {
-        PartialFile(directoryFD: folder.fd, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)", mayHaveMetadata: true)
+        PartialFile(directoryFD: folder.fd, fileName: name, displayPath: "mirror/\(name)", identity: "http://h/\(name)")
     }
 
     /// Written, read back at any offset, and closed with the identity a commit checks the name against.
@@ -38,6 +38,7 @@ import Testing
         _ = try folder.directory.write(file: ".f.bin.jobrun-part", contents: "12345")
         var wrong = Self.file(in: folder)
         #expect(throws: WriteFailure.self) { try wrong.continueAppending(expecting: 4) }
+        #expect(!wrong.isOpen, "a file that cannot be continued is not kept open")
         var right = Self.file(in: folder)
         try right.continueAppending(expecting: 5)
         try Array("678".utf8).withUnsafeBytes { try right.write($0) }

@@ -32,8 +32,8 @@ import Testing
     @Test func aMemoryBodyWithNothingDeclaredIsStoredWithItsSHA256() throws {
         let folder = try BodySinkTests.Folder()
         let body = Generated.bytes(size: 3_000, name: "bare.bin")
-        let writer = DiskWorkerTests.received(body, in: folder, name: "bare.bin")
-        let outcome = DiskWorker.check(writer, expected: [], pool: DigestPool())
+        let sink = DiskWorkerTests.received(body, in: folder, name: "bare.bin")
+        let outcome = DiskWorker.check(sink, expected: [], pool: DigestPool())
         guard case .stored(let digests) = outcome else {
             Issue.record("expected the body stored, got \(outcome)")
             return
