@@ -45,6 +45,21 @@ import Testing
         #expect(rest.offset == 10 && rest.end == 20)
     }
 
+    /// A range at the very end of the counts (a resume from the largest offset) is refused, not
+    /// a trap: the range's end and total are compared without adding to them.
+    @Test func aRangeAtTheLargestCountIsRefused() {
+        let max = String(Int64.max)
+        let ranges = ["bytes \(max)-\(max)/\(max)", "bytes \(max)-\(max)/*"]
+        for range in ranges {
+            let result = Self.check(resume: .max, 206, [("Content-Range", range), ("ETag", "\"v1\""), ("Content-Length", max)])
+            #expect(throws: AttemptFailure.self, "\(range)") { try result.get() }
+        }
+        let whole = Self.check(
+            resume: ByteCount(Int64.max - 1), 206,
+            [("Content-Range", "bytes \(Int64.max - 1)-\(Int64.max - 1)/\(max)"), ("ETag", "\"v1\""), ("Content-Length", max)])
+        #expect(throws: AttemptFailure.self, "a length of the largest count for a one-byte range") { try whole.get() }
+    }
+
     @Test(arguments: [
         "bytes +1-5/10", "bytes 1-+5/10", "bytes 1-5/+10", "bytes 1-5/-10", "bytes  1-5/10", "bytes 1 -5/10",
         "bytes 0-9/99999999999999999999", "bytes 0-99999999999999999999/*",

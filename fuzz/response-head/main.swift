@@ -26,10 +26,10 @@ fuzzerMain { data, size in
 func exercise(_ head: ResponseHead) {
     require(head.status >= 200 && head.status <= 999, "a head completed with status \(head.status)")
     _ = head.hasDelimitedBody
-    let learned = Representation(validator: Representation.validator(of: head), total: 1 << 20)
+    let learned = Representation(validator: Representation.validator(of: head), total: ByteCount(1 << 20))
     let checks = [
         ResponseCheck(resumeOffset: 0, resumeValidator: nil, expectedSize: nil, cap: .max, learned: nil),
-        ResponseCheck(resumeOffset: 1, resumeValidator: .init(value: "\"v1\"", kind: .etag), expectedSize: 1 << 20, cap: 1 << 30, learned: learned),
+        ResponseCheck(resumeOffset: 1, resumeValidator: .init(value: "\"v1\"", kind: .etag), expectedSize: ByteCount(1 << 20), cap: ByteCount(1 << 30), learned: learned),
         ResponseCheck(
             resumeOffset: .max, resumeValidator: .init(value: "Sun, 06 Nov 1994 08:49:37 GMT", kind: .lastModified), expectedSize: .max, cap: 0, learned: nil),
     ]

@@ -65,13 +65,13 @@ struct ResponseCheck {
                     return .failure(Self.rangeMismatch("the 206 response is of another version (\(got); the partial file's is \(stored.value))"))
                 }
             }
-            guard let rangeTotal = range.total, range.end + 1 == rangeTotal else {
+            guard let rangeTotal = range.total, rangeTotal > range.end, rangeTotal - range.end == 1 else {
                 return .failure(
                     Self.rangeMismatch(
                         "the 206 response covers bytes \(range.start.value)-\(range.end.value) of \(range.total.map { String($0.value) } ?? "an unknown total"), not the rest of the file"
                     ))
             }
-            if let length, length != range.end - range.start + 1 {
+            if let length, length - range.end + range.start != 1 {
                 return .failure(Self.inconsistent("the 206 response declares \(length.value) bytes for the range \(range.start.value)-\(range.end.value)"))
             }
             total = rangeTotal
