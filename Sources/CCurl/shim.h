@@ -29,6 +29,8 @@ static inline CURLversion jobrun_curl_version_now(void) { return CURLVERSION_NOW
 /* `f` is the looked-up curl_easy_setopt or curl_easy_getinfo. */
 #define JOBRUN_SETOPT ((CURLcode (*)(CURL *, CURLoption, ...))f)
 #define JOBRUN_GETINFO ((CURLcode (*)(CURL *, CURLINFO, ...))f)
+#define JOBRUN_MULTI_SETOPT ((CURLMcode (*)(CURLM *, CURLMoption, ...))f)
+static inline CURLMcode jobrun_multi_setopt_long(void *f, CURLM *m, CURLMoption o, long v) { return JOBRUN_MULTI_SETOPT(m, o, v); }
 static inline CURLcode jobrun_easy_setopt_long(void *f, CURL *h, CURLoption o, long v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_ptr(void *f, CURL *h, CURLoption o, void *v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_str(void *f, CURL *h, CURLoption o, const char *v) { return JOBRUN_SETOPT(h, o, v); }

@@ -29,6 +29,7 @@ final class CurlAPI: @unchecked Sendable {
     /// The variadic ones, called through the shim's typed wrappers (`jobrun_easy_setopt_long`, …).
     let easySetopt: UnsafeMutableRawPointer
     let easyGetinfo: UnsafeMutableRawPointer
+    let multiSetopt: UnsafeMutableRawPointer
     /// `version_num`: 0x075801 for 7.88.1.
     let versionNumber: UInt32
 
@@ -117,6 +118,7 @@ final class CurlAPI: @unchecked Sendable {
         slistFreeAll = try function("curl_slist_free_all", as: jobrun_curl_slist_free_all_fn.self)
         easySetopt = try symbol("curl_easy_setopt")
         easyGetinfo = try symbol("curl_easy_getinfo")
+        multiSetopt = try symbol("curl_multi_setopt")
     }
 
     /// `0x075801` → `7.88.1`.

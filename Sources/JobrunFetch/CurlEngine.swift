@@ -52,8 +52,12 @@ public final class CurlEngine: Sendable {
     /// - Parameters:
     ///   - budget: a rate limit its transfers share with every engine given the same one.
     ///   - arrivals: where its transfers count their body bytes as they arrive.
-    public static func driven(sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil) throws(EngineError) -> CurlEngine {
-        let multi = try MultiHandle.make()
+    ///   - streams: transfers a multiplexed (HTTP/2) connection carries at once at most; the
+    ///     server's own limit applies too.
+    public static func driven(
+        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, streams: Int = 100
+    ) throws(EngineError) -> CurlEngine {
+        let multi = try MultiHandle.make(streams: streams)
         return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi, budget: budget, arrivals: arrivals))
     }
 
@@ -93,10 +97,12 @@ public final class CurlEngine: Sendable {
     ///   - afterCallbacks: runs on the engine thread after each turn of its loop that ran sinks
     ///     or completions, before it sleeps. A caller that collects what completions report can
     ///     wake its own consumer once per turn here instead of once per transfer.
+    ///   - streams: transfers a multiplexed (HTTP/2) connection carries at once at most.
     public convenience init(
-        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, afterCallbacks: @escaping @Sendable () -> Void = {}
+        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, streams: Int = 100,
+        afterCallbacks: @escaping @Sendable () -> Void = {}
     ) throws(EngineError) {
-        self.init(multi: try MultiHandle.make(), drivenLoop: nil)
+        self.init(multi: try MultiHandle.make(streams: streams), drivenLoop: nil)
         let loop = EventLoop(multi: multi, budget: budget, arrivals: arrivals)
         let shared = self.shared
         let failure = DetachedThread.start(name: "jobrun-curl") {
@@ -185,9 +191,15 @@ final class MultiHandle: @unchecked Sendable {
         self.api = api
     }
 
-    static func make() throws(EngineError) -> MultiHandle {
+    static func make(streams: Int = 100) throws(EngineError) -> MultiHandle {
         let api = try CurlGlobal.initialized.get()
         guard let m = api.multiInit() else { throw EngineError("curl_multi_init failed") }
+        // libcurl's own default is 100 streams per connection.
+        let code = jobrun_multi_setopt_long(api.multiSetopt, m, CURLMOPT_MAX_CONCURRENT_STREAMS, streams)
+        guard code == CURLM_OK else {
+            _ = api.multiCleanup(m)
+            throw EngineError("curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS, \(streams)) failed: code \(code.rawValue)")
+        }
         return MultiHandle(m, api: api)
     }
     func wakeup() { _ = api.multiWakeup(pointer) }

@@ -200,6 +200,7 @@ public enum PlanJSON {
         w.beginObject()
         w.key("total"); w.int(Int64(s.concurrency.total))
         w.key("per_host"); w.int(Int64(s.concurrency.perHost))
+        w.key("streams"); w.int(Int64(s.concurrency.streams))
         w.endObject()
         w.key("retries")
         w.beginObject()

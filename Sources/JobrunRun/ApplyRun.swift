@@ -105,12 +105,14 @@ public final class ApplyRun: Sendable {
         defer { for engine in engines { engine.shutdown() } }
         // One budget for every engine: the limit is the run's, not a transfer's or an engine's.
         let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
-        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals)
+        // A connection's streams: the most any resource allows (the scheduler keeps each to its own).
+        let streams = plan.entries.map(\.resource.settings.concurrency.streams).max() ?? ConcurrencyLimits().streams
+        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }
         defer { drivenEngine.withLock { $0 = nil } }
         for _ in 1..<Self.engineCount {
-            engines.append(try CurlEngine(sharing: budget, counting: arrivals, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
+            engines.append(try CurlEngine(sharing: budget, counting: arrivals, streams: streams, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let disk = try DiskWorker { [weak self] batch in
             guard let self else { return }

@@ -10,8 +10,6 @@ import Testing
 
     @Test(.enabled(if: nginx != nil && openssl != nil, "needs nginx (nginx-light) and openssl"))
     func slicesAreMultiplexedOverOneConnectionPerEngine() async throws {
-        let nginx = try #require(Self.nginx)
-        let openssl = try #require(Self.openssl)
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let dir = fixture.directory
@@ -22,46 +20,8 @@ import Testing
             _ = try dir.write(file: "site/pkg/\(name)", bytes: Generated.bytes(size: 8_192, name: name))
             slices += "      - {path: \(name), size: 8192, sha256: \(Generated.sha256Hex(size: 8_192, name: name))}\n"
         }
-        let cert = try await BinaryRunner(executable: openssl).run([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-            "-keyout", dir.path("key.pem"), "-out", dir.path("cert.pem"),
-        ])
-        #expect(cert.status == 0, "\(cert)")
-        let port = try HTTPGet.closedPort()
-        _ = try dir.makeDirectory("nginx")
-        _ = try dir.write(
-            file: "nginx.conf",
-            contents: """
-                daemon off;
-                master_process off;
-                worker_processes 1;
-                pid \(dir.path("nginx/nginx.pid"));
-                error_log \(dir.path("nginx/error.log"));
-                events { worker_connections 64; }
-                http {
-                    log_format streams '$connection $server_protocol $request_uri $status';
-                    access_log \(dir.path("nginx/access.log")) streams;
-                    client_body_temp_path \(dir.path("nginx"));
-                    proxy_temp_path \(dir.path("nginx"));
-                    fastcgi_temp_path \(dir.path("nginx"));
-                    uwsgi_temp_path \(dir.path("nginx"));
-                    scgi_temp_path \(dir.path("nginx"));
-                    server {
-                        listen 127.0.0.1:\(port) ssl http2;
-                        ssl_certificate \(dir.path("cert.pem"));
-                        ssl_certificate_key \(dir.path("key.pem"));
-                        root \(dir.path("site"));
-                    }
-                }
-                """)
-        let server = try BinaryRunner(executable: nginx).start(["-p", dir.path("nginx"), "-c", dir.path("nginx.conf")])
+        let (server, port) = try await Self.startNginx(in: dir)
         defer { server.kill() }
-        let listening = await Poll.until(timeout: .seconds(20), interval: .milliseconds(20)) {
-            HTTPGet.acceptsConnections(port: port)
-        }
-        #expect(listening, "nginx did not start: \(server.stderr) \(dir.contents(of: "nginx/error.log") ?? "")")
-
         try fixture.write(
             manifest: """
                 version: 1
@@ -87,5 +47,115 @@ import Testing
         // opened a connection per transfer.
         let connections = Set(lines.map { $0.split(separator: " ").first ?? "" })
         #expect((1...2).contains(connections.count), "expected one multiplexed connection per engine thread, saw \(connections.count)")
+    }
+
+    /// Over HTTP/2 a slot is a connection's worth of `streams` transfers: with `per_host: 1` and
+    /// `total: 1`, the first answer says the origin multiplexes, and then up to `streams` slow
+    /// responses are in flight at once over the one connection, never more. (nginx speaks
+    /// HTTP/2 and passes each request on to the fault server, which answers after 250 ms and
+    /// logs when each request came and ended.)
+    @Test(.enabled(if: nginx != nil && openssl != nil, "needs nginx (nginx-light) and openssl"))
+    func aMultiplexingOriginCarriesStreamsPerSlot() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let dir = fixture.directory
+        let count = 13
+        let slices = (0..<count).map { "      - {path: s\($0).bin, size: 8192}" }.joined(separator: "\n")
+        let (server, port) = try await Self.startNginx(
+            in: dir, extra: "location /slow/ { proxy_pass http://127.0.0.1:\(fixture.server.port)/fault/delay_ms=250/gen/8192/; }")
+        defer { server.kill() }
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults: {concurrency: {total: 1, per_host: 1, streams: 3}}
+                resources:
+                  - id: slow
+                    base_url: https://127.0.0.1:\(port)/slow/
+                    slices:
+                \(slices)
+                """)
+        let (result, report) = try await fixture.applyJSON(["--cacert", dir.path("cert.pem")])
+        #expect(result.status == 0, "\(result)")
+        #expect(report.resources.flatMap(\.slices).allSatisfy { $0.status == "fetched" && $0.httpVersion == "2" })
+
+        let lines = (dir.contents(of: "nginx/access.log") ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(lines.count == count && Set(lines.map { $0.first ?? "" }).count == 1, "one connection: \(lines)")
+        let log = try await fixture.server.waitForRequests { $0.filter { $0.path.contains("/gen/8192/") }.count >= count }
+        let spans = log.filter { $0.path.contains("/gen/8192/") }.map { (start: $0.time, end: $0.endTime) }
+        let inFlight = Self.mostAtOnce(spans)
+        #expect(inFlight == 3, "at most `streams` responses at once over the one slot, and that many: \(inFlight)")
+    }
+
+    /// The most of `spans` (start, end) that overlap; one that ends as another starts does not.
+    static func mostAtOnce(_ spans: [(start: Double, end: Double)]) -> Int {
+        var edges: [(at: Double, change: Int)] = []
+        for span in spans {
+            edges.append((span.start, 1))
+            edges.append((span.end, -1))
+        }
+        edges.sort { a, b in a.at < b.at || (a.at == b.at && a.change < b.change) }
+        var now = 0
+        var most = 0
+        for (_, change) in edges {
+            now += change
+            most = max(most, now)
+        }
+        return most
+    }
+
+    /// A private nginx serving `dir/site` over TLS with HTTP/2 (a certificate for 127.0.0.1 in
+    /// `dir/cert.pem`); its access log (`nginx/access.log`) says per request the connection, the
+    /// protocol, the path, the status, the end (`$msec`) and the duration. `extra` goes in the server block.
+    static func startNginx(in dir: TemporaryDirectory, extra: String = "") async throws -> (BackgroundProcess, Int) {
+        let nginx = try #require(Self.nginx)
+        let openssl = try #require(Self.openssl)
+        let cert = try await BinaryRunner(executable: openssl).run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", dir.path("key.pem"), "-out", dir.path("cert.pem"),
+        ])
+        #expect(cert.status == 0, "\(cert)")
+        let port = try HTTPGet.closedPort()
+        _ = try dir.makeDirectory("nginx")
+        _ = try dir.write(
+            file: "nginx.conf",
+            contents: """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(dir.path("nginx/nginx.pid"));
+                error_log \(dir.path("nginx/error.log"));
+                events { worker_connections 64; }
+                http {
+                    log_format streams '$connection $server_protocol $request_uri $status $msec $request_time';
+                    access_log \(dir.path("nginx/access.log")) streams;
+                    client_body_temp_path \(dir.path("nginx"));
+                    proxy_temp_path \(dir.path("nginx"));
+                    fastcgi_temp_path \(dir.path("nginx"));
+                    uwsgi_temp_path \(dir.path("nginx"));
+                    scgi_temp_path \(dir.path("nginx"));
+                    server {
+                        listen 127.0.0.1:\(port) ssl http2;
+                        ssl_certificate \(dir.path("cert.pem"));
+                        ssl_certificate_key \(dir.path("key.pem"));
+                        root \(dir.path("site"));
+                        \(extra)
+                    }
+                }
+                """)
+        let server = try BinaryRunner(executable: nginx).start(["-p", dir.path("nginx"), "-c", dir.path("nginx.conf")])
+        let listening = await Poll.until(timeout: .seconds(20), interval: .milliseconds(20)) {
+            HTTPGet.acceptsConnections(port: port)
+        }
+        guard listening else {
+            server.kill()
+            throw NginxError(message: "nginx did not start: \(server.stderr) \(dir.contents(of: "nginx/error.log") ?? "")")
+        }
+        return (server, port)
+    }
+
+    struct NginxError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
     }
 }

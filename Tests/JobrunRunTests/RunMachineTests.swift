@@ -282,6 +282,17 @@ import Testing
         #expect(cut.phase.request(.deadline) == .stop(.deadline) && cut.nextDeadline(now: Self.at(10)) == nil)
     }
 
+    /// An answer over HTTP/2 tells the scheduler its origin multiplexes: a slot there then
+    /// carries the resource's `streams`.
+    @Test func anAnswerOverHTTP2MakesItsOriginMultiplex() throws {
+        var m = try Self.machine(Self.resource("a", ["1", "2", "3", "4", "5", "6"], extra: "concurrency: {per_host: 1, streams: 4}"))
+        #expect(Self.drain(&m, now: Self.at(0)).started == [0], "one slot, one transfer, before any answer")
+        m.transferEnded(0, bytes: 100, duration: .seconds(1))
+        _ = m.attemptEndedAtOrigin(0, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: true), now: Self.at(1), random: 0)
+        #expect(m.scheduler.streams(at: m.origin(0)) == 4)
+        #expect(Self.drain(&m, now: Self.at(1)).started == [1, 2, 3, 4], "the one slot is a connection of four streams")
+    }
+
     /// A full disk makes every later body be checked before more starts; a second one stops all
     /// starts.
     @Test func aSecondFullDiskStartsNothing() throws {

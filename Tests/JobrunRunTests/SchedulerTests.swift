@@ -53,6 +53,36 @@ import Testing
         #expect(s.waiting == 20 - 6)
     }
 
+    /// At an origin that multiplexes, a slot is a connection's worth of streams: `per_host` and
+    /// `total` count those, and a transfer that fits in a slot under way needs no new one.
+    @Test func aMultiplexingOriginCountsConnectionsNotTransfers() {
+        var s = Scheduler()
+        s.describe(resource: 0, as: Self.lane(total: 3, perHost: 2))
+        Self.enqueue(&s, Array(0..<20), resource: 0, origin: "https://a")
+        Self.enqueue(&s, Array(20..<30), resource: 0, origin: "http://b")
+        let first = Self.started(Self.drain(&s))
+        #expect(first.count == 3 && s.slots == 3, "before any answer, a transfer is a slot")
+        #expect(first.filter { $0 < 20 }.count == 2)
+        // Its answer said HTTP/2: each of its 2 slots carries 4 streams.
+        s.multiplexes(at: "https://a", streams: 4)
+        #expect(s.streams(at: "https://a") == 4 && s.slots == 2, "its two transfers fit in one connection")
+        // The slot that freed goes to b in turn; a fills its connection's streams.
+        let more = Self.started(Self.drain(&s))
+        #expect(more == [21, 2, 3] && s.slots == 3 && s.running == 6, "\(more)")
+        // A stream ending frees room in its connection, not a slot.
+        s.ended(at: "https://a")
+        #expect(s.slots == 3)
+        #expect(Self.started(Self.drain(&s)) == [4])
+        // Once a connection's four streams end, its slot is free: a takes it (b has its two).
+        for _ in 0..<4 { s.ended(at: "https://a") }
+        #expect(s.slots == 2 && s.running == 2)
+        #expect(Self.started(Self.drain(&s)) == [5, 6, 7, 8] && s.slots == 3)
+        // Said again, or with one stream, it changes nothing.
+        s.multiplexes(at: "https://a", streams: 9)
+        s.multiplexes(at: "http://b", streams: 1)
+        #expect(s.streams(at: "https://a") == 4 && s.streams(at: "http://b") == 1)
+    }
+
     /// Within a resource, plan order; a retried job goes back in its place.
     @Test func planOrderWithinAResource() {
         var s = Scheduler()

@@ -29,7 +29,8 @@ func exercise(_ head: ResponseHead) {
     let learned = Representation(validator: Representation.validator(of: head), total: ByteCount(1 << 20))
     let checks = [
         ResponseCheck(resumeOffset: 0, resumeValidator: nil, expectedSize: nil, cap: .max, learned: nil),
-        ResponseCheck(resumeOffset: 1, resumeValidator: .init(value: "\"v1\"", kind: .etag), expectedSize: ByteCount(1 << 20), cap: ByteCount(1 << 30), learned: learned),
+        ResponseCheck(
+            resumeOffset: 1, resumeValidator: .init(value: "\"v1\"", kind: .etag), expectedSize: ByteCount(1 << 20), cap: ByteCount(1 << 30), learned: learned),
         ResponseCheck(
             resumeOffset: .max, resumeValidator: .init(value: "Sun, 06 Nov 1994 08:49:37 GMT", kind: .lastModified), expectedSize: .max, cap: 0, learned: nil),
     ]

@@ -24,6 +24,8 @@ extension ConcurrencyLimits {
     public static let totalRange = 1...1024
     /// The values a manifest (and the command line) may give `per_host`.
     public static let perHostRange = 1...256
+    /// The values a manifest may give `streams`.
+    public static let streamsRange = 1...1000
 
     /// These limits with `override`'s in place of those it gives.
     public func overridden(by override: ConcurrencyOverride) -> ConcurrencyLimits {

@@ -1,10 +1,14 @@
 public import JobrunCore
 public import JobrunSystem
 
-/// How many transfers may run at once.
+/// How many transfers may run at once. A slot is one transfer over HTTP/1.1, or one HTTP/2
+/// connection carrying up to `streams` transfers: `perHost` bounds an origin's slots, `total`
+/// all origins' together.
 public struct ConcurrencyLimits: Hashable, Sendable {
     public var total: Int = 16
     public var perHost: Int = 4
+    /// Transfers one multiplexed connection carries at once (the server's own limit applies too).
+    public var streams: Int = 100
     public init() {}
 }
 

@@ -26,6 +26,8 @@ struct AttemptReport {
     /// What the accepted response said of the file, and what earlier ones had said.
     let representation: Representation?
     let learned: Representation?
+    /// The response came over a multiplexed connection (HTTP/2 or 3).
+    let multiplexed: Bool
 
     init(sink: BodySink, result: TransferResult) {
         verdict = sink.verdict
@@ -39,12 +41,13 @@ struct AttemptReport {
         if case .refused? = sink.verdict { retryAfter = result.retryAfter } else { retryAfter = nil }
         representation = sink.representation
         learned = sink.learned
+        multiplexed = result.httpVersion == "2" || result.httpVersion == "3"
     }
 
     init(
         verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: ByteCount = 0, declaredEnd: ByteCount? = nil,
         resumeOffset: ByteCount = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
-        learned: Representation? = nil
+        learned: Representation? = nil, multiplexed: Bool = false
     ) {
         self.verdict = verdict
         self.transport = transport
@@ -56,6 +59,7 @@ struct AttemptReport {
         self.retryAfter = retryAfter
         self.representation = representation
         self.learned = learned
+        self.multiplexed = multiplexed
     }
 
     /// How the attempt ended, as far as reaching its origin goes: no connection at all, a

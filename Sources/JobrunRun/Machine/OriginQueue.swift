@@ -10,6 +10,14 @@ struct OriginQueue {
     var lastTurn: UInt64 = 0
     /// Its transfers under way.
     var running = 0
+    /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise), the
+    /// streams of a multiplexed connection once one did.
+    var streams = 1
+
+    /// The slots its transfers under way take: one per transfer, or per multiplexed connection's worth.
+    var slots: Int { (running + streams - 1) / streams }
+    /// The next transfer here needs a slot of its own (the slots it has are full).
+    var startNeedsSlot: Bool { running % streams == 0 }
 
     var isEmpty: Bool { classes.isEmpty }
 

@@ -12,13 +12,16 @@ extension RunMachine {
         case gaveUp(origin: String, breaker: OriginBreaker)
     }
 
-    /// Tells job `j`'s origin breaker how its attempt ended; `now` and `random` are read only when
-    /// a breaker takes the attempt in.
+    /// Tells job `j`'s origin how its attempt ended: whether it multiplexes, and its breaker;
+    /// `now` and `random` are read only when a breaker takes the attempt in.
     mutating func attemptEndedAtOrigin(
         _ j: SliceID, _ report: AttemptReport, now: @autoclosure () -> Instant, random: @autoclosure () -> Double
     )
         -> OriginNews?
     {
+        if report.multiplexed {
+            scheduler.multiplexes(at: origin(j), streams: plan.entries[book.jobs[j].resource].resource.settings.concurrency.streams)
+        }
         // The common case, decided without the origin's name: an answer while no origin has failures.
         if health.breakers.isEmpty, report.isCleanBody { return nil }
         let failure: AttemptFailure?

@@ -6,8 +6,9 @@ import JobrunOutcome
 /// a transfer started or ended, an origin cools down) and asked for the next action at an
 /// instant; it does no I/O and reads no clock, so its rules are tested with made-up times.
 ///
-/// The rules: each origin runs at most its resource's `per_host` transfers and the run at most
-/// `total`; an origin cooling down after a 429/503, or held by its breaker (`mayStart`), starts
+/// The rules: each origin takes at most its resource's `per_host` slots and the run at most
+/// `total`, where a slot is a transfer, or at an origin that multiplexes (HTTP/2) a connection's
+/// worth of `streams` transfers; an origin cooling down after a 429/503, or held by its breaker (`mayStart`), starts
 /// nothing. Among the rest, higher-priority resources go first; resources of equal priority
 /// take turns (one slice each, round-robin, per origin), and so do origins, so no resource waits
 /// behind a long one. Within a resource, slices start in plan order. Before a slice starts,
@@ -37,7 +38,9 @@ struct Scheduler {
     private var origins: [String: OriginQueue] = [:]
     /// By resource (plan entry).
     private var lanes: [Lane] = []
+    /// Transfers under way, all origins together, and the slots they take.
     private(set) var running = 0
+    private(set) var slots = 0
     private var cooldownUntil: [String: Instant] = [:]
     /// Observed transfer rates per origin, for the gates.
     private(set) var throughput: [String: Throughput] = [:]
@@ -69,14 +72,35 @@ struct Scheduler {
     /// A transfer started at `origin` (after a `.start`): it holds a slot.
     mutating func started(at origin: String) {
         running += 1
-        origins[origin, default: OriginQueue()].running += 1
+        changeRunning(at: origin, by: 1)
     }
 
     /// A transfer at `origin` ended: its slot is free.
     mutating func ended(at origin: String) {
         running -= 1
-        origins[origin, default: OriginQueue()].running -= 1
+        changeRunning(at: origin, by: -1)
     }
+
+    /// One lookup of the origin: its running count changes, and the run's slots with its own.
+    private mutating func changeRunning(at origin: String, by delta: Int) {
+        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { $0.running += delta }
+    }
+
+    private static func slotsChange(of queue: inout OriginQueue, _ change: (inout OriginQueue) -> Void) -> Int {
+        let before = queue.slots
+        change(&queue)
+        return queue.slots - before
+    }
+
+    /// An answer from `origin` came over a multiplexed connection (HTTP/2): from now on a slot
+    /// there carries `streams` transfers. Said once per origin; later answers change nothing.
+    mutating func multiplexes(at origin: String, streams: Int) {
+        guard streams > 1, origins[origin]?.streams ?? 1 == 1 else { return }
+        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { $0.streams = streams }
+    }
+
+    /// Transfers a slot at `origin` carries (1 until it is known to multiplex).
+    func streams(at origin: String) -> Int { origins[origin]?.streams ?? 1 }
 
     /// `origin` asked to be left alone (429, 503) until `until`.
     mutating func coolDown(_ origin: String, until: Instant) {
@@ -126,7 +150,7 @@ struct Scheduler {
             // one whose next job comes first in the plan (jobs are numbered in plan order).
             if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
-            if queue.running >= limits.perHost || running >= limits.total { continue }
+            if queue.startNeedsSlot && (queue.slots >= limits.perHost || slots >= limits.total) { continue }
             let origin = origins.keys[i]
             if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
             if !questions.mayStart(at: origin) { continue }
