@@ -81,26 +81,8 @@ import Testing
         let lines = (dir.contents(of: "nginx/access.log") ?? "").split(separator: "\n").map { $0.split(separator: " ") }
         #expect(lines.count == count && Set(lines.map { $0.first ?? "" }).count == 1, "one connection: \(lines)")
         let log = try await fixture.server.waitForRequests { $0.filter { $0.path.contains("/gen/8192/") }.count >= count }
-        let spans = log.filter { $0.path.contains("/gen/8192/") }.map { (start: $0.time, end: $0.endTime) }
-        let inFlight = Self.mostAtOnce(spans)
+        let inFlight = RequestOverlap.maximum(log.filter { $0.path.contains("/gen/8192/") })
         #expect(inFlight == 3, "at most `streams` responses at once over the one slot, and that many: \(inFlight)")
-    }
-
-    /// The most of `spans` (start, end) that overlap; one that ends as another starts does not.
-    static func mostAtOnce(_ spans: [(start: Double, end: Double)]) -> Int {
-        var edges: [(at: Double, change: Int)] = []
-        for span in spans {
-            edges.append((span.start, 1))
-            edges.append((span.end, -1))
-        }
-        edges.sort { a, b in a.at < b.at || (a.at == b.at && a.change < b.change) }
-        var now = 0
-        var most = 0
-        for (_, change) in edges {
-            now += change
-            most = max(most, now)
-        }
-        return most
     }
 
     /// A private nginx serving `dir/site` over TLS with HTTP/2 (a certificate for 127.0.0.1 in
