@@ -55,9 +55,9 @@ public final class CurlEngine: Sendable {
     ///   - streams: transfers a multiplexed (HTTP/2) connection carries at once at most; the
     ///     server's own limit applies too.
     public static func driven(
-        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, streams: Int = 100
+        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, streams: Int = 100, connectionsPerHost: Int = 0
     ) throws(EngineError) -> CurlEngine {
-        let multi = try MultiHandle.make(streams: streams)
+        let multi = try MultiHandle.make(streams: streams, connectionsPerHost: connectionsPerHost)
         return CurlEngine(multi: multi, drivenLoop: EventLoop(multi: multi, budget: budget, arrivals: arrivals))
     }
 
@@ -99,10 +99,10 @@ public final class CurlEngine: Sendable {
     ///     wake its own consumer once per turn here instead of once per transfer.
     ///   - streams: transfers a multiplexed (HTTP/2) connection carries at once at most.
     public convenience init(
-        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, streams: Int = 100,
+        sharing budget: SharedRateBudget? = nil, counting arrivals: ArrivalCounter? = nil, streams: Int = 100, connectionsPerHost: Int = 0,
         afterCallbacks: @escaping @Sendable () -> Void = {}
     ) throws(EngineError) {
-        self.init(multi: try MultiHandle.make(streams: streams), drivenLoop: nil)
+        self.init(multi: try MultiHandle.make(streams: streams, connectionsPerHost: connectionsPerHost), drivenLoop: nil)
         let loop = EventLoop(multi: multi, budget: budget, arrivals: arrivals)
         let shared = self.shared
         let failure = DetachedThread.start(name: "jobrun-curl") {
@@ -191,14 +191,19 @@ final class MultiHandle: @unchecked Sendable {
         self.api = api
     }
 
-    static func make(streams: Int = 100) throws(EngineError) -> MultiHandle {
+    static func make(streams: Int = 100, connectionsPerHost: Int = 0) throws(EngineError) -> MultiHandle {
         let api = try CurlGlobal.initialized.get()
         guard let m = api.multiInit() else { throw EngineError("curl_multi_init failed") }
-        // libcurl's own default is 100 streams per connection.
-        let code = jobrun_multi_setopt_long(api.multiSetopt, m, CURLMOPT_MAX_CONCURRENT_STREAMS, streams)
-        guard code == CURLM_OK else {
-            _ = api.multiCleanup(m)
-            throw EngineError("curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS, \(streams)) failed: code \(code.rawValue)")
+        // libcurl's own defaults are 100 streams per connection and no limit of connections.
+        for (option, value, name) in [
+            (CURLMOPT_MAX_CONCURRENT_STREAMS, streams, "CURLMOPT_MAX_CONCURRENT_STREAMS"),
+            (CURLMOPT_MAX_HOST_CONNECTIONS, connectionsPerHost, "CURLMOPT_MAX_HOST_CONNECTIONS"),
+        ] {
+            let code = jobrun_multi_setopt_long(api.multiSetopt, m, option, value)
+            guard code == CURLM_OK else {
+                _ = api.multiCleanup(m)
+                throw EngineError("curl_multi_setopt(\(name), \(value)) failed: code \(code.rawValue)")
+            }
         }
         return MultiHandle(m, api: api)
     }

@@ -107,12 +107,16 @@ public final class ApplyRun: Sendable {
         let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
         // A connection's streams: the most any resource allows (the scheduler keeps each to its own).
         let streams = plan.entries.map(\.resource.settings.concurrency.streams).max() ?? ConcurrencyLimits().streams
-        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams)
+        let perHost = plan.entries.map(\.resource.settings.concurrency.perHost).max() ?? ConcurrencyLimits().perHost
+        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: perHost)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }
         defer { drivenEngine.withLock { $0 = nil } }
         for _ in 1..<Self.engineCount {
-            engines.append(try CurlEngine(sharing: budget, counting: arrivals, streams: streams, afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
+            engines.append(
+                try CurlEngine(
+                    sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: perHost,
+                    afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let disk = try DiskWorker { [weak self] batch in
             guard let self else { return }
