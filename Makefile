@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench soak clean
+.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -114,6 +114,11 @@ bench-state: release
 ## into tmpfs and the disk (../shared/bench harness; SETS=seed MEDIA=tmpfs … for a subset)
 bench-apply: release
 	@bash bench/apply.sh "$(RELEASE_BIN)"
+
+## bench-wan: `jobrun apply` and its peers over emulated round trips (40 ms; 80 ms at 200 Mbit/s), TLS
+## and HTTP/2, against the physical floor, with connections and requests in flight (../shared/bench)
+bench-wan: release
+	@bash bench/wan.sh "$(RELEASE_BIN)"
 
 ## bench-scale: memory per slice: apply of 100,000 x 1 KiB slices against curl --parallel, plan of
 ## 1,000,000 slices, and 45 package-like files with and without declared sizes (PARTS=apply plan packages)

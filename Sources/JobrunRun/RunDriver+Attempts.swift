@@ -82,7 +82,9 @@ extension RunDriver {
         request.receiveBufferSize = TransferPlacement.receiveBuffer(forSize: planned ?? TransferPlacement.largeSliceSize)
         let applyRun = self.applyRun
         var engine = 0
-        if TransferPlacement.takesTurns(size: planned, overTLS: request.usesTLS) {
+        if TransferPlacement.takesTurns(
+            size: planned, overTLS: request.usesTLS, multiplexed: request.usesTLS && machine.scheduler.streams(at: machine.origin(j)) > 1)
+        {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count
         }

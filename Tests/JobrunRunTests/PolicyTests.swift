@@ -137,6 +137,8 @@ import JobrunFiles
         ] as [(Int64?, Bool, Bool)])
     func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
         #expect(TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS) == spreads)
+        // An origin known to multiplex keeps to one engine, whatever the size: its slots are connections.
+        #expect(!TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS, multiplexed: true))
     }
 
     /// An unsized slice goes by its resource's bodies so far: none yet, it is taken to be large;

@@ -29,7 +29,11 @@ enum TransferPlacement {
     /// An unsized slice goes by the mean of its resource's unsized bodies so far
     /// (``BodySizeEstimate``), and spreads before the first has arrived: a large body kept on
     /// one engine would be received and hashed on one core.
-    static func takesTurns(size: ByteCount?, overTLS: Bool) -> Bool {
+    ///
+    /// An origin known to multiplex (HTTP/2) stays on one engine: each engine keeps its own
+    /// connections, and its slots are connections, so turns would double them.
+    static func takesTurns(size: ByteCount?, overTLS: Bool, multiplexed: Bool = false) -> Bool {
+        if multiplexed { return false }
         guard let size else { return true }
         return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
     }
