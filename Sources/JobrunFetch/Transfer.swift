@@ -269,8 +269,20 @@ final class Transfer {
                 code: Int32(code.rawValue), detail: detail, headersComplete: head != nil, hasConnected: hasConnected,
                 osErrno: Int32(truncatingIfNeeded: osErrno))
         }
-        return TransferResult(
+        var result = TransferResult(
             head: head, failure: failure, bodyBytes: bodyBytes,
             httpVersion: httpVersion, duration: ContinuousClock.now - started)
+        if head != nil {
+            // From the request sent (the connection made) to the answer's first byte: one round
+            // trip and the server's own time, whatever the connection's setup cost.
+            var sent: curl_off_t = 0
+            var answered: curl_off_t = 0
+            if jobrun_easy_getinfo_off(api.easyGetinfo, easy, CURLINFO_PRETRANSFER_TIME_T, &sent) == CURLE_OK,
+                jobrun_easy_getinfo_off(api.easyGetinfo, easy, CURLINFO_STARTTRANSFER_TIME_T, &answered) == CURLE_OK, answered >= sent
+            {
+                result.latency = .microseconds(Int64(answered - sent))
+            }
+        }
+        return result
     }
 }

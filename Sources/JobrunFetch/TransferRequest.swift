@@ -173,6 +173,9 @@ public struct TransferResult: Sendable {
     /// `1.1`, `2`, … as negotiated.
     public var httpVersion: String?
     public var duration: Duration
+    /// From the request sent to the answer's first byte (the connection's setup not counted),
+    /// when an answer came.
+    public var latency: Duration?
 
     /// A transfer that ended before any response: cancelled, or refused before it started.
     static func failed(_ failure: Failure) -> TransferResult {

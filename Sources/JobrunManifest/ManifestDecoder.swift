@@ -179,10 +179,11 @@ struct ManifestDecoder {
 
     mutating func readConcurrency(_ node: YAMLNode, into c: inout ConcurrencyLimits) {
         guard requireMapping(node, "'concurrency'") else { return }
-        checkKeys(node, allowed: ["total", "per_host", "streams"], in: "'concurrency'")
+        checkKeys(node, allowed: ["total", "per_host", "streams", "adaptive"], in: "'concurrency'")
         if let n = doc.value(forKey: "total", in: node), let v = integer(n, "total", in: ConcurrencyLimits.totalRange) { c.total = v }
         if let n = doc.value(forKey: "per_host", in: node), let v = integer(n, "per_host", in: ConcurrencyLimits.perHostRange) { c.perHost = v }
         if let n = doc.value(forKey: "streams", in: node), let v = integer(n, "streams", in: ConcurrencyLimits.streamsRange) { c.streams = v }
+        if let n = doc.value(forKey: "adaptive", in: node), let v = boolean(n, "adaptive") { c.adaptive = v }
         // Limits given on the command line replace these; the warning would be about values not used.
         if options.concurrency.isEmpty, c.perHost > c.total, let n = doc.value(forKey: "per_host", in: node) {
             diagnostics.warning("'per_host' (\(c.perHost)) is larger than 'total' (\(c.total)); at most \(c.total) transfers run at once", at: location(n))

@@ -201,6 +201,7 @@ public enum PlanJSON {
         w.key("total"); w.int(Int64(s.concurrency.total))
         w.key("per_host"); w.int(Int64(s.concurrency.perHost))
         w.key("streams"); w.int(Int64(s.concurrency.streams))
+        w.key("adaptive"); w.bool(s.concurrency.adaptive)
         w.endObject()
         w.key("retries")
         w.beginObject()

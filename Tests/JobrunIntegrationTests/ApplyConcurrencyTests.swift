@@ -137,4 +137,37 @@ import Testing
         #expect(peak <= 2, "\(peak) requests at once on the redirect's target, limited to 2:\n\(target.map(\.description).joined(separator: "\n"))")
         #expect(peak == 2, "the target's slots were not used together")
     }
+
+    /// `adaptive` against an origin that answers 503 past 8 requests at once: the limit starts at
+    /// a few, grows, halves at the first refusals and settles at what the origin took, so the
+    /// run needs few more requests than slices (a fixed `per_host: 32` would send dozens of
+    /// refused requests in every round).
+    @Test func anAdaptiveLimitSettlesBelowAnOriginsCap() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let count = 300
+        let slices = (0..<count).map { i in
+            "      - {path: a\(i).bin, url: \"\(fixture.server.baseURL)/fault/max_in_flight=8;delay_ms=50/gen/100/a\(i).bin\", size: 100}"
+        }.joined(separator: "\n")
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: {per_host: 32, total: 64, adaptive: true}
+                  retries: {attempts: 10, backoff: {initial: 100ms, max: 1s}}
+                resources:
+                  - id: capped
+                    slices:
+                \(slices)
+
+                """)
+        let result = try await fixture.apply()
+        #expect(result.status == 0, "\(result)")
+        let log = try await fixture.server.waitForRequests { $0.filter { $0.status == 200 }.count >= count }
+        let refused = log.filter { $0.status == 503 }.count
+        #expect(log.count <= count + count / 20, "\(log.count) requests for \(count) slices (\(refused) refused)")
+        let answered = log.filter { $0.status == 200 }
+        #expect(RequestOverlap.maximum(answered) > 4, "the limit grew past its start of 4")
+        #expect(RequestOverlap.maximum(log) <= 16, "at most twice the origin's cap at once, refusals included")
+    }
 }

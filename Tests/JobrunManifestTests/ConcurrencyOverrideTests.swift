@@ -64,6 +64,10 @@ import Testing
         let fromDefaults = Self.limits(
             Self.bare.replacingOccurrences(of: "resources:", with: "defaults:\n  concurrency: {streams: 1}\nresources:"), ConcurrencyOverride())
         #expect(fromDefaults.limits["plain"]?.streams == 1 && fromDefaults.limits["plain"]?.perHost == 4)
+        let adaptive = Self.limits(
+            Self.bare.replacingOccurrences(of: "resources:", with: "defaults:\n  concurrency: {adaptive: true}\nresources:"), ConcurrencyOverride(perHost: 9))
+        #expect(adaptive.limits["plain"]?.adaptive == true && adaptive.limits["plain"]?.perHost == 9)
+        #expect(Self.limits(Self.bare, ConcurrencyOverride()).limits["plain"]?.adaptive == false)
     }
 
     @Test func bothLimitsReplaceEveryResourcesOwn() {

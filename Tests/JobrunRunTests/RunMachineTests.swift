@@ -293,6 +293,23 @@ import Testing
         #expect(Self.drain(&m, now: Self.at(1)).started == [1, 2, 3, 4], "the one slot is a connection of four streams")
     }
 
+    /// With `adaptive`, an answer's latency feeds its origin's limit and a 503 halves it.
+    @Test func answersFeedAnAdaptiveLimit() throws {
+        var m = try Self.machine(Self.resource("a", (1...40).map(String.init), extra: "concurrency: {per_host: 16, adaptive: true}"))
+        let origin = m.origin(0)
+        #expect(Self.drain(&m, now: Self.at(0)).started == [0, 1, 2, 3])
+        for j: SliceID in [0, 1] {
+            m.transferEnded(j, bytes: 1000, duration: .milliseconds(40))
+            _ = m.attemptEndedAtOrigin(
+                j, AttemptReport(verdict: .body, written: 1000, declaredEnd: 1000, latency: .milliseconds(40)), now: Self.at(0), random: 0)
+        }
+        #expect(m.scheduler.adaptiveLimit(at: origin) == 6)
+        let busy = AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true, coolsDownHost: true)
+        m.transferEnded(2, bytes: 0, duration: .milliseconds(40))
+        _ = m.attemptEndedAtOrigin(2, AttemptReport(verdict: .refused(busy), latency: .milliseconds(40)), now: Self.at(1), random: 0)
+        #expect(m.scheduler.adaptiveLimit(at: origin) == 3)
+    }
+
     /// A full disk makes every later body be checked before more starts; a second one stops all
     /// starts.
     @Test func aSecondFullDiskStartsNothing() throws {

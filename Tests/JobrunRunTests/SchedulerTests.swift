@@ -83,6 +83,35 @@ import Testing
         #expect(s.streams(at: "https://a") == 4 && s.streams(at: "http://b") == 1)
     }
 
+    /// With `adaptive`, an origin's requests in flight are its limiter's: they start at a few,
+    /// grow while answers come at the path's latency, halve on an overload; the
+    /// slots still bound them, and an origin of a fixed lane has no limiter.
+    @Test func anAdaptiveOriginKeepsToItsLimiter() {
+        var s = Scheduler()
+        var lane = Self.lane(total: 100, perHost: 8)
+        lane.limits.adaptive = true
+        s.describe(resource: 0, as: lane)
+        s.describe(resource: 1, as: Self.lane(total: 100, perHost: 2))
+        Self.enqueue(&s, Array(0..<100), resource: 0, origin: "https://a")
+        Self.enqueue(&s, Array(100..<110), resource: 1, origin: "http://b")
+        #expect(s.adaptiveLimit(at: "https://a") == 4 && s.adaptiveLimit(at: "http://b") == nil)
+        #expect(Self.started(Self.drain(&s)).filter { $0 < 100 }.count == 4, "a few to start with, though per_host allows 8")
+        // An answer over HTTP/2 makes a's slots connections of 10 streams: the limiter may grow to 80.
+        s.multiplexes(at: "https://a", streams: 10)
+        var started = 0
+        for i in 0..<8 {
+            s.ended(at: "https://a")
+            s.answered(at: "https://a", latency: .milliseconds(40), now: Self.at(Double(i) / 100))
+            started += Self.started(Self.drain(&s)).count
+        }
+        #expect(s.adaptiveLimit(at: "https://a") == 12)
+        #expect(started == 16 && s.running == 12 + 2, "as many in flight as the limit, though the slots allow 80")
+        s.overloaded(at: "https://a", now: Self.at(1))
+        #expect(s.adaptiveLimit(at: "https://a") == 6)
+        s.ended(at: "https://a")
+        #expect(Self.started(Self.drain(&s)).isEmpty, "11 in flight over a limit of 6")
+    }
+
     /// Within a resource, plan order; a retried job goes back in its place.
     @Test func planOrderWithinAResource() {
         var s = Scheduler()

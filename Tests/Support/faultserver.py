@@ -68,7 +68,7 @@ INT_OPTIONS = {
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
     "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
     "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes", "wrong_byte_at",
-    "stall_s", "bad_chunk_at",
+    "stall_s", "bad_chunk_at", "max_in_flight",
 }
 FAULT_OPTIONS = INT_OPTIONS | {"retry_after", "transfer_encoding"}
 # Options that describe the representation rather than one response: they ignore n= and from=.
@@ -286,12 +286,26 @@ class State:
         self.lock = threading.Lock()
         self.counters = {}
         self.connections = 0
+        self.in_flight = 0
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
 
     def next_connection(self):
         with self.lock:
             self.connections += 1
             return self.connections
+
+    def enter(self, most):
+        """Takes a place among the requests in flight that carry max_in_flight; False (and
+        none taken) when `most` are in flight already."""
+        with self.lock:
+            if self.in_flight >= most:
+                return False
+            self.in_flight += 1
+            return True
+
+    def leave(self):
+        with self.lock:
+            self.in_flight -= 1
 
     def count(self, key):
         with self.lock:
@@ -372,6 +386,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.disconnected = False
         self.number = None
         self.target = None
+        self.holds_place = False
         self.last_write_began = None
         self.record = {
             "time": time.monotonic(),
@@ -479,6 +494,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 except ClientGone:
                     self.disconnected = True
         finally:
+            if self.holds_place:
+                self.server.state.leave()
             self.end()
 
     def route(self):
@@ -500,6 +517,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         if options.get("header_bytes"):
             extra.append(("X-Padding", "a" * options["header_bytes"]))
+        if options.get("max_in_flight"):
+            # Over the cap, a 503 at once: an origin that takes only so many requests at a time.
+            if not self.server.state.enter(options["max_in_flight"]):
+                return self.status_only(503, extra)
+            self.holds_place = True
         if options.get("delay_ms"):
             self.hold(options["delay_ms"] / 1000.0)
         if options.get("status"):

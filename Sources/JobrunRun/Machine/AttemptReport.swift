@@ -28,6 +28,8 @@ struct AttemptReport {
     let learned: Representation?
     /// The response came over a multiplexed connection (HTTP/2 or 3).
     let multiplexed: Bool
+    /// From the request sent to the answer's first byte, when an answer came.
+    let latency: Duration?
 
     init(sink: BodySink, result: TransferResult) {
         verdict = sink.verdict
@@ -42,12 +44,13 @@ struct AttemptReport {
         representation = sink.representation
         learned = sink.learned
         multiplexed = result.httpVersion == "2" || result.httpVersion == "3"
+        latency = result.latency
     }
 
     init(
         verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: ByteCount = 0, declaredEnd: ByteCount? = nil,
         resumeOffset: ByteCount = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
-        learned: Representation? = nil, multiplexed: Bool = false
+        learned: Representation? = nil, multiplexed: Bool = false, latency: Duration? = nil
     ) {
         self.verdict = verdict
         self.transport = transport
@@ -60,6 +63,14 @@ struct AttemptReport {
         self.representation = representation
         self.learned = learned
         self.multiplexed = multiplexed
+        self.latency = latency
+    }
+
+    /// The origin said it has more than it can take (429, 503), or reset the connection.
+    var saysOverloaded: Bool {
+        if case .refused(let failure)? = verdict, failure.coolsDownHost { return true }
+        if case .network? = transport { return true }
+        return false
     }
 
     /// How the attempt ended, as far as reaching its origin goes: no connection at all, a

@@ -13,6 +13,8 @@ struct OriginQueue {
     /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise), the
     /// streams of a multiplexed connection once one did.
     var streams = 1
+    /// The adaptive limit of its requests in flight, when its first resource's is adaptive.
+    var limiter: ConcurrencyLimiter?
 
     /// The slots its transfers under way take: one per transfer, or per multiplexed connection's worth.
     var slots: Int { (running + streams - 1) / streams }

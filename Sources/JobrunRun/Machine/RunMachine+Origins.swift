@@ -22,6 +22,13 @@ extension RunMachine {
         if report.multiplexed {
             scheduler.multiplexes(at: origin(j), streams: plan.entries[book.jobs[j].resource].resource.settings.concurrency.streams)
         }
+        if scheduler.adapts {
+            if report.saysOverloaded {
+                scheduler.overloaded(at: origin(j), now: now())
+            } else if let latency = report.latency {
+                scheduler.answered(at: origin(j), latency: latency, now: now())
+            }
+        }
         // The common case, decided without the origin's name: an answer while no origin has failures.
         if health.breakers.isEmpty, report.isCleanBody { return nil }
         let failure: AttemptFailure?

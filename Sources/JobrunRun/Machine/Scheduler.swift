@@ -65,8 +65,18 @@ struct Scheduler {
 
     /// Job `job` (plan position `sequence`, of `resource`) is ready to start at `origin`.
     mutating func enqueue(_ job: SliceID, sequence: Int, resource: Int, origin: String, sequenceOf: (SliceID) -> Int) {
-        let priority = lane(resource).priority
-        origins[origin, default: OriginQueue()].insert(job, sequence: sequence, resource: resource, priority: priority, sequenceOf: sequenceOf)
+        let lane = lane(resource)
+        if lane.limits.adaptive { adapts = true }
+        Self.insert(job, sequence: sequence, resource: resource, lane: lane, into: &origins[origin, default: OriginQueue()], sequenceOf: sequenceOf)
+    }
+
+    private static func insert(
+        _ job: SliceID, sequence: Int, resource: Int, lane: Lane, into queue: inout OriginQueue, sequenceOf: (SliceID) -> Int
+    ) {
+        if lane.limits.adaptive, queue.limiter == nil {
+            queue.limiter = ConcurrencyLimiter(ceiling: lane.limits.perHost * queue.streams)
+        }
+        queue.insert(job, sequence: sequence, resource: resource, priority: lane.priority, sequenceOf: sequenceOf)
     }
 
     /// A transfer started at `origin` (after a `.start`): it holds a slot.
@@ -96,8 +106,30 @@ struct Scheduler {
     /// there carries `streams` transfers. Said once per origin; later answers change nothing.
     mutating func multiplexes(at origin: String, streams: Int) {
         guard streams > 1, origins[origin]?.streams ?? 1 == 1 else { return }
-        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { $0.streams = streams }
+        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
+            if let ceiling = queue.limiter?.ceiling { queue.limiter?.raiseCeiling(to: ceiling * streams) }
+            queue.streams = streams
+        }
     }
+
+    /// An answer from `origin` began `latency` after its request went, at `now` (for its
+    /// adaptive limit, if it has one).
+    mutating func answered(at origin: String, latency: Duration, now: @autoclosure () -> Instant) {
+        guard let queue = origins[origin], queue.limiter != nil else { return }
+        origins[origin]?.limiter?.answered(latency: latency, inFlight: queue.running + 1, now: now())
+    }
+
+    /// `origin` said it is overloaded, or reset a connection, at `now` (for its adaptive limit).
+    mutating func overloaded(at origin: String, now: @autoclosure () -> Instant) {
+        guard let queue = origins[origin], queue.limiter != nil else { return }
+        origins[origin]?.limiter?.overloaded(inFlight: queue.running + 1, now: now())
+    }
+
+    /// Some origin's limit adapts (the answers are worth looking at).
+    private(set) var adapts = false
+
+    /// `origin`'s adaptive limit of requests in flight, if it has one.
+    func adaptiveLimit(at origin: String) -> Int? { origins[origin]?.limiter?.limit }
 
     /// Transfers a slot at `origin` carries (1 until it is known to multiplex).
     func streams(at origin: String) -> Int { origins[origin]?.streams ?? 1 }
@@ -151,6 +183,7 @@ struct Scheduler {
             if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
             if queue.startNeedsSlot && (queue.slots >= limits.perHost || slots >= limits.total) { continue }
+            if let limiter = queue.limiter, queue.running >= limiter.limit { continue }
             let origin = origins.keys[i]
             if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
             if !questions.mayStart(at: origin) { continue }

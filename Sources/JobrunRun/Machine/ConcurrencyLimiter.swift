@@ -1,0 +1,110 @@
+/// How many requests one origin is given at once when its limit adapts (`concurrency.adaptive`):
+/// raised while answers come as fast as the fastest seen, lowered when they slow down or the
+/// origin says it is overloaded. Between `floor` and `ceiling` (the user's `per_host` slots,
+/// with their streams); the breaker and `Retry-After` still decide about an origin that fails.
+///
+/// The rules, a latency gradient with AIMD (as Netflix's concurrency-limits and Envoy's adaptive
+/// concurrency filter do):
+/// - The path's own latency is the shortest first-byte time seen (`minLatency`); the recent one
+///   is a moving average of the last answers (`recentLatency`).
+/// - While the recent latency stays within `tolerance` of the shortest and the limit is in use
+///   (at least half of it in flight), the limit grows: by one per answer until the first sign of
+///   trouble (doubling each round trip, as TCP's slow start), then by one per round trip's worth
+///   of answers.
+/// - When the recent latency passes `tolerance` times the shortest, the limit shrinks in
+///   proportion (never below half), at most once per recent latency: queueing at the origin shows
+///   as latency before it shows as failures.
+/// - An overload answer (429, 503) or a reset connection halves it, also at most once per recent
+///   latency, so that a burst of refusals counts once. The requests that were in flight then,
+///   less one, are what the origin takes (`capacity`): for `capacityHold` after the last overload
+///   the limit grows no further than that, so it settles below an origin's cap instead of
+///   finding it again and again, and later looks past it in case the cap has moved.
+///
+/// A part of the run's machine: told the time, it reads no clock.
+struct ConcurrencyLimiter: Equatable {
+    typealias Instant = ContinuousClock.Instant
+
+    /// A recent latency up to this many times the shortest is the path, not a queue.
+    static let tolerance = 2.0
+    /// How much of the recent latency is the newest answer's.
+    static let smoothing = 0.2
+    /// How long what an overload said of the origin's capacity holds.
+    static let capacityHold: Duration = .seconds(30)
+    /// Where a limit starts: a few, as TCP's initial window, and found from there.
+    static let start = 4
+
+    let floor: Int
+    private(set) var ceiling: Int
+    /// Fractional, so that additive growth of one per round trip takes `limit` answers.
+    private(set) var value: Double
+    private(set) var minLatency: Duration?
+    private(set) var recentLatency: Duration?
+    /// Until the first sign of trouble the limit grows by one per answer.
+    private(set) var isInSlowStart = true
+    /// What the origin took when it last said it was overloaded, and until when that holds.
+    struct Capacity: Equatable {
+        var requests: Int
+        var until: Instant
+    }
+    private(set) var capacity: Capacity?
+    private var lastDecrease: Instant?
+
+    init(start: Int = Self.start, floor: Int = 1, ceiling: Int) {
+        self.floor = max(1, floor)
+        self.ceiling = max(self.floor, ceiling)
+        value = Double(min(max(start, self.floor), self.ceiling))
+    }
+
+    /// Requests that may be in flight at once.
+    var limit: Int { Int(value) }
+
+    /// The ceiling changed: the origin's slots carry more streams than thought.
+    mutating func raiseCeiling(to ceiling: Int) {
+        self.ceiling = max(self.ceiling, ceiling)
+    }
+
+    /// An answer's first byte came `latency` after its request was sent, at `now`, with
+    /// `inFlight` requests under way at the origin (this one included).
+    mutating func answered(latency: Duration, inFlight: Int, now: Instant) {
+        let shortest = min(minLatency ?? latency, latency)
+        minLatency = shortest
+        let recent = recentLatency.map { $0 + ($0 - latency) * -Self.smoothing } ?? latency
+        recentLatency = recent
+        if recent > shortest * Self.tolerance {
+            guard mayDecrease(now: now) else { return }
+            // In proportion to how far the latency rose: a queue at the origin, not the path.
+            let ratio = max(0.5, (shortest * Self.tolerance) / recent)
+            decrease(to: value * ratio, now: now)
+            return
+        }
+        // Growth only while the limit is what holds the origin back.
+        guard Double(inFlight) * 2 >= value else { return }
+        var top = Double(ceiling)
+        if let capacity, now < capacity.until { top = min(top, Double(capacity.requests)) }
+        guard value < top else { return }
+        value = min(top, value + (isInSlowStart ? 1 : 1 / value))
+    }
+
+    /// The origin said it is overloaded (429, 503) or reset a connection at `now`, with
+    /// `inFlight` requests under way there (this one included).
+    mutating func overloaded(inFlight: Int, now: Instant) {
+        let took = max(floor, inFlight - 1)
+        let known = capacity.flatMap { now < $0.until ? $0.requests : nil } ?? took
+        capacity = Capacity(requests: min(took, known), until: now + Self.capacityHold)
+        guard mayDecrease(now: now) else { return }
+        decrease(to: value / 2, now: now)
+    }
+
+    /// One decrease per recent latency: the answers already under way at the last one say
+    /// nothing of the limit that came of it.
+    private func mayDecrease(now: Instant) -> Bool {
+        guard let lastDecrease else { return true }
+        return now - lastDecrease >= (recentLatency ?? .zero)
+    }
+
+    private mutating func decrease(to newValue: Double, now: Instant) {
+        value = max(Double(floor), newValue.rounded(.down))
+        isInSlowStart = false
+        lastDecrease = now
+    }
+}

@@ -1,0 +1,112 @@
+import Testing
+@testable import JobrunRun
+
+/// The adaptive limit of one origin, fed made-up latencies at made-up instants.
+@Suite struct ConcurrencyLimiterTests {
+    static let t0 = ContinuousClock.now
+    static func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
+
+    /// Answers as fast as the path allows, with the limit in use: one more per answer until the
+    /// first trouble, never past the ceiling.
+    @Test func growsWhileLatencyStaysFlat() {
+        var l = ConcurrencyLimiter(start: 4, ceiling: 64)
+        for i in 0..<20 { l.answered(latency: .milliseconds(40), inFlight: l.limit, now: Self.at(i)) }
+        #expect(l.limit == 24 && l.isInSlowStart)
+        for i in 0..<100 { l.answered(latency: .milliseconds(41), inFlight: l.limit, now: Self.at(100 + i)) }
+        #expect(l.limit == 64, "held at the ceiling")
+    }
+
+    /// A limit not in use (fewer in flight than half of it) does not grow: an origin with little
+    /// work is not given a limit it never tried.
+    @Test func anUnusedLimitDoesNotGrow() {
+        var l = ConcurrencyLimiter(start: 8, ceiling: 64)
+        for i in 0..<50 { l.answered(latency: .milliseconds(40), inFlight: 3, now: Self.at(i)) }
+        #expect(l.limit == 8)
+    }
+
+    /// When answers slow down past twice the shortest, the limit shrinks in proportion (never
+    /// below half), once per recent latency, and then grows by one per round trip only.
+    @Test func shrinksWhenLatencyRises() {
+        var l = ConcurrencyLimiter(start: 32, ceiling: 64)
+        l.answered(latency: .milliseconds(40), inFlight: 32, now: Self.at(0))
+        #expect(l.limit == 33)
+        // A queue builds at the origin: the recent latency climbs past 80 ms.
+        var now = 10
+        while l.limit == 33 || l.isInSlowStart {
+            l.answered(latency: .milliseconds(400), inFlight: 33, now: Self.at(now))
+            now += 10
+        }
+        #expect(l.limit >= 16 && l.limit < 33 && !l.isInSlowStart, "\(l.limit)")
+        let after = l.limit
+        // More slow answers within the same recent latency change nothing more.
+        l.answered(latency: .milliseconds(400), inFlight: after, now: Self.at(now))
+        #expect(l.limit == after)
+        #expect(l.minLatency == .milliseconds(40))
+    }
+
+    /// Growth after trouble is one per round trip's worth of answers.
+    @Test func afterTroubleGrowthIsAdditive() {
+        var l = ConcurrencyLimiter(start: 10, ceiling: 64)
+        l.overloaded(inFlight: 40, now: Self.at(0))
+        #expect(l.limit == 5 && !l.isInSlowStart)
+        for i in 0..<5 { l.answered(latency: .milliseconds(40), inFlight: 5, now: Self.at(100 + i)) }
+        #expect(l.limit == 5 || l.limit == 6, "about one more after five answers at five: \(l.limit)")
+        for i in 0..<6 { l.answered(latency: .milliseconds(40), inFlight: 6, now: Self.at(200 + i)) }
+        #expect(l.limit == 6 || l.limit == 7)
+    }
+
+    /// An overload (429, 503, a reset) halves the limit once for a burst of them, and never
+    /// below the floor.
+    @Test func anOverloadHalvesOncePerBurst() {
+        var l = ConcurrencyLimiter(start: 40, floor: 2, ceiling: 64)
+        l.answered(latency: .milliseconds(50), inFlight: 40, now: Self.at(0))
+        for i in 0..<30 { l.overloaded(inFlight: 64, now: Self.at(10 + i)) }
+        #expect(l.limit == 20, "thirty refusals within one latency are one decrease")
+        l.overloaded(inFlight: 64, now: Self.at(200))
+        #expect(l.limit == 10)
+        for i in 0..<10 { l.overloaded(inFlight: 64, now: Self.at(1_000 * (i + 1))) }
+        #expect(l.limit == 2, "held at the floor")
+    }
+
+    /// An origin that refuses past 8 at once: the limit halves, grows back to 8 and stays there
+    /// while that holds (no refusal after the first), then looks past it.
+    @Test func settlesBelowAnOriginsCap() {
+        var l = ConcurrencyLimiter(ceiling: 64)
+        #expect(l.limit == ConcurrencyLimiter.start)
+        var now = 0
+        func answer(_ count: Int) {
+            for _ in 0..<count {
+                l.answered(latency: .milliseconds(40), inFlight: l.limit, now: Self.at(now))
+                now += 5
+            }
+        }
+        answer(5)
+        #expect(l.limit == 9)
+        l.overloaded(inFlight: 9, now: Self.at(now))
+        #expect(l.limit == 4 && l.capacity?.requests == 8)
+        answer(200)
+        #expect(l.limit == 8, "grows back to what the origin took, no further")
+        now += 30_000
+        answer(40)
+        #expect(l.limit > 8, "after the hold, it looks past it: \(l.limit)")
+        // Another refusal within the hold only lowers what is known.
+        l.overloaded(inFlight: 30, now: Self.at(now))
+        l.overloaded(inFlight: 7, now: Self.at(now + 1))
+        #expect(l.capacity?.requests == 6)
+    }
+
+    /// The start is kept within floor and ceiling; a ceiling that rises (the origin turns out to
+    /// multiplex) lets the limit grow on, one that would fall is kept.
+    @Test func boundsAndARisingCeiling() {
+        #expect(ConcurrencyLimiter(start: 100, ceiling: 8).limit == 8)
+        #expect(ConcurrencyLimiter(start: 0, floor: 3, ceiling: 8).limit == 3)
+        var l = ConcurrencyLimiter(start: 4, ceiling: 4)
+        l.answered(latency: .milliseconds(40), inFlight: 4, now: Self.at(0))
+        #expect(l.limit == 4)
+        l.raiseCeiling(to: 400)
+        l.raiseCeiling(to: 2)
+        #expect(l.ceiling == 400)
+        l.answered(latency: .milliseconds(40), inFlight: 4, now: Self.at(1))
+        #expect(l.limit == 5)
+    }
+}
