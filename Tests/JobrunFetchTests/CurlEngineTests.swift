@@ -168,6 +168,28 @@ func fetch(_ engine: CurlEngine, _ request: TransferRequest, sink: RecordingSink
         #expect({ if case .timeout = result.failure { true } else { false } }(), "\(String(describing: result.failure))")
     }
 
+    /// A transfer that waits in libcurl's queue (its origin's one connection is busy) has not
+    /// been idle: its idle timeout counts from when it leaves the queue.
+    @Test func timeInLibcurlsQueueIsNotIdle() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let engine = try CurlEngine(connectionsPerHost: 1)
+        defer { engine.shutdown() }
+        // 2,000 bytes at 1,000 bytes/s: about two seconds on the one connection, never idle.
+        var slow = TransferRequest(url: server.url("/fault/drip=1000/gen/2000/slow.bin"))
+        slow.idleTimeout = .milliseconds(600)
+        var queued = TransferRequest(url: server.url("/gen/100/queued.bin"))
+        queued.idleTimeout = .milliseconds(600)
+        let first = Mutex<TransferResult?>(nil)
+        engine.start(slow, sink: RecordingSink()) { r in first.withLock { $0 = r } }
+        let second = await fetch(engine, queued, sink: RecordingSink())
+        #expect(second.failure == nil, "\(String(describing: second.failure))")
+        #expect(await Poll.until(timeout: .seconds(20)) { first.withLock { $0 != nil } })
+        #expect(first.withLock { $0?.failure } == nil)
+        let log = try await server.waitForRequests { $0.count == 2 }
+        #expect(Set(log.map(\.connectionID)).count == 1, "one connection: the second waited for the first")
+    }
+
     /// A body that stalls must not hold up the other transfers to its origin: they take
     /// connections of their own at once. With `CURLOPT_PIPEWAIT` over plain HTTP, libcurl 7.88
     /// kept them waiting until the stalled one had finished, because its response says
