@@ -115,14 +115,19 @@ struct Scheduler {
     /// An answer from `origin` began `latency` after its request went, at `now` (for its
     /// adaptive limit, if it has one).
     mutating func answered(at origin: String, latency: Duration, now: @autoclosure () -> Instant) {
-        guard let queue = origins[origin], queue.limiter != nil else { return }
-        origins[origin]?.limiter?.answered(latency: latency, inFlight: queue.running + 1, now: now())
+        Self.adapt(&origins[origin]) { limiter, running in limiter.answered(latency: latency, inFlight: running + 1, now: now()) }
     }
 
     /// `origin` said it is overloaded, or reset a connection, at `now` (for its adaptive limit).
     mutating func overloaded(at origin: String, now: @autoclosure () -> Instant) {
-        guard let queue = origins[origin], queue.limiter != nil else { return }
-        origins[origin]?.limiter?.overloaded(inFlight: queue.running + 1, now: now())
+        Self.adapt(&origins[origin]) { limiter, running in limiter.overloaded(inFlight: running + 1, now: now()) }
+    }
+
+    /// One lookup of the origin: its limiter, if it has one, told something with its running count.
+    private static func adapt(_ queue: inout OriginQueue?, _ tell: (inout ConcurrencyLimiter, Int) -> Void) {
+        guard let running = queue?.running, var limiter = queue?.limiter else { return }
+        tell(&limiter, running)
+        queue?.limiter = limiter
     }
 
     /// Some origin's limit adapts (the answers are worth looking at).
