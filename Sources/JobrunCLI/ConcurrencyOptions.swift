@@ -7,13 +7,14 @@ struct ConcurrencyOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Transfers at once in all, in place of every resource's 'concurrency.total' (1 to 1024).", valueName: "n"))
+            "Slots at once in all (a transfer, or an HTTP/2 connection of 'concurrency.streams' transfers), in place of every resource's 'concurrency.total' (1 to 1024).",
+            valueName: "n"))
     var concurrency: Int?
 
     @Option(
         name: .customLong("per-host"),
         help: ArgumentHelp(
-            "Transfers at once per scheme://host:port, in place of every resource's 'concurrency.per_host' (1 to 256).", valueName: "n"))
+            "Slots at once per scheme://host:port, in place of every resource's 'concurrency.per_host' (1 to 256).", valueName: "n"))
     var perHost: Int?
 
     func validate() throws {

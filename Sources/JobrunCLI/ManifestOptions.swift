@@ -33,7 +33,7 @@ struct ManifestOptions: ParsableArguments {
         options.concurrency = concurrency
         if let total = concurrency.total, let perHost = concurrency.perHost, perHost > total {
             StandardError.write(
-                "jobrun: warning: --per-host \(perHost) is larger than --concurrency \(total); at most \(total) \(total == 1 ? "transfer runs" : "transfers run") at once\n"
+                "jobrun: warning: --per-host \(perHost) is larger than --concurrency \(total); at most \(total) \(total == 1 ? "slot is" : "slots are") in use at once\n"
             )
         }
         options.allowFileURLs = allowFileURLs

@@ -186,7 +186,7 @@ struct ManifestDecoder {
         if let n = doc.value(forKey: "adaptive", in: node), let v = boolean(n, "adaptive") { c.adaptive = v }
         // Limits given on the command line replace these; the warning would be about values not used.
         if options.concurrency.isEmpty, c.perHost > c.total, let n = doc.value(forKey: "per_host", in: node) {
-            diagnostics.warning("'per_host' (\(c.perHost)) is larger than 'total' (\(c.total)); at most \(c.total) transfers run at once", at: location(n))
+            diagnostics.warning("'per_host' (\(c.perHost)) is larger than 'total' (\(c.total)); at most \(c.total) slots are in use at once", at: location(n))
         }
         c = c.overridden(by: options.concurrency)
     }

@@ -107,15 +107,17 @@ public final class ApplyRun: Sendable {
         let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
         // A connection's streams: the most any resource allows (the scheduler keeps each to its own).
         let streams = plan.entries.map(\.resource.settings.concurrency.streams).max() ?? ConcurrencyLimits().streams
-        let perHost = plan.entries.map(\.resource.settings.concurrency.perHost).max() ?? ConcurrencyLimits().perHost
-        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: perHost)
+        // Connections per host (a proxy counts as the host): the run never has more HTTP/1.1
+        // transfers than `total`, so only an HTTP/2 origin's surplus ever waits in libcurl.
+        let connections = plan.entries.map(\.resource.settings.concurrency.total).max() ?? ConcurrencyLimits().total
+        let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: connections)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }
         defer { drivenEngine.withLock { $0 = nil } }
         for _ in 1..<Self.engineCount {
             engines.append(
                 try CurlEngine(
-                    sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: perHost,
+                    sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: connections,
                     afterCallbacks: { [weak self] in self?.wakeIfSleeping() }))
         }
         let disk = try DiskWorker { [weak self] batch in

@@ -121,7 +121,7 @@ extension RunDriver {
     /// disk has been full, every outcome is handled here before anything new starts, so a second
     /// full disk stops the run before it starts more.
     mutating func handleEvents() {
-        var bodies: [(job: SliceID, sink: BodySink, result: TransferResult)] = []
+        var bodies: [(job: SliceID, sink: BodySink, result: TransferResult, report: AttemptReport)] = []
         var next = 0
         while true {
             var freedSlots = false
@@ -130,13 +130,15 @@ extension RunDriver {
                 case .transferDone(let j, let sink, let result):
                     guard case .running(_, let current) = machine.book.jobs[j].state, current === sink else { continue }
                     progress.bytesReceived += result.bodyBytes
-                    machine.transferEnded(j, bytes: ByteCount(result.bodyBytes), duration: ContinuousClock.now - sink.startedAt)
+                    let report = AttemptReport(sink: sink, result: result)
+                    machine.transferEnded(
+                        j, report, bytes: ByteCount(result.bodyBytes), duration: ContinuousClock.now - sink.startedAt, now: ContinuousClock.now)
                     freedSlots = true
                     if machine.bodyWaitsForStarts(hasBody: sink.hasBodyToCheck(result)) {
-                        bodies.append((j, sink, result))
+                        bodies.append((j, sink, result, report))
                         machine.backlog.waits(bytes: sink.isInMemory ? sink.written : .zero)
                     } else {
-                        complete(j, sink: sink, result: result)
+                        complete(j, sink: sink, result: result, report: report)
                     }
                 case .bodyProgress(let j, let sink, let written):
                     guard case .running(_, let current) = machine.book.jobs[j].state, current === sink else { continue }
@@ -162,11 +164,11 @@ extension RunDriver {
             let b = bodies[next]
             next += 1
             machine.backlog.taken(bytes: b.sink.isInMemory ? b.sink.written : .zero)
-            complete(b.job, sink: b.sink, result: b.result)
+            complete(b.job, sink: b.sink, result: b.result, report: b.report)
         }
     }
 
-    mutating func complete(_ j: SliceID, sink: BodySink, result: TransferResult) {
+    mutating func complete(_ j: SliceID, sink: BodySink, result: TransferResult, report: AttemptReport) {
         let resource = plan.entries[machine.book.jobs[j].resource].resource
         let slice = resource.slices[machine.book.jobs[j].slice]
         // Whatever happens below, the attempt ends on the way out (a memory body dropped, the
@@ -180,7 +182,6 @@ extension RunDriver {
             settleCut(j, sink: sink)
             return
         }
-        let report = AttemptReport(sink: sink, result: result)
         // While the network is gone, a failure to reach the origin costs the slice no attempt.
         switch machine.attemptReached(j, report, startedAt: sink.startedAt, now: ContinuousClock.now) {
         case .counts: break

@@ -101,6 +101,6 @@ import Testing
         try fixture.write(manifest: Self.manifest([fixture.server.baseURL]))
         let plan = try await fixture.run(["plan", "site.yaml", "--concurrency", "2", "--per-host", "3"])
         #expect(plan.status == 0, "\(plan)")
-        #expect(plan.stderr == "jobrun: warning: --per-host 3 is larger than --concurrency 2; at most 2 transfers run at once\n", "\(plan)")
+        #expect(plan.stderr == "jobrun: warning: --per-host 3 is larger than --concurrency 2; at most 2 slots are in use at once\n", "\(plan)")
     }
 }

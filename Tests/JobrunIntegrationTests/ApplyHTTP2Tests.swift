@@ -25,7 +25,7 @@ import Testing
         try fixture.write(
             manifest: """
                 version: 1
-                defaults: {concurrency: {total: 8, per_host: 8}}
+                defaults: {concurrency: {total: 8, per_host: 8, streams: 24}}
                 resources:
                   - id: pkg
                     base_url: https://127.0.0.1:\(port)/pkg/
@@ -53,7 +53,8 @@ import Testing
     /// `total: 1`, the first answer says the origin multiplexes, and then up to `streams` slow
     /// responses are in flight at once over the one connection, never more. (nginx speaks
     /// HTTP/2 and passes each request on to the fault server, which answers after 250 ms and
-    /// logs when each request came and ended.)
+    /// logs when each request came and ended.) Another resource allows 50 streams, so libcurl is
+    /// allowed that many per connection and only the scheduler holds `slow` to its 3.
     @Test(.enabled(if: nginx != nil && openssl != nil, "needs nginx (nginx-light) and openssl"))
     func aMultiplexingOriginCarriesStreamsPerSlot() async throws {
         let fixture = try ApplyFixture()
@@ -73,10 +74,15 @@ import Testing
                     base_url: https://127.0.0.1:\(port)/slow/
                     slices:
                 \(slices)
+                  - id: other
+                    base_url: http://127.0.0.1:\(fixture.server.port)/gen/16/
+                    concurrency: {streams: 50}
+                    slices:
+                      - {path: o.bin, size: 16}
                 """)
         let (result, report) = try await fixture.applyJSON(["--cacert", dir.path("cert.pem")])
         #expect(result.status == 0, "\(result)")
-        #expect(report.resources.flatMap(\.slices).allSatisfy { $0.status == "fetched" && $0.httpVersion == "2" })
+        #expect(report.resources.first { $0.id == "slow" }?.slices.allSatisfy { $0.status == "fetched" && $0.httpVersion == "2" } == true)
 
         let lines = (dir.contents(of: "nginx/access.log") ?? "").split(separator: "\n").map { $0.split(separator: " ") }
         #expect(lines.count == count && Set(lines.map { $0.first ?? "" }).count == 1, "one connection: \(lines)")

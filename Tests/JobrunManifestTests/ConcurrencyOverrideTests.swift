@@ -55,12 +55,12 @@ import Testing
         #expect(loaded.limits["partial"] == Self.limits(total: 8, perHost: 3))
     }
 
-    /// A multiplexed connection's streams: 100 unless a manifest says, inherited from `defaults`,
+    /// A multiplexed connection's streams: 8 unless a manifest says, inherited from `defaults`,
     /// and not touched by the command line's limits.
     @Test func streamsAreTheManifestsOwn() {
         let yaml = Self.manifest.replacingOccurrences(of: "concurrency: {total: 64, per_host: 16}", with: "concurrency: {total: 64, per_host: 16, streams: 8}")
         let loaded = Self.limits(yaml, ConcurrencyOverride(total: 1, perHost: 1))
-        #expect(loaded.limits["own"]?.streams == 8 && loaded.limits["inherits"]?.streams == 100)
+        #expect(loaded.limits["own"]?.streams == 8 && loaded.limits["inherits"]?.streams == 8)
         let fromDefaults = Self.limits(
             Self.bare.replacingOccurrences(of: "resources:", with: "defaults:\n  concurrency: {streams: 1}\nresources:"), ConcurrencyOverride())
         #expect(fromDefaults.limits["plain"]?.streams == 1 && fromDefaults.limits["plain"]?.perHost == 4)
@@ -94,7 +94,7 @@ import Testing
     /// replaces, so it is not given then.
     @Test func theManifestsPerHostWarningIsLeftOutUnderAnOverride() {
         let yaml = Self.bare.replacingOccurrences(of: "resources:", with: "defaults:\n  concurrency: {total: 2, per_host: 4}\nresources:")
-        #expect(Self.limits(yaml, ConcurrencyOverride()).warnings == ["'per_host' (4) is larger than 'total' (2); at most 2 transfers run at once"])
+        #expect(Self.limits(yaml, ConcurrencyOverride()).warnings == ["'per_host' (4) is larger than 'total' (2); at most 2 slots are in use at once"])
         #expect(Self.limits(yaml, ConcurrencyOverride(total: 8)).warnings.isEmpty)
     }
 

@@ -32,7 +32,7 @@ import Testing
         #expect(l.limit == 33)
         // A queue builds at the origin: the recent latency climbs past 80 ms.
         var now = 10
-        while l.limit == 33 || l.isInSlowStart {
+        while l.limit == 33 || l.isInSlowStart, now < 10_000 {
             l.answered(latency: .milliseconds(400), inFlight: 33, now: Self.at(now))
             now += 10
         }
@@ -89,24 +89,50 @@ import Testing
         now += 30_000
         answer(40)
         #expect(l.limit > 8, "after the hold, it looks past it: \(l.limit)")
-        // Another refusal within the hold only lowers what is known.
+        // A burst of refusals: its first says what the origin took, the others nothing more.
         l.overloaded(inFlight: 30, now: Self.at(now))
         l.overloaded(inFlight: 7, now: Self.at(now + 1))
-        #expect(l.capacity?.requests == 6)
+        #expect(l.capacity?.requests == 29)
     }
 
     /// The start is kept within floor and ceiling; a ceiling that rises (the origin turns out to
-    /// multiplex) lets the limit grow on, one that would fall is kept.
-    @Test func boundsAndARisingCeiling() {
+    /// multiplex) lets the limit grow on, one that falls (it no longer does) takes the limit down.
+    @Test func boundsAndAMovingCeiling() {
         #expect(ConcurrencyLimiter(start: 100, ceiling: 8).limit == 8)
         #expect(ConcurrencyLimiter(start: 0, floor: 3, ceiling: 8).limit == 3)
         var l = ConcurrencyLimiter(start: 4, ceiling: 4)
         l.answered(latency: .milliseconds(40), inFlight: 4, now: Self.at(0))
         #expect(l.limit == 4)
-        l.raiseCeiling(to: 400)
-        l.raiseCeiling(to: 2)
+        l.changeCeiling(to: 400)
         #expect(l.ceiling == 400)
         l.answered(latency: .milliseconds(40), inFlight: 4, now: Self.at(1))
         #expect(l.limit == 5)
+        l.changeCeiling(to: 2)
+        #expect(l.ceiling == 2 && l.limit == 2)
+        l.changeCeiling(to: 0)
+        #expect(l.ceiling == 1 && l.limit == 1, "never below the floor")
+    }
+
+    /// The path's latency is the shortest of the last window or two: one quick answer early on
+    /// holds only until it has aged out, then the path's usual latency is the measure again.
+    @Test func theShortestLatencyAgesOut() {
+        var l = ConcurrencyLimiter(start: 8, ceiling: 64)
+        l.answered(latency: .milliseconds(2), inFlight: 8, now: Self.at(0))
+        #expect(l.minLatency == .milliseconds(2))
+        // The path's answers take 40 ms: against 2 ms they look like a queue, and the limit falls.
+        var now = 10
+        for _ in 0..<20 {
+            l.answered(latency: .milliseconds(40), inFlight: 8, now: Self.at(now))
+            now += 100
+        }
+        #expect(l.limit < 8 && l.minLatency == .milliseconds(2), "\(l.limit)")
+        let low = l.limit
+        // Two windows on, the quick answer is forgotten and answers at 40 ms let it grow.
+        now = 20_500
+        for _ in 0..<40 {
+            l.answered(latency: .milliseconds(40), inFlight: l.limit, now: Self.at(now))
+            now += 100
+        }
+        #expect(l.minLatency == .milliseconds(40) && l.limit > low, "\(l.limit)")
     }
 }

@@ -287,10 +287,16 @@ import Testing
     @Test func anAnswerOverHTTP2MakesItsOriginMultiplex() throws {
         var m = try Self.machine(Self.resource("a", ["1", "2", "3", "4", "5", "6"], extra: "concurrency: {per_host: 1, streams: 4}"))
         #expect(Self.drain(&m, now: Self.at(0)).started == [0], "one slot, one transfer, before any answer")
-        m.transferEnded(0, bytes: 100, duration: .seconds(1))
-        _ = m.attemptEndedAtOrigin(0, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: true), now: Self.at(1), random: 0)
+        m.transferEnded(0, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: true), bytes: 100, duration: .seconds(1), now: Self.at(1))
         #expect(m.scheduler.streams(at: m.origin(0)) == 4)
         #expect(Self.drain(&m, now: Self.at(1)).started == [1, 2, 3, 4], "the one slot is a connection of four streams")
+        // An answer over HTTP/1.1 makes each transfer a slot again; one with no answer says nothing.
+        m.transferEnded(1, AttemptReport(verdict: nil, transport: .network("reset"), hasHead: false), bytes: 0, duration: .seconds(1), now: Self.at(2))
+        #expect(m.scheduler.streams(at: m.origin(0)) == 4)
+        m.transferEnded(
+            2, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false), bytes: 100, duration: .seconds(1), now: Self.at(2))
+        #expect(m.scheduler.streams(at: m.origin(0)) == 1)
+        #expect(Self.drain(&m, now: Self.at(2)).started.isEmpty, "two transfers under way over a slot of one")
     }
 
     /// With `adaptive`, an answer's latency feeds its origin's limit and a 503 halves it.
@@ -299,15 +305,15 @@ import Testing
         let origin = m.origin(0)
         #expect(Self.drain(&m, now: Self.at(0)).started == [0, 1, 2, 3])
         for j: SliceID in [0, 1] {
-            m.transferEnded(j, bytes: 1000, duration: .milliseconds(40))
-            _ = m.attemptEndedAtOrigin(
-                j, AttemptReport(verdict: .body, written: 1000, declaredEnd: 1000, latency: .milliseconds(40)), now: Self.at(0), random: 0)
+            m.transferEnded(
+                j, AttemptReport(verdict: .body, written: 1000, declaredEnd: 1000, latency: .milliseconds(40)), bytes: 1000, duration: .milliseconds(40),
+                now: Self.at(0))
         }
         #expect(m.scheduler.adaptiveLimit(at: origin) == 6)
         let busy = AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true, coolsDownHost: true)
-        m.transferEnded(2, bytes: 0, duration: .milliseconds(40))
-        _ = m.attemptEndedAtOrigin(2, AttemptReport(verdict: .refused(busy), latency: .milliseconds(40)), now: Self.at(1), random: 0)
+        m.transferEnded(2, AttemptReport(verdict: .refused(busy), latency: .milliseconds(1)), bytes: 0, duration: .milliseconds(40), now: Self.at(1))
         #expect(m.scheduler.adaptiveLimit(at: origin) == 3)
+        #expect(m.scheduler.limiter(at: origin)?.minLatency == .milliseconds(40), "a refusal's latency is not the path's")
     }
 
     /// A full disk makes every later body be checked before more starts; a second one stops all

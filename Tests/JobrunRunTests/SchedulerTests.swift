@@ -64,7 +64,8 @@ import Testing
         #expect(first.count == 3 && s.slots == 3, "before any answer, a transfer is a slot")
         #expect(first.filter { $0 < 20 }.count == 2)
         // Its answer said HTTP/2: each of its 2 slots carries 4 streams.
-        s.multiplexes(at: "https://a", streams: 4)
+        s.carries(4, at: "https://a")
+        #expect(s.multiplexingOrigins == 1)
         #expect(s.streams(at: "https://a") == 4 && s.slots == 2, "its two transfers fit in one connection")
         // The slot that freed goes to b in turn; a fills its connection's streams.
         let more = Self.started(Self.drain(&s))
@@ -77,10 +78,32 @@ import Testing
         for _ in 0..<4 { s.ended(at: "https://a") }
         #expect(s.slots == 2 && s.running == 2)
         #expect(Self.started(Self.drain(&s)) == [5, 6, 7, 8] && s.slots == 3)
-        // Said again, or with one stream, it changes nothing.
-        s.multiplexes(at: "https://a", streams: 9)
-        s.multiplexes(at: "http://b", streams: 1)
-        #expect(s.streams(at: "https://a") == 4 && s.streams(at: "http://b") == 1)
+        // An answer over HTTP/1.1 there (a new front end): each transfer is a slot again, so a
+        // is over its two and starts nothing until its transfers end.
+        s.carries(1, at: "http://b")
+        #expect(s.multiplexingOrigins == 1 && s.streams(at: "http://b") == 1)
+        s.carries(1, at: "https://a")
+        #expect(s.multiplexingOrigins == 0 && s.streams(at: "https://a") == 1 && s.slots == 6 && s.running == 6)
+        for _ in 0..<3 { s.ended(at: "https://a") }
+        #expect(Self.started(Self.drain(&s)).isEmpty, "a still has one transfer per slot of its two, and the run its 3")
+        s.ended(at: "https://a")
+        #expect(Self.started(Self.drain(&s)) == [9])
+    }
+
+    /// Whatever the slots allow (256 connections of 1,000 streams), a run has at most
+    /// `mostInFlight` transfers under way: each may hold a file and a receive buffer.
+    @Test func aRunKeepsToItsMostInFlight() {
+        var s = Scheduler()
+        var lane = Self.lane(total: 1024, perHost: 256)
+        lane.limits.streams = 1000
+        s.describe(resource: 0, as: lane)
+        Self.enqueue(&s, Array(0..<3000), resource: 0, origin: "https://a")
+        _ = Self.drain(&s)
+        s.carries(1000, at: "https://a")
+        _ = Self.drain(&s)
+        #expect(s.running == Scheduler.mostInFlight && s.slots == 2)
+        s.ended(at: "https://a")
+        #expect(Self.started(Self.drain(&s)).count == 1)
     }
 
     /// With `adaptive`, an origin's requests in flight are its limiter's: they start at a few,
@@ -97,11 +120,11 @@ import Testing
         #expect(s.adaptiveLimit(at: "https://a") == 4 && s.adaptiveLimit(at: "http://b") == nil)
         #expect(Self.started(Self.drain(&s)).filter { $0 < 100 }.count == 4, "a few to start with, though per_host allows 8")
         // An answer over HTTP/2 makes a's slots connections of 10 streams: the limiter may grow to 80.
-        s.multiplexes(at: "https://a", streams: 10)
+        s.carries(10, at: "https://a")
         var started = 0
         for i in 0..<8 {
-            s.ended(at: "https://a")
             s.answered(at: "https://a", latency: .milliseconds(40), now: Self.at(Double(i) / 100))
+            s.ended(at: "https://a")
             started += Self.started(Self.drain(&s)).count
         }
         #expect(s.adaptiveLimit(at: "https://a") == 12)

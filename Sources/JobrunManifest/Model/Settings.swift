@@ -8,7 +8,7 @@ public struct ConcurrencyLimits: Hashable, Sendable {
     public var total: Int = 16
     public var perHost: Int = 4
     /// Transfers one multiplexed connection carries at once (the server's own limit applies too).
-    public var streams: Int = 100
+    public var streams: Int = 8
     /// The requests in flight at each origin adapt to it, up to `perHost` slots (``total`` still
     /// holds for the run).
     public var adaptive = false

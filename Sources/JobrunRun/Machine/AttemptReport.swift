@@ -26,8 +26,9 @@ struct AttemptReport {
     /// What the accepted response said of the file, and what earlier ones had said.
     let representation: Representation?
     let learned: Representation?
-    /// The response came over a multiplexed connection (HTTP/2 or 3).
-    let multiplexed: Bool
+    /// The answer came over a multiplexed connection (HTTP/2 or 3), or not (HTTP/1.x); `nil`
+    /// when no answer came.
+    let multiplexed: Bool?
     /// From the request sent to the answer's first byte, when an answer came.
     let latency: Duration?
 
@@ -43,14 +44,14 @@ struct AttemptReport {
         if case .refused? = sink.verdict { retryAfter = result.retryAfter } else { retryAfter = nil }
         representation = sink.representation
         learned = sink.learned
-        multiplexed = result.httpVersion == "2" || result.httpVersion == "3"
+        multiplexed = result.httpVersion.map { $0 == "2" || $0 == "3" }
         latency = result.latency
     }
 
     init(
         verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: ByteCount = 0, declaredEnd: ByteCount? = nil,
         resumeOffset: ByteCount = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
-        learned: Representation? = nil, multiplexed: Bool = false, latency: Duration? = nil
+        learned: Representation? = nil, multiplexed: Bool? = nil, latency: Duration? = nil
     ) {
         self.verdict = verdict
         self.transport = transport

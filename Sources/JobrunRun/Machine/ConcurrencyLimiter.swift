@@ -5,8 +5,10 @@
 ///
 /// The rules, a latency gradient with AIMD (as Netflix's concurrency-limits and Envoy's adaptive
 /// concurrency filter do):
-/// - The path's own latency is the shortest first-byte time seen (`minLatency`); the recent one
-///   is a moving average of the last answers (`recentLatency`).
+/// - The path's own latency is the shortest first-byte time of the last `latencyWindow` or two
+///   (`minLatency`, as BBR keeps its shortest round trip), so that one unusually quick answer,
+///   or a path that changed, does not hold the limit down for the rest of the run; the recent
+///   one is a moving average of the last answers (`recentLatency`).
 /// - While the recent latency stays within `tolerance` of the shortest and the limit is in use
 ///   (at least half of it in flight), the limit grows: by one per answer until the first sign of
 ///   trouble (doubling each round trip, as TCP's slow start), then by one per round trip's worth
@@ -32,12 +34,18 @@ struct ConcurrencyLimiter: Equatable {
     static let capacityHold: Duration = .seconds(30)
     /// Where a limit starts: a few, as TCP's initial window, and found from there.
     static let start = 4
+    /// How long the shortest latency seen stands for the path's own.
+    static let latencyWindow: Duration = .seconds(10)
 
     let floor: Int
     private(set) var ceiling: Int
     /// Fractional, so that additive growth of one per round trip takes `limit` answers.
     private(set) var value: Double
-    private(set) var minLatency: Duration?
+    /// The shortest latency of this window and the one before it.
+    var minLatency: Duration? { [earlierShortest, windowShortest].compactMap { $0 }.min() }
+    private var earlierShortest: Duration?
+    private var windowShortest: Duration?
+    private var windowStart: Instant?
     private(set) var recentLatency: Duration?
     /// Until the first sign of trouble the limit grows by one per answer.
     private(set) var isInSlowStart = true
@@ -58,16 +66,24 @@ struct ConcurrencyLimiter: Equatable {
     /// Requests that may be in flight at once.
     var limit: Int { Int(value) }
 
-    /// The ceiling changed: the origin's slots carry more streams than thought.
-    mutating func raiseCeiling(to ceiling: Int) {
-        self.ceiling = max(self.ceiling, ceiling)
+    /// The ceiling changed: the origin's slots carry more (or fewer) streams than thought.
+    mutating func changeCeiling(to ceiling: Int) {
+        self.ceiling = max(floor, ceiling)
+        value = min(value, Double(self.ceiling))
     }
 
     /// An answer's first byte came `latency` after its request was sent, at `now`, with
     /// `inFlight` requests under way at the origin (this one included).
     mutating func answered(latency: Duration, inFlight: Int, now: Instant) {
-        let shortest = min(minLatency ?? latency, latency)
-        minLatency = shortest
+        if let start = windowStart, now - start < Self.latencyWindow {
+            windowShortest = min(windowShortest ?? latency, latency)
+        } else {
+            // The window that ended is the earlier one, unless it ended a window or more ago.
+            earlierShortest = windowStart.flatMap { now - $0 < Self.latencyWindow * 2 ? windowShortest : nil }
+            windowShortest = latency
+            windowStart = now
+        }
+        let shortest = min(earlierShortest ?? latency, windowShortest ?? latency)
         let recent = recentLatency.map { $0 + ($0 - latency) * -Self.smoothing } ?? latency
         recentLatency = recent
         if recent > shortest * Self.tolerance {
@@ -88,10 +104,12 @@ struct ConcurrencyLimiter: Equatable {
     /// The origin said it is overloaded (429, 503) or reset a connection at `now`, with
     /// `inFlight` requests under way there (this one included).
     mutating func overloaded(inFlight: Int, now: Instant) {
+        // The first refusal of a burst says what the origin took; the others come as the
+        // requests in flight drain, and would say less.
+        guard mayDecrease(now: now) else { return }
         let took = max(floor, inFlight - 1)
         let known = capacity.flatMap { now < $0.until ? $0.requests : nil } ?? took
         capacity = Capacity(requests: min(took, known), until: now + Self.capacityHold)
-        guard mayDecrease(now: now) else { return }
         decrease(to: value / 2, now: now)
     }
 

@@ -12,23 +12,13 @@ extension RunMachine {
         case gaveUp(origin: String, breaker: OriginBreaker)
     }
 
-    /// Tells job `j`'s origin how its attempt ended: whether it multiplexes, and its breaker;
+    /// Tells job `j`'s origin's breaker how its attempt ended;
     /// `now` and `random` are read only when a breaker takes the attempt in.
     mutating func attemptEndedAtOrigin(
         _ j: SliceID, _ report: AttemptReport, now: @autoclosure () -> Instant, random: @autoclosure () -> Double
     )
         -> OriginNews?
     {
-        if report.multiplexed {
-            scheduler.multiplexes(at: origin(j), streams: plan.entries[book.jobs[j].resource].resource.settings.concurrency.streams)
-        }
-        if scheduler.adapts {
-            if report.saysOverloaded {
-                scheduler.overloaded(at: origin(j), now: now())
-            } else if let latency = report.latency {
-                scheduler.answered(at: origin(j), latency: latency, now: now())
-            }
-        }
         // The common case, decided without the origin's name: an answer while no origin has failures.
         if health.breakers.isEmpty, report.isCleanBody { return nil }
         let failure: AttemptFailure?

@@ -17,11 +17,28 @@ extension RunMachine {
         if probes != OriginHealth.Probes(), !book.isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
     }
 
-    /// Job `j`'s transfer ended with `bytes` of body after `duration` (read only when a gate
-    /// estimates rates): its slot is free, and its rate counts under the slice's own origin, where
-    /// the gates look (a redirect's target serves it).
-    mutating func transferEnded(_ j: SliceID, bytes: ByteCount, duration: @autoclosure () -> Duration) {
-        scheduler.ended(at: origin(j))
+    /// Job `j`'s transfer ended as `report` says, with `bytes` of body after `duration` (read only
+    /// when a gate estimates rates), at `now` (read only when a limit adapts): its slot is free.
+    /// What the answer said of its origin counts while the transfer is still counted there: the
+    /// protocol (a slot's streams) and, for an adaptive limit, its latency or an overload. Its
+    /// rate counts under the slice's own origin, where the gates look (a redirect's target serves it).
+    mutating func transferEnded(
+        _ j: SliceID, _ report: AttemptReport, bytes: ByteCount, duration: @autoclosure () -> Duration, now: @autoclosure () -> Instant
+    ) {
+        let origin = origin(j)
+        if let multiplexed = report.multiplexed, multiplexed || scheduler.multiplexingOrigins > 0 {
+            scheduler.carries(multiplexed ? plan.entries[book.jobs[j].resource].resource.settings.concurrency.streams : 1, at: origin)
+        }
+        if scheduler.adapts {
+            if report.saysOverloaded {
+                scheduler.overloaded(at: origin, now: now())
+            } else if case .body? = report.verdict, let latency = report.latency {
+                // Only an answer with the file: an error page or a redirect may come from a cache
+                // or the server's front, faster than the path to the content.
+                scheduler.answered(at: origin, latency: latency, now: now())
+            }
+        }
+        scheduler.ended(at: origin)
         if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration()) }
     }
 

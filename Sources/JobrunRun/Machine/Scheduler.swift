@@ -38,6 +38,10 @@ struct Scheduler {
     private var origins: [String: OriginQueue] = [:]
     /// By resource (plan entry).
     private var lanes: [Lane] = []
+    /// Transfers under way at once at most, whatever the slots allow: each may hold a partial
+    /// file's descriptor and a receive buffer.
+    static let mostInFlight = 1024
+
     /// Transfers under way, all origins together, and the slots they take.
     private(set) var running = 0
     private(set) var slots = 0
@@ -102,25 +106,32 @@ struct Scheduler {
         return queue.slots - before
     }
 
-    /// An answer from `origin` came over a multiplexed connection (HTTP/2): from now on a slot
-    /// there carries `streams` transfers. Said once per origin; later answers change nothing.
-    mutating func multiplexes(at origin: String, streams: Int) {
-        guard streams > 1, origins[origin]?.streams ?? 1 == 1 else { return }
+    /// An answer from `origin` came over a connection that carries `streams` transfers at once:
+    /// a multiplexed one's (HTTP/2), or 1 (HTTP/1.x, where a proxy or a new front end no longer
+    /// multiplexes). From now on a slot there carries that many.
+    mutating func carries(_ streams: Int, at origin: String) {
+        let before = origins[origin]?.streams ?? 1
+        guard streams != before else { return }
+        multiplexingOrigins += (streams > 1 ? 1 : 0) - (before > 1 ? 1 : 0)
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
-            if let ceiling = queue.limiter?.ceiling { queue.limiter?.raiseCeiling(to: ceiling * streams) }
+            if let ceiling = queue.limiter?.ceiling { queue.limiter?.changeCeiling(to: ceiling / before * streams) }
             queue.streams = streams
         }
     }
 
-    /// An answer from `origin` began `latency` after its request went, at `now` (for its
-    /// adaptive limit, if it has one).
+    /// Origins whose slots carry more than one transfer.
+    private(set) var multiplexingOrigins = 0
+
+    /// An answer from `origin` began `latency` after its request went, at `now`, while its
+    /// transfer is still counted there (for its adaptive limit, if it has one).
     mutating func answered(at origin: String, latency: Duration, now: @autoclosure () -> Instant) {
-        Self.adapt(&origins[origin]) { limiter, running in limiter.answered(latency: latency, inFlight: running + 1, now: now()) }
+        Self.adapt(&origins[origin]) { limiter, running in limiter.answered(latency: latency, inFlight: running, now: now()) }
     }
 
-    /// `origin` said it is overloaded, or reset a connection, at `now` (for its adaptive limit).
+    /// `origin` said it is overloaded, or reset a connection, at `now`, while the transfer that
+    /// says so is still counted there (for its adaptive limit).
     mutating func overloaded(at origin: String, now: @autoclosure () -> Instant) {
-        Self.adapt(&origins[origin]) { limiter, running in limiter.overloaded(inFlight: running + 1, now: now()) }
+        Self.adapt(&origins[origin]) { limiter, running in limiter.overloaded(inFlight: running, now: now()) }
     }
 
     /// One lookup of the origin: its limiter, if it has one, told something with its running count.
@@ -135,6 +146,7 @@ struct Scheduler {
 
     /// `origin`'s adaptive limit of requests in flight, if it has one.
     func adaptiveLimit(at origin: String) -> Int? { origins[origin]?.limiter?.limit }
+    func limiter(at origin: String) -> ConcurrencyLimiter? { origins[origin]?.limiter }
 
     /// Transfers a slot at `origin` carries (1 until it is known to multiplex).
     func streams(at origin: String) -> Int { origins[origin]?.streams ?? 1 }
@@ -188,6 +200,7 @@ struct Scheduler {
             if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
             if queue.startNeedsSlot && (queue.slots >= limits.perHost || slots >= limits.total) { continue }
+            if running >= Self.mostInFlight { continue }
             if let limiter = queue.limiter, queue.running >= limiter.limit { continue }
             let origin = origins.keys[i]
             if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
