@@ -283,6 +283,8 @@ final class Transfer {
                 result.latency = .microseconds(Int64(answered - sent))
             }
         }
+        var connects = 0
+        if jobrun_easy_getinfo_long(api.easyGetinfo, easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK { result.newConnections = connects }
         return result
     }
 }

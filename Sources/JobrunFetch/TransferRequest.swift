@@ -176,6 +176,8 @@ public struct TransferResult: Sendable {
     /// From the request sent to the answer's first byte (the connection's setup not counted),
     /// when an answer came.
     public var latency: Duration?
+    /// Connections libcurl opened for the transfer (0 when it reused one).
+    public var newConnections = 0
 
     /// A transfer that ended before any response: cancelled, or refused before it started.
     static func failed(_ failure: Failure) -> TransferResult {

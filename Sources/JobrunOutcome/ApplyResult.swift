@@ -248,6 +248,8 @@ public struct ApplyResult: Sendable {
     public var hooks: [HookEnd] = []
     /// How long the run was offline (every origin with work unreachable), all periods together.
     public var offline: Duration = .zero
+    /// What each origin the run sent requests to carried, by origin.
+    public var origins: [OriginUsageReport] = []
 
     public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries

@@ -45,6 +45,8 @@ public enum RunEvent: Sendable {
     case hookStarted(HookRef)
     /// A hook ended: how, and the end of its output.
     case hookEnded(HookEnd)
+    /// What an origin carried over the run, once transfers are over (before `runEnded`).
+    case originUsage(OriginUsageReport)
     /// The command ends; always the last event.
     case runEnded(RunEnd)
 }

@@ -19,6 +19,10 @@ public struct RunProgress: Sendable, Hashable {
     /// Every body byte received, failed attempts included: what the rate is measured by.
     public var bytesReceived: Int64 = 0
     public var running = 0
+    /// The origins with requests in flight, most first (at most ``originsShown``), their limits,
+    /// and how many there are.
+    public var origins: [OriginInFlight] = []
+    public var originCount = 0
     /// Slices waiting to try again.
     public var retrying = 0
     /// How long the run has been offline, while it is (every origin with work unreachable).
@@ -30,6 +34,7 @@ public struct RunProgress: Sendable, Hashable {
     public var elapsed: Duration = .zero
 
     public static let activeShown = 8
+    public static let originsShown = 8
 
     public init() {}
 

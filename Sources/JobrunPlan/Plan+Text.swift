@@ -35,9 +35,10 @@ extension Plan {
     }
 
     /// The plan as people read it: a line per resource, a line per slice with `verbose` (marked
-    /// `[size only]` or `[unverified]` when it declares no digest), a line per file system
-    /// written to (``SpaceNeed/line``), and the summary; with `problemsOnly`, only the file systems
-    /// short of space, and the summary.
+    /// `[size only]` or `[unverified]` when it declares no digest) and a line per origin the run
+    /// will send requests to (``OriginUse/line``), a line per file system written to
+    /// (``SpaceNeed/line``), and the summary; with `problemsOnly`, only the file systems short of
+    /// space, and the summary.
     public func renderText(verbose: Bool, problemsOnly: Bool = false) -> String {
         var out = ""
         for entry in entries where !problemsOnly {
@@ -64,6 +65,7 @@ extension Plan {
                 out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(marker)\(reason)\n"
             }
         }
+        if verbose && !problemsOnly { for use in origins { out += use.line + "\n" } }
         for need in space where !problemsOnly || need.shortage != nil { out += need.line + "\n" }
         out += summaryLine + "\n"
         return out

@@ -118,6 +118,14 @@ public enum ApplyReports {
             w.endObject()
         }
         w.endArray()
+        w.key("origins")
+        w.beginArray()
+        for origin in result.origins {
+            w.beginObject()
+            w.originUsageFields(origin)
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
         return w.finish()
     }

@@ -36,6 +36,7 @@ extension EventStream {
         case .stopRequested: "stop_requested"
         case .hookStarted: "hook_start"
         case .hookEnded: "hook_end"
+        case .originUsage: "origin_usage"
         case .runEnded: "run_end"
         case .synced: "synced"  // never written (`observe` leaves it out)
         }
@@ -104,6 +105,8 @@ extension EventStream {
             w.key("offline_ms"); w.int(after.wholeMilliseconds)
         case .progress(let p):
             writeProgress(p, &w)
+        case .originUsage(let usage):
+            w.originUsageFields(usage)
         case .stopRequested(let reason):
             w.key("reason"); w.string(reason.code)
             w.key("signal"); optional(reason.signal.map(Int64.init), &w)
@@ -226,6 +229,17 @@ extension EventStream {
         w.key("counts"); writeCounts(p.counts.named, &w)
         w.key("active_resources"); w.strings(p.activeResources)
         w.key("active_count"); w.int(Int64(p.activeCount))
+        w.key("origins")
+        w.beginArray()
+        for o in p.origins {
+            w.beginObject()
+            w.key("origin"); w.string(o.origin)
+            w.key("running"); w.int(Int64(o.running))
+            w.key("limit"); optional(o.limit.map(Int64.init), &w)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("origin_count"); w.int(Int64(p.originCount))
         w.key("elapsed_ms"); w.int(p.elapsed.wholeMilliseconds)
     }
 }

@@ -66,6 +66,8 @@ public final class HumanLog: RunObserver {
             results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(delay.secondsText)\n")
         case .origin(let origin, let change):
             originLine(origin, change)
+        case .originUsage(let o) where detail == .verbose:
+            results("= \(Self.usageText(o))\n")
         case .networkOffline(let origins, let wait):
             let which = origins.map { "\($0.origin): \(Self.failureText($0.failure))" }.joined(separator: "; ")
             results("! offline: no origin with work to do can be reached (\(which)); probing them, for up to \(wait.secondsText)\n")
@@ -89,7 +91,7 @@ public final class HumanLog: RunObserver {
             if let line = end.summaryLine { results(line + "\n") }
         case .hookEnded(let end):
             hookLine(end)
-        case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted:
+        case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted, .originUsage:
             break
         }
     }
@@ -180,5 +182,26 @@ public final class HumanLog: RunObserver {
         if c.withoutDigests.sizeOnly > 0 { note += ", \(c.withoutDigests.sizeOnly) size only" }
         if c.withoutDigests.unverified > 0 { note += ", \(c.withoutDigests.unverified) unverified" }
         return "\(sigil) \(id): \(parts.joined(separator: ", "))\(size)\(note)\n"
+    }
+}
+
+extension HumanLog {
+    /// `https://deb.example: 2000 requests over 2 connections (HTTP/2, 8 streams each), 31.6 in
+    /// flight on average, 32 at most; limit 32` (`-v`); an adaptive limit says its path's end and peak.
+    static func usageText(_ o: OriginUsageReport) -> String {
+        let connections = "\(o.connections) connection\(o.connections == 1 ? "" : "s")"
+        let over = o.streams > 1 ? "\(connections) (HTTP/2, \(o.streams) streams each)" : connections
+        var text = "\(o.origin): \(o.requests) request\(o.requests == 1 ? "" : "s") over \(over), "
+        text += "\((o.meanInFlight * 10).rounded() / 10) in flight on average, \(o.peakInFlight) at most"
+        if let last = o.limitPath.last {
+            if o.adaptive {
+                let top = o.limitPath.map(\.limit).max() ?? last.limit
+                let changes = o.limitPath.count - 1
+                text += "; adaptive limit \(last.limit) at the end (\(top) at most, \(changes) change\(changes == 1 ? "" : "s"))"
+            } else {
+                text += "; limit \(last.limit)"
+            }
+        }
+        return text
     }
 }

@@ -176,9 +176,25 @@ public enum ShardMerge {
             ("problems", .array(problems.map { .string($0) })),
             ("summary", .object(summary)),
             ("resources", .array(merged)),
+            ("origins", .array(Self.origins(of: shards.map { ($0.index, $0.input.document) }))),
         ])
         let skipped = sum("skipped", in: summaries)
         let status: ExitStatus = !problems.isEmpty || failed > 0 ? .failure : stopReason != nil ? .locked : skipped > 0 || !isSuccess ? .failure : .ok
         return Output(document: document, problems: problems, exitStatus: status)
+    }
+}
+
+extension ShardMerge {
+    /// Each shard's `origins`, with its `shard` index, by origin and then shard: the shards ran
+    /// on their own connections, so what each carried stays its own.
+    static func origins(of shards: [(index: Int, document: JSONValue)]) -> [JSONValue] {
+        var rows: [(origin: String, shard: Int, value: JSONValue)] = []
+        for (index, document) in shards {
+            for o in document["origins"]?.arrayValue ?? [] {
+                guard case .object(let members) = o, let origin = o["origin"]?.stringValue else { continue }
+                rows.append((origin, index, .object(members + [("shard", .int(Int64(index)))])))
+            }
+        }
+        return rows.sorted { ($0.origin, $0.shard) < ($1.origin, $1.shard) }.map(\.value)
     }
 }

@@ -11,16 +11,22 @@ extension TerminalProgress {
     ///      42% [================>                       ] 12.3 MiB of 29.0 MiB, 1.2 MiB/s, ETA 14 s
     ///     120 of 400 slices, 8 running, 3 retrying, 1 failed, offline 42 s
     ///     under way: lesson-a, lesson-b, intro and 5 more
+    ///     in flight: cdn.example 96 of 128, mirror.example:8080 8 of 8
     ///
     /// The percent, bytes and ETA are measured as for ``PlainProgress`` (by bytes when every size
     /// is declared, in flight included; otherwise by slices, with the bytes received). The bar
     /// takes the room the first line leaves, and is left out below ``minimumBar`` cells; the
-    /// last line, there while resources are under way, names those that fit and counts the rest.
+    /// third line, there while resources are under way, names those that fit and counts the rest;
+    /// the last, while requests are in flight, has them by origin (the busiest first, with each
+    /// origin's limit: its slots' transfers, or its adaptive limit), as many as fit.
     /// With `color`, the bar's done part is green, retrying slices and the time offline (while the
     /// run waits for the network) yellow, and failed ones red.
     public static func lines(_ frame: Frame, columns: Int, color: Bool) -> [String] {
-        [overallLine(frame, columns: columns), slicesLine(frame.progress), resourcesLine(frame.progress, columns: columns)]
-            .compactMap { $0?.rendered(columns: columns, color: color) }
+        [
+            overallLine(frame, columns: columns), slicesLine(frame.progress), resourcesLine(frame.progress, columns: columns),
+            originsLine(frame.progress, columns: columns),
+        ]
+        .compactMap { $0?.rendered(columns: columns, color: color) }
     }
 
     static func overallLine(_ frame: Frame, columns: Int) -> TerminalLine {
@@ -72,6 +78,26 @@ extension TerminalProgress {
         }
         let named = min(p.activeResources.count, p.activeCount)
         let fitting = (0...named).reversed().first { text(naming: $0).unicodeScalars.count <= columns - 1 } ?? 0
+        return TerminalLine(text(naming: fitting))
+    }
+}
+
+extension TerminalProgress {
+    /// `in flight: cdn.example 96 of 128, mirror.example:8080 8 of 8 and 2 more`: origins without
+    /// their scheme, as many as fit in `columns`; `nil` when nothing is in flight.
+    static func originsLine(_ p: RunProgress, columns: Int) -> TerminalLine? {
+        guard !p.origins.isEmpty else { return nil }
+        let label = "in flight: "
+        let shown = p.origins.map { o in
+            let host = o.origin.split(separator: "://", maxSplits: 1).last.map(String.init) ?? o.origin
+            return "\(host) \(o.running)" + (o.limit.map { " of \($0)" } ?? "")
+        }
+        func text(naming k: Int) -> String {
+            let more = max(p.originCount, p.origins.count) - k
+            guard k > 0 else { return label + "\(p.running) at \(more) origin\(more == 1 ? "" : "s")" }
+            return label + shown.prefix(k).joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+        }
+        let fitting = (0...shown.count).reversed().first { text(naming: $0).unicodeScalars.count <= columns - 1 } ?? 0
         return TerminalLine(text(naming: fitting))
     }
 }

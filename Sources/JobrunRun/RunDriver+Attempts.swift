@@ -93,7 +93,7 @@ extension RunDriver {
             applyRun.post(.transferDone(job: j, sink: sink, result: result))
         }
         machine.book.running(j, transfer: id, sink: sink)
-        machine.scheduler.started(at: machine.origin(j))
+        machine.scheduler.started(at: machine.origin(j), now: ContinuousClock.now)
     }
 
     /// A partial file this slice may continue: its size, its validator (none when the slice's
@@ -132,7 +132,7 @@ extension RunDriver {
                     progress.bytesReceived += result.bodyBytes
                     let report = AttemptReport(sink: sink, result: result)
                     machine.transferEnded(
-                        j, report, bytes: ByteCount(result.bodyBytes), duration: ContinuousClock.now - sink.startedAt, now: ContinuousClock.now)
+                        j, report, bytes: ByteCount(result.bodyBytes), duration: result.duration, now: ContinuousClock.now)
                     freedSlots = true
                     if machine.bodyWaitsForStarts(hasBody: sink.hasBodyToCheck(result)) {
                         bodies.append((j, sink, result, report))

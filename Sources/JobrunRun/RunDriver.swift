@@ -143,6 +143,13 @@ struct RunDriver {
         }
         var result = ApplyResult(entries: entries, stopReason: machine.phase.stopReason, elapsed: ContinuousClock.now - started)
         result.offline = machine.health.offline.offlineDuration(now: ContinuousClock.now)
+        result.origins = machine.scheduler.usage().map { origin, usage, streams, adaptive in
+            OriginUsageReport(
+                origin: origin, requests: usage.requests, connections: usage.connections, meanInFlight: usage.meanInFlight ?? 0,
+                peakInFlight: usage.peakInFlight, streams: streams, adaptive: adaptive,
+                limitPath: usage.limitPath.map { OriginUsageReport.LimitPoint(at: max(.zero, $0.at - started), limit: $0.limit) })
+        }
+        for origin in result.origins { events.emit(.originUsage(origin)) }
         return result
     }
 
@@ -322,6 +329,9 @@ struct RunDriver {
         // bytes are in `bytesReceived` (the counter may lag by a few pieces, never lead).
         p.bytesInFlight = max(0, applyRun.arrivals.total - p.bytesReceived)
         p.running = machine.scheduler.running
+        let inFlight = machine.scheduler.inFlight()
+        p.originCount = inFlight.count
+        p.origins = inFlight.prefix(RunProgress.originsShown).map { OriginInFlight(origin: $0.origin, running: $0.running, limit: $0.limit) }
         p.retrying = machine.book.delayedCount
         p.offlineFor = machine.health.offline.currentPeriod(now: ContinuousClock.now)
         p.activeCount = activeResources.count

@@ -161,9 +161,20 @@ import Testing
                 \(slices)
 
                 """)
-        let result = try await fixture.apply()
+        let (result, report) = try await fixture.applyJSON()
         #expect(result.status == 0, "\(result)")
         let log = try await fixture.server.waitForRequests { $0.filter { $0.status == 200 }.count >= count }
+        // What it says of the origin: every request, the limit's path from its start of 4, in
+        // time order, never past per_host.
+        let origin = try #require(report.origins.first, "\(result.stdout)")
+        #expect(report.origins.count == 1 && origin.origin == fixture.server.baseURL && origin.adaptive && origin.streams == 1)
+        #expect(origin.requests == log.count && origin.connections >= 1 && origin.connections <= origin.requests)
+        #expect(
+            origin.inFlightPeak >= RequestOverlap.maximum(log) && origin.inFlightPeak <= 32,
+            "\(origin.inFlightPeak) in flight here, \(RequestOverlap.maximum(log)) at the server")
+        #expect(origin.inFlightMean > 1 && origin.inFlightMean <= Double(origin.inFlightPeak))
+        #expect(origin.limitPath.first?.limit == 4 && origin.limitPath.allSatisfy { $0.limit >= 1 && $0.limit <= 32 })
+        #expect(zip(origin.limitPath, origin.limitPath.dropFirst()).allSatisfy { $0.atMs <= $1.atMs && $0.limit != $1.limit })
         let refused = log.filter { $0.status == 503 }.count
         #expect(log.count <= count + count / 20, "\(log.count) requests for \(count) slices (\(refused) refused)")
         let answered = log.filter { $0.status == 200 }

@@ -201,10 +201,26 @@ struct ApplyJSON: Decodable {
         var actualDigests: [String: String]?
     }
 
+    struct Origin: Decodable {
+        struct LimitPoint: Decodable {
+            var atMs: Int64
+            var limit: Int
+        }
+        var origin: String
+        var requests: Int
+        var connections: Int
+        var inFlightMean: Double
+        var inFlightPeak: Int
+        var streams: Int
+        var adaptive: Bool
+        var limitPath: [LimitPoint]
+    }
+
     var formatVersion: Int
     var jobrunVersion: String
     var summary: Summary
     var resources: [Resource]
+    var origins: [Origin]
 
     static func decode(_ text: String, context: @autoclosure () -> String) throws -> ApplyJSON {
         let decoder = JSONDecoder()

@@ -89,6 +89,11 @@ import Testing
         let log = try await fixture.server.waitForRequests { $0.filter { $0.path.contains("/gen/8192/") }.count >= count }
         let inFlight = RequestOverlap.maximum(log.filter { $0.path.contains("/gen/8192/") })
         #expect(inFlight == 3, "at most `streams` responses at once over the one slot, and that many: \(inFlight)")
+        // The report says the same: one connection of 3 streams, 3 at most in flight, its limit
+        // 1 before the first answer and 3 after.
+        let slow = try #require(report.origins.first { $0.origin == "https://127.0.0.1:\(port)" }, "\(report.origins.map(\.origin))")
+        #expect(slow.requests == count && slow.connections == 1 && slow.streams == 3 && slow.inFlightPeak == 3 && !slow.adaptive)
+        #expect(slow.limitPath.map(\.limit) == [1, 3], "\(slow.limitPath)")
     }
 
     /// A private nginx serving `dir/site` over TLS with HTTP/2 (a certificate for 127.0.0.1 in

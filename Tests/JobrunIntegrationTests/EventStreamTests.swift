@@ -115,7 +115,7 @@ import Testing
         let log = EventLog(result.stdout)
         log.expectWellFormed()
         #expect(log.events.first.map { $0.run.wholeMatch(of: #/[0-9A-HJKMNP-TV-Z]{26}/#) != nil } == true, "\(log.text)")
-        #expect(log.types == ["run_start", "plan", "resource_start", "slice_done", "resource_done", "run_end"], "\(log.text)")
+        #expect(log.types == ["run_start", "plan", "resource_start", "slice_done", "resource_done", "origin_usage", "run_end"], "\(log.text)")
         #expect(result.stderr.contains("+ r: 1 fetched (64 B), 1 size only\n"), "\(result)")
         #expect(
             result.stderr.hasSuffix(

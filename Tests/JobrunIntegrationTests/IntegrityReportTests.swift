@@ -39,6 +39,7 @@ import Testing
                     + bare.bin [unverified]
                     + large.bin [unverified]
                     + md5.bin
+                @ \(fixture.server.baseURL): 5 slices to transfer, 4 at once over HTTP/1.1, up to 128 over HTTP/2 (4 connections of 32 streams)
                 Space: mirror: 2.9 KiB plus 3 slices of unknown size to fetch, @FREE@ free.
                 Plan: 5 to fetch, 0 to resume, 0 to refetch (2.9 KiB + 3 of unknown size), 0 up to date, 0 deferred; 3 without digests (1 size only, 2 unverified).
 

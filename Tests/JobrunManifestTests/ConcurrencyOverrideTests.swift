@@ -55,12 +55,12 @@ import Testing
         #expect(loaded.limits["partial"] == Self.limits(total: 8, perHost: 3))
     }
 
-    /// A multiplexed connection's streams: 8 unless a manifest says, inherited from `defaults`,
+    /// A multiplexed connection's streams: 32 unless a manifest says, inherited from `defaults`,
     /// and not touched by the command line's limits.
     @Test func streamsAreTheManifestsOwn() {
         let yaml = Self.manifest.replacingOccurrences(of: "concurrency: {total: 64, per_host: 16}", with: "concurrency: {total: 64, per_host: 16, streams: 8}")
         let loaded = Self.limits(yaml, ConcurrencyOverride(total: 1, perHost: 1))
-        #expect(loaded.limits["own"]?.streams == 8 && loaded.limits["inherits"]?.streams == 8)
+        #expect(loaded.limits["own"]?.streams == 8 && loaded.limits["inherits"]?.streams == 32)
         let fromDefaults = Self.limits(
             Self.bare.replacingOccurrences(of: "resources:", with: "defaults:\n  concurrency: {streams: 1}\nresources:"), ConcurrencyOverride())
         #expect(fromDefaults.limits["plain"]?.streams == 1 && fromDefaults.limits["plain"]?.perHost == 4)

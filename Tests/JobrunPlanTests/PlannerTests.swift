@@ -103,6 +103,7 @@ import JobrunSystem
                     ~ wrong.txt: sha256 differs: expected \(abc), actual a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f
                     + sub/missing.txt (64.0 KiB) [size only]
                     = any.txt [unverified]
+                @ https://h: 4 slices to transfer, 4 at once over HTTP/1.1, up to 128 over HTTP/2 (4 connections of 32 streams)
                 Space: mirror: 65.5 KiB plus 1 slice of unknown size to fetch, 10.0 GiB free.
                 Plan: 2 to fetch, 0 to resume, 2 to refetch (65.5 KiB + 1 of unknown size), 2 up to date, 0 deferred; 4 without digests (3 size only, 1 unverified).
 

@@ -189,3 +189,22 @@ import Testing
             ])
     }
 }
+
+extension HumanLogTests {
+    /// `-v`'s line per origin at the end: its requests and connections, requests in flight, and
+    /// its limit (an adaptive one's end, top and changes).
+    @Test func anOriginsUsageLine() {
+        let fixed = OriginUsageReport(
+            origin: "https://cdn.example", requests: 2000, connections: 2, meanInFlight: 15.84, peakInFlight: 16, streams: 8, adaptive: false,
+            limitPath: [.init(at: .zero, limit: 1), .init(at: .milliseconds(90), limit: 16)])
+        #expect(
+            HumanLog.usageText(fixed)
+                == "https://cdn.example: 2000 requests over 2 connections (HTTP/2, 8 streams each), 15.8 in flight on average, 16 at most; limit 16")
+        let adaptive = OriginUsageReport(
+            origin: "http://a:8080", requests: 1, connections: 1, meanInFlight: 1, peakInFlight: 1, streams: 1, adaptive: true,
+            limitPath: [.init(at: .zero, limit: 4), .init(at: .seconds(1), limit: 9), .init(at: .seconds(2), limit: 6)])
+        #expect(
+            HumanLog.usageText(adaptive)
+                == "http://a:8080: 1 request over 1 connection, 1.0 in flight on average, 1 at most; adaptive limit 6 at the end (9 at most, 2 changes)")
+    }
+}

@@ -26,7 +26,17 @@ import JobrunJSON
                 ("shard", .object([("index", .int(Int64(index))), ("count", .int(Int64(count))), ("plan", .string(plan))])),
                 ("summary", summary),
                 ("resources", .array([.object([("id", .string(resource)), ("complete", .bool(failed == 0)), ("slices", .array(records))])])),
+                ("origins", .array([.object([("origin", .string("https://cdn.example")), ("requests", .int(Int64(slices.count)))])])),
             ]))
+    }
+
+    /// Each shard's origins stay its own (they had their own connections), marked with the shard.
+    @Test func eachShardsOriginsAreKeptWithTheirShard() {
+        let out = ShardMerge.merge([Self.shard(1, slices: ["c", "a"]), Self.shard(0, slices: ["b"])])
+        let origins = out.document["origins"]?.arrayValue ?? []
+        #expect(origins.compactMap { $0["shard"]?.intValue } == [0, 1])
+        #expect(origins.compactMap { $0["requests"]?.intValue } == [1, 2])
+        #expect(origins.allSatisfy { $0["origin"]?.stringValue == "https://cdn.example" })
     }
 
     @Test func aSplitResourceComesTogetherByPath() throws {

@@ -168,3 +168,25 @@ import Testing
         #expect(meter.rate >= 0)
     }
 }
+
+extension TerminalProgressTests {
+    /// Origins in flight, the busiest first, without their scheme and with their limits; as
+    /// many as fit, then how many more; a count alone when none fits; no line when none.
+    @Test func theOriginsInFlight() {
+        var p = Self.progress()
+        #expect(TerminalProgress.originsLine(p, columns: 100) == nil)
+        p.origins = [
+            OriginInFlight(origin: "https://cdn.example", running: 96, limit: 128),
+            OriginInFlight(origin: "http://mirror.example:8080", running: 8, limit: 8),
+            OriginInFlight(origin: "https://other.example", running: 1, limit: nil),
+        ]
+        p.originCount = 5
+        p.running = 107
+        #expect(
+            TerminalProgress.originsLine(p, columns: 120)?.text
+                == "in flight: cdn.example 96 of 128, mirror.example:8080 8 of 8, other.example 1 and 2 more")
+        #expect(TerminalProgress.originsLine(p, columns: 50)?.text == "in flight: cdn.example 96 of 128 and 4 more")
+        #expect(TerminalProgress.originsLine(p, columns: 20)?.text == "in flight: 107 at 5 origins")
+        #expect(TerminalProgress.lines(Self.frame(p), columns: 120, color: false).last?.hasPrefix("in flight: ") == true)
+    }
+}

@@ -64,7 +64,7 @@ import Testing
             if case .startAttempt(let j, let origin) = action {
                 // The driver's start: as the origin's probe when its breaker or the pause asks.
                 if machine.health.dependsOnTime { _ = machine.health.starting(job: j, at: origin, now: now) }
-                machine.scheduler.started(at: origin)
+                machine.scheduler.started(at: origin, now: Self.t0)
                 started.append(j)
             } else {
                 other.append(action)
@@ -76,7 +76,7 @@ import Testing
     /// Job `j`'s attempt ends in `failure` at `now`: its slot is freed (as the driver frees it),
     /// and the machine decides whether and when it is retried.
     static func fails(_ machine: inout RunMachine, _ j: SliceID, _ failure: AttemptFailure, attempts: Int, now: Instant) -> AttemptReview.Retry {
-        machine.scheduler.ended(at: machine.origin(j))
+        machine.scheduler.ended(at: machine.origin(j), now: Self.t0)
         while machine.book.jobs[j].attempts < attempts { machine.book.attemptBegan(j) }
         return machine.attemptFailed(j, failure, now: now, random: 0)
     }
@@ -109,7 +109,7 @@ import Testing
         refusal.retryAfter = .seconds(5)
         #expect(failure == refusal)
         #expect(Self.fails(&m, 0, failure, attempts: 1, now: Self.at(0)) == .retry(at: Self.at(5), delay: .seconds(5), coolsDownOrigin: true))
-        m.scheduler.ended(at: m.origin(2))
+        m.scheduler.ended(at: m.origin(2), now: Self.t0)
         #expect(Self.drain(&m, now: Self.at(1)).started == [3], "a.test cools down; b.test goes on")
         #expect(m.nextDeadline(now: Self.at(1)) == Self.at(5))
         m.releaseDue(at: Self.at(5))
@@ -121,9 +121,9 @@ import Testing
     @Test func a429FromARedirectTargetCoolsTheTarget() throws {
         var m = try Self.machine(Self.resource("a", ["1", "2"]) + "\n" + Self.resource("b", host: "b.test", ["3"]))
         #expect(Self.drain(&m, now: Self.at(0)).started == [0, 2, 1])
-        m.scheduler.ended(at: m.origin(0))
+        m.scheduler.ended(at: m.origin(0), now: Self.t0)
         m.followRedirect(0, to: "http://b.test/elsewhere", headers: [])
-        m.scheduler.ended(at: m.origin(2))
+        m.scheduler.ended(at: m.origin(2), now: Self.t0)
         #expect(Self.drain(&m, now: Self.at(0)).started == [0])
         let busy = AttemptFailure(kind: .http, status: 429, message: "HTTP 429", isTransient: true, retryAfter: .seconds(5), coolsDownHost: true)
         #expect(Self.fails(&m, 0, busy, attempts: 1, now: Self.at(0)) == .retry(at: Self.at(5), delay: .seconds(5), coolsDownOrigin: true))
@@ -131,7 +131,7 @@ import Testing
         #expect(m.scheduler.nextCooldownEnd(after: Self.at(0)) == nil, "nothing waits at the cooled target yet")
         m.enqueue(2)
         #expect(m.scheduler.nextCooldownEnd(after: Self.at(0)) == Self.at(5), "b.test cools down")
-        m.scheduler.ended(at: m.origin(1))
+        m.scheduler.ended(at: m.origin(1), now: Self.t0)
         m.delay(1, until: Self.at(1))
         m.releaseDue(at: Self.at(1))
         #expect(Self.drain(&m, now: Self.at(1)).started == [1], "a.test takes requests")
@@ -162,7 +162,7 @@ import Testing
             Issue.record("followed")
             return
         }
-        m.scheduler.ended(at: m.origin(0))
+        m.scheduler.ended(at: m.origin(0), now: Self.t0)
         #expect(m.admitsHop(0, to: "http://b.test", now: Self.at(0)) == .follow)
         m.review.follow(0, to: url, headers: headers)
         m.book.ready(0)
@@ -171,14 +171,14 @@ import Testing
         // The hop at b.test and the next slice at a.test, one each.
         #expect(Self.drain(&m, now: Self.at(0)).started.sorted() == [0, 1])
         // A second hop to a.test waits for job 1's slot there, even past the deadline's cutoff.
-        m.scheduler.ended(at: m.origin(0))
+        m.scheduler.ended(at: m.origin(0), now: Self.t0)
         m.review.follow(0, to: "http://a.test/elsewhere", headers: [])
         m.book.ready(0)
         m.enqueue(0)
         #expect(Self.drain(&m, now: Self.at(0)).started.isEmpty)
-        m.scheduler.ended(at: m.origin(1))
+        m.scheduler.ended(at: m.origin(1), now: Self.t0)
         #expect(Self.drain(&m, now: Self.at(100)).started == [0], "a hop continues an admitted attempt")
-        m.scheduler.ended(at: m.origin(0))
+        m.scheduler.ended(at: m.origin(0), now: Self.t0)
         guard case .notStarted(2, _, .deadline)? = Self.drain(&m, now: Self.at(100)).other.first else {
             Issue.record("job 2 is not started at the deadline")
             return
@@ -194,7 +194,7 @@ import Testing
         let a = m.origin(0)
         let refused = AttemptReport(verdict: .refused(Self.failure500))
         for j: SliceID in [0, 1] {
-            m.scheduler.ended(at: a)
+            m.scheduler.ended(at: a, now: Self.t0)
             _ = m.attemptEndedAtOrigin(j, refused, now: Self.at(0), random: 0)
             m.delay(j, until: Self.at(1))
         }
@@ -208,7 +208,7 @@ import Testing
         var now = 1
         var job = probe[0]
         for _ in 0..<10 {
-            m.scheduler.ended(at: a)
+            m.scheduler.ended(at: a, now: Self.t0)
             news = m.attemptEndedAtOrigin(job, refused, now: Self.at(now), random: 0)
             if case .gaveUp = news { break }
             m.delay(job, until: Self.at(now + 1))
@@ -239,14 +239,14 @@ import Testing
         m.book.attemptBegan(0)
         m.book.attemptBegan(1)
         let unreachable = AttemptReport(verdict: nil, transport: .connect("refused"), hasHead: false)
-        m.scheduler.ended(at: m.origin(0))
+        m.scheduler.ended(at: m.origin(0), now: Self.t0)
         guard case .wentOffline(let origins, let wait) = m.attemptReached(0, unreachable, startedAt: Self.at(0), now: Self.at(1)) else {
             Issue.record("the only origin is unreachable: offline")
             return
         }
         #expect(origins.map(\.origin) == [m.origin(0)] && wait == .seconds(60))
         #expect(m.book.jobs[0].attempts == 0 && m.health.offline.isOffline, "the attempt is given back")
-        m.scheduler.ended(at: m.origin(1))
+        m.scheduler.ended(at: m.origin(1), now: Self.t0)
         #expect(m.attemptReached(1, unreachable, startedAt: Self.at(0), now: Self.at(1)) == .givenBack)
         #expect(m.book.jobs[1].attempts == 0)
         #expect(Self.drain(&m, now: Self.at(1)).started.isEmpty, "the first probe waits one step")
@@ -387,7 +387,7 @@ import Testing
             #expect(started.count == 1)
             for j in started {
                 order.append(m.plan.entries[m.book.jobs[j].resource].resource.slices[m.book.jobs[j].slice].path)
-                m.scheduler.ended(at: m.origin(j))
+                m.scheduler.ended(at: m.origin(j), now: Self.t0)
             }
         }
         #expect(order.count == 22)

@@ -28,7 +28,7 @@ import Testing
     ) -> [Scheduler.Action] {
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: now, asking: Answers(mayStart: mayStart, sizes: sizes)) {
-            if case .startAttempt(_, let origin) = a { s.started(at: origin) }
+            if case .startAttempt(_, let origin) = a { s.started(at: origin, now: Self.t0) }
             actions.append(a)
         }
         return actions
@@ -47,7 +47,7 @@ import Testing
         #expect(first.count == 5 && s.running == 5)
         #expect(first.filter { $0 < 10 }.count <= 3 && first.filter { $0 >= 10 }.count <= 3)
         // A slot freed at an origin lets that origin start one more.
-        s.ended(at: "http://a")
+        s.ended(at: "http://a", now: Self.t0)
         let next = Self.started(Self.drain(&s))
         #expect(next.count == 1 && s.running == 5)
         #expect(s.waiting == 20 - 6)
@@ -71,11 +71,11 @@ import Testing
         let more = Self.started(Self.drain(&s))
         #expect(more == [21, 2, 3] && s.slots == 3 && s.running == 6, "\(more)")
         // A stream ending frees room in its connection, not a slot.
-        s.ended(at: "https://a")
+        s.ended(at: "https://a", now: Self.t0)
         #expect(s.slots == 3)
         #expect(Self.started(Self.drain(&s)) == [4])
         // Once a connection's four streams end, its slot is free: a takes it (b has its two).
-        for _ in 0..<4 { s.ended(at: "https://a") }
+        for _ in 0..<4 { s.ended(at: "https://a", now: Self.t0) }
         #expect(s.slots == 2 && s.running == 2)
         #expect(Self.started(Self.drain(&s)) == [5, 6, 7, 8] && s.slots == 3)
         // An answer over HTTP/1.1 there (a new front end): each transfer is a slot again, so a
@@ -84,9 +84,9 @@ import Testing
         #expect(s.multiplexingOrigins == 1 && s.streams(at: "http://b") == 1)
         s.carries(1, at: "https://a")
         #expect(s.multiplexingOrigins == 0 && s.streams(at: "https://a") == 1 && s.slots == 6 && s.running == 6)
-        for _ in 0..<3 { s.ended(at: "https://a") }
+        for _ in 0..<3 { s.ended(at: "https://a", now: Self.t0) }
         #expect(Self.started(Self.drain(&s)).isEmpty, "a still has one transfer per slot of its two, and the run its 3")
-        s.ended(at: "https://a")
+        s.ended(at: "https://a", now: Self.t0)
         #expect(Self.started(Self.drain(&s)) == [9])
     }
 
@@ -102,7 +102,7 @@ import Testing
         s.carries(1000, at: "https://a")
         _ = Self.drain(&s)
         #expect(s.running == Scheduler.mostInFlight && s.slots == 2)
-        s.ended(at: "https://a")
+        s.ended(at: "https://a", now: Self.t0)
         #expect(Self.started(Self.drain(&s)).count == 1)
     }
 
@@ -124,14 +124,20 @@ import Testing
         var started = 0
         for i in 0..<8 {
             s.answered(at: "https://a", latency: .milliseconds(40), now: Self.at(Double(i) / 100))
-            s.ended(at: "https://a")
+            s.ended(at: "https://a", now: Self.t0)
             started += Self.started(Self.drain(&s)).count
         }
         #expect(s.adaptiveLimit(at: "https://a") == 12)
         #expect(started == 16 && s.running == 12 + 2, "as many in flight as the limit, though the slots allow 80")
         s.overloaded(at: "https://a", now: Self.at(1))
         #expect(s.adaptiveLimit(at: "https://a") == 6)
-        s.ended(at: "https://a")
+        // Its path: 4 at the first start, one more per answer, half at the overload; b's is its slots'.
+        let usage = Dictionary(uniqueKeysWithValues: s.usage().map { ($0.origin, $0) })
+        #expect(usage["https://a"]?.usage.limitPath.map(\.limit) == [4, 5, 6, 7, 8, 9, 10, 11, 12, 6])
+        #expect(usage["https://a"]?.adaptive == true && usage["https://a"]?.streams == 10 && usage["https://a"]?.usage.requests == 20)
+        #expect(usage["http://b"]?.usage.limitPath.map(\.limit) == [2] && usage["http://b"]?.adaptive == false)
+        #expect(s.inFlight().map(\.origin) == ["https://a", "http://b"] && s.inFlight().first?.limit == 6)
+        s.ended(at: "https://a", now: Self.t0)
         #expect(Self.started(Self.drain(&s)).isEmpty, "11 in flight over a limit of 6")
     }
 
@@ -143,7 +149,7 @@ import Testing
         var order: [SliceID] = []
         for _ in 0..<3 {
             order += Self.started(Self.drain(&s))
-            s.ended(at: "http://a")
+            s.ended(at: "http://a", now: Self.t0)
         }
         #expect(order == [2, 5, 9])
     }
@@ -159,7 +165,7 @@ import Testing
         var order: [SliceID] = []
         for _ in 0..<8 {
             order += Self.started(Self.drain(&s))
-            s.ended(at: "http://a")
+            s.ended(at: "http://a", now: Self.t0)
         }
         #expect(order == [0, 1000, 1, 1001, 2, 1002, 3, 4])
     }
@@ -176,7 +182,7 @@ import Testing
         for _ in 0..<5 {
             let started = Self.started(Self.drain(&s))
             order += started
-            for j in started { s.ended(at: j >= 10 && j < 20 ? "http://b" : "http://a") }
+            for j in started { s.ended(at: j >= 10 && j < 20 ? "http://b" : "http://a", now: Self.t0) }
         }
         #expect(order == [10, 11, 0, 1, 20])
     }
@@ -192,7 +198,7 @@ import Testing
         for _ in 0..<6 {
             let started = Self.started(Self.drain(&s))
             order += started
-            for j in started { s.ended(at: j < 10 ? "http://a" : "http://b") }
+            for j in started { s.ended(at: j < 10 ? "http://a" : "http://b", now: Self.t0) }
         }
         #expect(Set(order) == [0, 1, 2, 10, 11, 12])
         for k in stride(from: 0, to: 6, by: 2) { #expect((order[k] < 10) != (order[k + 1] < 10), "\(order)") }
@@ -265,7 +271,7 @@ import Testing
                 .startAttempt(job: 3, origin: "http://a"),
             ])
         #expect(s.running == 2 && s.waiting == 1)
-        s.ended(at: "http://a")
+        s.ended(at: "http://a", now: Self.t0)
         #expect(Self.drain(&s) == [.notStarted(job: 4, reason: "metered", stop: nil)])
     }
 
@@ -278,15 +284,15 @@ import Testing
         Self.enqueue(&s, [0, 1, 2], resource: 0)
         var actions: [Scheduler.Action] = []
         while let a = s.next(now: Self.t0, asking: Answers(continuing: [0, 1])) {
-            if case .startAttempt(_, let origin) = a { s.started(at: origin) }
+            if case .startAttempt(_, let origin) = a { s.started(at: origin, now: Self.t0) }
             actions.append(a)
         }
         #expect(actions == [.startAttempt(job: 0, origin: "http://a")])
-        s.ended(at: "http://a")
+        s.ended(at: "http://a", now: Self.t0)
         #expect(
             s.next(now: Self.t0, asking: Answers(continuing: [0, 1]))
                 == .startAttempt(job: 1, origin: "http://a"))
-        s.ended(at: "http://a")
+        s.ended(at: "http://a", now: Self.t0)
         #expect(
             s.next(now: Self.t0, asking: Answers(continuing: [0, 1]))
                 == .notStarted(job: 2, reason: "metered", stop: nil))

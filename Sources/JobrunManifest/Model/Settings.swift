@@ -8,11 +8,17 @@ public struct ConcurrencyLimits: Hashable, Sendable {
     public var total: Int = 16
     public var perHost: Int = 4
     /// Transfers one multiplexed connection carries at once (the server's own limit applies too).
-    public var streams: Int = 8
+    public var streams: Int = 32
     /// The requests in flight at each origin adapt to it, up to `perHost` slots (``total`` still
     /// holds for the run).
     public var adaptive = false
     public init() {}
+
+    /// Transfers under way at once in a run at most, whatever the slots allow: each may hold a
+    /// partial file's descriptor and a receive buffer.
+    public static let mostInFlight = 1024
+    /// Where an adaptive limit starts: a few, as TCP's initial window, and found from there.
+    public static let adaptiveStart = 4
 }
 
 /// Exponential backoff between attempts.

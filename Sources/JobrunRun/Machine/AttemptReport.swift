@@ -31,6 +31,8 @@ struct AttemptReport {
     let multiplexed: Bool?
     /// From the request sent to the answer's first byte, when an answer came.
     let latency: Duration?
+    /// Connections the transfer opened (0 when it reused one).
+    let connections: Int
 
     init(sink: BodySink, result: TransferResult) {
         verdict = sink.verdict
@@ -46,12 +48,14 @@ struct AttemptReport {
         learned = sink.learned
         multiplexed = result.httpVersion.map { $0 == "2" || $0 == "3" }
         latency = result.latency
+        connections = result.newConnections
     }
 
     init(
         verdict: ResponseVerdict?, transport: TransferResult.Failure? = nil, hasHead: Bool = true, written: ByteCount = 0, declaredEnd: ByteCount? = nil,
         resumeOffset: ByteCount = 0, writeFailure: WriteFailure? = nil, retryAfter: String? = nil, representation: Representation? = nil,
-        learned: Representation? = nil, multiplexed: Bool? = nil, latency: Duration? = nil
+        learned: Representation? = nil, multiplexed: Bool? = nil, latency: Duration? = nil,
+        connections: Int = 0
     ) {
         self.verdict = verdict
         self.transport = transport
@@ -65,6 +69,7 @@ struct AttemptReport {
         self.learned = learned
         self.multiplexed = multiplexed
         self.latency = latency
+        self.connections = connections
     }
 
     /// The origin said it has more than it can take (429, 503), or reset the connection.

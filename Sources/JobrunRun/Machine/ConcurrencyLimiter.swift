@@ -1,3 +1,5 @@
+import JobrunManifest
+
 /// How many requests one origin is given at once when its limit adapts (`concurrency.adaptive`):
 /// raised while answers come as fast as the fastest seen, lowered when they slow down or the
 /// origin says it is overloaded. Between `floor` and `ceiling` (the user's `per_host` slots,
@@ -32,8 +34,7 @@ struct ConcurrencyLimiter: Equatable {
     static let smoothing = 0.2
     /// How long what an overload said of the origin's capacity holds.
     static let capacityHold: Duration = .seconds(30)
-    /// Where a limit starts: a few, as TCP's initial window, and found from there.
-    static let start = 4
+    static let start = ConcurrencyLimits.adaptiveStart
     /// How long the shortest latency seen stands for the path's own.
     static let latencyWindow: Duration = .seconds(10)
 

@@ -1,3 +1,5 @@
+import JobrunManifest
+
 /// The ready jobs of one origin, by resource: each resource's jobs in plan order (a
 /// ``ReadyQueue``), resources grouped by priority (highest first) and taking turns
 /// within a priority. Taking the head is O(1); so is queuing a job behind its resource's others.
@@ -13,8 +15,11 @@ struct OriginQueue {
     /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise), the
     /// streams of a multiplexed connection once one did.
     var streams = 1
-    /// The adaptive limit of its requests in flight, when its first resource's is adaptive.
+    /// The adaptive limit of its requests in flight, when the first of its resources that adapts
+    /// is queued here (other resources there share it).
     var limiter: ConcurrencyLimiter?
+    /// What it carried so far, for the reports.
+    var usage = OriginUsage()
 
     /// The slots its transfers under way take: one per transfer, or per multiplexed connection's worth.
     var slots: Int { (running + streams - 1) / streams }
@@ -22,6 +27,32 @@ struct OriginQueue {
     var startNeedsSlot: Bool { running % streams == 0 }
 
     var isEmpty: Bool { classes.isEmpty }
+
+    /// What the scheduler's pick reads of an origin.
+    struct Standing {
+        var head: (job: SliceID, resource: Int, priority: Int)
+        var lastTurn: UInt64
+        var startNeedsSlot: Bool
+        var slots: Int
+        var running: Int
+        var adaptiveLimit: Int?
+    }
+
+    /// What the pick reads, or `nil` when nothing waits here. Mutating only so that it is called
+    /// in place in the scheduler's dictionary: its getter would copy the whole queue.
+    mutating func standing() -> Standing? {
+        guard let head else { return nil }
+        return Standing(head: head, lastTurn: lastTurn, startNeedsSlot: startNeedsSlot, slots: slots, running: running, adaptiveLimit: limiter?.limit)
+    }
+
+    /// Its head job starts at the scheduler's turn `turn`, under its resource's `limits`, at
+    /// `now`: its limit of requests in flight then (adaptive, or its slots' transfers) goes on
+    /// its path when it changed.
+    mutating func takesTurn(_ turn: UInt64, limits: ConcurrencyLimits, now: ContinuousClock.Instant) {
+        lastTurn = turn
+        let limit = min(limiter?.limit ?? limits.perHost * streams, limits.total * streams, ConcurrencyLimits.mostInFlight)
+        if usage.limit != limit { usage.limit(is: limit, now: now) }
+    }
 
     /// Jobs waiting here.
     var count: Int { byResource.values.reduce(0) { $0 + $1.count } }

@@ -17,13 +17,13 @@ extension RunMachine {
         if probes != OriginHealth.Probes(), !book.isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
     }
 
-    /// Job `j`'s transfer ended as `report` says, with `bytes` of body after `duration` (read only
-    /// when a gate estimates rates), at `now` (read only when a limit adapts): its slot is free.
+    /// Job `j`'s transfer ended as `report` says, with `bytes` of body after `duration`, at `now`
+    /// (read when a limit adapts or the origin falls idle): its slot is free.
     /// What the answer said of its origin counts while the transfer is still counted there: the
     /// protocol (a slot's streams) and, for an adaptive limit, its latency or an overload. Its
     /// rate counts under the slice's own origin, where the gates look (a redirect's target serves it).
     mutating func transferEnded(
-        _ j: SliceID, _ report: AttemptReport, bytes: ByteCount, duration: @autoclosure () -> Duration, now: @autoclosure () -> Instant
+        _ j: SliceID, _ report: AttemptReport, bytes: ByteCount, duration: Duration, now: @autoclosure () -> Instant
     ) {
         let origin = origin(j)
         if let multiplexed = report.multiplexed, multiplexed || scheduler.multiplexingOrigins > 0 {
@@ -38,8 +38,8 @@ extension RunMachine {
                 scheduler.answered(at: origin, latency: latency, now: now())
             }
         }
-        scheduler.ended(at: origin)
-        if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration()) }
+        scheduler.ended(at: origin, now: now(), duration: duration, connections: report.connections)
+        if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration) }
     }
 
     /// Whether a finished transfer's body waits to be checked until the slots it freed have their

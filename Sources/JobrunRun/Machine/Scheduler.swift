@@ -38,9 +38,8 @@ struct Scheduler {
     private var origins: [String: OriginQueue] = [:]
     /// By resource (plan entry).
     private var lanes: [Lane] = []
-    /// Transfers under way at once at most, whatever the slots allow: each may hold a partial
-    /// file's descriptor and a receive buffer.
-    static let mostInFlight = 1024
+    /// Transfers under way at once at most, whatever the slots allow.
+    static let mostInFlight = ConcurrencyLimits.mostInFlight
 
     /// Transfers under way, all origins together, and the slots they take.
     private(set) var running = 0
@@ -83,21 +82,23 @@ struct Scheduler {
         queue.insert(job, sequence: sequence, resource: resource, priority: lane.priority, sequenceOf: sequenceOf)
     }
 
-    /// A transfer started at `origin` (after a `.start`): it holds a slot.
-    mutating func started(at origin: String) {
+    /// A transfer started at `origin` at `now` (read at the origin's first start): it holds a slot.
+    mutating func started(at origin: String, now: @autoclosure () -> Instant) {
         running += 1
-        changeRunning(at: origin, by: 1)
+        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
+            queue.running += 1
+            queue.usage.started(now: now())
+        }
     }
 
-    /// A transfer at `origin` ended: its slot is free.
-    mutating func ended(at origin: String) {
+    /// A transfer at `origin` ended at `now` (read when the origin falls idle) after `duration`,
+    /// having opened `connections` new connections: its slot is free.
+    mutating func ended(at origin: String, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0) {
         running -= 1
-        changeRunning(at: origin, by: -1)
-    }
-
-    /// One lookup of the origin: its running count changes, and the run's slots with its own.
-    private mutating func changeRunning(at origin: String, by delta: Int) {
-        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { $0.running += delta }
+        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
+            queue.running -= 1
+            queue.usage.ended(now: now(), duration: duration, connections: connections)
+        }
     }
 
     private static func slotsChange(of queue: inout OriginQueue, _ change: (inout OriginQueue) -> Void) -> Int {
@@ -124,21 +125,35 @@ struct Scheduler {
 
     /// An answer from `origin` began `latency` after its request went, at `now`, while its
     /// transfer is still counted there (for its adaptive limit, if it has one).
-    mutating func answered(at origin: String, latency: Duration, now: @autoclosure () -> Instant) {
-        Self.adapt(&origins[origin]) { limiter, running in limiter.answered(latency: latency, inFlight: running, now: now()) }
+    mutating func answered(at origin: String, latency: Duration, now: Instant) {
+        Self.adapt(&origins[origin], now: now) { limiter, running in limiter.answered(latency: latency, inFlight: running, now: now) }
     }
 
     /// `origin` said it is overloaded, or reset a connection, at `now`, while the transfer that
     /// says so is still counted there (for its adaptive limit).
-    mutating func overloaded(at origin: String, now: @autoclosure () -> Instant) {
-        Self.adapt(&origins[origin]) { limiter, running in limiter.overloaded(inFlight: running, now: now()) }
+    mutating func overloaded(at origin: String, now: Instant) {
+        Self.adapt(&origins[origin], now: now) { limiter, running in limiter.overloaded(inFlight: running, now: now) }
     }
 
-    /// One lookup of the origin: its limiter, if it has one, told something with its running count.
-    private static func adapt(_ queue: inout OriginQueue?, _ tell: (inout ConcurrencyLimiter, Int) -> Void) {
+    /// One lookup of the origin: its limiter, if it has one, told something with its running
+    /// count; its new limit goes on the origin's path.
+    private static func adapt(_ queue: inout OriginQueue?, now: Instant, _ tell: (inout ConcurrencyLimiter, Int) -> Void) {
         guard let running = queue?.running, var limiter = queue?.limiter else { return }
         tell(&limiter, running)
         queue?.limiter = limiter
+        queue?.usage.limit(is: limiter.limit, now: now)
+    }
+
+    /// What each origin with a request carried so far, by origin.
+    func usage() -> [(origin: String, usage: OriginUsage, streams: Int, adaptive: Bool)] {
+        origins.compactMap { origin, queue in queue.usage.requests == 0 ? nil : (origin, queue.usage, queue.streams, queue.limiter != nil) }
+            .sorted { $0.origin < $1.origin }
+    }
+
+    /// Requests in flight and the limit of each origin with some, most first (the live display's).
+    func inFlight() -> [(origin: String, running: Int, limit: Int?)] {
+        origins.compactMap { origin, queue in queue.running == 0 ? nil : (origin, queue.running, queue.usage.limit == 0 ? nil : queue.usage.limit) }
+            .sorted { ($0.running, $1.origin) > ($1.running, $0.origin) }
     }
 
     /// Some origin's limit adapts (the answers are worth looking at).
@@ -193,15 +208,15 @@ struct Scheduler {
         var i = origins.startIndex
         while i != origins.endIndex {
             defer { origins.formIndex(after: &i) }
-            let queue = origins.values[i]
-            guard let head = queue.head else { continue }
+            guard let queue = origins.values[i].standing() else { continue }
+            let head = queue.head
             // Higher priority first; at equal priority the origin served longest ago, then the
             // one whose next job comes first in the plan (jobs are numbered in plan order).
             if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
             if queue.startNeedsSlot && (queue.slots >= limits.perHost || slots >= limits.total) { continue }
             if running >= Self.mostInFlight { continue }
-            if let limiter = queue.limiter, queue.running >= limiter.limit { continue }
+            if let limit = queue.adaptiveLimit, queue.running >= limit { continue }
             let origin = origins.keys[i]
             if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
             if !questions.mayStart(at: origin) { continue }
@@ -211,22 +226,28 @@ struct Scheduler {
         origins.values[pick.index].removeHead()
         let origin = origins.keys[pick.index]
         guard !gates.isEmpty, !questions.continuesAttempt(head.job) else {
-            turn += 1
-            origins.values[pick.index].lastTurn = turn
-            return .startAttempt(job: head.job, origin: origin)
+            return startPicked(pick.index, head, now: now)
         }
         let candidate = Candidate(
             job: head.job, resource: head.resource, origin: origin, expectedBytes: questions.expectedBytes(head.job), throughput: throughput[origin])
         switch admission(candidate, now: now) {
         case .admit:
-            turn += 1
-            origins.values[pick.index].lastTurn = turn
-            return .startAttempt(job: head.job, origin: origin)
+            return startPicked(pick.index, head, now: now)
         case .later(let until):
             return .park(job: head.job, until: until)
         case .deferred(let reason, let stop):
             return .notStarted(job: head.job, reason: reason, stop: stop)
         }
+    }
+
+    /// The picked origin's head job starts: the origin takes its turn, and its limit of requests
+    /// in flight (adaptive, or its slots' transfers) goes on its path.
+    private mutating func startPicked(
+        _ index: Dictionary<String, OriginQueue>.Index, _ head: (job: SliceID, resource: Int, priority: Int), now: Instant
+    ) -> Action {
+        turn += 1
+        origins.values[index].takesTurn(turn, limits: lane(head.resource).limits, now: now)
+        return .startAttempt(job: head.job, origin: origins.keys[index])
     }
 
     func admission(_ candidate: Candidate, now: Instant) -> GateDecision {

@@ -1,0 +1,28 @@
+import JobrunCore
+import JobrunOutcome
+import JobrunJSON
+
+extension JSONWriter {
+    /// What an origin carried (`apply --json`'s `origins`, the `origin_usage` event):
+    /// `origin`, `requests`, `connections`, `in_flight_mean` (two decimals), `in_flight_peak`,
+    /// `streams`, `adaptive`, and `limit_path`, its limit of requests in flight as
+    /// `[{"at_ms": 0, "limit": 4}, …]` (a point where it changed).
+    mutating func originUsageFields(_ o: OriginUsageReport) {
+        key("origin"); string(o.origin)
+        key("requests"); int(Int64(o.requests))
+        key("connections"); int(Int64(o.connections))
+        key("in_flight_mean"); double((o.meanInFlight * 100).rounded() / 100)
+        key("in_flight_peak"); int(Int64(o.peakInFlight))
+        key("streams"); int(Int64(o.streams))
+        key("adaptive"); bool(o.adaptive)
+        key("limit_path")
+        beginArray()
+        for point in o.limitPath {
+            beginObject()
+            key("at_ms"); int(point.at.wholeMilliseconds)
+            key("limit"); int(Int64(point.limit))
+            endObject()
+        }
+        endArray()
+    }
+}
