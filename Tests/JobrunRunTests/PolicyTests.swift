@@ -137,8 +137,10 @@ import JobrunFiles
         ] as [(Int64?, Bool, Bool)])
     func largeTransfersTakeTurns(size: Int64?, overTLS: Bool, spreads: Bool) {
         #expect(TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS) == spreads)
-        // An origin known to multiplex keeps to one engine, whatever the size: its slots are connections.
-        #expect(!TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS, multiplexed: true))
+        // An origin known to multiplex keeps to one engine (its slots are connections) but for
+        // bodies of 1 MiB and more, whose work is worth a connection on the other engine.
+        let large = size.map { $0 >= 1 << 20 } ?? false
+        #expect(TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS, multiplexed: true) == large)
     }
 
     /// An unsized slice goes by its resource's bodies so far: none yet, it is taken to be large;

@@ -30,10 +30,13 @@ enum TransferPlacement {
     /// (``BodySizeEstimate``), and spreads before the first has arrived: a large body kept on
     /// one engine would be received and hashed on one core.
     ///
-    /// An origin known to multiplex (HTTP/2) stays on one engine: each engine keeps its own
-    /// connections, and its slots are connections, so turns would double them.
+    /// An origin known to multiplex (HTTP/2) keeps its slices below `largeSliceSize` (and those
+    /// of no size known yet) on one engine: each engine keeps its own connections, and its slots
+    /// are connections, so turns would double them. Larger bodies still take turns, at the cost
+    /// of a connection on the other engine: receiving and decrypting them is the work, and one
+    /// core would do all of it.
     static func takesTurns(size: ByteCount?, overTLS: Bool, multiplexed: Bool = false) -> Bool {
-        if multiplexed { return false }
+        if multiplexed { return size.map { $0 >= largeSliceSize } ?? false }
         guard let size else { return true }
         return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
     }
