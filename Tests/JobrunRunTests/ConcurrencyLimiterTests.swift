@@ -24,6 +24,24 @@ import Testing
         #expect(l.limit == 8)
     }
 
+    /// On a path of a fraction of a millisecond, answers that take a few milliseconds now and
+    /// then are the machines' scheduling, not a queue: the limit still grows. Ten milliseconds
+    /// more is a queue.
+    @Test func aFastPathsJitterIsNotAQueue() {
+        var l = ConcurrencyLimiter(start: 4, ceiling: 64)
+        var now = 0
+        for i in 0..<200 {
+            l.answered(latency: .microseconds(i % 7 == 0 ? 4_000 : 150), inFlight: l.limit, now: Self.at(now))
+            now += 1
+        }
+        #expect(l.limit == 64, "\(l.limit)")
+        for _ in 0..<50 {
+            l.answered(latency: .milliseconds(12), inFlight: l.limit, now: Self.at(now))
+            now += 20
+        }
+        #expect(l.limit < 64, "\(l.limit)")
+    }
+
     /// When answers slow down past twice the shortest, the limit shrinks in proportion (never
     /// below half), once per recent latency, and then grows by one per round trip only.
     @Test func shrinksWhenLatencyRises() {

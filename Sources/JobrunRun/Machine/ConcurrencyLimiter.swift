@@ -11,11 +11,12 @@ import JobrunManifest
 ///   (`minLatency`, as BBR keeps its shortest round trip), so that one unusually quick answer,
 ///   or a path that changed, does not hold the limit down for the rest of the run; the recent
 ///   one is a moving average of the last answers (`recentLatency`).
-/// - While the recent latency stays within `tolerance` of the shortest and the limit is in use
+/// - While the recent latency stays within `tolerance` of the shortest (or `slack` of it, on a
+///   path of a millisecond or so) and the limit is in use
 ///   (at least half of it in flight), the limit grows: by one per answer until the first sign of
 ///   trouble (doubling each round trip, as TCP's slow start), then by one per round trip's worth
 ///   of answers.
-/// - When the recent latency passes `tolerance` times the shortest, the limit shrinks in
+/// - When the recent latency passes both, the limit shrinks in
 ///   proportion (never below half), at most once per recent latency: queueing at the origin shows
 ///   as latency before it shows as failures.
 /// - An overload answer (429, 503) or a reset connection halves it, also at most once per recent
@@ -30,6 +31,9 @@ struct ConcurrencyLimiter: Equatable {
 
     /// A recent latency up to this many times the shortest is the path, not a queue.
     static let tolerance = 2.0
+    /// So is one up to this much longer than the shortest: on a path of a millisecond or less,
+    /// a few milliseconds are the machines' scheduling, and would hold the limit near 1.
+    static let slack: Duration = .milliseconds(5)
     /// How much of the recent latency is the newest answer's.
     static let smoothing = 0.2
     /// How long what an overload said of the origin's capacity holds.
@@ -87,10 +91,11 @@ struct ConcurrencyLimiter: Equatable {
         let shortest = min(earlierShortest ?? latency, windowShortest ?? latency)
         let recent = recentLatency.map { $0 + ($0 - latency) * -Self.smoothing } ?? latency
         recentLatency = recent
-        if recent > shortest * Self.tolerance {
+        let path = max(shortest * Self.tolerance, shortest + Self.slack)
+        if recent > path {
             guard mayDecrease(now: now) else { return }
             // In proportion to how far the latency rose: a queue at the origin, not the path.
-            let ratio = max(0.5, (shortest * Self.tolerance) / recent)
+            let ratio = max(0.5, path / recent)
             decrease(to: value * ratio, now: now)
             return
         }
