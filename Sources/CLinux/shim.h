@@ -2,8 +2,7 @@
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
 // commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id,
 // malloc_trim from malloc.h, the SCHED_BATCH policy, the O_PATH flag for symlink-proof lookups),
-// and openat2, which glibc does not wrap at all; and statfs's file system type, whose struct
-// and function share a name Swift cannot tell apart. Declarations and inline wrappers (the symbols are glibc's);
+// and openat2, which glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
 // nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
 #define JOBRUN_CLINUX_SHIM_H
@@ -14,14 +13,6 @@
 #include <unistd.h>
 #include <malloc.h>
 #include <sched.h>
-#include <sys/vfs.h>
-
-/// statfs(2)'s `f_type` (the file system's magic number) for the file system holding `path`,
-/// or -1 when it cannot be told.
-static inline long long jobrun_file_system_type(const char *path) {
-    struct statfs fs;
-    return statfs(path, &fs) == 0 ? (long long)fs.f_type : -1;
-}
 
 /// sync_file_range(2): with SYNC_FILE_RANGE_WRITE, starts writeback of a range and returns
 /// without waiting for it.

@@ -165,9 +165,7 @@ public final class StateRecorder: RunObserver {
             case .files(let root, let committed):
                 // A root whose store cannot be written is not worth a look at its files.
                 guard let plan, states.mayRecord(root: root) else { return }
-                // Opened (made, on a first run) while the files' time step passes.
-                states.prepare(root: root)
-                states.record(Self.proven(committed, of: plan, steps: RootTimeSteps.of(root: root)), root: root)
+                states.record(Self.proven(committed, of: plan), root: root)
             case .deferred(let root, let id, let reason, let at):
                 states.recordDeferred([(id, reason)], root: root, atMilliseconds: at)
             case .ran(let root, let id):
@@ -185,9 +183,9 @@ public final class StateRecorder: RunObserver {
         /// rename, change time included. Files renamed too recently to be settled are waited for
         /// first (at most ``longestWait``), so that one look at each finds it settled; a file
         /// that would need longer is recorded as it is, and read once more by the next check.
-        static func proven(_ committed: [Committed], of plan: Plan, steps: RootTimeSteps) -> [ProvenSlice] {
+        static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
             let now = FileIdentity.now()
-            let wait = committed.lazy.map { steps.step(for: $0.file).settlesAt($0.file) - now }.filter { $0 <= longestWait }.max() ?? 0
+            let wait = committed.lazy.map { $0.file.settlesAt - now }.filter { $0 <= longestWait }.max() ?? 0
             if wait > 0 {
                 var pause = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
                 var left = timespec()

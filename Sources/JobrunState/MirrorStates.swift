@@ -63,8 +63,7 @@ public final class MirrorStates: @unchecked Sendable {
     public func provenFiles() -> [String: [String: ProvenFile]] {
         var known: [String: [String: ProvenFile]] = [:]
         for root in roots {
-            let steps = RootTimeSteps.of(root: root)
-            guard let files = use(root, { store throws(StateError) in try store.provenFiles(steps: steps) }) else { continue }
+            guard let files = use(root, { store throws(StateError) in try store.provenFiles() }) else { continue }
             known[root] = files
         }
         return known
@@ -105,13 +104,6 @@ public final class MirrorStates: @unchecked Sendable {
             if let store = stores[root] { return !store.isReadOnly || !readOnlyWarned.contains(root) }
             return access == .create && !tried.contains(root)
         }
-    }
-
-    /// Opens `root`'s store (with ``Access/create``, makes it) if it is not in use yet, so that a
-    /// record that follows finds it ready.
-    public func prepare(root: String) {
-        guard access != .reading else { return }
-        _ = use(root) { _ throws(StateError) in }
     }
 
     /// Records `slices` in `root`'s store, if it has one in use.

@@ -9,9 +9,6 @@ public struct ProvenFile: Sendable, Hashable {
     public var seenAtNanoseconds: Int64
     public var provenAtMilliseconds: Int64
     public var fetchedAtMilliseconds: Int64?
-    /// The time step of the file system it is on, as the root it was read from has it (not
-    /// stored: it is the machine's, and part of no record's equality).
-    public var step: TimeStep = .conservative
 
     public init(file: FileIdentity, digests: ProvenDigests, seenAtNanoseconds: Int64, provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?) {
         self.file = file
@@ -50,18 +47,5 @@ public struct ProvenFile: Sendable, Hashable {
 
     /// Whether its identity was taken a time step after the file's change
     /// (``FileIdentity/isSettled(at:)``): only then would a later write have changed it.
-    public var isSettled: Bool { file.isSettled(at: seenAtNanoseconds, step: step) }
-
-    public static func == (a: ProvenFile, b: ProvenFile) -> Bool {
-        (a.file, a.digests, a.seenAtNanoseconds, a.provenAtMilliseconds, a.fetchedAtMilliseconds)
-            == (b.file, b.digests, b.seenAtNanoseconds, b.provenAtMilliseconds, b.fetchedAtMilliseconds)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(file)
-        hasher.combine(digests)
-        hasher.combine(seenAtNanoseconds)
-        hasher.combine(provenAtMilliseconds)
-        hasher.combine(fetchedAtMilliseconds)
-    }
+    public var isSettled: Bool { file.isSettled(at: seenAtNanoseconds) }
 }

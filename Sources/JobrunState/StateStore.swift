@@ -1,5 +1,5 @@
 import JobrunCore
-public import JobrunSystem
+import JobrunSystem
 
 /// The state of one output root: a SQLite database in a folder jobrun owns there
 /// (`.jobrun/state.sqlite`, WAL mode), with a versioned schema (``StateSchema``). Used from one
@@ -158,17 +158,12 @@ public final class StateStore {
             provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
     }
 
-    /// Every file recorded, by path relative to the output root, each with its time step among
-    /// `steps` (the root's).
-    public func provenFiles(steps: RootTimeSteps = .conservative) throws(StateError) -> [String: ProvenFile] {
+    /// Every file recorded, by path relative to the output root.
+    public func provenFiles() throws(StateError) -> [String: ProvenFile] {
         var files: [String: ProvenFile] = [:]
         files.reserveCapacity(Int(try db.integer("SELECT count(*) FROM slices") ?? 0))
         let statement = try SQLiteDatabase.Statement("SELECT \(Self.provenColumns) FROM slices", in: db)
-        try statement.forEachRow { row in
-            var record = Self.provenFile(in: row)
-            record.step = steps.step(for: record.file)
-            files[row.text(0)] = record
-        }
+        try statement.forEachRow { row in files[row.text(0)] = Self.provenFile(in: row) }
         return files
     }
 

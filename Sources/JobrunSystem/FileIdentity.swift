@@ -41,17 +41,20 @@ public struct FileIdentity: Sendable, Hashable {
     }
 
     /// Whether this identity, seen at `instant` (nanoseconds since the epoch, the wall clock),
-    /// would change with any later write to the file, on a file system of time step `step`.
+    /// would change with any later write to the file.
     ///
     /// File systems stamp times from a clock that advances in steps (a scheduler tick, or a
     /// whole second where the change time has no nanoseconds): a write in the same step as the
     /// last change leaves the times as they were. Seen at least a step after its change time,
     /// the file cannot change again unnoticed; seen sooner, it can (git calls such an entry
     /// "racily clean").
-    public func isSettled(at instant: Int64, step: TimeStep = .conservative) -> Bool { instant >= step.settlesAt(self) }
+    public func isSettled(at instant: Int64) -> Bool { instant >= settlesAt }
 
-    /// The first instant at which ``isSettled(at:step:)`` holds for any file system.
-    public var settlesAt: Int64 { TimeStep.conservative.settlesAt(self) }
+    /// The first instant at which ``isSettled(at:)`` holds: a step after the change time (two
+    /// seconds when the change time has no nanoseconds, 50 ms otherwise: several ticks).
+    public var settlesAt: Int64 {
+        ctimeNanoseconds + (ctimeNanoseconds % 1_000_000_000 == 0 ? 2_000_000_000 : 50_000_000)
+    }
 
     /// Whether this is the file `written` describes, as it was when its writer closed it: the
     /// same device, inode, size and modification time (a rename since changes only the change

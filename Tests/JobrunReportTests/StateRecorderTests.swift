@@ -71,12 +71,12 @@ import JobrunSystem
         events.emit(.runEnded(RunEnd(exitStatus: 75, stopReason: .deadline, counts: [("fetched", 3)], summaryLine: nil, elapsed: .seconds(1))))
 
         let store = try StateStore(root: root)
-        let files = try store.provenFiles(steps: RootTimeSteps.of(root: root))
+        let files = try store.provenFiles()
         #expect(Set(files.keys) == ["r/a.bin"])
         let a = try #require(files["r/a.bin"])
         #expect(a.file == (try Self.identity(root + "/r/a.bin")) && a.fetchedAtMilliseconds != nil)
-        // Recorded once settled by its file system's step: a later check may trust it.
-        if a.file.ctimeNanoseconds % 1_000_000_000 != 0 { #expect(a.isSettled) }
+        // Recorded once settled: a later check may trust it.
+        if a.file.ctimeNanoseconds % 1_000_000_000 != 0 { #expect(a.file.isSettled(at: a.seenAtNanoseconds)) }
         let runs = try store.lastRuns(limit: 5)
         #expect(runs.map(\.runID) == ["run-7"] && runs[0].command == "apply" && runs[0].exitStatus == 75 && runs[0].stopReason == "deadline")
         #expect(warnings.withLock { $0 }.isEmpty)
