@@ -10,6 +10,8 @@ extension Plan {
         /// Slots at once (transfers over HTTP/1.1, connections over HTTP/2): `per_host`, within `total`.
         public var slots = 0
         public var streams = 0
+        /// The most of those requests in flight at once, over HTTP/2.
+        public var requestsInFlight = 0
         public var adaptive = false
 
         /// `@ https://cdn.example: 412 slices to transfer, 4 at once over HTTP/1.1, up to 128 over HTTP/2 (4
@@ -17,8 +19,7 @@ extension Plan {
         public var line: String {
             var text = "@ \(origin): \(slices) slice\(slices == 1 ? "" : "s") to transfer, \(slots) at once over HTTP/1.1"
             if streams > 1 {
-                let most = min(slots * streams, ConcurrencyLimits.mostInFlight)
-                text += ", up to \(most) over HTTP/2 (\(slots) connection\(slots == 1 ? "" : "s") of \(streams) streams)"
+                text += ", up to \(requestsInFlight) over HTTP/2 (\(slots) connection\(slots == 1 ? "" : "s") of \(streams) streams)"
             }
             if adaptive { text += "; adaptive, from \(min(ConcurrencyLimits.adaptiveStart, slots * streams))" }
             return text
@@ -44,6 +45,7 @@ extension Plan {
                 use.slices += 1
                 use.slots = max(use.slots, min(limits.perHost, limits.total))
                 use.streams = max(use.streams, limits.streams)
+                use.requestsInFlight = max(use.requestsInFlight, limits.requestsInFlight(streams: limits.streams))
                 use.adaptive = use.adaptive || limits.adaptive
                 uses[origin] = use
             }

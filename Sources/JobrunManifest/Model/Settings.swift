@@ -19,6 +19,11 @@ public struct ConcurrencyLimits: Hashable, Sendable {
     public static let mostInFlight = 1024
     /// Where an adaptive limit starts: a few, as TCP's initial window, and found from there.
     public static let adaptiveStart = 4
+
+    /// Requests in flight these limits allow at one origin whose slots carry `streams` transfers.
+    public func requestsInFlight(streams: Int) -> Int {
+        min(min(perHost, total) * streams, Self.mostInFlight)
+    }
 }
 
 /// Exponential backoff between attempts.

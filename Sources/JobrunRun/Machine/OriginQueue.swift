@@ -50,7 +50,8 @@ struct OriginQueue {
     /// its path when it changed.
     mutating func takesTurn(_ turn: UInt64, limits: ConcurrencyLimits, now: ContinuousClock.Instant) {
         lastTurn = turn
-        let limit = min(limiter?.limit ?? limits.perHost * streams, limits.total * streams, ConcurrencyLimits.mostInFlight)
+        let most = limits.requestsInFlight(streams: streams)
+        let limit = min(limiter?.limit ?? most, most)
         if usage.limit != limit { usage.limit(is: limit, now: now) }
     }
 
