@@ -36,8 +36,26 @@ public struct FileIdentity: Sendable, Hashable {
         self.init(
             device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino),
             size: Int64(status.st_size),
-            mtimeNanoseconds: Int64(m.tv_sec) * 1_000_000_000 + Int64(m.tv_nsec),
-            ctimeNanoseconds: Int64(c.tv_sec) * 1_000_000_000 + Int64(c.tv_nsec))
+            mtimeNanoseconds: Self.nanoseconds(Int64(m.tv_sec), Int64(m.tv_nsec)) ?? Self.wrapped(Int64(m.tv_sec), Int64(m.tv_nsec)),
+            ctimeNanoseconds: Self.nanoseconds(Int64(c.tv_sec), Int64(c.tv_nsec)) ?? Self.unknownTime)
+    }
+
+    /// A change time nanoseconds since the epoch cannot hold (before 1677 or after 2262): an
+    /// identity with it never settles, so its file is always read.
+    public static let unknownTime = Int64.max
+
+    /// Seconds and nanoseconds as nanoseconds since the epoch, or `nil` past what 64 bits hold.
+    static func nanoseconds(_ seconds: Int64, _ nanoseconds: Int64) -> Int64? {
+        let (whole, over) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, overAgain) = whole.addingReportingOverflow(nanoseconds)
+        return over || overAgain ? nil : sum
+    }
+
+    /// A modification time past what 64 bits of nanoseconds hold, wrapped around: still a
+    /// different value for a different time (anyone may set it; `touch -d 2300-01-01`), where a
+    /// saturated one would make two times alike.
+    static func wrapped(_ seconds: Int64, _ nanoseconds: Int64) -> Int64 {
+        seconds &* 1_000_000_000 &+ nanoseconds
     }
 
     /// Whether this identity, seen at `instant` (nanoseconds since the epoch, the wall clock),
@@ -48,12 +66,15 @@ public struct FileIdentity: Sendable, Hashable {
     /// last change leaves the times as they were. Seen at least a step after its change time,
     /// the file cannot change again unnoticed; seen sooner, it can (git calls such an entry
     /// "racily clean").
-    public func isSettled(at instant: Int64) -> Bool { instant >= settlesAt }
+    public func isSettled(at instant: Int64) -> Bool { settlesAt != .max && instant >= settlesAt }
 
     /// The first instant at which ``isSettled(at:)`` holds: a step after the change time (two
-    /// seconds when the change time has no nanoseconds, 50 ms otherwise: several ticks).
+    /// seconds when the change time has no nanoseconds, 50 ms otherwise: several ticks);
+    /// `Int64.max`, never, for an ``unknownTime``.
     public var settlesAt: Int64 {
-        ctimeNanoseconds + (ctimeNanoseconds % 1_000_000_000 == 0 ? 2_000_000_000 : 50_000_000)
+        guard ctimeNanoseconds != Self.unknownTime else { return .max }
+        let (at, over) = ctimeNanoseconds.addingReportingOverflow(ctimeNanoseconds % 1_000_000_000 == 0 ? 2_000_000_000 : 50_000_000)
+        return over ? .max : at
     }
 
     /// Whether this is the file `written` describes, as it was when its writer closed it: the
