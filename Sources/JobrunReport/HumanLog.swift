@@ -186,7 +186,7 @@ public final class HumanLog: RunObserver {
 }
 
 extension HumanLog {
-    /// `https://deb.example: 2000 requests over 2 connections (HTTP/2, 8 streams each), 31.6 in
+    /// `https://deb.example: 2000 requests over 2 connections (HTTP/2, 32 streams each), 31.6 in
     /// flight on average, 32 at most; limit 32` (`-v`); an adaptive limit says its path's end and peak.
     static func usageText(_ o: OriginUsageReport) -> String {
         let connections = "\(o.connections) connection\(o.connections == 1 ? "" : "s")"

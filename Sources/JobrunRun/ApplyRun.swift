@@ -105,11 +105,11 @@ public final class ApplyRun: Sendable {
         defer { for engine in engines { engine.shutdown() } }
         // One budget for every engine: the limit is the run's, not a transfer's or an engine's.
         let budget = options.rateLimit.map { SharedRateBudget(bytesPerSecond: $0.bytesPerSecond) }
-        // A connection's streams: the most any resource allows (the scheduler keeps each to its own).
-        let streams = plan.entries.map(\.resource.settings.concurrency.streams).max() ?? ConcurrencyLimits().streams
-        // Connections per host (a proxy counts as the host): the run never has more HTTP/1.1
-        // transfers than `total`, so only an HTTP/2 origin's surplus ever waits in libcurl.
-        let connections = plan.entries.map(\.resource.settings.concurrency.total).max() ?? ConcurrencyLimits().total
+        // A connection's streams: the most any resource allows (the scheduler keeps an origin's
+        // slots to the fewest of its resources').
+        let limits = plan.entries.map(\.resource.settings.concurrency)
+        let streams = limits.map(\.streams).max() ?? ConcurrencyLimits().streams
+        let connections = HostConnections.limit(for: limits, environment: ProcessEnvironment.value)
         let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: connections)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }

@@ -83,7 +83,8 @@ extension RunDriver {
         let applyRun = self.applyRun
         var engine = 0
         if TransferPlacement.takesTurns(
-            size: planned, overTLS: request.usesTLS, multiplexed: request.usesTLS && machine.scheduler.streams(at: machine.origin(j)) > 1)
+            size: planned, overTLS: request.usesTLS, multiplexed: request.usesTLS && machine.scheduler.streams(at: machine.origin(j)) > 1,
+            slotsPerHost: settings.concurrency.perHost)
         {
             engine = nextSharedEngine
             nextSharedEngine = (nextSharedEngine + 1) % engines.count

@@ -42,10 +42,7 @@ import Testing
     }
 
     static func limits(total: Int, perHost: Int) -> ConcurrencyLimits {
-        var limits = ConcurrencyLimits()
-        limits.total = total
-        limits.perHost = perHost
-        return limits
+        ConcurrencyLimits(total: total, perHost: perHost)
     }
 
     @Test func withoutAnOverrideTheManifestsSay() {

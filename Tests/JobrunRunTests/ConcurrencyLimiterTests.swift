@@ -129,6 +129,12 @@ import Testing
         #expect(l.ceiling == 2 && l.limit == 2)
         l.changeCeiling(to: 0)
         #expect(l.ceiling == 1 && l.limit == 1, "never below the floor")
+        l.changeCeiling(to: 400)
+        #expect(l.limit == 5, "what the lower ceilings cut comes back with the ceiling")
+        l.changeCeiling(to: 2)
+        l.overloaded(inFlight: 2, now: Self.at(2))
+        l.changeCeiling(to: 400)
+        #expect(l.limit == 1, "not once the origin has said it had too much")
     }
 
     /// The path's latency is the shortest of the last window or two: one quick answer early on

@@ -54,4 +54,14 @@ import Testing
         #expect(u.limitPath.first?.limit == 4 && u.limitPath.last?.limit == 1_005, "the first and the latest stay")
         #expect(zip(u.limitPath, u.limitPath.dropFirst()).allSatisfy { $0.at < $1.at }, "in time order")
     }
+
+    /// A limit that goes back and forth thins to points that each still change it: dropping every
+    /// other point of 4, 5, 4, 5 … would leave 4, 4, 4.
+    @Test func aThinnedPathHasNoRepeats() {
+        var u = OriginUsage()
+        for i in 0..<1_000 { u.limit(is: 4 + i % 2 + (i % 7 == 0 ? 2 : 0), now: Self.at(i)) }
+        #expect(u.limitPath.count <= OriginUsage.mostLimitChanges + 1 && u.limitPath.count > 2)
+        #expect(zip(u.limitPath, u.limitPath.dropFirst()).allSatisfy { $0.limit != $1.limit && $0.at < $1.at })
+        #expect(u.limitPath.last?.limit == u.limit)
+    }
 }

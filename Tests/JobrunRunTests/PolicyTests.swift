@@ -141,6 +141,8 @@ import JobrunFiles
         // bodies of 1 MiB and more, whose work is worth a connection on the other engine.
         let large = size.map { $0 >= 1 << 20 } ?? false
         #expect(TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS, multiplexed: true) == large)
+        // With one slot there (`per_host: 1`), it keeps to one connection whatever the size.
+        #expect(!TransferPlacement.takesTurns(size: size.map { ByteCount($0) }, overTLS: overTLS, multiplexed: true, slotsPerHost: 1))
     }
 
     /// An unsized slice goes by its resource's bodies so far: none yet, it is taken to be large;
@@ -171,5 +173,22 @@ import JobrunFiles
         #expect(TransferPlacement.spreadSliceSize <= TransferPlacement.largeSliceSize)
         #expect(TransferPlacement.spreadTLSSliceSize <= TransferPlacement.spreadSliceSize)
         #expect(TransferPlacement.takesTurns(size: TransferPlacement.largeSliceSize, overTLS: false))
+    }
+}
+
+@Suite struct HostConnectionsTests {
+
+    /// libcurl's connections to a host: the largest `per_host` (a host is an origin, its
+    /// connections its slots), or through a proxy, the largest `total` (every origin's
+    /// HTTP/1.1 transfers share the proxy's host).
+    @Test func connectionsPerHostAreTheSlotsOrThroughAProxyTheTotal() {
+        let limits = [ConcurrencyLimits(total: 8, perHost: 2), ConcurrencyLimits(total: 20, perHost: 6)]
+        #expect(HostConnections.limit(for: limits) { _ in nil } == 6)
+        #expect(HostConnections.limit(for: limits) { $0 == "http_proxy" ? "" : nil } == 6, "an empty variable is no proxy")
+        for variable in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            #expect(HostConnections.limit(for: limits) { $0 == variable ? "http://proxy:3128" : nil } == 20, "\(variable)")
+        }
+        #expect(HostConnections.limit(for: limits) { $0 == "HTTP_PROXY" ? "http://proxy:3128" : nil } == 6, "libcurl ignores HTTP_PROXY")
+        #expect(HostConnections.limit(for: []) { _ in nil } == ConcurrencyLimits().perHost)
     }
 }

@@ -290,13 +290,18 @@ import Testing
         m.transferEnded(0, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: true), bytes: 100, duration: .seconds(1), now: Self.at(1))
         #expect(m.scheduler.streams(at: m.origin(0)) == 4)
         #expect(Self.drain(&m, now: Self.at(1)).started == [1, 2, 3, 4], "the one slot is a connection of four streams")
-        // An answer over HTTP/1.1 makes each transfer a slot again; one with no answer says nothing.
+        // An answer over HTTP/1.1 on a new connection makes each transfer a slot again; one with
+        // no answer says nothing.
         m.transferEnded(1, AttemptReport(verdict: nil, transport: .network("reset"), hasHead: false), bytes: 0, duration: .seconds(1), now: Self.at(2))
         #expect(m.scheduler.streams(at: m.origin(0)) == 4)
         m.transferEnded(
             2, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false), bytes: 100, duration: .seconds(1), now: Self.at(2))
+        #expect(m.scheduler.streams(at: m.origin(0)) == 4, "over a connection it had: nothing new")
+        m.transferEnded(
+            3, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false, connections: 1), bytes: 100, duration: .seconds(1),
+            now: Self.at(2))
         #expect(m.scheduler.streams(at: m.origin(0)) == 1)
-        #expect(Self.drain(&m, now: Self.at(2)).started.isEmpty, "two transfers under way over a slot of one")
+        #expect(Self.drain(&m, now: Self.at(2)).started.isEmpty, "a transfer under way over a slot of one")
     }
 
     /// With `adaptive`, an answer's latency feeds its origin's limit and a 503 halves it.

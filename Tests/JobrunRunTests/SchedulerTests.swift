@@ -9,11 +9,8 @@ import Testing
     static let t0 = ContinuousClock.now
     static func at(_ seconds: Double) -> ContinuousClock.Instant { t0 + .milliseconds(Int64(seconds * 1000)) }
 
-    static func lane(total: Int = 16, perHost: Int = 4, priority: Int = 0) -> Scheduler.Lane {
-        var limits = ConcurrencyLimits()
-        limits.total = total
-        limits.perHost = perHost
-        return Scheduler.Lane(priority: priority, limits: limits)
+    static func lane(total: Int = 16, perHost: Int = 4, streams: Int = 32, priority: Int = 0) -> Scheduler.Lane {
+        Scheduler.Lane(priority: priority, limits: ConcurrencyLimits(total: total, perHost: perHost, streams: streams))
     }
 
     /// Jobs numbered in plan order: job j has sequence j.
@@ -57,14 +54,14 @@ import Testing
     /// `total` count those, and a transfer that fits in a slot under way needs no new one.
     @Test func aMultiplexingOriginCountsConnectionsNotTransfers() {
         var s = Scheduler()
-        s.describe(resource: 0, as: Self.lane(total: 3, perHost: 2))
+        s.describe(resource: 0, as: Self.lane(total: 3, perHost: 2, streams: 4))
         Self.enqueue(&s, Array(0..<20), resource: 0, origin: "https://a")
         Self.enqueue(&s, Array(20..<30), resource: 0, origin: "http://b")
         let first = Self.started(Self.drain(&s))
         #expect(first.count == 3 && s.slots == 3, "before any answer, a transfer is a slot")
         #expect(first.filter { $0 < 20 }.count == 2)
         // Its answer said HTTP/2: each of its 2 slots carries 4 streams.
-        s.carries(4, at: "https://a")
+        s.answered(at: "https://a", multiplexed: true, onNewConnection: true, now: Self.t0)
         #expect(s.multiplexingOrigins == 1)
         #expect(s.streams(at: "https://a") == 4 && s.slots == 2, "its two transfers fit in one connection")
         // The slot that freed goes to b in turn; a fills its connection's streams.
@@ -78,11 +75,14 @@ import Testing
         for _ in 0..<4 { s.ended(at: "https://a", now: Self.t0) }
         #expect(s.slots == 2 && s.running == 2)
         #expect(Self.started(Self.drain(&s)) == [5, 6, 7, 8] && s.slots == 3)
-        // An answer over HTTP/1.1 there (a new front end): each transfer is a slot again, so a
-        // is over its two and starts nothing until its transfers end.
-        s.carries(1, at: "http://b")
+        // An answer over HTTP/1.1 on a connection a had before says nothing new; on one it
+        // opened (a new front end), each transfer is a slot again, so a is over its two and
+        // starts nothing until its transfers end.
+        s.answered(at: "http://b", multiplexed: false, onNewConnection: true, now: Self.t0)
         #expect(s.multiplexingOrigins == 1 && s.streams(at: "http://b") == 1)
-        s.carries(1, at: "https://a")
+        s.answered(at: "https://a", multiplexed: false, onNewConnection: false, now: Self.t0)
+        #expect(s.multiplexingOrigins == 1 && s.streams(at: "https://a") == 4)
+        s.answered(at: "https://a", multiplexed: false, onNewConnection: true, now: Self.t0)
         #expect(s.multiplexingOrigins == 0 && s.streams(at: "https://a") == 1 && s.slots == 6 && s.running == 6)
         for _ in 0..<3 { s.ended(at: "https://a", now: Self.t0) }
         #expect(Self.started(Self.drain(&s)).isEmpty, "a still has one transfer per slot of its two, and the run its 3")
@@ -99,7 +99,7 @@ import Testing
         s.describe(resource: 0, as: lane)
         Self.enqueue(&s, Array(0..<3000), resource: 0, origin: "https://a")
         _ = Self.drain(&s)
-        s.carries(1000, at: "https://a")
+        s.answered(at: "https://a", multiplexed: true, onNewConnection: true, now: Self.t0)
         _ = Self.drain(&s)
         #expect(s.running == Scheduler.mostInFlight && s.slots == 2)
         s.ended(at: "https://a", now: Self.t0)
@@ -111,7 +111,7 @@ import Testing
     /// slots still bound them, and an origin of a fixed lane has no limiter.
     @Test func anAdaptiveOriginKeepsToItsLimiter() {
         var s = Scheduler()
-        var lane = Self.lane(total: 100, perHost: 8)
+        var lane = Self.lane(total: 100, perHost: 8, streams: 10)
         lane.limits.adaptive = true
         s.describe(resource: 0, as: lane)
         s.describe(resource: 1, as: Self.lane(total: 100, perHost: 2))
@@ -120,7 +120,7 @@ import Testing
         #expect(s.adaptiveLimit(at: "https://a") == 4 && s.adaptiveLimit(at: "http://b") == nil)
         #expect(Self.started(Self.drain(&s)).filter { $0 < 100 }.count == 4, "a few to start with, though per_host allows 8")
         // An answer over HTTP/2 makes a's slots connections of 10 streams: the limiter may grow to 80.
-        s.carries(10, at: "https://a")
+        s.answered(at: "https://a", multiplexed: true, onNewConnection: true, now: Self.t0)
         var started = 0
         for i in 0..<8 {
             s.answered(at: "https://a", latency: .milliseconds(40), now: Self.at(Double(i) / 100))
@@ -139,6 +139,33 @@ import Testing
         #expect(s.inFlight().map(\.origin) == ["https://a", "http://b"] && s.inFlight().first?.limit == 6)
         s.ended(at: "https://a", now: Self.t0)
         #expect(Self.started(Self.drain(&s)).isEmpty, "11 in flight over a limit of 6")
+    }
+
+    /// Two resources at one origin: its slots carry the fewer streams of the two, whichever
+    /// answered last, and an adaptive limit's ceiling follows its slots both ways.
+    @Test func resourcesSharingAnOriginShareItsSlots() {
+        var s = Scheduler()
+        var wide = Self.lane(total: 100, perHost: 2, streams: 32)
+        wide.limits.adaptive = true
+        s.describe(resource: 0, as: wide)
+        s.describe(resource: 1, as: Self.lane(total: 100, perHost: 2, streams: 8))
+        Self.enqueue(&s, Array(0..<50), resource: 0, origin: "https://a")
+        #expect(s.limiter(at: "https://a")?.ceiling == 2)
+        s.answered(at: "https://a", multiplexed: true, onNewConnection: true, now: Self.t0)
+        #expect(s.streams(at: "https://a") == 32 && s.limiter(at: "https://a")?.ceiling == 64)
+        Self.enqueue(&s, Array(50..<100), resource: 1, origin: "https://a")
+        #expect(s.streams(at: "https://a") == 8 && s.limiter(at: "https://a")?.ceiling == 16, "the narrower resource narrows the slots")
+        s.answered(at: "https://a", multiplexed: true, onNewConnection: false, now: Self.t0)
+        #expect(s.streams(at: "https://a") == 8)
+        // A new connection over HTTP/1.1, then HTTP/2 again: the ceiling goes down and back up.
+        s.answered(at: "https://a", multiplexed: false, onNewConnection: true, now: Self.t0)
+        #expect(s.streams(at: "https://a") == 1 && s.limiter(at: "https://a")?.ceiling == 2 && s.multiplexingOrigins == 0)
+        s.answered(at: "https://a", multiplexed: true, onNewConnection: false, now: Self.t0)
+        #expect(s.streams(at: "https://a") == 8 && s.limiter(at: "https://a")?.ceiling == 16 && s.multiplexingOrigins == 1)
+        // Its slots hold both resources' transfers: 2 connections of 8.
+        let started = Self.started(Self.drain(&s))
+        #expect(s.slots == 1 && started.count == 4, "the limiter's 4 to start with (the HTTP/1.1 ceiling's cut undone), in one connection")
+        #expect(Set(started.map { $0 < 50 }).count == 2, "the two resources take turns")
     }
 
     /// Within a resource, plan order; a retried job goes back in its place.

@@ -14,6 +14,13 @@ public struct ConcurrencyLimits: Hashable, Sendable {
     public var adaptive = false
     public init() {}
 
+    public init(total: Int, perHost: Int, streams: Int = 32, adaptive: Bool = false) {
+        self.total = total
+        self.perHost = perHost
+        self.streams = streams
+        self.adaptive = adaptive
+    }
+
     /// Transfers under way at once in a run at most, whatever the slots allow: each may hold a
     /// partial file's descriptor and a receive buffer.
     public static let mostInFlight = 1024

@@ -65,17 +65,25 @@ struct ConcurrencyLimiter: Equatable {
     init(start: Int = Self.start, floor: Int = 1, ceiling: Int) {
         self.floor = max(1, floor)
         self.ceiling = max(self.floor, ceiling)
-        value = Double(min(max(start, self.floor), self.ceiling))
+        let start = Double(max(start, self.floor))
+        value = min(start, Double(self.ceiling))
+        cutValue = start > value ? start : nil
     }
 
     /// Requests that may be in flight at once.
     var limit: Int { Int(value) }
 
-    /// The ceiling changed: the origin's slots carry more (or fewer) streams than thought.
+    /// The ceiling changed: the origin's slots carry more (or fewer) streams than thought. A
+    /// limit a lower ceiling cut comes back when the ceiling does, unless the origin has said
+    /// since that it had too much.
     mutating func changeCeiling(to ceiling: Int) {
         self.ceiling = max(floor, ceiling)
-        value = min(value, Double(self.ceiling))
+        let wanted = max(value, cutValue ?? 0)
+        cutValue = wanted > Double(self.ceiling) ? wanted : nil
+        value = min(wanted, Double(self.ceiling))
     }
+    /// The limit before a lower ceiling cut it.
+    private var cutValue: Double?
 
     /// An answer's first byte came `latency` after its request was sent, at `now`, with
     /// `inFlight` requests under way at the origin (this one included).
@@ -128,6 +136,7 @@ struct ConcurrencyLimiter: Equatable {
 
     private mutating func decrease(to newValue: Double, now: Instant) {
         value = max(Double(floor), newValue.rounded(.down))
+        cutValue = nil
         isInSlowStart = false
         lastDecrease = now
     }

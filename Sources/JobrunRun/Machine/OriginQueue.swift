@@ -12,12 +12,21 @@ struct OriginQueue {
     var lastTurn: UInt64 = 0
     /// Its transfers under way.
     var running = 0
-    /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise), the
-    /// streams of a multiplexed connection once one did.
-    var streams = 1
+    /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise); once
+    /// it multiplexes, the fewest `streams` of the resources queued here, so that a slot never
+    /// carries more than any of them allows.
+    private(set) var streams = 1
+    /// Its answers come over multiplexed connections (HTTP/2).
+    private(set) var multiplexes = false
+    /// The fewest `streams` of the resources queued here so far.
+    private var fewestStreams = Int.max
     /// The adaptive limit of its requests in flight, when the first of its resources that adapts
-    /// is queued here (other resources there share it).
-    var limiter: ConcurrencyLimiter?
+    /// is queued here (other resources there share it), and that resource's limits.
+    private(set) var limiter: ConcurrencyLimiter?
+    private var limiterLimits = ConcurrencyLimits()
+    /// The limits of the resource that last took a turn here: with the slots' streams, what its
+    /// limit of requests in flight is.
+    private var limits: ConcurrencyLimits?
     /// What it carried so far, for the reports.
     var usage = OriginUsage()
 
@@ -46,13 +55,54 @@ struct OriginQueue {
     }
 
     /// Its head job starts at the scheduler's turn `turn`, under its resource's `limits`, at
-    /// `now`: its limit of requests in flight then (adaptive, or its slots' transfers) goes on
-    /// its path when it changed.
+    /// `now`: its limit of requests in flight then goes on its path when it changed.
     mutating func takesTurn(_ turn: UInt64, limits: ConcurrencyLimits, now: ContinuousClock.Instant) {
         lastTurn = turn
-        let most = limits.requestsInFlight(streams: streams)
+        if self.limits != limits { self.limits = limits }
+        noteLimit(now: now)
+    }
+
+    /// Its limit of requests in flight (adaptive, within its slots' transfers) goes on its path
+    /// at `now`, when it changed: the one rule for every place that changes it.
+    mutating func noteLimit(now: ContinuousClock.Instant) {
+        let most = (limits ?? limiterLimits).requestsInFlight(streams: streams)
         let limit = min(limiter?.limit ?? most, most)
         if usage.limit != limit { usage.limit(is: limit, now: now) }
+    }
+
+    /// Its requests in flight adapt, under `limits`, from now on (the first adaptive resource
+    /// queued here sets them).
+    mutating func adapts(under limits: ConcurrencyLimits) {
+        guard limiter == nil else { return }
+        limiterLimits = limits
+        limiter = ConcurrencyLimiter(ceiling: limits.requestsInFlight(streams: streams))
+    }
+
+    /// Tells its limiter something, with its running count.
+    mutating func tellLimiter(_ tell: (inout ConcurrencyLimiter, Int) -> Void) {
+        guard var limiter else { return }
+        tell(&limiter, running)
+        self.limiter = limiter
+    }
+
+    /// An answer came over a multiplexed connection (`true`) or not, on a connection it opened
+    /// (`onNewConnection`): it multiplexes from the first multiplexed answer, and stops only when
+    /// a new connection says HTTP/1.1 (a front end that does not multiplex, a proxy), so that an
+    /// answer over an older connection does not flip its slots back and forth. Whether it changed.
+    mutating func answered(multiplexed: Bool, onNewConnection: Bool) -> Bool {
+        guard multiplexed != multiplexes, multiplexed || onNewConnection else { return false }
+        multiplexes = multiplexed
+        setStreams()
+        return true
+    }
+
+    /// Its slots' streams after a change of what it multiplexes or of the resources queued here;
+    /// an adaptive limit's ceiling follows them.
+    private mutating func setStreams() {
+        let streams = multiplexes && fewestStreams != .max ? fewestStreams : 1
+        guard streams != self.streams else { return }
+        self.streams = streams
+        limiter?.changeCeiling(to: limiterLimits.requestsInFlight(streams: streams))
     }
 
     /// Jobs waiting here.
@@ -64,7 +114,11 @@ struct OriginQueue {
         return (job, resource, top.priority)
     }
 
-    mutating func insert(_ job: SliceID, sequence: Int, resource: Int, priority: Int, sequenceOf: (SliceID) -> Int) {
+    mutating func insert(_ job: SliceID, sequence: Int, resource: Int, priority: Int, streams: Int, sequenceOf: (SliceID) -> Int) {
+        if streams < fewestStreams {
+            fewestStreams = streams
+            setStreams()
+        }
         if byResource[resource]?.isEmpty ?? true {
             // The resource joins the back of its priority's turns.
             if let c = classes.firstIndex(where: { $0.priority <= priority }), classes[c].priority == priority {

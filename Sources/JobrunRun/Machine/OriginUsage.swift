@@ -49,10 +49,13 @@ struct OriginUsage: Equatable {
         guard limit != self.limit else { return }
         self.limit = limit
         if limitPath.count >= Self.mostLimitChanges, let latest = limitPath.last {
-            limitPath = limitPath.enumerated().compactMap { $0.offset % 2 == 0 ? $0.element : nil }
-            if limitPath.last != latest { limitPath.append(latest) }
+            var kept = limitPath.enumerated().compactMap { $0.offset % 2 == 0 ? $0.element : nil }
+            if kept.last != latest { kept.append(latest) }
+            // A point whose limit its predecessor already had is no change.
+            limitPath = []
+            for point in kept where point.limit != limitPath.last?.limit { limitPath.append(point) }
         }
-        limitPath.append(LimitChange(at: now, limit: limit))
+        if limitPath.last?.limit != limit { limitPath.append(LimitChange(at: now, limit: limit)) }
     }
 
     /// The mean of requests in flight from the first start to the last time nothing was in flight

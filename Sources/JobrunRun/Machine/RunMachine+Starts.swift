@@ -20,14 +20,14 @@ extension RunMachine {
     /// Job `j`'s transfer ended as `report` says, with `bytes` of body after `duration`, at `now`
     /// (read when a limit adapts or the origin falls idle): its slot is free.
     /// What the answer said of its origin counts while the transfer is still counted there: the
-    /// protocol (a slot's streams) and, for an adaptive limit, its latency or an overload. Its
+    /// protocol (whether its slots carry streams) and, for an adaptive limit, its latency or an overload. Its
     /// rate counts under the slice's own origin, where the gates look (a redirect's target serves it).
     mutating func transferEnded(
         _ j: SliceID, _ report: AttemptReport, bytes: ByteCount, duration: Duration, now: @autoclosure () -> Instant
     ) {
         let origin = origin(j)
-        if let multiplexed = report.multiplexed, multiplexed || scheduler.multiplexingOrigins > 0 {
-            scheduler.carries(multiplexed ? plan.entries[book.jobs[j].resource].resource.settings.concurrency.streams : 1, at: origin)
+        if let multiplexed = report.multiplexed, multiplexed || (scheduler.multiplexingOrigins > 0 && report.connections > 0) {
+            scheduler.answered(at: origin, multiplexed: multiplexed, onNewConnection: report.connections > 0, now: now())
         }
         if scheduler.adapts {
             if report.saysOverloaded {

@@ -70,16 +70,11 @@ struct Scheduler {
     mutating func enqueue(_ job: SliceID, sequence: Int, resource: Int, origin: String, sequenceOf: (SliceID) -> Int) {
         let lane = lane(resource)
         if lane.limits.adaptive { adapts = true }
-        Self.insert(job, sequence: sequence, resource: resource, lane: lane, into: &origins[origin, default: OriginQueue()], sequenceOf: sequenceOf)
-    }
-
-    private static func insert(
-        _ job: SliceID, sequence: Int, resource: Int, lane: Lane, into queue: inout OriginQueue, sequenceOf: (SliceID) -> Int
-    ) {
-        if lane.limits.adaptive, queue.limiter == nil {
-            queue.limiter = ConcurrencyLimiter(ceiling: lane.limits.perHost * queue.streams)
+        // A resource with fewer streams than the others there narrows the origin's slots.
+        slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
+            if lane.limits.adaptive { queue.adapts(under: lane.limits) }
+            queue.insert(job, sequence: sequence, resource: resource, priority: lane.priority, streams: lane.limits.streams, sequenceOf: sequenceOf)
         }
-        queue.insert(job, sequence: sequence, resource: resource, priority: lane.priority, sequenceOf: sequenceOf)
     }
 
     /// A transfer started at `origin` at `now` (read at the origin's first start): it holds a slot.
@@ -107,17 +102,17 @@ struct Scheduler {
         return queue.slots - before
     }
 
-    /// An answer from `origin` came over a connection that carries `streams` transfers at once:
-    /// a multiplexed one's (HTTP/2), or 1 (HTTP/1.x, where a proxy or a new front end no longer
-    /// multiplexes). From now on a slot there carries that many.
-    mutating func carries(_ streams: Int, at origin: String) {
-        let before = origins[origin]?.streams ?? 1
-        guard streams != before else { return }
-        multiplexingOrigins += (streams > 1 ? 1 : 0) - (before > 1 ? 1 : 0)
+    /// An answer from `origin` came over a multiplexed connection (HTTP/2) or not, on a
+    /// connection it opened (`onNewConnection`), at `now`: its slots carry streams from the first
+    /// multiplexed answer, and a transfer each again only once a new connection says HTTP/1.x (a
+    /// proxy, a front end that does not multiplex); see ``OriginQueue/answered(multiplexed:onNewConnection:)``.
+    mutating func answered(at origin: String, multiplexed: Bool, onNewConnection: Bool, now: @autoclosure () -> Instant) {
+        var changed = false
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
-            if let ceiling = queue.limiter?.ceiling { queue.limiter?.changeCeiling(to: ceiling / before * streams) }
-            queue.streams = streams
+            changed = queue.answered(multiplexed: multiplexed, onNewConnection: onNewConnection)
+            if changed { queue.noteLimit(now: now()) }
         }
+        if changed { multiplexingOrigins += multiplexed ? 1 : -1 }
     }
 
     /// Origins whose slots carry more than one transfer.
@@ -138,10 +133,9 @@ struct Scheduler {
     /// One lookup of the origin: its limiter, if it has one, told something with its running
     /// count; its new limit goes on the origin's path.
     private static func adapt(_ queue: inout OriginQueue?, now: Instant, _ tell: (inout ConcurrencyLimiter, Int) -> Void) {
-        guard let running = queue?.running, var limiter = queue?.limiter else { return }
-        tell(&limiter, running)
-        queue?.limiter = limiter
-        queue?.usage.limit(is: limiter.limit, now: now)
+        guard queue?.limiter != nil else { return }
+        queue?.tellLimiter(tell)
+        queue?.noteLimit(now: now)
     }
 
     /// What each origin with a request carried so far, by origin.

@@ -32,11 +32,12 @@ enum TransferPlacement {
     ///
     /// An origin known to multiplex (HTTP/2) keeps its slices below `largeSliceSize` (and those
     /// of no size known yet) on one engine: each engine keeps its own connections, and its slots
-    /// are connections, so turns would double them. Larger bodies still take turns, at the cost
-    /// of a connection on the other engine: receiving and decrypting them is the work, and one
-    /// core would do all of it.
-    static func takesTurns(size: ByteCount?, overTLS: Bool, multiplexed: Bool = false) -> Bool {
-        if multiplexed { return size.map { $0 >= largeSliceSize } ?? false }
+    /// are connections, so turns would double them. Larger bodies still take turns where the
+    /// origin has two slots or more (`slotsPerHost`), at the cost of a connection on the other
+    /// engine: receiving and decrypting them is the work, and one core would do all of it. Where
+    /// it has one, it keeps to one connection, as asked.
+    static func takesTurns(size: ByteCount?, overTLS: Bool, multiplexed: Bool = false, slotsPerHost: Int = 2) -> Bool {
+        if multiplexed { return slotsPerHost >= 2 && size.map { $0 >= largeSliceSize } ?? false }
         guard let size else { return true }
         return size >= (overTLS ? spreadTLSSliceSize : spreadSliceSize)
     }
