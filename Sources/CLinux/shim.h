@@ -2,8 +2,9 @@
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
 // commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id,
 // malloc_trim from malloc.h, the SCHED_BATCH policy, the O_PATH flag for symlink-proof lookups),
-// and openat2, which glibc does not wrap at all. Declarations and one inline wrapper (the symbols are glibc's);
-// nothing here exists on macOS.
+// and openat2, which glibc does not wrap at all; and fstatfs's file system type, whose struct
+// and function share a name Swift cannot tell apart. Declarations and inline wrappers (the
+// symbols are glibc's); nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
 #define JOBRUN_CLINUX_SHIM_H
 #if defined(__linux__)
@@ -13,6 +14,14 @@
 #include <unistd.h>
 #include <malloc.h>
 #include <sched.h>
+#include <sys/vfs.h>
+
+/// fstatfs(2)'s `f_type` (the file system's magic number, its 32 bits whatever the width of
+/// `long`) for the file system of the open descriptor `fd`, or -1 when it cannot be told.
+static inline long long jobrun_file_system_type(int fd) {
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 ? (long long)(unsigned int)fs.f_type : -1;
+}
 
 /// sync_file_range(2): with SYNC_FILE_RANGE_WRITE, starts writeback of a range and returns
 /// without waiting for it.

@@ -48,16 +48,17 @@ final class CheckWorker {
         case .descriptor(let directoryFD):
             defer { closeDescriptor(directoryFD) }
             let observed = results.observations?.baseAddress
+            let coarseDevice = observed == nil ? nil : FileStampClock.coarseDevice(ofFolder: directoryFD)
             if let times = results.times {
                 for file in files {
                     let started = ContinuousClock.now
-                    results[file] = check(expectations[file], in: directoryFD, observation: observed.map { $0 + file })
+                    results[file] = check(expectations[file], in: directoryFD, coarseDevice: coarseDevice, observation: observed.map { $0 + file })
                     let (s, atto) = (ContinuousClock.now - started).components
                     times[file] = Float(s) + Float(atto / 1_000_000_000) / 1e9
                 }
             } else {
                 for file in files {
-                    results[file] = check(expectations[file], in: directoryFD, observation: observed.map { $0 + file })
+                    results[file] = check(expectations[file], in: directoryFD, coarseDevice: coarseDevice, observation: observed.map { $0 + file })
                 }
             }
         }
@@ -72,13 +73,17 @@ final class CheckWorker {
     /// Checks the file named by the last component of `expectation.relativePath` in the
     /// already opened `directoryFD`; with `observation`, also says there how a passing file was
     /// proven and what its identity was.
-    func check(_ expectation: FileExpectation, in directoryFD: Int32, observation: UnsafeMutablePointer<FileObservation>? = nil) -> FileCheck {
+    /// `coarseDevice` is the folder's device when its files are stamped from the coarse clock
+    /// (``FileStampClock/coarseDevice(ofFolder:)``): a file on it is judged settled by that clock.
+    func check(
+        _ expectation: FileExpectation, in directoryFD: Int32, coarseDevice: UInt64? = nil, observation: UnsafeMutablePointer<FileObservation>? = nil
+    ) -> FileCheck {
         let name = String(SlashPath.split(expectation.relativePath).name)
         if name.isEmpty || name == "." || name == ".." || expectation.relativePath.utf8.first == UInt8(ascii: "/") {
             return Self.invalidPath(expectation)
         }
         // Read before the stat: an identity counts as seen no later than this.
-        let seenAt = observation == nil ? 0 : FileIdentity.now()
+        let seenAt = observation == nil ? LookTime(wall: 0) : LookTime.now(coarse: coarseDevice != nil)
         // fstatat first: cheaper than open + fstat + close when only the size is checked,
         // and a device node is never opened (opening some has side effects).
         var status = stat()
@@ -95,11 +100,13 @@ final class CheckWorker {
             return .sizeMismatch(expected: expected, actual: size)
         }
         if !expectation.isHashed {
-            observation?.pointee = FileObservation(proof: .metadata, identity: FileIdentity(status), seenAt: seenAt)
+            let file = FileIdentity(status)
+            observation?.pointee = FileObservation(proof: .metadata, identity: file, seenAt: seenAt.of(fileOn: file.device, coarseDevice: coarseDevice))
             return .ok(size: size, digests: [])
         }
         if let proven = expectation.proven, expectation.computes.isEmpty, FileIdentity(status) == proven {
-            observation?.pointee = FileObservation(proof: .recognized, identity: proven, seenAt: seenAt)
+            observation?.pointee = FileObservation(
+                proof: .recognized, identity: proven, seenAt: seenAt.of(fileOn: proven.device, coarseDevice: coarseDevice))
             return .ok(size: size, digests: expectation.digests.sorted { $0.algorithm < $1.algorithm })
         }
 
@@ -126,7 +133,8 @@ final class CheckWorker {
             // The proof holds for the identity only if the file did not change while it was read.
             let before = FileIdentity(status)
             let unchanged = fstat(fd, &status) == 0 && FileIdentity(status) == before
-            observation.pointee = FileObservation(proof: .hashed, identity: unchanged ? before : nil, seenAt: seenAt)
+            observation.pointee = FileObservation(
+                proof: .hashed, identity: unchanged ? before : nil, seenAt: seenAt.of(fileOn: before.device, coarseDevice: coarseDevice))
         }
         return check
     }

@@ -17,13 +17,16 @@ public struct FileObservation: Sendable, Hashable {
     /// The file's identity as it was proven; `nil` when it changed while it was read (the
     /// proof then holds for no identity), or when the file did not pass.
     public var identity: FileIdentity?
-    /// When the identity was taken (wall clock, ns since the epoch; see
-    /// ``FileIdentity/isSettled(at:)``).
+    /// When the identity was taken (wall clock, ns since the epoch).
     public var seenAt: Int64
+    /// Whether any later write would have changed the identity, as it was seen
+    /// (``FileIdentity/isSettled(seen:)``).
+    public var settled: Bool
 
-    public init(proof: Proof? = nil, identity: FileIdentity? = nil, seenAt: Int64 = 0) {
+    public init(proof: Proof? = nil, identity: FileIdentity? = nil, seenAt: LookTime = LookTime(wall: 0)) {
         self.proof = proof
         self.identity = identity
-        self.seenAt = seenAt
+        self.seenAt = seenAt.wall
+        settled = identity?.isSettled(seen: seenAt) ?? false
     }
 }

@@ -181,59 +181,91 @@ public final class StateRecorder: RunObserver {
 
         /// Each committed file as it is now, if its identity is still the one taken just after its
         /// rename, change time included. Files renamed too recently to be settled are waited for
-        /// first (at most ``longestWait``), so that one look at each finds it settled; a file
-        /// that would need longer is recorded as it is, and read once more by the next check.
+        /// first (at most ``longestWait``), so that one look at each finds it settled: on a file
+        /// system stamped from the coarse clock, until that clock's next tick; elsewhere, the
+        /// wall clock's step. A file that would need longer is recorded as it is, and read once
+        /// more by the next check.
         static func proven(_ committed: [Committed], of plan: Plan) -> [ProvenSlice] {
-            let now = FileIdentity.now()
-            let wait = committed.lazy.map { $0.file.settlesAt - now }.filter { $0 <= longestWait }.max() ?? 0
-            if wait > 0 {
-                var pause = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
-                var left = timespec()
-                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            var folder = FolderLook()
+            let paths = committed.map { item in
+                let resource = plan.entries[item.entry].resource
+                return resource.filePath(of: resource.slices[item.slice])
             }
+            let coarse = paths.map { folder.isCoarseStamped($0) }
+            waitUntilSettled(committed.indices.lazy.map { (committed[$0].file, coarse[$0]) })
             var proven: [ProvenSlice] = []
             proven.reserveCapacity(committed.count)
-            var folder = FolderLook()
-            for item in committed {
+            for (k, item) in committed.enumerated() {
+                guard let (file, look) = folder.look(at: paths[k]), file == item.file else { continue }
                 let resource = plan.entries[item.entry].resource
-                let slice = resource.slices[item.slice]
-                guard let (file, seenAt) = folder.look(at: resource.filePath(of: slice)), file == item.file else { continue }
                 proven.append(
                     ProvenSlice(
-                        path: resource.relativePath(of: slice), resource: resource.id, digests: item.digests, file: file,
-                        seenAtNanoseconds: seenAt, provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
+                        path: resource.relativePath(of: resource.slices[item.slice]), resource: resource.id, digests: item.digests,
+                        file: file, seenAtNanoseconds: look.wall, settled: file.isSettled(seen: look),
+                        provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
             }
             return proven
+        }
+
+        /// Waits until every file of `files` (its identity, and whether its folder is stamped from
+        /// the coarse clock) that can settle within ``longestWait`` has.
+        static func waitUntilSettled(_ files: some Collection<(FileIdentity, Bool)>) {
+            let start = FileIdentity.now()
+            // Only those a wait can settle: a whole-second change time takes two seconds.
+            let waitFor = files.filter { file, _ in file.settlesAt != .max && file.settlesAt - start <= longestWait }
+            while true {
+                let now = LookTime.now(coarse: true)
+                let wall = LookTime(wall: now.wall)
+                let unsettled = waitFor.filter { file, coarse in !file.isSettled(seen: coarse ? now : wall) }
+                guard !unsettled.isEmpty, now.wall - start < longestWait else { return }
+                // The wall clock's step is known; the coarse clock moves at its next tick, a
+                // millisecond or a few away.
+                let wallStep = unsettled.lazy.filter { !$0.1 }.map { $0.0.settlesAt - now.wall }.max() ?? 0
+                let pause = max(wallStep, unsettled.contains { $0.1 } ? 1_000_000 : 0)
+                var interval = timespec(tv_sec: Int(pause / 1_000_000_000), tv_nsec: Int(pause % 1_000_000_000))
+                var left = timespec()
+                while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
+            }
         }
     }
 
     /// Looks at files by name in their folder, keeping the last few folders open: a run's files
     /// share few folders, and looking up one name costs the kernel a fraction of a whole path.
     struct FolderLook: ~Copyable {
-        /// Open folders, the most recently opened last.
-        private var folders: [(path: String, descriptor: Int32)] = []
+        /// Open folders, the most recently opened last, with their device when their files are
+        /// stamped from the coarse clock (``FileStampClock/coarseDevice(ofFolder:)``).
+        private var folders: [(path: String, descriptor: Int32, coarseDevice: UInt64?)] = []
         /// Enough for the resources a run fetches at once to keep their folders open, few enough
         /// to cost nothing next to the run's own descriptors.
         static let mostOpen = 8
 
         /// The identity of the file at `path` (a link in its place is not followed, as
-        /// `fstatat(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW)` would not), and when it was taken.
-        mutating func look(at path: String) -> (FileIdentity, Int64)? {
-            let folder = SlashPath.folder(of: path)
-            let descriptor: Int32
-            if let known = folders.last(where: { $0.path == folder }) {
-                descriptor = known.descriptor
-            } else {
-                descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard descriptor >= 0 else { return nil }
-                if folders.count == Self.mostOpen { close(folders.removeFirst().descriptor) }
-                folders.append((folder, descriptor))
-            }
+        /// `fstatat(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW)` would not), and when it was taken: with
+        /// the coarse clock where its folder, and the file's own device, is stamped from it.
+        mutating func look(at path: String) -> (FileIdentity, LookTime)? {
+            guard let folder = opened(SlashPath.folder(of: path)) else { return nil }
             let name = SlashPath.split(path).name
-            let seenAt = FileIdentity.now()
+            let look = LookTime.now(coarse: folder.coarseDevice != nil)
             var status = stat()
-            guard name.withCString({ fstatat(descriptor, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
-            return (FileIdentity(status), seenAt)
+            guard name.withCString({ fstatat(folder.descriptor, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
+            let file = FileIdentity(status)
+            return (file, look.of(fileOn: file.device, coarseDevice: folder.coarseDevice))
+        }
+
+        /// Whether the folder of `path` is stamped from the coarse clock (its files may still be
+        /// on another device: ``look(at:)`` tells).
+        mutating func isCoarseStamped(_ path: String) -> Bool {
+            opened(SlashPath.folder(of: path))?.coarseDevice != nil
+        }
+
+        private mutating func opened(_ path: String) -> (descriptor: Int32, coarseDevice: UInt64?)? {
+            if let known = folders.last(where: { $0.path == path }) { return (known.descriptor, known.coarseDevice) }
+            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            if folders.count == Self.mostOpen { close(folders.removeFirst().descriptor) }
+            let coarseDevice = FileStampClock.coarseDevice(ofFolder: descriptor)
+            folders.append((path, descriptor, coarseDevice))
+            return (descriptor, coarseDevice)
         }
 
         deinit {

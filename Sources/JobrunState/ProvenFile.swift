@@ -7,21 +7,30 @@ public struct ProvenFile: Sendable, Hashable {
     public var file: FileIdentity
     public var digests: ProvenDigests
     public var seenAtNanoseconds: Int64
+    /// Whether any later write would have changed `file`, as it was seen (``ProvenSlice/settled``).
+    public var settled: Bool
     public var provenAtMilliseconds: Int64
     public var fetchedAtMilliseconds: Int64?
 
-    public init(file: FileIdentity, digests: ProvenDigests, seenAtNanoseconds: Int64, provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?) {
+    public init(
+        file: FileIdentity, digests: ProvenDigests, seenAtNanoseconds: Int64, settled: Bool? = nil, provenAtMilliseconds: Int64,
+        fetchedAtMilliseconds: Int64?
+    ) {
         self.file = file
         self.digests = digests
         self.seenAtNanoseconds = seenAtNanoseconds
+        self.settled = settled ?? file.isSettled(at: seenAtNanoseconds)
         self.provenAtMilliseconds = provenAtMilliseconds
         self.fetchedAtMilliseconds = fetchedAtMilliseconds
     }
 
-    public init(file: FileIdentity, digests: [Digest], seenAtNanoseconds: Int64, provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?) {
+    public init(
+        file: FileIdentity, digests: [Digest], seenAtNanoseconds: Int64, settled: Bool? = nil, provenAtMilliseconds: Int64,
+        fetchedAtMilliseconds: Int64?
+    ) {
         self.init(
-            file: file, digests: ProvenDigests(digests), seenAtNanoseconds: seenAtNanoseconds, provenAtMilliseconds: provenAtMilliseconds,
-            fetchedAtMilliseconds: fetchedAtMilliseconds)
+            file: file, digests: ProvenDigests(digests), seenAtNanoseconds: seenAtNanoseconds, settled: settled,
+            provenAtMilliseconds: provenAtMilliseconds, fetchedAtMilliseconds: fetchedAtMilliseconds)
     }
 
     /// The identity a file must still have to be taken as holding bytes of `size` with every one
@@ -32,7 +41,7 @@ public struct ProvenFile: Sendable, Hashable {
     /// | proved every expected digest, of the expected size        | its identity      |
     /// | lacks an expected digest (the manifest asks for more)     | `nil`: hash       |
     /// | proved another value for a digest, or another size       | `nil`: hash       |
-    /// | its identity was taken within a time step of a change    | `nil`: hash (``FileIdentity/isSettled(at:)``) |
+    /// | its identity was taken before a later write had to change it | `nil`: hash (``settled``) |
     /// | nothing is expected (no digest)                          | `nil`: nothing to read anyway |
     public func identity(provingSize size: Int64?, digests expected: [Digest]) -> FileIdentity? {
         guard !expected.isEmpty, isSettled, proves(size: size, digests: expected) else { return nil }
@@ -45,7 +54,7 @@ public struct ProvenFile: Sendable, Hashable {
         return expected.allSatisfy { digests.contains($0) }
     }
 
-    /// Whether its identity was taken a time step after the file's change
-    /// (``FileIdentity/isSettled(at:)``): only then would a later write have changed it.
-    public var isSettled: Bool { file.isSettled(at: seenAtNanoseconds) }
+    /// Whether its identity was taken late enough after the file's change that a later write
+    /// would have changed it (``FileIdentity/isSettled(seen:)``, judged at the look).
+    public var isSettled: Bool { settled }
 }

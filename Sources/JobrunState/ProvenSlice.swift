@@ -11,15 +11,18 @@ public struct ProvenSlice: Sendable, Hashable {
     public var digests: [Digest]
     /// The file's identity (its size included) when it was proven.
     public var file: FileIdentity
-    /// When `file` was taken (wall clock, ns since the epoch; ``FileIdentity/isSettled(at:)``).
+    /// When `file` was taken (wall clock, ns since the epoch).
     public var seenAtNanoseconds: Int64
+    /// Whether any later write would have changed `file`, as it was seen
+    /// (``FileIdentity/isSettled(seen:)``): only then may a quick check trust it.
+    public var settled: Bool
     public var provenAtMilliseconds: Int64
     /// Set when this proof followed a fetch; a later proof by hashing keeps it while the file
     /// stays the same (device and inode) or holds the same bytes (size and digests).
     public var fetchedAtMilliseconds: Int64?
 
     public init(
-        path: String, resource: String, digests: [Digest], file: FileIdentity, seenAtNanoseconds: Int64,
+        path: String, resource: String, digests: [Digest], file: FileIdentity, seenAtNanoseconds: Int64, settled: Bool? = nil,
         provenAtMilliseconds: Int64, fetchedAtMilliseconds: Int64?
     ) {
         self.path = path
@@ -27,6 +30,8 @@ public struct ProvenSlice: Sendable, Hashable {
         self.digests = digests
         self.file = file
         self.seenAtNanoseconds = seenAtNanoseconds
+        // Without a judgement made at the look, the wall clock's step judges.
+        self.settled = settled ?? file.isSettled(at: seenAtNanoseconds)
         self.provenAtMilliseconds = provenAtMilliseconds
         self.fetchedAtMilliseconds = fetchedAtMilliseconds
     }

@@ -49,6 +49,13 @@ enum StateSchema {
         ALTER TABLE hook_outbox ADD COLUMN on_hook_failure TEXT NOT NULL DEFAULT 'warn';
         CREATE INDEX hook_outbox_due ON hook_outbox (id) WHERE delivered_at_ms IS NULL;
         """,
+        // 3: whether each identity was settled when it was seen, judged then by the clock the
+        // file's times come from; the rows before keep what the wall clock's 50 ms step said.
+        """
+        ALTER TABLE slices ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;   -- 1: a later write would have changed the identity
+        UPDATE slices SET settled = (ctime_ns < 9223372036854775807 - 2000000000
+            AND seen_at_ns >= ctime_ns + CASE WHEN ctime_ns % 1000000000 = 0 THEN 2000000000 ELSE 50000000 END);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -79,7 +79,7 @@ public final class StateStore {
     static let rowsPerTransaction = 4_096
     /// Rows per statement: one statement's step costs SQLite about as much as its rows.
     static let rowsPerStatement = 32
-    static let columns: Int32 = 11
+    static let columns: Int32 = 12
 
     /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
     /// ``rowsPerTransaction``: each all or none.
@@ -125,6 +125,7 @@ public final class StateStore {
         statement.bind(first + 9, s.seenAtNanoseconds)
         statement.bind(first + 10, s.provenAtMilliseconds)
         statement.bind(first + 11, s.fetchedAtMilliseconds)
+        statement.bind(first + 12, s.settled ? Int64(1) : Int64(0))
     }
 
     /// An upsert of `rows` rows. A proof by hashing (no fetch time) keeps the fetch time of the
@@ -135,10 +136,10 @@ public final class StateStore {
         return try SQLiteDatabase.Statement(
             """
             INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+                fetched_at_ms, settled) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT (path) DO UPDATE SET resource = excluded.resource, size = excluded.size, digests = excluded.digests,
                 device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
-                seen_at_ns = excluded.seen_at_ns, proven_at_ms = excluded.proven_at_ms,
+                seen_at_ns = excluded.seen_at_ns, settled = excluded.settled, proven_at_ms = excluded.proven_at_ms,
                 fetched_at_ms = CASE WHEN excluded.fetched_at_ms IS NOT NULL THEN excluded.fetched_at_ms
                     WHEN device = excluded.device AND inode = excluded.inode THEN fetched_at_ms
                     WHEN size = excluded.size AND digests = excluded.digests AND length(digests) > 0 THEN fetched_at_ms END
@@ -146,7 +147,7 @@ public final class StateStore {
     }
 
     /// The columns ``provenFile(in:)`` reads, path first.
-    private static let provenColumns = "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms"
+    private static let provenColumns = "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms, settled"
 
     /// The record in a row of ``provenColumns``.
     private static func provenFile(in row: SQLiteDatabase.Statement) -> ProvenFile {
@@ -154,7 +155,7 @@ public final class StateStore {
             device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
             mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
         return ProvenFile(
-            file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7),
+            file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7), settled: row.integer(10) != 0,
             provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
     }
 
@@ -175,8 +176,8 @@ public final class StateStore {
         try statement.forEachRow { row in
             let record = Self.provenFile(in: row)
             found = ProvenSlice(
-                path: row.text(0), resource: row.text(10), digests: record.digests.all, file: record.file,
-                seenAtNanoseconds: record.seenAtNanoseconds, provenAtMilliseconds: record.provenAtMilliseconds,
+                path: row.text(0), resource: row.text(11), digests: record.digests.all, file: record.file,
+                seenAtNanoseconds: record.seenAtNanoseconds, settled: record.settled, provenAtMilliseconds: record.provenAtMilliseconds,
                 fetchedAtMilliseconds: record.fetchedAtMilliseconds)
         }
         return found

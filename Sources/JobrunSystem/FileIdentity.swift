@@ -68,6 +68,19 @@ public struct FileIdentity: Sendable, Hashable {
     /// "racily clean").
     public func isSettled(at instant: Int64) -> Bool { settlesAt != .max && instant >= settlesAt }
 
+    /// Whether this identity, seen at `look`, would change with any later write. Where the file
+    /// is stamped from the coarse clock (`look.coarse`; ``FileStampClock``), once that clock has
+    /// passed the change time every later stamp is later (for whole-second times, cut to the
+    /// second, two seconds past), so the look need only come after the clock's next tick, and no
+    /// assumption about how far that clock lags is made. Elsewhere, ``isSettled(at:)``'s step on
+    /// the wall clock.
+    public func isSettled(seen look: LookTime) -> Bool {
+        guard let coarse = look.coarse else { return isSettled(at: look.wall) }
+        guard ctimeNanoseconds != Self.unknownTime else { return false }
+        if ctimeNanoseconds % 1_000_000_000 == 0 { return settlesAt != .max && coarse >= settlesAt }
+        return coarse > ctimeNanoseconds
+    }
+
     /// The first instant at which ``isSettled(at:)`` holds: a step after the change time (two
     /// seconds when the change time has no nanoseconds, 50 ms otherwise: several ticks);
     /// `Int64.max`, never, for an ``unknownTime``.

@@ -52,7 +52,7 @@ import Testing
             try raw.execute("INSERT INTO hook_outbox (run_id, event, created_at_ms) VALUES ('old', '{}', 5)")
         }
         let store = try StateStore(root: root)
-        #expect(try store.schemaVersion() == 2)
+        #expect(try store.schemaVersion() == StateSchema.currentVersion)
         #expect(
             try store.undeliveredHooks() == [
                 HookOutboxEntry(id: 1, runID: "old", event: "{}", argv: [], timeoutMilliseconds: 60_000, failurePolicy: "warn", createdAtMilliseconds: 5)

@@ -282,6 +282,43 @@ import JobrunSystem
         #expect(files["f/\(count - 1)"]?.file.inode == 5_000 && files["f/\(count - 1)"]?.fetchedAtMilliseconds == nil)
     }
 
+    /// A store of schema 2 keeps what the wall clock's 50 ms step said of each row: settled
+    /// once taken that long after the change (two seconds for whole-second times), and never
+    /// for a change time 64 bits of nanoseconds cannot hold.
+    @Test func aVersionTwoStoreKeepsWhatTheStepSaid() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        _ = try dir.makeDirectory("mirror/.jobrun")
+        let rows: [(path: String, ctime: Int64, seenAt: Int64, settled: Bool)] = [
+            ("settled", 5_000_000_123, 5_050_000_123, true), ("racy", 5_000_000_123, 5_050_000_122, false),
+            ("seconds", 7_000_000_000, 8_999_999_999, false), ("seconds-later", 7_000_000_000, 9_000_000_000, true),
+            ("unknown", FileIdentity.unknownTime, .max, false),
+        ]
+        do {
+            let raw = try SQLiteDatabase(path: StateStore.path(forRoot: root))
+            try raw.execute(StateSchema.migrations[0])
+            try raw.execute(StateSchema.migrations[1])
+            try raw.execute("PRAGMA user_version = 2")
+            for row in rows {
+                try raw.execute(
+                    """
+                    INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms)
+                    VALUES ('\(row.path)', 'r', 1, x'', 1, 2, 3, \(row.ctime), \(row.seenAt), 4)
+                    """)
+            }
+        }
+        let store = try StateStore(root: root)
+        #expect(try store.schemaVersion() == StateSchema.currentVersion)
+        let files = try store.provenFiles()
+        for row in rows { #expect(files[row.path]?.settled == row.settled, "\(row.path)") }
+        // A new row keeps the judgement made at its look.
+        var early = Self.slice("early")
+        early.settled = true
+        try store.record([early])
+        #expect(try store.proven(path: "early")?.settled == true && files["racy"]?.isSettled == false)
+    }
+
     /// The quick check's rule, case by case (``ProvenFile/identity(provingSize:digests:)``).
     @Test func aRecordProvesOnlyWhatItHashedAndOnlyOnceSettled() {
         let file = FileIdentity(device: 1, inode: 2, size: 10, mtimeNanoseconds: 5_000_000_123, ctimeNanoseconds: 5_000_000_123)
@@ -295,9 +332,14 @@ import JobrunSystem
         #expect(settled.identity(provingSize: 10, digests: [Self.sha, sha512]) == nil)  // asks for more
         let other = Digest(algorithm: .sha256, hex: String(repeating: "ef", count: 32))!
         #expect(settled.identity(provingSize: 10, digests: [other]) == nil)  // another value
-        var racy = settled
-        racy.seenAtNanoseconds = file.settlesAt - 1
+        let racy = ProvenFile(
+            file: file, digests: [Self.sha, Self.md5], seenAtNanoseconds: file.settlesAt - 1, provenAtMilliseconds: 0, fetchedAtMilliseconds: nil)
         #expect(racy.identity(provingSize: 10, digests: [Self.sha]) == nil)
+        // Judged at the look by the coarse clock: settled once it passed the change time.
+        let early = ProvenFile(
+            file: file, digests: [Self.sha], seenAtNanoseconds: file.ctimeNanoseconds + 1, settled: true, provenAtMilliseconds: 0,
+            fetchedAtMilliseconds: nil)
+        #expect(early.identity(provingSize: 10, digests: [Self.sha]) == file)
         // A change time without nanoseconds: a file system that counts whole seconds.
         let coarse = FileIdentity(device: 1, inode: 2, size: 10, mtimeNanoseconds: 0, ctimeNanoseconds: 7_000_000_000)
         #expect(coarse.settlesAt == 9_000_000_000)
