@@ -88,15 +88,30 @@ public final class ApplyRun: Sendable {
     /// The caller must `wait()` on the result before the process exits, on every path: `exit`
     /// runs OpenSSL's clean-up handlers, which crash (SIGSEGV, seen in the exit-status tests) when
     /// they meet an initialization still running on the other thread.
+    ///
+    /// Once per process: a second call returns the first's preparation, so that `main` may start
+    /// it before the command line is parsed.
     public static func startPreparingLibraries() -> LibraryPreparation {
-        let preparation = LibraryPreparation()
-        let started = DetachedThread.start(name: "jobrun-init") {
-            CurlEngine.initializeLibrary()
-            Digester.prepareImplementations()
-            preparation.finished.signal()
+        startedPreparation.withLock { started in
+            if let started { return started }
+            let preparation = LibraryPreparation()
+            let failed = DetachedThread.start(name: "jobrun-init") {
+                CurlEngine.initializeLibrary()
+                Digester.prepareImplementations()
+                preparation.finished.signal()
+            }
+            if failed != nil { preparation.finished.signal() }  // no thread: nothing to wait for
+            started = preparation
+            return preparation
         }
-        if started != nil { preparation.finished.signal() }  // no thread: nothing to wait for
-        return preparation
+    }
+
+    private static let startedPreparation = Mutex<LibraryPreparation?>(nil)
+
+    /// Returns once the libraries' preparation, if one was started, has finished: before the
+    /// process exits on any path.
+    public static func waitForPreparedLibraries() {
+        startedPreparation.withLock { $0 }?.wait()
     }
 
     /// Runs to completion (or until stopped) on the calling thread, which is where `events` go.

@@ -60,10 +60,26 @@ enum StateSchema {
 
     static var currentVersion: Int { migrations.count }
 
+    /// Each version's ``objectsByVersion``, fingerprinted (``fingerprint(_:)``): what a store
+    /// opened is compared with, so that no command builds the schemas in memory at each start.
+    /// `StateStoreTests` checks them against the migrations.
+    static let fingerprints: [UInt64] = [0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xF3CB_FEE2_B7D5_A448]
+
+    /// FNV-1a over the objects' descriptions, each followed by a zero byte: it tells one version's
+    /// schema from another's and from a damaged one (nobody crafts a collision in their own store).
+    static func fingerprint(_ objects: [String]) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for object in objects {
+            for byte in object.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            hash = (hash ^ 0) &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
     /// The objects (tables, indexes, …) of each version's schema, as SQLite describes them in
     /// `sqlite_master` (`type name table sql`, sorted), made by applying the migrations to an
-    /// empty database in memory; `nil` if that failed, and then no database is judged by them.
-    static let objectsByVersion: [[String]]? = {
+    /// empty database in memory; `nil` if that failed.
+    static func objectsByVersion() -> [[String]]? {
         guard let memory = try? SQLiteDatabase(path: ":memory:") else { return nil }
         var versions: [[String]] = []
         for version in 0...currentVersion {
@@ -72,7 +88,7 @@ enum StateSchema {
             versions.append(found)
         }
         return versions
-    }()
+    }
 
     /// `db`'s own objects (SQLite's internal ones aside), as ``objectsByVersion`` lists them.
     private static func objects(of db: SQLiteDatabase) throws(StateError) -> [String] {
@@ -157,7 +173,7 @@ enum StateSchema {
         }
         guard found >= 0 else { throw .corrupt(path: db.path, detail: "state schema \(found) is no version") }
         let version = Int(found)
-        if let known = objectsByVersion, try objects(of: db) != known[version] {
+        if version < fingerprints.count, fingerprint(try objects(of: db)) != fingerprints[version] {
             throw .corrupt(path: db.path, detail: "its tables are not those of state schema \(version)")
         }
         return version

@@ -206,6 +206,16 @@ import JobrunSystem
         }
     }
 
+    /// The fingerprints a store is judged by are those of the schemas the migrations make.
+    @Test func theFingerprintsAreTheMigrations() throws {
+        let versions = try #require(StateSchema.objectsByVersion())
+        let fingerprints = versions.map(StateSchema.fingerprint)
+        #expect(
+            fingerprints == StateSchema.fingerprints,
+            "\(fingerprints.map { "0x" + String($0, radix: 16, uppercase: true) })")
+        #expect(Set(fingerprints).count == versions.count)
+    }
+
     /// An older database is brought up to date once; opening it again changes nothing.
     @Test func anEmptyDatabaseIsMigratedOnce() throws {
         let dir = try TemporaryDirectory()
