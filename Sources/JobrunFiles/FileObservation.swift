@@ -20,13 +20,16 @@ public struct FileObservation: Sendable, Hashable {
     /// When the identity was taken (wall clock, ns since the epoch).
     public var seenAt: Int64
     /// Whether any later write would have changed the identity, as it was seen
-    /// (``FileIdentity/isSettled(seen:)``).
-    public var settled: Bool
+    /// (``FileIdentity/isSettled(seen:)``), and the wall clock's step had passed too: a file a
+    /// check reads may be another writer's, whose write stamped its time before it copied its
+    /// bytes, and may still be copying them; the step bounds how long such a write may stall
+    /// unseen, as it did before the coarse clock judged.
+    public var isSettled: Bool
 
     public init(proof: Proof? = nil, identity: FileIdentity? = nil, seenAt: LookTime = LookTime(wall: 0)) {
         self.proof = proof
         self.identity = identity
         self.seenAt = seenAt.wall
-        settled = identity?.isSettled(seen: seenAt) ?? false
+        isSettled = identity.map { $0.isSettled(seen: seenAt) && $0.isSettled(at: seenAt.wall) } ?? false
     }
 }

@@ -89,7 +89,7 @@ public struct MirrorMemory: Sendable {
                             ProvenSlice(
                                 path: expectation.relativePath, resource: id,
                                 digests: digests.isEmpty ? expectation.digests : digests, file: file, seenAtNanoseconds: observation.seenAt,
-                                settled: observation.settled,
+                                settled: observation.isSettled,
                                 provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
                     case nil:
                         if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }

@@ -21,7 +21,11 @@ extension MirrorStates {
         let now = FileIdentity.now()
         for root in proofs.proven.keys.sorted() {
             var slices = proofs.proven[root] ?? []
-            let isYoung = { (s: ProvenSlice) in now - s.file.ctimeNanoseconds < Self.writebackHorizon }
+            // A change time so far back that the difference overflows is old.
+            let isYoung = { (s: ProvenSlice) in
+                let (age, over) = now.subtractingReportingOverflow(s.file.ctimeNanoseconds)
+                return !over && age < Self.writebackHorizon
+            }
             let young = slices.filter(isYoung)
             if !young.isEmpty {
                 let unsynced = Self.syncFileSystems(of: young, root: root, flush: flush)

@@ -3,7 +3,8 @@ public import JobrunManifest
 
 extension Plan {
     /// What the run will ask of one origin (`scheme://host[:port]`): its slices to transfer and
-    /// the most any of their resources allows there.
+    /// the most any of their resources allows there, each of its multiplexed connections carrying
+    /// the fewest streams of those resources (as the run's slots do).
     public struct OriginUse: Sendable, Hashable {
         public var origin: String
         public var slices = 0
@@ -44,8 +45,8 @@ extension Plan {
                 var use = uses[origin] ?? OriginUse(origin: origin)
                 use.slices += 1
                 use.slots = max(use.slots, min(limits.perHost, limits.total))
-                use.streams = max(use.streams, limits.streams)
-                use.requestsInFlight = max(use.requestsInFlight, limits.requestsInFlight(streams: limits.streams))
+                use.streams = use.streams == 0 ? limits.streams : min(use.streams, limits.streams)
+                use.requestsInFlight = min(use.slots * use.streams, ConcurrencyLimits.mostInFlight)
                 use.adaptive = use.adaptive || limits.adaptive
                 uses[origin] = use
             }

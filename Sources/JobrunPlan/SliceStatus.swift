@@ -36,7 +36,7 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     /// | a file                               | another device or inode, the same size and modification time, every expected digest | `moved` |
     /// | a file                               | another identity otherwise (size, times; the same device and inode) | `changed`  |
     /// | a file                               | same identity, lacks an expected digest or has another value for it | `changed` |
-    /// | a file                               | same identity, every expected digest, taken within a time step of a change | `unproven` (the next check reads it; ``FileIdentity/isSettled(at:)``) |
+    /// | a file                               | same identity, every expected digest, taken before a later write had to change it | `unproven` (the next check reads it; ``ProvenFile/isSettled``) |
     /// | a file                               | same identity, every expected digest          | `proven`   |
     public static func classify(_ check: FileCheck, identity: FileIdentity?, record: ProvenFile?, size: Int64?, digests: [Digest]) -> SliceStatus {
         switch check {

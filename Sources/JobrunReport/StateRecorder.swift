@@ -110,8 +110,8 @@ public final class StateRecorder: RunObserver {
         }
 
         /// A file whose change time is this recent waits for it to settle before it is recorded
-        /// (``FileIdentity/isSettled(at:)``); one that would need longer is recorded as it is, and
-        /// read once more by the next check.
+        /// (``FileIdentity/isSettled(seen:)``); one that would need longer is recorded as it is,
+        /// and read once more by the next check.
         static let longestWait: Int64 = 100_000_000
 
         /// The jobs; the thread waits for them after each batch it takes.
@@ -208,23 +208,32 @@ public final class StateRecorder: RunObserver {
         }
 
         /// Waits until every file of `files` (its identity, and whether its folder is stamped from
-        /// the coarse clock) that can settle within ``longestWait`` has.
+        /// the coarse clock) that can settle within ``longestWait`` has. The wait is timed by the
+        /// monotonic clock: the wall clock may be set back meanwhile.
         static func waitUntilSettled(_ files: some Collection<(FileIdentity, Bool)>) {
-            let start = FileIdentity.now()
+            let start = ContinuousClock.now
+            let budget = Duration.nanoseconds(longestWait)
+            let startWall = FileIdentity.now()
             // Only those a wait can settle: a whole-second change time takes two seconds.
-            let waitFor = files.filter { file, _ in file.settlesAt != .max && file.settlesAt - start <= longestWait }
+            let waitFor = files.filter { file, _ in
+                let (left, over) = file.settlesAt.subtractingReportingOverflow(startWall)
+                return !over && left <= longestWait
+            }
             while true {
                 let now = LookTime.now(coarse: true)
                 let wall = LookTime(wall: now.wall)
                 let unsettled = waitFor.filter { file, coarse in !file.isSettled(seen: coarse ? now : wall) }
-                guard !unsettled.isEmpty, now.wall - start < longestWait else { return }
+                let elapsed = ContinuousClock.now - start
+                guard !unsettled.isEmpty, elapsed < budget else { return }
                 // The wall clock's step is known; the coarse clock moves at its next tick, a
                 // millisecond or a few away.
-                let wallStep = unsettled.lazy.filter { !$0.1 }.map { $0.0.settlesAt - now.wall }.max() ?? 0
-                let pause = max(wallStep, unsettled.contains { $0.1 } ? 1_000_000 : 0)
+                let wallStep = unsettled.lazy.filter { !$0.1 }.map { $0.0.settlesAt &- now.wall }.max() ?? 0
+                let left = (budget - elapsed).components
+                let most = left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000
+                let pause = min(max(wallStep, unsettled.contains { $0.1 } ? 1_000_000 : 0), most)
                 var interval = timespec(tv_sec: Int(pause / 1_000_000_000), tv_nsec: Int(pause % 1_000_000_000))
-                var left = timespec()
-                while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
+                var remaining = timespec()
+                while nanosleep(&interval, &remaining) != 0 && errno == EINTR { interval = remaining }
             }
         }
     }

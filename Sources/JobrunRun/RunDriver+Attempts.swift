@@ -84,17 +84,16 @@ extension RunDriver {
         var engine = 0
         if TransferPlacement.takesTurns(
             size: planned, overTLS: request.usesTLS, multiplexed: request.usesTLS && machine.scheduler.streams(at: machine.origin(j)) > 1,
-            slotsPerHost: settings.concurrency.perHost)
+            slotsPerHost: min(settings.concurrency.perHost, settings.concurrency.total))
         {
-            engine = nextSharedEngine
-            nextSharedEngine = (nextSharedEngine + 1) % engines.count
+            engine = machine.scheduler.engine(fewestAt: machine.origin(j), among: engines.count)
         }
         machine.book.runs(j, onEngine: engine)
         let id = engines[engine].start(request, sink: sink) { result in
             applyRun.post(.transferDone(job: j, sink: sink, result: result))
         }
         machine.book.running(j, transfer: id, sink: sink)
-        machine.scheduler.started(at: machine.origin(j), now: ContinuousClock.now)
+        machine.scheduler.started(at: machine.origin(j), engine: engine, now: ContinuousClock.now)
     }
 
     /// A partial file this slice may continue: its size, its validator (none when the slice's

@@ -20,12 +20,12 @@ struct RunDriver {
     var activeResources = Set<Int>()
     /// `engines[0]` runs every plain-HTTP transfer under 64 KiB and every TLS transfer under
     /// 24 KiB (an unsized slice by its resource's mean so far); the others take turns over all engines
-    /// (``TransferPlacement/takesTurns(size:overTLS:)``). Each engine keeps its own
-    /// connections, so an HTTP/2 origin gets one multiplexed connection per engine.
+    /// (``TransferPlacement/takesTurns(size:overTLS:)``), each to the engine with the fewest
+    /// under way at its origin (``Scheduler/engine(fewestAt:among:)``): each engine keeps its own
+    /// connections.
     let engines: [CurlEngine]
     /// Verifies and writes memory bodies beside this thread.
     let disk: DiskWorker
-    var nextSharedEngine = 0
     var plan: Plan { applyRun.plan }
     var options: ApplyOptions { applyRun.options }
     let clock = ContinuousClock()

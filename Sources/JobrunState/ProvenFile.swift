@@ -7,8 +7,10 @@ public struct ProvenFile: Sendable, Hashable {
     public var file: FileIdentity
     public var digests: ProvenDigests
     public var seenAtNanoseconds: Int64
-    /// Whether any later write would have changed `file`, as it was seen (``ProvenSlice/settled``).
-    public var settled: Bool
+    /// Whether its identity was taken late enough after the file's change that a later write
+    /// would have changed it (``FileIdentity/isSettled(seen:)``, judged at the look; a record
+    /// without that judgement, the wall clock's step judges).
+    public var isSettled: Bool
     public var provenAtMilliseconds: Int64
     public var fetchedAtMilliseconds: Int64?
 
@@ -19,7 +21,7 @@ public struct ProvenFile: Sendable, Hashable {
         self.file = file
         self.digests = digests
         self.seenAtNanoseconds = seenAtNanoseconds
-        self.settled = settled ?? file.isSettled(at: seenAtNanoseconds)
+        isSettled = settled ?? file.isSettled(at: seenAtNanoseconds)
         self.provenAtMilliseconds = provenAtMilliseconds
         self.fetchedAtMilliseconds = fetchedAtMilliseconds
     }
@@ -41,7 +43,7 @@ public struct ProvenFile: Sendable, Hashable {
     /// | proved every expected digest, of the expected size        | its identity      |
     /// | lacks an expected digest (the manifest asks for more)     | `nil`: hash       |
     /// | proved another value for a digest, or another size       | `nil`: hash       |
-    /// | its identity was taken before a later write had to change it | `nil`: hash (``settled``) |
+    /// | its identity was taken before a later write had to change it | `nil`: hash (``isSettled``) |
     /// | nothing is expected (no digest)                          | `nil`: nothing to read anyway |
     public func identity(provingSize size: Int64?, digests expected: [Digest]) -> FileIdentity? {
         guard !expected.isEmpty, isSettled, proves(size: size, digests: expected) else { return nil }
@@ -54,7 +56,4 @@ public struct ProvenFile: Sendable, Hashable {
         return expected.allSatisfy { digests.contains($0) }
     }
 
-    /// Whether its identity was taken late enough after the file's change that a later write
-    /// would have changed it (``FileIdentity/isSettled(seen:)``, judged at the look).
-    public var isSettled: Bool { settled }
 }

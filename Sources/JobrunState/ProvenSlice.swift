@@ -15,7 +15,7 @@ public struct ProvenSlice: Sendable, Hashable {
     public var seenAtNanoseconds: Int64
     /// Whether any later write would have changed `file`, as it was seen
     /// (``FileIdentity/isSettled(seen:)``): only then may a quick check trust it.
-    public var settled: Bool
+    public var isSettled: Bool
     public var provenAtMilliseconds: Int64
     /// Set when this proof followed a fetch; a later proof by hashing keeps it while the file
     /// stays the same (device and inode) or holds the same bytes (size and digests).
@@ -31,7 +31,7 @@ public struct ProvenSlice: Sendable, Hashable {
         self.file = file
         self.seenAtNanoseconds = seenAtNanoseconds
         // Without a judgement made at the look, the wall clock's step judges.
-        self.settled = settled ?? file.isSettled(at: seenAtNanoseconds)
+        isSettled = settled ?? file.isSettled(at: seenAtNanoseconds)
         self.provenAtMilliseconds = provenAtMilliseconds
         self.fetchedAtMilliseconds = fetchedAtMilliseconds
     }

@@ -50,20 +50,20 @@ enum StateSchema {
         CREATE INDEX hook_outbox_due ON hook_outbox (id) WHERE delivered_at_ms IS NULL;
         """,
         // 3: whether each identity was settled when it was seen, judged then by the clock the
-        // file's times come from; the rows before keep what the wall clock's 50 ms step said.
+        // file's times come from; NULL in the rows before, which the wall clock's 50 ms step judges.
         """
-        ALTER TABLE slices ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;   -- 1: a later write would have changed the identity
-        UPDATE slices SET settled = (ctime_ns < 9223372036854775807 - 2000000000
-            AND seen_at_ns >= ctime_ns + CASE WHEN ctime_ns % 1000000000 = 0 THEN 2000000000 ELSE 50000000 END);
+        ALTER TABLE slices ADD COLUMN settled INTEGER;   -- 1: a later write would have changed the identity
         """,
     ]
 
     static var currentVersion: Int { migrations.count }
+    /// The first version whose `slices` have `settled`.
+    static let settledVersion = 3
 
     /// Each version's ``objectsByVersion``, fingerprinted (``fingerprint(_:)``): what a store
     /// opened is compared with, so that no command builds the schemas in memory at each start.
     /// `StateStoreTests` checks them against the migrations.
-    static let fingerprints: [UInt64] = [0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xF3CB_FEE2_B7D5_A448]
+    static let fingerprints: [UInt64] = [0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB]
 
     /// FNV-1a over the objects' descriptions, each followed by a zero byte: it tells one version's
     /// schema from another's and from a damaged one (nobody crafts a collision in their own store).

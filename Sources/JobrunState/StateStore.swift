@@ -9,6 +9,9 @@ public final class StateStore {
     public static let fileName = "state.sqlite"
 
     let db: SQLiteDatabase
+    /// What the records' ``provenColumns`` read for `settled`: the column, or `NULL` in a store
+    /// of an older schema opened to read only (its rows are judged by the old rule).
+    private let settledColumn: String
     /// Only readable: opened so, or on a file this process may not write.
     public var isReadOnly: Bool { db.isReadOnly }
     public var path: String { db.path }
@@ -48,6 +51,7 @@ public final class StateStore {
         db = try SQLiteDatabase(path: realPath, readOnly: readOnly, reportedAs: Self.path(forRoot: root))
         // Checked before anything is written: a database jobrun cannot use is left as it is.
         let version = try StateSchema.check(db)
+        settledColumn = readOnly && version < StateSchema.settledVersion ? "NULL" : "settled"
         if readOnly { return }
         // WAL: readers (status, plan) never wait for a run that writes.
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
@@ -125,7 +129,7 @@ public final class StateStore {
         statement.bind(first + 9, s.seenAtNanoseconds)
         statement.bind(first + 10, s.provenAtMilliseconds)
         statement.bind(first + 11, s.fetchedAtMilliseconds)
-        statement.bind(first + 12, s.settled ? Int64(1) : Int64(0))
+        statement.bind(first + 12, s.isSettled ? Int64(1) : Int64(0))
     }
 
     /// An upsert of `rows` rows. A proof by hashing (no fetch time) keeps the fetch time of the
@@ -147,7 +151,7 @@ public final class StateStore {
     }
 
     /// The columns ``provenFile(in:)`` reads, path first.
-    private static let provenColumns = "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms, settled"
+    private var provenColumns: String { "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms, \(settledColumn)" }
 
     /// The record in a row of ``provenColumns``.
     private static func provenFile(in row: SQLiteDatabase.Statement) -> ProvenFile {
@@ -155,7 +159,7 @@ public final class StateStore {
             device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
             mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
         return ProvenFile(
-            file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7), settled: row.integer(10) != 0,
+            file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7), settled: row.optionalInteger(10).map { $0 != 0 },
             provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
     }
 
@@ -163,21 +167,21 @@ public final class StateStore {
     public func provenFiles() throws(StateError) -> [String: ProvenFile] {
         var files: [String: ProvenFile] = [:]
         files.reserveCapacity(Int(try db.integer("SELECT count(*) FROM slices") ?? 0))
-        let statement = try SQLiteDatabase.Statement("SELECT \(Self.provenColumns) FROM slices", in: db)
+        let statement = try SQLiteDatabase.Statement("SELECT \(provenColumns) FROM slices", in: db)
         try statement.forEachRow { row in files[row.text(0)] = Self.provenFile(in: row) }
         return files
     }
 
     /// What was recorded for `path`, if anything.
     func proven(path: String) throws(StateError) -> ProvenSlice? {
-        let statement = try SQLiteDatabase.Statement("SELECT \(Self.provenColumns), resource FROM slices WHERE path = ?1", in: db)
+        let statement = try SQLiteDatabase.Statement("SELECT \(provenColumns), resource FROM slices WHERE path = ?1", in: db)
         statement.bind(1, path)
         var found: ProvenSlice?
         try statement.forEachRow { row in
             let record = Self.provenFile(in: row)
             found = ProvenSlice(
                 path: row.text(0), resource: row.text(11), digests: record.digests.all, file: record.file,
-                seenAtNanoseconds: record.seenAtNanoseconds, settled: record.settled, provenAtMilliseconds: record.provenAtMilliseconds,
+                seenAtNanoseconds: record.seenAtNanoseconds, settled: record.isSettled, provenAtMilliseconds: record.provenAtMilliseconds,
                 fetchedAtMilliseconds: record.fetchedAtMilliseconds)
         }
         return found

@@ -101,6 +101,6 @@ public struct FileIdentity: Sendable, Hashable {
     public static func now() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        return nanoseconds(Int64(ts.tv_sec), Int64(ts.tv_nsec)) ?? .max
     }
 }

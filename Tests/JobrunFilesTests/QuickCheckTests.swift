@@ -59,6 +59,11 @@ struct QuickCheckTests {
             #expect(results.observations[2].identity == nil && results.observations[3].identity == nil)
             // Taken no earlier than the check began, no later than now.
             #expect(results.observations[0].seenAt >= before && results.observations[0].seenAt <= FileIdentity.now())
+            // Just written: not settled (the wall clock's step has not passed), whatever the
+            // coarse clock says, so the next check reads it again.
+            if let ctime = results.observations[0].identity?.ctimeNanoseconds, before < ctime + 50_000_000 {
+                #expect(!results.observations[0].isSettled)
+            }
             // Not asked: nothing observed.
             #expect(FileChecker().check([FileExpectation(root: root, relativePath: "hashed.bin")]).observations.isEmpty)
         }
@@ -121,4 +126,19 @@ struct QuickCheckTests {
         return checked
     }
     #endif
+
+    /// What a check observed is settled once both the coarse clock had passed the change time
+    /// (where the file is stamped from it) and the wall clock's step had: a writer that stamped
+    /// the time and stalls before its bytes stays unseen no longer than the step.
+    @Test func anObservationIsSettledByBothClocks() {
+        let file = FileIdentity(device: 1, inode: 2, size: 3, mtimeNanoseconds: 0, ctimeNanoseconds: 5_000_000_123)
+        func settled(wall: Int64, coarse: Int64?) -> Bool {
+            FileObservation(proof: .hashed, identity: file, seenAt: LookTime(wall: wall, coarse: coarse)).isSettled
+        }
+        #expect(!settled(wall: 5_001_000_000, coarse: 5_000_000_124), "the coarse clock passed it, the step did not")
+        #expect(settled(wall: 5_050_000_123, coarse: 5_000_000_124))
+        #expect(!settled(wall: 6_000_000_000, coarse: 5_000_000_123), "the coarse clock still in its tick")
+        #expect(settled(wall: 5_050_000_123, coarse: nil) && !settled(wall: 5_050_000_122, coarse: nil))
+        #expect(!FileObservation(proof: .hashed, identity: nil, seenAt: LookTime(wall: .max)).isSettled)
+    }
 }

@@ -42,7 +42,7 @@ import JobrunSystem
         // A record taken within a time step of the file's change: the quick check would read the
         // file, so it is not proven.
         var racy = Self.record()
-        racy.settled = false
+        racy.isSettled = false
         #expect(Self.classify(record: racy) == .unproven)
         #expect(Self.classify(identity: nil) == .unproven)
         // The record proves it: same identity, every expected digest (the record may prove more).

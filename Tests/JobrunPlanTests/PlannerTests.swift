@@ -110,6 +110,17 @@ import JobrunSystem
                 """.replacingOccurrences(of: "a5c7f3a3ab12d4c2ea6d16e1a3b0a4b0fa1f17e2f0a3d5fdc87a1f3b1f0b5c6f", with: Self.sha256Hex("abd")))
     }
 
+    /// Two resources at one origin: its connections carry the fewer streams of the two, as the
+    /// run's slots do, and its most in flight is the larger slots times those streams.
+    @Test func anOriginSharedByResourcesCarriesTheFewestStreams() throws {
+        let resources = [
+            #"{id: wide, base_url: "https://h/w/", concurrency: {per_host: 2, streams: 64}, slices: [{path: a}]}"#,
+            #"{id: narrow, base_url: "https://h/n/", concurrency: {per_host: 6, streams: 8}, slices: [{path: b}]}"#,
+        ]
+        let plan = try Self.plan(resources)
+        #expect(plan.origins.map(\.line) == ["@ https://h: 2 slices to transfer, 6 at once over HTTP/1.1, up to 48 over HTTP/2 (6 connections of 8 streams)"])
+    }
+
     @Test func dotGraphIsSortedAndQuoted() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -415,6 +426,16 @@ import JobrunSystem
     }
 
     /// `m.yaml` of `dir`, loaded as from that folder, every resource writing to `dir/mirror`.
+    /// The plan of a manifest of `resources` (flow mappings), nothing on disk yet.
+    static func plan(_ resources: [String]) throws -> Plan {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write(file: "m.yaml", contents: "version: 1\nresources:\n" + resources.map { "  - \($0)\n" }.joined())
+        return Planner.plan(for: try manifestWithMirror(in: dir), parallelism: 1) { _ in
+            .success(FileSystemUsage(device: 1, freeBytes: 10 << 30, sizeBytes: 100 << 30))
+        }
+    }
+
     static func manifestWithMirror(in dir: TemporaryDirectory) throws -> Manifest {
         var options = ManifestLoader.Options()
         options.currentDirectory = dir.path

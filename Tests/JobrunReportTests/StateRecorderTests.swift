@@ -77,7 +77,7 @@ import JobrunSystem
         #expect(a.file == (try Self.identity(root + "/r/a.bin")) && a.fetchedAtMilliseconds != nil)
         // Recorded once settled: a later check may trust it. Where the file system stamps from the
         // coarse clock, that took its next tick, not the wall clock's 50 ms step.
-        if a.file.ctimeNanoseconds % 1_000_000_000 != 0 { #expect(a.settled) }
+        if a.file.ctimeNanoseconds % 1_000_000_000 != 0 { #expect(a.isSettled) }
         let runs = try store.lastRuns(limit: 5)
         #expect(runs.map(\.runID) == ["run-7"] && runs[0].command == "apply" && runs[0].exitStatus == 75 && runs[0].stopReason == "deadline")
         #expect(warnings.withLock { $0 }.isEmpty)

@@ -168,6 +168,40 @@ import Testing
         #expect(Set(started.map { $0 < 50 }).count == 2, "the two resources take turns")
     }
 
+    /// A transfer that takes its turn over the engines goes to the one with the fewest under way
+    /// at its origin, so that neither needs more connections there than its share of the slots.
+    @Test func turnsGoToTheEngineWithTheFewestAtTheOrigin() {
+        var s = Scheduler()
+        #expect(s.engine(fewestAt: "http://a", among: 2) == 0 && s.engine(fewestAt: "http://a", among: 1) == 0)
+        s.started(at: "http://a", engine: 0, now: Self.t0)
+        #expect(s.engine(fewestAt: "http://a", among: 2) == 1)
+        s.started(at: "http://a", engine: 1, now: Self.t0)
+        s.started(at: "http://a", engine: 1, now: Self.t0)
+        s.started(at: "http://b", engine: 0, now: Self.t0)
+        #expect(s.engine(fewestAt: "http://a", among: 2) == 0 && s.engine(fewestAt: "http://b", among: 2) == 1, "by origin")
+        s.ended(at: "http://a", engine: 1, now: Self.t0)
+        s.ended(at: "http://a", engine: 1, now: Self.t0)
+        #expect(s.engine(fewestAt: "http://a", among: 2) == 1 && s.running == 2)
+        // However transfers end, choosing the fewest keeps each engine within half of per_host.
+        var t = Scheduler()
+        var onEngine = [0, 0]
+        var peak = 0
+        for step in 0..<1_000 {
+            if t.running == 16 || (step % 3 == 0 && t.running > 0) {
+                let engine = step % 5 == 0 || onEngine[1] == 0 ? 0 : 1
+                guard onEngine[engine] > 0 else { continue }
+                t.ended(at: "http://a", engine: engine, now: Self.t0)
+                onEngine[engine] -= 1
+            } else {
+                let engine = t.engine(fewestAt: "http://a", among: 2)
+                t.started(at: "http://a", engine: engine, now: Self.t0)
+                onEngine[engine] += 1
+                peak = max(peak, onEngine[engine])
+            }
+        }
+        #expect(peak == 8)
+    }
+
     /// Within a resource, plan order; a retried job goes back in its place.
     @Test func planOrderWithinAResource() {
         var s = Scheduler()

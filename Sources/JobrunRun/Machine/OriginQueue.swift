@@ -10,8 +10,10 @@ struct OriginQueue {
     private var classes: [(priority: Int, turns: ReadyQueue<Int>)] = []
     /// The scheduler's turn counter when this origin last started a job.
     var lastTurn: UInt64 = 0
-    /// Its transfers under way.
+    /// Its transfers under way, and how many of them each engine runs (engines keep their own
+    /// connections; see ``Scheduler/engine(fewestAt:among:)``).
     var running = 0
+    var runningOnEngine: [Int] = []
     /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise); once
     /// it multiplexes, the fewest `streams` of the resources queued here, so that a slot never
     /// carries more than any of them allows.

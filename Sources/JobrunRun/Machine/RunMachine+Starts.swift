@@ -38,7 +38,7 @@ extension RunMachine {
                 scheduler.answered(at: origin, latency: latency, now: now())
             }
         }
-        scheduler.ended(at: origin, now: now(), duration: duration, connections: report.connections)
+        scheduler.ended(at: origin, engine: Int(book.jobs[j].engine), now: now(), duration: duration, connections: report.connections)
         if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration) }
     }
 

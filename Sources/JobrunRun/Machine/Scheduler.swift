@@ -77,23 +77,42 @@ struct Scheduler {
         }
     }
 
-    /// A transfer started at `origin` at `now` (read at the origin's first start): it holds a slot.
-    mutating func started(at origin: String, now: @autoclosure () -> Instant) {
+    /// A transfer started at `origin` on `engine` at `now` (read at the origin's first start):
+    /// it holds a slot.
+    mutating func started(at origin: String, engine: Int = 0, now: @autoclosure () -> Instant) {
         running += 1
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running += 1
+            if queue.runningOnEngine.count <= engine { queue.runningOnEngine += Array(repeating: 0, count: engine + 1 - queue.runningOnEngine.count) }
+            queue.runningOnEngine[engine] += 1
             queue.usage.started(now: now())
         }
     }
 
-    /// A transfer at `origin` ended at `now` (read when the origin falls idle) after `duration`,
-    /// having opened `connections` new connections: its slot is free.
-    mutating func ended(at origin: String, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0) {
+    /// A transfer at `origin` on `engine` ended at `now` (read when the origin falls idle) after
+    /// `duration`, having opened `connections` new connections: its slot is free.
+    mutating func ended(
+        at origin: String, engine: Int = 0, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0
+    ) {
         running -= 1
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running -= 1
+            if engine < queue.runningOnEngine.count { queue.runningOnEngine[engine] -= 1 }
             queue.usage.ended(now: now(), duration: duration, connections: connections)
         }
+    }
+
+    /// Of `engines` engines, the one with the fewest transfers under way at `origin` (the first
+    /// of those tied). Each engine keeps its own connections: a transfer that takes its turn over
+    /// the engines goes where its origin has the least, so that no engine needs more than its
+    /// share of the origin's slots, and together they open no more connections than the slots.
+    func engine(fewestAt origin: String, among engines: Int) -> Int {
+        let counts = origins[origin]?.runningOnEngine ?? []
+        var best = 0
+        for engine in 1..<max(engines, 1) where (engine < counts.count ? counts[engine] : 0) < (best < counts.count ? counts[best] : 0) {
+            best = engine
+        }
+        return best
     }
 
     private static func slotsChange(of queue: inout OriginQueue, _ change: (inout OriginQueue) -> Void) -> Int {
@@ -115,7 +134,8 @@ struct Scheduler {
         if changed { multiplexingOrigins += multiplexed ? 1 : -1 }
     }
 
-    /// Origins whose slots carry more than one transfer.
+    /// Origins whose answers come over multiplexed connections (their slots carry the fewest
+    /// `streams` of their resources, which may be 1).
     private(set) var multiplexingOrigins = 0
 
     /// An answer from `origin` began `latency` after its request went, at `now`, while its
