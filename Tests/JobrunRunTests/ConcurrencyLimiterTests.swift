@@ -86,19 +86,6 @@ import Testing
         #expect(l.limit == 2, "held at the floor")
     }
 
-    /// Refusals before any answer (a fixed limit's first overload, with 32 in flight): the first
-    /// halves the limit; the others, from requests sent before it, only once no more are in
-    /// flight than it left.
-    @Test func aBurstBeforeAnyAnswerHalvesOnce() {
-        var l = ConcurrencyLimiter(start: 32, ceiling: 32)
-        l.overloaded(inFlight: 32, now: Self.at(0))
-        #expect(l.limit == 16 && l.capacity?.requests == 31)
-        for n in stride(from: 31, to: 16, by: -1) { l.overloaded(inFlight: n, now: Self.at(1)) }
-        #expect(l.limit == 16, "refusals of requests sent before the decrease")
-        l.overloaded(inFlight: 16, now: Self.at(2))
-        #expect(l.limit == 8 && l.capacity?.requests == 15)
-    }
-
     /// An origin that refuses past 8 at once: the limit halves, grows back to 8 and stays there
     /// while that holds (no refusal after the first), then looks past it.
     @Test func settlesBelowAnOriginsCap() {

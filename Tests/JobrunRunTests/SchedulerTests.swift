@@ -141,25 +141,6 @@ import Testing
         #expect(Self.started(Self.drain(&s)).isEmpty, "11 in flight over a limit of 6")
     }
 
-    /// A fixed limit adapts from the origin's first overload: from what was in flight then,
-    /// halved, and its answers count from then on; an origin that keeps up keeps its fixed limit.
-    @Test func aFixedLimitAdaptsFromTheFirstOverload() {
-        var s = Scheduler()
-        s.describe(resource: 0, as: Self.lane(total: 64, perHost: 32))
-        Self.enqueue(&s, Array(0..<100), resource: 0, origin: "http://a")
-        Self.enqueue(&s, Array(100..<200), resource: 0, origin: "http://b")
-        _ = Self.drain(&s)
-        #expect(s.adaptiveLimit(at: "http://a") == nil && !s.adapts && s.running == 64)
-        s.overloaded(at: "http://a", now: Self.at(1))
-        #expect(s.adaptiveLimit(at: "http://a") == 16 && s.adaptiveLimit(at: "http://b") == nil && s.adapts)
-        #expect(s.limiter(at: "http://a")?.capacity?.requests == 31, "what it took when it said so")
-        for _ in 0..<8 { s.ended(at: "http://a", now: Self.at(1)) }
-        #expect(Self.started(Self.drain(&s)).filter { $0 < 100 }.isEmpty, "24 in flight over a limit of 16")
-        let usage = Dictionary(uniqueKeysWithValues: s.usage().map { ($0.origin, $0) })
-        #expect(usage["http://a"]?.adaptive == true && usage["http://a"]?.usage.limitPath.map(\.limit) == [32, 16])
-        #expect(usage["http://b"]?.adaptive == false)
-    }
-
     /// Two resources at one origin: its slots carry the fewer streams of the two, whichever
     /// answered last, and an adaptive limit's ceiling follows its slots both ways.
     @Test func resourcesSharingAnOriginShareItsSlots() {

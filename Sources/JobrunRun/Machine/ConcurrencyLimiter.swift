@@ -101,7 +101,7 @@ struct ConcurrencyLimiter: Equatable {
         recentLatency = recent
         let path = max(shortest * Self.tolerance, shortest + Self.slack)
         if recent > path {
-            guard mayDecrease(inFlight: inFlight, now: now) else { return }
+            guard mayDecrease(now: now) else { return }
             // In proportion to how far the latency rose: a queue at the origin, not the path.
             let ratio = max(0.5, path / recent)
             decrease(to: value * ratio, now: now)
@@ -120,21 +120,18 @@ struct ConcurrencyLimiter: Equatable {
     mutating func overloaded(inFlight: Int, now: Instant) {
         // The first refusal of a burst says what the origin took; the others come as the
         // requests in flight drain, and would say less.
-        guard mayDecrease(inFlight: inFlight, now: now) else { return }
+        guard mayDecrease(now: now) else { return }
         let took = max(floor, inFlight - 1)
         let known = capacity.flatMap { now < $0.until ? $0.requests : nil } ?? took
         capacity = Capacity(requests: min(took, known), until: now + Self.capacityHold)
         decrease(to: value / 2, now: now)
     }
 
-    /// One decrease per recent latency: the answers already under way at a decrease say nothing
-    /// of the limit that came of it. Before any latency is known (a burst of refusals at a
-    /// fixed limit's first overload), the count tells them apart: while more are in flight than
-    /// the decrease left, the answers are those sent before it.
-    private func mayDecrease(inFlight: Int, now: Instant) -> Bool {
+    /// One decrease per recent latency: the answers already under way at the last one say
+    /// nothing of the limit that came of it.
+    private func mayDecrease(now: Instant) -> Bool {
         guard let lastDecrease else { return true }
-        guard let recentLatency else { return inFlight <= Int(value) }
-        return now - lastDecrease >= recentLatency
+        return now - lastDecrease >= (recentLatency ?? .zero)
     }
 
     private mutating func decrease(to newValue: Double, now: Instant) {

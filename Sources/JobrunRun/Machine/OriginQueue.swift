@@ -72,16 +72,13 @@ struct OriginQueue {
         if usage.limit != limit { usage.limit(is: limit, now: now) }
     }
 
-    /// Its requests in flight adapt, under `limits`, from now on, starting at `start` (the first
-    /// adaptive resource queued here sets them, or its first overload).
-    mutating func adapts(under limits: ConcurrencyLimits, startingAt start: Int = ConcurrencyLimits.adaptiveStart) {
+    /// Its requests in flight adapt, under `limits`, from now on (the first adaptive resource
+    /// queued here sets them).
+    mutating func adapts(under limits: ConcurrencyLimits) {
         guard limiter == nil else { return }
         limiterLimits = limits
-        limiter = ConcurrencyLimiter(start: start, ceiling: limits.requestsInFlight(streams: streams))
+        limiter = ConcurrencyLimiter(ceiling: limits.requestsInFlight(streams: streams))
     }
-
-    /// The limits of the resource that last took a turn here, if one did.
-    var lastLimits: ConcurrencyLimits? { limits }
 
     /// Tells its limiter something, with its running count.
     mutating func tellLimiter(_ tell: (inout ConcurrencyLimiter, Int) -> Void) {

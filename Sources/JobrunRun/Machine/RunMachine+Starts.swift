@@ -29,12 +29,14 @@ extension RunMachine {
         if let multiplexed = report.multiplexed, multiplexed || (scheduler.multiplexingOrigins > 0 && report.connections > 0) {
             scheduler.answered(at: origin, multiplexed: multiplexed, onNewConnection: report.connections > 0, now: now())
         }
-        if report.saysOverloaded {
-            scheduler.overloaded(at: origin, now: now())
-        } else if scheduler.adapts, case .body? = report.verdict, let latency = report.latency {
-            // Only an answer with the file: an error page or a redirect may come from a cache
-            // or the server's front, faster than the path to the content.
-            scheduler.answered(at: origin, latency: latency, now: now())
+        if scheduler.adapts {
+            if report.saysOverloaded {
+                scheduler.overloaded(at: origin, now: now())
+            } else if case .body? = report.verdict, let latency = report.latency {
+                // Only an answer with the file: an error page or a redirect may come from a cache
+                // or the server's front, faster than the path to the content.
+                scheduler.answered(at: origin, latency: latency, now: now())
+            }
         }
         scheduler.ended(at: origin, engine: Int(book.jobs[j].engine), now: now(), duration: duration, connections: report.connections)
         if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration) }

@@ -145,14 +145,8 @@ struct Scheduler {
     }
 
     /// `origin` said it is overloaded, or reset a connection, at `now`, while the transfer that
-    /// says so is still counted there. An origin without an adaptive limit gets one now, from what
-    /// it had in flight: every origin's limit adapts once it has said it had too much, so a fixed
-    /// limit is polite too, and costs nothing while the origin keeps up.
+    /// says so is still counted there (for its adaptive limit).
     mutating func overloaded(at origin: String, now: Instant) {
-        if origins[origin]?.limiter == nil, let queue = origins[origin], let limits = queue.lastLimits {
-            origins[origin]?.adapts(under: limits, startingAt: queue.running)
-            adapts = true
-        }
         Self.adapt(&origins[origin], now: now) { limiter, running in limiter.overloaded(inFlight: running, now: now) }
     }
 
