@@ -12,7 +12,7 @@ extension Plan {
         public var slots = 0
         public var streams = 0
         /// The most of those requests in flight at once, over HTTP/2.
-        public var requestsInFlight = 0
+        public var requestsInFlight: Int { min(slots * streams, ConcurrencyLimits.mostInFlight) }
         public var adaptive = false
 
         /// `@ https://cdn.example: 412 slices to transfer, 4 at once over HTTP/1.1, up to 128 over HTTP/2 (4
@@ -46,7 +46,6 @@ extension Plan {
                 use.slices += 1
                 use.slots = max(use.slots, min(limits.perHost, limits.total))
                 use.streams = use.streams == 0 ? limits.streams : min(use.streams, limits.streams)
-                use.requestsInFlight = min(use.slots * use.streams, ConcurrencyLimits.mostInFlight)
                 use.adaptive = use.adaptive || limits.adaptive
                 uses[origin] = use
             }

@@ -228,9 +228,7 @@ public final class StateRecorder: RunObserver {
                 // The wall clock's step is known; the coarse clock moves at its next tick, a
                 // millisecond or a few away.
                 let wallStep = unsettled.lazy.filter { !$0.1 }.map { $0.0.settlesAt &- now.wall }.max() ?? 0
-                let left = (budget - elapsed).components
-                let most = left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000
-                let pause = min(max(wallStep, unsettled.contains { $0.1 } ? 1_000_000 : 0), most)
+                let pause = min(max(wallStep, unsettled.contains { $0.1 } ? 1_000_000 : 0), (budget - elapsed).wholeNanoseconds)
                 var interval = timespec(tv_sec: Int(pause / 1_000_000_000), tv_nsec: Int(pause % 1_000_000_000))
                 var remaining = timespec()
                 while nanosleep(&interval, &remaining) != 0 && errno == EINTR { interval = remaining }

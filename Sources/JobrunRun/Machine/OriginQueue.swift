@@ -60,7 +60,7 @@ struct OriginQueue {
     /// `now`: its limit of requests in flight then goes on its path when it changed.
     mutating func takesTurn(_ turn: UInt64, limits: ConcurrencyLimits, now: ContinuousClock.Instant) {
         lastTurn = turn
-        if self.limits != limits { self.limits = limits }
+        self.limits = limits
         noteLimit(now: now)
     }
 

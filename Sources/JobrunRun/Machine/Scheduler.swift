@@ -108,11 +108,8 @@ struct Scheduler {
     /// share of the origin's slots, and together they open no more connections than the slots.
     func engine(fewestAt origin: String, among engines: Int) -> Int {
         let counts = origins[origin]?.runningOnEngine ?? []
-        var best = 0
-        for engine in 1..<max(engines, 1) where (engine < counts.count ? counts[engine] : 0) < (best < counts.count ? counts[best] : 0) {
-            best = engine
-        }
-        return best
+        func running(_ engine: Int) -> Int { engine < counts.count ? counts[engine] : 0 }
+        return (0..<max(engines, 1)).min { running($0) < running($1) } ?? 0
     }
 
     private static func slotsChange(of queue: inout OriginQueue, _ change: (inout OriginQueue) -> Void) -> Int {
