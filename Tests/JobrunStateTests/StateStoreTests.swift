@@ -199,10 +199,15 @@ import JobrunSystem
         }
         try db.execute("PRAGMA user_version = \(StateSchema.currentVersion)")
         #expect(StateSchema.normalized("CREATE  TABLE t(a TEXT DEFAULT 'A  b' , \"B\" INT) -- x") == "create table t(a text default 'A  b',\"B\" int)")
+        // Fingerprints that match nothing (another SQLite's text): judged by the schema this
+        // SQLite makes from the migrations.
+        let others = StateSchema.fingerprints.map { $0 ^ 1 }
         if isKnown {
             #expect(try StateSchema.check(db) == StateSchema.currentVersion)
+            #expect(try StateSchema.check(db, fingerprints: others) == StateSchema.currentVersion)
         } else {
             #expect(throws: StateError.self) { _ = try StateSchema.check(db) }
+            #expect(throws: StateError.self) { _ = try StateSchema.check(db, fingerprints: others) }
         }
     }
 
