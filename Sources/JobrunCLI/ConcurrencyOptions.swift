@@ -14,7 +14,8 @@ struct ConcurrencyOptions: ParsableArguments {
     @Option(
         name: .customLong("per-host"),
         help: ArgumentHelp(
-            "Slots at once per scheme://host:port, in place of every resource's 'concurrency.per_host' (1 to 256).", valueName: "n"))
+            "Slots at once per scheme://host:port, in place of every resource's 'concurrency.per_host' (1 to 256); fewer for a while at an origin that answers 429 or 503.",
+            valueName: "n"))
     var perHost: Int?
 
     func validate() throws {

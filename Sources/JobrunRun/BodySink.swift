@@ -49,9 +49,9 @@ final class BodySink: TransferSink, @unchecked Sendable {
     /// proves the two parts one version.
     var isUnvalidatedResume: Bool { startOffset > .zero && check.resumeValidator == nil }
     let algorithms: [DigestAlgorithm]
-    /// When the attempt began (its transfer's duration is the rate a gate estimates with; the
-    /// offline pause compares it with when the network went).
-    let startedAt: ContinuousClock.Instant
+    /// When the attempt's request went (the offline pause compares it with when the network
+    /// went), and how many were in flight at its origin then (an overload speaks of those).
+    let sent: RequestSent
     /// Called on the engine thread with this sink and the bytes now in the partial file (file mode only).
     private let progress: (@Sendable (BodySink, ByteCount) -> Void)?
     /// Where memory bodies come from and go back to.
@@ -88,14 +88,14 @@ final class BodySink: TransferSink, @unchecked Sendable {
     var isInMemory: Bool { buffer != nil }
 
     init(
-        file: PartialFile, check: ResponseCheck, algorithms: [DigestAlgorithm], keepsMetadata: Bool, startedAt: ContinuousClock.Instant,
+        file: PartialFile, check: ResponseCheck, algorithms: [DigestAlgorithm], keepsMetadata: Bool, sent: RequestSent,
         progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)
     ) {
         self.file = file
         self.file.mayHaveMetadata = keepsMetadata || check.resumeOffset > .zero || check.expectedSize == nil
         gate = ResponseGate(check: check, keepsMetadata: keepsMetadata, hashes: !algorithms.isEmpty)
         self.algorithms = algorithms
-        self.startedAt = startedAt
+        self.sent = sent
         self.progress = progress
         self.buffers = buffers
     }

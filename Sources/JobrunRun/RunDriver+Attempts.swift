@@ -58,16 +58,6 @@ extension RunDriver {
             mayHavePartial
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
         let file = PartialFile(directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity)
-        let sink = BodySink(
-            file: file,
-            check: ResponseCheck(
-                resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: size,
-                cap: size ?? settings.maxSize, learned: machine.review.learned[j] ?? resume?.learned),
-            algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata, startedAt: ContinuousClock.now,
-            progress: { [applyRun] sink, written in
-                applyRun.post(.bodyProgress(job: j, sink: sink, written: written))
-            },
-            buffers: bodyBuffers)
         let next = machine.nextRequest(j, own: own)
         var request = TransferRequest(
             url: next.url, headers: next.headers.map { ($0.name, $0.value) },
@@ -89,11 +79,22 @@ extension RunDriver {
             engine = machine.scheduler.engine(fewestAt: machine.origin(j), among: engines.count)
         }
         machine.book.runs(j, onEngine: engine)
+        let inFlight = machine.scheduler.started(at: machine.origin(j), engine: engine, now: ContinuousClock.now)
+        let sink = BodySink(
+            file: file,
+            check: ResponseCheck(
+                resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: size,
+                cap: size ?? settings.maxSize, learned: machine.review.learned[j] ?? resume?.learned),
+            algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata,
+            sent: RequestSent(at: ContinuousClock.now, inFlight: inFlight),
+            progress: { [applyRun] sink, written in
+                applyRun.post(.bodyProgress(job: j, sink: sink, written: written))
+            },
+            buffers: bodyBuffers)
         let id = engines[engine].start(request, sink: sink) { result in
             applyRun.post(.transferDone(job: j, sink: sink, result: result))
         }
         machine.book.running(j, transfer: id, sink: sink)
-        machine.scheduler.started(at: machine.origin(j), engine: engine, now: ContinuousClock.now)
     }
 
     /// A partial file this slice may continue: its size, its validator (none when the slice's
@@ -132,7 +133,8 @@ extension RunDriver {
                     progress.bytesReceived += result.bodyBytes
                     let report = AttemptReport(sink: sink, result: result)
                     machine.transferEnded(
-                        j, report, bytes: ByteCount(result.bodyBytes), duration: result.duration, now: ContinuousClock.now)
+                        j, report, sent: sink.sent, bytes: ByteCount(result.bodyBytes), duration: result.duration,
+                        now: ContinuousClock.now)
                     freedSlots = true
                     if machine.bodyWaitsForStarts(hasBody: sink.hasBodyToCheck(result)) {
                         bodies.append((j, sink, result, report))
@@ -183,7 +185,7 @@ extension RunDriver {
             return
         }
         // While the network is gone, a failure to reach the origin costs the slice no attempt.
-        switch machine.attemptReached(j, report, startedAt: sink.startedAt, now: ContinuousClock.now) {
+        switch machine.attemptReached(j, report, startedAt: sink.sent.at, now: ContinuousClock.now) {
         case .counts: break
         case .cameOnline(let origin, let after): events.emit(.networkOnline(origin: origin, after: after))
         case .givenBack: return

@@ -146,24 +146,7 @@ import Testing
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         let count = 300
-        let slices = (0..<count).map { i in
-            "      - {path: a\(i).bin, url: \"\(fixture.server.baseURL)/fault/max_in_flight=8;delay_ms=50/gen/100/a\(i).bin\", size: 100}"
-        }.joined(separator: "\n")
-        try fixture.write(
-            manifest: """
-                version: 1
-                defaults:
-                  concurrency: {per_host: 32, total: 64, adaptive: true}
-                  retries: {attempts: 10, backoff: {initial: 100ms, max: 1s}}
-                resources:
-                  - id: capped
-                    slices:
-                \(slices)
-
-                """)
-        let (result, report) = try await fixture.applyJSON()
-        #expect(result.status == 0, "\(result)")
-        let log = try await fixture.server.waitForRequests { $0.filter { $0.status == 200 }.count >= count }
+        let (result, report, log) = try await Self.applyAtACappedOrigin(fixture, count: count, concurrency: "{per_host: 32, total: 64, adaptive: true}")
         // What it says of the origin: every request, the limit's path from its start of 4, in
         // time order, never past per_host.
         let origin = try #require(report.origins.first, "\(result.stdout)")
@@ -180,5 +163,47 @@ import Testing
         let answered = log.filter { $0.status == 200 }
         #expect(RequestOverlap.maximum(answered) > 4, "the limit grew past its start of 4")
         #expect(RequestOverlap.maximum(log) <= 16, "at most twice the origin's cap at once, refusals included")
+    }
+
+    /// A fixed limit against the same origin gives way from its first refusal: the requests in
+    /// flight fall to what the origin takes, and the refusals stay few (a fixed limit that never
+    /// gave way took 1,152 requests for 300 slices here). It is not made adaptive.
+    @Test func aFixedLimitGivesWayToRefusals() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let count = 300
+        let (result, report, log) = try await Self.applyAtACappedOrigin(fixture, count: count, concurrency: "{per_host: 32, total: 64}")
+        let origin = try #require(report.origins.first, "\(result.stdout)")
+        #expect(!origin.adaptive && origin.limitPath.first?.limit == 32, "\(origin.limitPath)")
+        let refused = log.filter { $0.status == 503 }.count
+        // The first 32 go out before any answer, and 24 of them are refused; after that, few.
+        #expect(refused <= 24 + 4, "\(log.count) requests for \(count) slices (\(refused) refused); \(origin.limitPath.map { "\($0.atMs):\($0.limit)" })")
+        #expect(origin.limitPath.allSatisfy { $0.limit <= 32 } && origin.limitPath.dropFirst().allSatisfy { $0.limit <= 16 }, "\(origin.limitPath)")
+    }
+
+    /// `count` slices of an origin that answers 503 past 8 requests at once, applied under
+    /// `concurrency`: the run, its report, and every request once the last slice was served.
+    static func applyAtACappedOrigin(
+        _ fixture: ApplyFixture, count: Int, concurrency: String
+    ) async throws -> (result: RunResult, report: ApplyJSON, log: [LoggedRequest]) {
+        let slices = (0..<count).map { i in
+            "      - {path: a\(i).bin, url: \"\(fixture.server.baseURL)/fault/max_in_flight=8;delay_ms=50/gen/100/a\(i).bin\", size: 100}"
+        }.joined(separator: "\n")
+        try fixture.write(
+            manifest: """
+                version: 1
+                defaults:
+                  concurrency: \(concurrency)
+                  retries: {attempts: 10, backoff: {initial: 100ms, max: 1s}}
+                resources:
+                  - id: capped
+                    slices:
+                \(slices)
+
+                """)
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 0, "\(result)")
+        let log = try await fixture.server.waitForRequests { $0.filter { $0.status == 200 }.count >= count }
+        return (result, report, log)
     }
 }

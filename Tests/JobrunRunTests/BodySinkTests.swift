@@ -50,7 +50,7 @@ import JobrunFiles
             check: ResponseCheck(
                 resumeOffset: ByteCount(resumeOffset), resumeValidator: nil, expectedSize: size.map { ByteCount($0) }, cap: ByteCount(cap ?? size ?? (4 << 30)),
                 learned: nil),
-            algorithms: digests, keepsMetadata: keepsMetadata, startedAt: .now,
+            algorithms: digests, keepsMetadata: keepsMetadata, sent: RequestSent(at: .now, inFlight: 1),
             progress: progress)
     }
 

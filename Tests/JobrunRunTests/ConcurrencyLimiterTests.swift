@@ -65,7 +65,7 @@ import Testing
     /// Growth after trouble is one per round trip's worth of answers.
     @Test func afterTroubleGrowthIsAdditive() {
         var l = ConcurrencyLimiter(start: 10, ceiling: 64)
-        l.overloaded(inFlight: 40, now: Self.at(0))
+        l.overloaded(RequestSent(at: Self.at(0) - .milliseconds(40), inFlight: 40), now: Self.at(0))
         #expect(l.limit == 5 && !l.isInSlowStart)
         for i in 0..<5 { l.answered(latency: .milliseconds(40), inFlight: 5, now: Self.at(100 + i)) }
         #expect(l.limit == 5 || l.limit == 6, "about one more after five answers at five: \(l.limit)")
@@ -73,16 +73,16 @@ import Testing
         #expect(l.limit == 6 || l.limit == 7)
     }
 
-    /// An overload (429, 503, a reset) halves the limit once for a burst of them, and never
-    /// below the floor.
+    /// An overload (429, 503, a reset) halves the limit once for a burst of them (those sent
+    /// before the halving), and never below the floor.
     @Test func anOverloadHalvesOncePerBurst() {
         var l = ConcurrencyLimiter(start: 40, floor: 2, ceiling: 64)
         l.answered(latency: .milliseconds(50), inFlight: 40, now: Self.at(0))
-        for i in 0..<30 { l.overloaded(inFlight: 64, now: Self.at(10 + i)) }
+        for i in 0..<30 { l.overloaded(RequestSent(at: Self.at(10 + i) - .milliseconds(40), inFlight: 64), now: Self.at(10 + i)) }
         #expect(l.limit == 20, "thirty refusals within one latency are one decrease")
-        l.overloaded(inFlight: 64, now: Self.at(200))
+        l.overloaded(RequestSent(at: Self.at(200) - .milliseconds(40), inFlight: 64), now: Self.at(200))
         #expect(l.limit == 10)
-        for i in 0..<10 { l.overloaded(inFlight: 64, now: Self.at(1_000 * (i + 1))) }
+        for i in 0..<10 { l.overloaded(RequestSent(at: Self.at(1_000 * (i + 1) - 40), inFlight: 64), now: Self.at(1_000 * (i + 1))) }
         #expect(l.limit == 2, "held at the floor")
     }
 
@@ -100,7 +100,7 @@ import Testing
         }
         answer(5)
         #expect(l.limit == 9)
-        l.overloaded(inFlight: 9, now: Self.at(now))
+        l.overloaded(RequestSent(at: Self.at(now) - .milliseconds(40), inFlight: 9), now: Self.at(now))
         #expect(l.limit == 4 && l.capacity?.requests == 8)
         answer(200)
         #expect(l.limit == 8, "grows back to what the origin took, no further")
@@ -108,8 +108,8 @@ import Testing
         answer(40)
         #expect(l.limit > 8, "after the hold, it looks past it: \(l.limit)")
         // A burst of refusals: its first says what the origin took, the others nothing more.
-        l.overloaded(inFlight: 30, now: Self.at(now))
-        l.overloaded(inFlight: 7, now: Self.at(now + 1))
+        l.overloaded(RequestSent(at: Self.at(now) - .milliseconds(40), inFlight: 30), now: Self.at(now))
+        l.overloaded(RequestSent(at: Self.at(now + 1) - .milliseconds(40), inFlight: 7), now: Self.at(now + 1))
         #expect(l.capacity?.requests == 29)
     }
 
@@ -132,7 +132,7 @@ import Testing
         l.changeCeiling(to: 400)
         #expect(l.limit == 5, "what the lower ceilings cut comes back with the ceiling")
         l.changeCeiling(to: 2)
-        l.overloaded(inFlight: 2, now: Self.at(2))
+        l.overloaded(RequestSent(at: Self.at(2) - .milliseconds(40), inFlight: 2), now: Self.at(2))
         l.changeCeiling(to: 400)
         #expect(l.limit == 1, "not once the origin has said it had too much")
     }
@@ -158,5 +158,12 @@ import Testing
             now += 100
         }
         #expect(l.minLatency == .milliseconds(40) && l.limit > low, "\(l.limit)")
+    }
+}
+
+extension ConcurrencyLimiter {
+    /// An answer to a request sent `latency` before `now`.
+    mutating func answered(latency: Duration, inFlight: Int, now: Instant) {
+        answered(latency: latency, sentAt: now - latency, inFlight: inFlight, now: now)
     }
 }

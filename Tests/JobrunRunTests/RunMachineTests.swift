@@ -287,18 +287,24 @@ import Testing
     @Test func anAnswerOverHTTP2MakesItsOriginMultiplex() throws {
         var m = try Self.machine(Self.resource("a", ["1", "2", "3", "4", "5", "6"], extra: "concurrency: {per_host: 1, streams: 4}"))
         #expect(Self.drain(&m, now: Self.at(0)).started == [0], "one slot, one transfer, before any answer")
-        m.transferEnded(0, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: true), bytes: 100, duration: .seconds(1), now: Self.at(1))
+        m.transferEnded(
+            0, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: true), sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 100,
+            duration: .seconds(1), now: Self.at(1))
         #expect(m.scheduler.streams(at: m.origin(0)) == 4)
         #expect(Self.drain(&m, now: Self.at(1)).started == [1, 2, 3, 4], "the one slot is a connection of four streams")
         // An answer over HTTP/1.1 on a new connection makes each transfer a slot again; one with
         // no answer says nothing.
-        m.transferEnded(1, AttemptReport(verdict: nil, transport: .network("reset"), hasHead: false), bytes: 0, duration: .seconds(1), now: Self.at(2))
+        m.transferEnded(
+            1, AttemptReport(verdict: nil, transport: .network("reset"), hasHead: false), sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 0,
+            duration: .seconds(1), now: Self.at(2))
         #expect(m.scheduler.streams(at: m.origin(0)) == 4)
         m.transferEnded(
-            2, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false), bytes: 100, duration: .seconds(1), now: Self.at(2))
+            2, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false), sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 100,
+            duration: .seconds(1), now: Self.at(2))
         #expect(m.scheduler.streams(at: m.origin(0)) == 4, "over a connection it had: nothing new")
         m.transferEnded(
-            3, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false, connections: 1), bytes: 100, duration: .seconds(1),
+            3, AttemptReport(verdict: .body, written: 100, declaredEnd: 100, multiplexed: false, connections: 1),
+            sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 100, duration: .seconds(1),
             now: Self.at(2))
         #expect(m.scheduler.streams(at: m.origin(0)) == 1)
         #expect(Self.drain(&m, now: Self.at(2)).started.isEmpty, "a transfer under way over a slot of one")
@@ -311,14 +317,58 @@ import Testing
         #expect(Self.drain(&m, now: Self.at(0)).started == [0, 1, 2, 3])
         for j: SliceID in [0, 1] {
             m.transferEnded(
-                j, AttemptReport(verdict: .body, written: 1000, declaredEnd: 1000, latency: .milliseconds(40)), bytes: 1000, duration: .milliseconds(40),
+                j, AttemptReport(verdict: .body, written: 1000, declaredEnd: 1000, latency: .milliseconds(40)), sent: RequestSent(at: Self.at(0), inFlight: 1),
+                bytes: 1000, duration: .milliseconds(40),
                 now: Self.at(0))
         }
         #expect(m.scheduler.adaptiveLimit(at: origin) == 6)
         let busy = AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true, coolsDownHost: true)
-        m.transferEnded(2, AttemptReport(verdict: .refused(busy), latency: .milliseconds(1)), bytes: 0, duration: .milliseconds(40), now: Self.at(1))
+        m.transferEnded(
+            2, AttemptReport(verdict: .refused(busy), latency: .milliseconds(1)), sent: RequestSent(at: Self.at(0), inFlight: 3), bytes: 0,
+            duration: .milliseconds(40), now: Self.at(1))
         #expect(m.scheduler.adaptiveLimit(at: origin) == 3)
         #expect(m.scheduler.limiter(at: origin)?.minLatency == .milliseconds(40), "a refusal's latency is not the path's")
+    }
+
+    /// Without `adaptive`, a 503 halves what its origin has in flight and answers bring it back
+    /// to `per_host`, where the back-off ends; a broken connection changes nothing (the network
+    /// may have gone), nor do refusals of requests sent before the halving.
+    @Test func aFixedLimitGivesWayToRefusalsOnly() throws {
+        var m = try Self.machine(Self.resource("a", (1...40).map(String.init), extra: "concurrency: {per_host: 8}"))
+        let origin = m.origin(0)
+        #expect(Self.drain(&m, now: Self.at(0)).started == Array(0..<8))
+        m.transferEnded(
+            0, AttemptReport(verdict: nil, transport: .network("reset"), hasHead: false), sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 0,
+            duration: .seconds(1), now: Self.at(1))
+        #expect(m.scheduler.backoff(at: origin) == nil && !m.scheduler.adapts)
+        let busy = AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true, coolsDownHost: true)
+        // The last three sent, refused: sent while 6, 7 and 8 were in flight.
+        for (j, at): (SliceID, Int) in [(5, 2), (6, 3), (7, 4)] {
+            let sent = RequestSent(at: Self.at(0), inFlight: j.index + 1)
+            m.transferEnded(j, AttemptReport(verdict: .refused(busy)), sent: sent, bytes: 0, duration: .seconds(1), now: Self.at(at))
+        }
+        let backoff = m.scheduler.backoff(at: origin)
+        #expect(
+            backoff?.limit == 3 && backoff?.capacity.requests == 5 && backoff?.capacity.isFirm == false,
+            "7 in flight at the first refusal, halved once for the three")
+        #expect(Self.drain(&m, now: Self.at(5)).started.isEmpty, "4 still in flight")
+        for j: SliceID in 1...4 {
+            m.transferEnded(
+                j, AttemptReport(verdict: .body, written: 10, declaredEnd: 10), sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 10,
+                duration: .seconds(1), now: Self.at(10))
+        }
+        #expect(m.scheduler.backoff(at: origin)?.limit == 5 && m.scheduler.running == 0, "one more per answer up to what the origin took, then slower")
+        #expect(Self.drain(&m, now: Self.at(10)).started.count == 5)
+        let later = 10 + Int(OverloadBackoff.capacityHold / .milliseconds(1))
+        for j: SliceID in 8...10 {
+            m.transferEnded(
+                j, AttemptReport(verdict: .body, written: 10, declaredEnd: 10), sent: RequestSent(at: Self.at(10), inFlight: 1), bytes: 10,
+                duration: .seconds(1), now: Self.at(later))
+        }
+        #expect(m.scheduler.backoff(at: origin) == nil, "back at per_host: the back-off is over")
+        #expect(Self.drain(&m, now: Self.at(later)).started.count == 6)
+        let path = m.scheduler.usage().first?.usage.limitPath.map(\.limit)
+        #expect(path == [8, 3, 4, 5, 6, 7, 8], "\(String(describing: path))")
     }
 
     /// A full disk makes every later body be checked before more starts; a second one stops all

@@ -123,13 +123,13 @@ import Testing
         s.answered(at: "https://a", multiplexed: true, onNewConnection: true, now: Self.t0)
         var started = 0
         for i in 0..<8 {
-            s.answered(at: "https://a", latency: .milliseconds(40), now: Self.at(Double(i) / 100))
+            s.answered(at: "https://a", latency: .milliseconds(40), sentAt: Self.t0, now: Self.at(Double(i) / 100))
             s.ended(at: "https://a", now: Self.t0)
             started += Self.started(Self.drain(&s)).count
         }
         #expect(s.adaptiveLimit(at: "https://a") == 12)
         #expect(started == 16 && s.running == 12 + 2, "as many in flight as the limit, though the slots allow 80")
-        s.overloaded(at: "https://a", now: Self.at(1))
+        s.overloaded(at: "https://a", RequestSent(at: Self.t0, inFlight: 13), refused: true, now: Self.at(1))
         #expect(s.adaptiveLimit(at: "https://a") == 6)
         // Its path: 4 at the first start, one more per answer, half at the overload; b's is its slots'.
         let usage = Dictionary(uniqueKeysWithValues: s.usage().map { ($0.origin, $0) })
@@ -169,7 +169,8 @@ import Testing
     }
 
     /// A transfer that takes its turn over the engines goes to the one with the fewest under way
-    /// at its origin, so that neither needs more connections there than its share of the slots.
+    /// at its origin, so that neither needs more connections there than its share of the slots;
+    /// of engines tied there, to the one with the fewest in all.
     @Test func turnsGoToTheEngineWithTheFewestAtTheOrigin() {
         var s = Scheduler()
         #expect(s.engine(fewestAt: "http://a", among: 2) == 0 && s.engine(fewestAt: "http://a", among: 1) == 0)
@@ -182,6 +183,16 @@ import Testing
         s.ended(at: "http://a", engine: 1, now: Self.t0)
         s.ended(at: "http://a", engine: 1, now: Self.t0)
         #expect(s.engine(fewestAt: "http://a", among: 2) == 1 && s.running == 2)
+        // One large transfer at each of several origins: they spread over the engines.
+        var u = Scheduler()
+        u.started(at: "http://small", engine: 0, now: Self.t0)
+        var placed: [Int] = []
+        for host in ["x", "y", "z", "w"] {
+            let engine = u.engine(fewestAt: "http://\(host)", among: 2)
+            u.started(at: "http://\(host)", engine: engine, now: Self.t0)
+            placed.append(engine)
+        }
+        #expect(placed == [1, 0, 1, 0])
         // However transfers end, choosing the fewest keeps each engine within half of per_host.
         var t = Scheduler()
         var onEngine = [0, 0]

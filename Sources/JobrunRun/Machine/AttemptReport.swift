@@ -72,11 +72,18 @@ struct AttemptReport {
         self.connections = connections
     }
 
-    /// The origin said it has more than it can take (429, 503), or reset the connection.
-    var saysOverloaded: Bool {
-        if case .refused(let failure)? = verdict, failure.coolsDownHost { return true }
-        if case .network? = transport { return true }
-        return false
+    /// How the origin said it has more than it can take, if it did.
+    enum Overload: Equatable {
+        /// It refused the request (429, 503).
+        case refused
+        /// The connection broke or was reset (an origin's refusal, or a network going away).
+        case reset
+    }
+
+    var overload: Overload? {
+        if case .refused(let failure)? = verdict, failure.coolsDownHost { return .refused }
+        if case .network? = transport { return .reset }
+        return nil
     }
 
     /// How the attempt ended, as far as reaching its origin goes: no connection at all, a

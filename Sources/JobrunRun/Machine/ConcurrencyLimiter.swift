@@ -17,13 +17,14 @@ import JobrunManifest
 ///   trouble (doubling each round trip, as TCP's slow start), then by one per round trip's worth
 ///   of answers.
 /// - When the recent latency passes both, the limit shrinks in
-///   proportion (never below half), at most once per recent latency: queueing at the origin shows
-///   as latency before it shows as failures.
-/// - An overload answer (429, 503) or a reset connection halves it, also at most once per recent
-///   latency, so that a burst of refusals counts once. The requests that were in flight then,
-///   less one, are what the origin takes (`capacity`): for `capacityHold` after the last overload
-///   the limit grows no further than that, so it settles below an origin's cap instead of
-///   finding it again and again, and later looks past it in case the cap has moved.
+///   proportion (never below half): queueing at the origin shows as latency before it shows as
+///   failures.
+/// - An overload answer (429, 503) or a reset connection halves it. The requests that were in
+///   flight when its request went, less one, are what the origin takes (`capacity`): for `capacityHold` after the
+///   last overload the limit grows no further than that, so it settles below an origin's cap
+///   instead of finding it again and again, and later looks past it in case the cap has moved.
+/// - Only answers to requests sent after the last decrease decide another: those sent before it
+///   say nothing of the limit it left, so a burst of refusals or slow answers counts once.
 ///
 /// A part of the run's machine: told the time, it reads no clock.
 struct ConcurrencyLimiter: Equatable {
@@ -85,9 +86,9 @@ struct ConcurrencyLimiter: Equatable {
     /// The limit before a lower ceiling cut it.
     private var cutValue: Double?
 
-    /// An answer's first byte came `latency` after its request was sent, at `now`, with
-    /// `inFlight` requests under way at the origin (this one included).
-    mutating func answered(latency: Duration, inFlight: Int, now: Instant) {
+    /// An answer's first byte came `latency` after its request was sent (its transfer started at
+    /// `sentAt`), at `now`, with `inFlight` requests under way at the origin (this one included).
+    mutating func answered(latency: Duration, sentAt: Instant, inFlight: Int, now: Instant) {
         if let start = windowStart, now - start < Self.latencyWindow {
             windowShortest = min(windowShortest ?? latency, latency)
         } else {
@@ -101,7 +102,7 @@ struct ConcurrencyLimiter: Equatable {
         recentLatency = recent
         let path = max(shortest * Self.tolerance, shortest + Self.slack)
         if recent > path {
-            guard mayDecrease(now: now) else { return }
+            guard mayDecrease(sentAt: sentAt) else { return }
             // In proportion to how far the latency rose: a queue at the origin, not the path.
             let ratio = max(0.5, path / recent)
             decrease(to: value * ratio, now: now)
@@ -115,23 +116,22 @@ struct ConcurrencyLimiter: Equatable {
         value = min(top, value + (isInSlowStart ? 1 : 1 / value))
     }
 
-    /// The origin said it is overloaded (429, 503) or reset a connection at `now`, with
-    /// `inFlight` requests under way there (this one included).
-    mutating func overloaded(inFlight: Int, now: Instant) {
+    /// The origin said at `now` that it is overloaded (429, 503), or reset a connection, of the
+    /// request `sent`: it took fewer than were in flight when that went.
+    mutating func overloaded(_ sent: RequestSent, now: Instant) {
         // The first refusal of a burst says what the origin took; the others come as the
         // requests in flight drain, and would say less.
-        guard mayDecrease(now: now) else { return }
-        let took = max(floor, inFlight - 1)
+        guard mayDecrease(sentAt: sent.at) else { return }
+        let took = max(floor, sent.inFlight - 1)
         let known = capacity.flatMap { now < $0.until ? $0.requests : nil } ?? took
         capacity = Capacity(requests: min(took, known), until: now + Self.capacityHold)
         decrease(to: value / 2, now: now)
     }
 
-    /// One decrease per recent latency: the answers already under way at the last one say
-    /// nothing of the limit that came of it.
-    private func mayDecrease(now: Instant) -> Bool {
+    /// Only a request sent after the last decrease speaks of the limit that came of it.
+    private func mayDecrease(sentAt: Instant) -> Bool {
         guard let lastDecrease else { return true }
-        return now - lastDecrease >= (recentLatency ?? .zero)
+        return sentAt >= lastDecrease
     }
 
     private mutating func decrease(to newValue: Double, now: Instant) {

@@ -26,6 +26,9 @@ struct OriginQueue {
     /// is queued here (other resources there share it), and that resource's limits.
     private(set) var limiter: ConcurrencyLimiter?
     private var limiterLimits = ConcurrencyLimits()
+    /// Without a limiter, how its fixed limit gives way while the origin refuses requests as too
+    /// many; `nil` while it takes them all.
+    private(set) var backoff: OverloadBackoff?
     /// The limits of the resource that last took a turn here: with the slots' streams, what its
     /// limit of requests in flight is.
     private var limits: ConcurrencyLimits?
@@ -46,14 +49,16 @@ struct OriginQueue {
         var startNeedsSlot: Bool
         var slots: Int
         var running: Int
-        var adaptiveLimit: Int?
+        /// Its adaptive limit, or its fixed limit's back-off.
+        var heldLimit: Int?
     }
 
     /// What the pick reads, or `nil` when nothing waits here. Mutating only so that it is called
     /// in place in the scheduler's dictionary: its getter would copy the whole queue.
     mutating func standing() -> Standing? {
         guard let head else { return nil }
-        return Standing(head: head, lastTurn: lastTurn, startNeedsSlot: startNeedsSlot, slots: slots, running: running, adaptiveLimit: limiter?.limit)
+        return Standing(
+            head: head, lastTurn: lastTurn, startNeedsSlot: startNeedsSlot, slots: slots, running: running, heldLimit: limiter?.limit ?? backoff?.limit)
     }
 
     /// Its head job starts at the scheduler's turn `turn`, under its resource's `limits`, at
@@ -64,13 +69,16 @@ struct OriginQueue {
         noteLimit(now: now)
     }
 
-    /// Its limit of requests in flight (adaptive, within its slots' transfers) goes on its path
-    /// at `now`, when it changed: the one rule for every place that changes it.
+    /// Its limit of requests in flight (adaptive or backed off, within its slots' transfers)
+    /// goes on its path at `now`, when it changed: the one rule for every place that changes it.
     mutating func noteLimit(now: ContinuousClock.Instant) {
-        let most = (limits ?? limiterLimits).requestsInFlight(streams: streams)
-        let limit = min(limiter?.limit ?? most, most)
+        let most = slotsLimit
+        let limit = min(limiter?.limit ?? backoff?.limit ?? most, most)
         if usage.limit != limit { usage.limit(is: limit, now: now) }
     }
+
+    /// The requests its slots carry under the limits of the resource that last took a turn here.
+    private var slotsLimit: Int { (limits ?? limiterLimits).requestsInFlight(streams: streams) }
 
     /// Its requests in flight adapt, under `limits`, from now on (the first adaptive resource
     /// queued here sets them).
@@ -80,11 +88,39 @@ struct OriginQueue {
         limiter = ConcurrencyLimiter(ceiling: limits.requestsInFlight(streams: streams))
     }
 
-    /// Tells its limiter something, with its running count.
-    mutating func tellLimiter(_ tell: (inout ConcurrencyLimiter, Int) -> Void) {
-        guard var limiter else { return }
-        tell(&limiter, running)
-        self.limiter = limiter
+    /// A request sent at `sentAt` was answered at `now` (anything but an overload), its first byte
+    /// after `latency` when the answer carried the file: an adaptive limit learns from the
+    /// latency, a fixed limit's back-off lets one more go.
+    mutating func answered(latency: Duration?, sentAt: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+        if var limiter {
+            guard let latency else { return }
+            limiter.answered(latency: latency, sentAt: sentAt, inFlight: running, now: now)
+            self.limiter = limiter
+        } else if var backoff {
+            self.backoff = backoff.answered(fixed: slotsLimit, now: now) ? backoff : nil
+        } else {
+            return
+        }
+        noteLimit(now: now)
+    }
+
+    /// The origin said at `now` that it has too many, of the request `sent`: by refusing it
+    /// (`refused`: 429, 503), or by resetting its connection. An adaptive limit takes either;
+    /// a fixed limit gives way to refusals only, since a connection also breaks when the network
+    /// goes away.
+    mutating func overloaded(_ sent: RequestSent, refused: Bool, now: ContinuousClock.Instant) {
+        if var limiter {
+            limiter.overloaded(sent, now: now)
+            self.limiter = limiter
+        } else if !refused {
+            return
+        } else if var backoff {
+            backoff.refused(sent, inFlight: running, now: now)
+            self.backoff = backoff
+        } else {
+            backoff = OverloadBackoff(sent, inFlight: running, fixed: slotsLimit, now: now)
+        }
+        noteLimit(now: now)
     }
 
     /// An answer came over a multiplexed connection (`true`) or not, on a connection it opened

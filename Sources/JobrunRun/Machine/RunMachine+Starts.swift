@@ -17,26 +17,26 @@ extension RunMachine {
         if probes != OriginHealth.Probes(), !book.isRunning(j) { health.didNotStart(job: j, at: origin, probes: probes) }
     }
 
-    /// Job `j`'s transfer ended as `report` says, with `bytes` of body after `duration`, at `now`
-    /// (read when a limit adapts or the origin falls idle): its slot is free.
+    /// Job `j`'s transfer, its request `sent`, ended as `report` says, with `bytes` of body after
+    /// `duration`, at `now` (read when a limit adapts or the origin falls idle): its slot is free.
     /// What the answer said of its origin counts while the transfer is still counted there: the
-    /// protocol (whether its slots carry streams) and, for an adaptive limit, its latency or an overload. Its
-    /// rate counts under the slice's own origin, where the gates look (a redirect's target serves it).
+    /// protocol (whether its slots carry streams), an overload, and, for an adaptive limit, its
+    /// latency. Its rate counts under the slice's own origin, where the gates look (a redirect's
+    /// target serves it).
     mutating func transferEnded(
-        _ j: SliceID, _ report: AttemptReport, bytes: ByteCount, duration: Duration, now: @autoclosure () -> Instant
+        _ j: SliceID, _ report: AttemptReport, sent: RequestSent, bytes: ByteCount, duration: Duration, now: @autoclosure () -> Instant
     ) {
         let origin = origin(j)
         if let multiplexed = report.multiplexed, multiplexed || (scheduler.multiplexingOrigins > 0 && report.connections > 0) {
             scheduler.answered(at: origin, multiplexed: multiplexed, onNewConnection: report.connections > 0, now: now())
         }
-        if scheduler.adapts {
-            if report.saysOverloaded {
-                scheduler.overloaded(at: origin, now: now())
-            } else if case .body? = report.verdict, let latency = report.latency {
-                // Only an answer with the file: an error page or a redirect may come from a cache
-                // or the server's front, faster than the path to the content.
-                scheduler.answered(at: origin, latency: latency, now: now())
-            }
+        if let overload = report.overload {
+            scheduler.overloaded(at: origin, sent, refused: overload == .refused, now: now())
+        } else if scheduler.adapts, report.transport == nil, report.verdict != nil {
+            // Only an answer with the file has a latency: an error page or a redirect may come
+            // from a cache or the server's front, faster than the path to the content.
+            let latency = report.isCleanBody ? report.latency : nil
+            scheduler.answered(at: origin, latency: latency, sentAt: sent.at, now: now())
         }
         scheduler.ended(at: origin, engine: Int(book.jobs[j].engine), now: now(), duration: duration, connections: report.connections)
         if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration) }

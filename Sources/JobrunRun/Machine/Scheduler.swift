@@ -41,9 +41,11 @@ struct Scheduler {
     /// Transfers under way at once at most, whatever the slots allow.
     static let mostInFlight = ConcurrencyLimits.mostInFlight
 
-    /// Transfers under way, all origins together, and the slots they take.
+    /// Transfers under way, all origins together, the slots they take, and how many of them
+    /// each engine runs.
     private(set) var running = 0
     private(set) var slots = 0
+    private var runningOnEngine: [Int] = []
     private var cooldownUntil: [String: Instant] = [:]
     /// Observed transfer rates per origin, for the gates.
     private(set) var throughput: [String: Throughput] = [:]
@@ -78,15 +80,21 @@ struct Scheduler {
     }
 
     /// A transfer started at `origin` on `engine` at `now` (read at the origin's first start):
-    /// it holds a slot.
-    mutating func started(at origin: String, engine: Int = 0, now: @autoclosure () -> Instant) {
+    /// it holds a slot. The transfers now under way there, itself included.
+    @discardableResult
+    mutating func started(at origin: String, engine: Int = 0, now: @autoclosure () -> Instant) -> Int {
         running += 1
+        var atOrigin = 0
+        if runningOnEngine.count <= engine { runningOnEngine += Array(repeating: 0, count: engine + 1 - runningOnEngine.count) }
+        runningOnEngine[engine] += 1
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running += 1
             if queue.runningOnEngine.count <= engine { queue.runningOnEngine += Array(repeating: 0, count: engine + 1 - queue.runningOnEngine.count) }
             queue.runningOnEngine[engine] += 1
             queue.usage.started(now: now())
+            atOrigin = queue.running
         }
+        return atOrigin
     }
 
     /// A transfer at `origin` on `engine` ended at `now` (read when the origin falls idle) after
@@ -95,6 +103,7 @@ struct Scheduler {
         at origin: String, engine: Int = 0, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0
     ) {
         running -= 1
+        if engine < runningOnEngine.count { runningOnEngine[engine] -= 1 }
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running -= 1
             if engine < queue.runningOnEngine.count { queue.runningOnEngine[engine] -= 1 }
@@ -102,14 +111,18 @@ struct Scheduler {
         }
     }
 
-    /// Of `engines` engines, the one with the fewest transfers under way at `origin` (the first
-    /// of those tied). Each engine keeps its own connections: a transfer that takes its turn over
-    /// the engines goes where its origin has the least, so that no engine needs more than its
-    /// share of the origin's slots, and together they open no more connections than the slots.
+    /// Of `engines` engines, the one with the fewest transfers under way at `origin`, and of
+    /// those tied, the one with the fewest under way in all. Each engine keeps its own
+    /// connections: a transfer that takes its turn over the engines goes where its origin has the
+    /// least, so that no engine needs more than its share of the origin's slots, and together
+    /// they open no more connections than the slots; among origins, the work spreads over the
+    /// engines' threads.
     func engine(fewestAt origin: String, among engines: Int) -> Int {
-        let counts = origins[origin]?.runningOnEngine ?? []
-        func running(_ engine: Int) -> Int { engine < counts.count ? counts[engine] : 0 }
-        return (0..<max(engines, 1)).min { running($0) < running($1) } ?? 0
+        let atOrigin = origins[origin]?.runningOnEngine ?? []
+        func count(_ counts: [Int], _ engine: Int) -> Int { engine < counts.count ? counts[engine] : 0 }
+        return (0..<max(engines, 1)).min {
+            (count(atOrigin, $0), count(runningOnEngine, $0)) < (count(atOrigin, $1), count(runningOnEngine, $1))
+        } ?? 0
     }
 
     private static func slotsChange(of queue: inout OriginQueue, _ change: (inout OriginQueue) -> Void) -> Int {
@@ -135,24 +148,20 @@ struct Scheduler {
     /// `streams` of their resources, which may be 1).
     private(set) var multiplexingOrigins = 0
 
-    /// An answer from `origin` began `latency` after its request went, at `now`, while its
-    /// transfer is still counted there (for its adaptive limit, if it has one).
-    mutating func answered(at origin: String, latency: Duration, now: Instant) {
-        Self.adapt(&origins[origin], now: now) { limiter, running in limiter.answered(latency: latency, inFlight: running, now: now) }
+    /// `origin` answered a request sent at `sentAt`, at `now`, its first byte after `latency`
+    /// when the answer carried the file, while its transfer is still counted there (for its
+    /// adaptive limit, or its fixed limit's back-off).
+    mutating func answered(at origin: String, latency: Duration?, sentAt: Instant, now: Instant) {
+        origins[origin]?.answered(latency: latency, sentAt: sentAt, now: now)
     }
 
-    /// `origin` said it is overloaded, or reset a connection, at `now`, while the transfer that
-    /// says so is still counted there (for its adaptive limit).
-    mutating func overloaded(at origin: String, now: Instant) {
-        Self.adapt(&origins[origin], now: now) { limiter, running in limiter.overloaded(inFlight: running, now: now) }
-    }
-
-    /// One lookup of the origin: its limiter, if it has one, told something with its running
-    /// count; its new limit goes on the origin's path.
-    private static func adapt(_ queue: inout OriginQueue?, now: Instant, _ tell: (inout ConcurrencyLimiter, Int) -> Void) {
-        guard queue?.limiter != nil else { return }
-        queue?.tellLimiter(tell)
-        queue?.noteLimit(now: now)
+    /// `origin` refused the request `sent` as too many (`refused`: 429, 503) or reset its
+    /// connection, at `now`, while the transfer that says so is still counted there: an adaptive
+    /// limit shrinks, and a fixed one gives way to refusals (``OverloadBackoff``).
+    mutating func overloaded(at origin: String, _ sent: RequestSent, refused: Bool, now: Instant) {
+        guard refused || adapts else { return }
+        origins[origin]?.overloaded(sent, refused: refused, now: now)
+        if refused { adapts = true }
     }
 
     /// What each origin with a request carried so far, by origin.
@@ -167,12 +176,14 @@ struct Scheduler {
             .sorted { ($0.running, $1.origin) > ($1.running, $0.origin) }
     }
 
-    /// Some origin's limit adapts (the answers are worth looking at).
+    /// Some origin's limit adapts, or a fixed one has given way (the answers are worth looking at).
     private(set) var adapts = false
 
     /// `origin`'s adaptive limit of requests in flight, if it has one.
     func adaptiveLimit(at origin: String) -> Int? { origins[origin]?.limiter?.limit }
     func limiter(at origin: String) -> ConcurrencyLimiter? { origins[origin]?.limiter }
+    /// `origin`'s fixed limit's back-off, while it has one.
+    func backoff(at origin: String) -> OverloadBackoff? { origins[origin]?.backoff }
 
     /// Transfers a slot at `origin` carries (1 until it is known to multiplex).
     func streams(at origin: String) -> Int { origins[origin]?.streams ?? 1 }
@@ -215,7 +226,7 @@ struct Scheduler {
     /// ``started(at:)``.
     mutating func next(now: Instant, asking questions: some StartQuestions) -> Action? {
         // By index, so that the pick is changed in place without hashing its origin again.
-        var best: (index: Dictionary<String, OriginQueue>.Index, priority: Int, turn: UInt64, job: SliceID)?
+        var best: (index: Dictionary<String, OriginQueue>.Index, head: (job: SliceID, resource: Int, priority: Int), turn: UInt64)?
         var i = origins.startIndex
         while i != origins.endIndex {
             defer { origins.formIndex(after: &i) }
@@ -223,17 +234,19 @@ struct Scheduler {
             let head = queue.head
             // Higher priority first; at equal priority the origin served longest ago, then the
             // one whose next job comes first in the plan (jobs are numbered in plan order).
-            if let b = best, (head.priority, b.turn, b.job) <= (b.priority, queue.lastTurn, head.job) { continue }
+            if let b = best, (head.priority, b.turn, b.head.job) <= (b.head.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
             if queue.startNeedsSlot && (queue.slots >= limits.perHost || slots >= limits.total) { continue }
             if running >= Self.mostInFlight { continue }
-            if let limit = queue.adaptiveLimit, queue.running >= limit { continue }
+            if let limit = queue.heldLimit, queue.running >= limit { continue }
             let origin = origins.keys[i]
             if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { continue }
             if !questions.mayStart(at: origin) { continue }
-            best = (i, head.priority, queue.lastTurn, head.job)
+            best = (i, head, queue.lastTurn)
         }
-        guard let pick = best, let head = origins.values[pick.index].head else { return nil }
+        // The pick's head as its standing read it: reading it again would copy the whole queue.
+        guard let pick = best else { return nil }
+        let head = pick.head
         origins.values[pick.index].removeHead()
         let origin = origins.keys[pick.index]
         guard !gates.isEmpty, !questions.continuesAttempt(head.job) else {

@@ -1,0 +1,93 @@
+import Testing
+@testable import JobrunRun
+
+/// A fixed limit giving way to an origin's refusals, fed made-up refusals and answers at made-up
+/// instants.
+@Suite struct OverloadBackoffTests {
+    static let t0 = ContinuousClock.now
+    static func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
+    static func sent(_ ms: Int, with inFlight: Int) -> RequestSent { RequestSent(at: at(ms), inFlight: inFlight) }
+    static let hold = Int(OverloadBackoff.capacityHold / .milliseconds(1))
+
+    /// Answers until the back-off ends or `most` answers; how many it took.
+    static func answers(_ b: inout OverloadBackoff, fixed: Int, at ms: Int, most: Int = 100_000) -> Int {
+        var count = 0
+        while count < most {
+            count += 1
+            if !b.answered(fixed: fixed, now: at(ms)) { break }
+        }
+        return count
+    }
+
+    /// One refusal (a front end's hiccup) halves once, whatever else of its burst follows; after
+    /// the hold, answers bring the limit back to the fixed one at one more each.
+    @Test func oneRefusalHalvesOnceAndComesBack() {
+        var b = OverloadBackoff(Self.sent(-1, with: 128), inFlight: 128, fixed: 128, now: Self.at(0))
+        #expect(b.limit == 64 && !b.capacity.isFirm)
+        for i in 0..<60 { b.refused(Self.sent(-1, with: 5), inFlight: 127 - i, now: Self.at(1 + i)) }
+        #expect(b.limit == 64 && !b.capacity.isFirm, "refusals of requests sent before the halving say nothing")
+        #expect(Self.answers(&b, fixed: 128, at: Self.hold) == 64 && b.limit == 128, "one more per answer: a doubling per round trip")
+    }
+
+    /// Halved from what was in flight, never below one, and never above what the refused
+    /// request's own send said of the origin.
+    @Test func halvesWithinWhatTheOriginTook() {
+        #expect(OverloadBackoff(Self.sent(0, with: 6), inFlight: 6, fixed: 32, now: Self.at(1)).limit == 3)
+        #expect(OverloadBackoff(Self.sent(0, with: 40), inFlight: 40, fixed: 32, now: Self.at(1)).limit == 16)
+        #expect(OverloadBackoff(Self.sent(0, with: 1), inFlight: 1, fixed: 32, now: Self.at(1)).limit == 1)
+        let early = OverloadBackoff(Self.sent(0, with: 9), inFlight: 32, fixed: 32, now: Self.at(1))
+        #expect(early.limit == 8 && early.capacity.requests == 8, "refused while 8 others were in flight: it takes fewer than 9")
+    }
+
+    /// Within the hold, past what the origin took, one more per round trip's worth of answers:
+    /// a hiccup that said little costs a slower climb for a while, not the rest of the run.
+    @Test func pastWhatItTookItClimbsSlowlyForAWhile() {
+        var b = OverloadBackoff(Self.sent(0, with: 11), inFlight: 128, fixed: 128, now: Self.at(0))
+        #expect(b.limit == 10)
+        #expect(Self.answers(&b, fixed: 128, at: 10, most: 10) == 10 && b.limit == 10)
+        _ = Self.answers(&b, fixed: 128, at: 10, most: 60)
+        let slow = b.limit
+        #expect(slow > 13 && slow < 16, "about one more per round trip of 10 to 15: \(slow)")
+        #expect(Self.answers(&b, fixed: 128, at: Self.hold) == 128 - slow && b.limit == 128, "after the hold, one more per answer")
+    }
+
+    /// An origin that refuses past 8 at once, under a fixed limit of 32: the first refusal says
+    /// it took 8; one more, refused too, says its cap is real, and the limit settles at it for
+    /// the hold, then looks past it, where a refusal renews the cap.
+    @Test func settlesAtAnOriginsCapThenLooksPastIt() {
+        var b = OverloadBackoff(Self.sent(0, with: 9), inFlight: 32, fixed: 32, now: Self.at(10))
+        #expect(b.limit == 8 && b.capacity.requests == 8 && !b.capacity.isFirm)
+        _ = Self.answers(&b, fixed: 32, at: 60, most: 9)
+        #expect(b.limit == 9, "past 8, a round trip's worth of answers for one more")
+        b.refused(Self.sent(70, with: 9), inFlight: 9, now: Self.at(100))
+        #expect(b.limit == 4 && b.capacity.requests == 8 && b.capacity.isFirm)
+        #expect(Self.answers(&b, fixed: 32, at: 110, most: 1_000) == 1_000 && b.limit == 8, "held at the cap")
+        let past = 100 + Self.hold
+        _ = b.answered(fixed: 32, now: Self.at(past))
+        #expect(b.limit == 9, "after the hold it looks past the cap")
+        b.refused(Self.sent(past, with: 9), inFlight: 9, now: Self.at(past + 40))
+        #expect(b.limit == 4 && b.capacity == .init(requests: 8, until: Self.at(past + 40 + Self.hold), isFirm: true))
+    }
+
+    /// A refused request sent while few were in flight (the origin freed its places later than it
+    /// answered) holds the limit no lower than half what was in flight.
+    @Test func aFirmCapIsNoLowerThanHalf() {
+        var b = OverloadBackoff(Self.sent(0, with: 17), inFlight: 16, fixed: 16, now: Self.at(1))
+        #expect(b.limit == 8)
+        b.refused(Self.sent(2, with: 3), inFlight: 8, now: Self.at(3))
+        #expect(b.limit == 2 && b.capacity.requests == 4 && b.capacity.isFirm)
+        _ = Self.answers(&b, fixed: 16, at: 4, most: 10)
+        #expect(b.limit == 4)
+    }
+
+    /// The fixed limit may change under it (an origin that turns out to multiplex carries more):
+    /// the back-off holds until the limit it lets through reaches the fixed one, whichever.
+    @Test func followsTheFixedLimit() {
+        var b = OverloadBackoff(Self.sent(0, with: 5), inFlight: 4, fixed: 4, now: Self.at(1))
+        #expect(b.limit == 2)
+        let holds = b.answered(fixed: 128, now: Self.at(2))
+        #expect(holds && b.limit == 3)
+        let holdsBelow = b.answered(fixed: 2, now: Self.at(3))
+        #expect(!holdsBelow, "a fixed limit now below it: over")
+    }
+}
