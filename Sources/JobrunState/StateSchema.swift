@@ -178,8 +178,11 @@ enum StateSchema {
             let found = try objects(of: db)
             // The fingerprints were taken from one SQLite's text for the migrated tables: before
             // calling a store damaged, compare it with the schema this SQLite makes.
-            if fingerprint(found) != known[version], objectsByVersion().map({ found != $0[version] }) ?? true {
-                throw .corrupt(path: db.path, detail: "its tables are not those of state schema \(version)")
+            if fingerprint(found) != known[version] {
+                guard let expected = objectsByVersion() else {
+                    throw .failed(path: db.path, operation: "check the schema", detail: "the migrations could not be applied in memory")
+                }
+                if found != expected[version] { throw .corrupt(path: db.path, detail: "its tables are not those of state schema \(version)") }
             }
         }
         return version

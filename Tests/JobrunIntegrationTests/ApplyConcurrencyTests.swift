@@ -179,6 +179,7 @@ import Testing
         // The first 32 go out before any answer, and 24 of them are refused; after that, few.
         #expect(refused <= 24 + 4, "\(log.count) requests for \(count) slices (\(refused) refused); \(origin.limitPath.map { "\($0.atMs):\($0.limit)" })")
         #expect(origin.limitPath.allSatisfy { $0.limit <= 32 } && origin.limitPath.dropFirst().allSatisfy { $0.limit <= 16 }, "\(origin.limitPath)")
+        #expect(origin.inFlightMean >= 4, "held near what the origin takes, not far below: \(origin.inFlightMean)")
     }
 
     /// `count` slices of an origin that answers 503 past 8 requests at once, applied under

@@ -9,12 +9,13 @@ import Testing
     static func sent(_ ms: Int, with inFlight: Int) -> RequestSent { RequestSent(at: at(ms), inFlight: inFlight) }
     static let hold = Int(OverloadBackoff.capacityHold / .milliseconds(1))
 
-    /// Answers until the back-off ends or `most` answers; how many it took.
+    /// Answers at `ms` (to requests sent just before) until the back-off is over or `most`
+    /// answers; how many it took.
     static func answers(_ b: inout OverloadBackoff, fixed: Int, at ms: Int, most: Int = 100_000) -> Int {
         var count = 0
         while count < most {
             count += 1
-            if !b.answered(fixed: fixed, now: at(ms)) { break }
+            if b.answered(sent(ms - 1, with: 1), fixed: fixed, now: at(ms)) { break }
         }
         return count
     }
@@ -42,7 +43,7 @@ import Testing
     /// Within the hold, past what the origin took, one more per round trip's worth of answers:
     /// a hiccup that said little costs a slower climb for a while, not the rest of the run.
     @Test func pastWhatItTookItClimbsSlowlyForAWhile() {
-        var b = OverloadBackoff(Self.sent(0, with: 11), inFlight: 128, fixed: 128, now: Self.at(0))
+        var b = OverloadBackoff(Self.sent(0, with: 11), inFlight: 24, fixed: 128, now: Self.at(0))
         #expect(b.limit == 10)
         #expect(Self.answers(&b, fixed: 128, at: 10, most: 10) == 10 && b.limit == 10)
         _ = Self.answers(&b, fixed: 128, at: 10, most: 60)
@@ -52,8 +53,8 @@ import Testing
     }
 
     /// An origin that refuses past 8 at once, under a fixed limit of 32: the first refusal says
-    /// it took 8; one more, refused too, says its cap is real, and the limit settles at it for
-    /// the hold, then looks past it, where a refusal renews the cap.
+    /// it took 8; one past that, refused too, says its cap is real, and the limit settles at it
+    /// for the hold; then it climbs slowly past it, where a refusal renews the cap.
     @Test func settlesAtAnOriginsCapThenLooksPastIt() {
         var b = OverloadBackoff(Self.sent(0, with: 9), inFlight: 32, fixed: 32, now: Self.at(10))
         #expect(b.limit == 8 && b.capacity.requests == 8 && !b.capacity.isFirm)
@@ -63,21 +64,47 @@ import Testing
         #expect(b.limit == 4 && b.capacity.requests == 8 && b.capacity.isFirm)
         #expect(Self.answers(&b, fixed: 32, at: 110, most: 1_000) == 1_000 && b.limit == 8, "held at the cap")
         let past = 100 + Self.hold
-        _ = b.answered(fixed: 32, now: Self.at(past))
-        #expect(b.limit == 9, "after the hold it looks past the cap")
+        _ = Self.answers(&b, fixed: 32, at: past, most: 9)
+        #expect(b.limit == 9, "after the hold it climbs past the cap a round trip at a time")
         b.refused(Self.sent(past, with: 9), inFlight: 9, now: Self.at(past + 40))
         #expect(b.limit == 4 && b.capacity == .init(requests: 8, until: Self.at(past + 40 + Self.hold), isFirm: true))
+        // Past a quarter above the cap, one more per answer again.
+        _ = Self.answers(&b, fixed: 32, at: past + 40 + Self.hold, most: 4)
+        #expect(b.limit == 8)
+        _ = Self.answers(&b, fixed: 32, at: past + 40 + Self.hold, most: 30)
+        let climbed = b.limit
+        #expect(climbed >= 11 && climbed <= 13, "\(climbed)")
+        #expect(Self.answers(&b, fixed: 32, at: past + 40 + Self.hold) == 32 - climbed)
     }
 
-    /// A refused request sent while few were in flight (the origin freed its places later than it
-    /// answered) holds the limit no lower than half what was in flight.
-    @Test func aFirmCapIsNoLowerThanHalf() {
-        var b = OverloadBackoff(Self.sent(0, with: 17), inFlight: 16, fixed: 16, now: Self.at(1))
-        #expect(b.limit == 8)
-        b.refused(Self.sent(2, with: 3), inFlight: 8, now: Self.at(3))
-        #expect(b.limit == 2 && b.capacity.requests == 4 && b.capacity.isFirm)
-        _ = Self.answers(&b, fixed: 16, at: 4, most: 10)
-        #expect(b.limit == 4)
+    /// Refusals with no answer in between (after a cooldown, during an outage or a rate
+    /// limiter's stall) halve what is in flight but say nothing of a cap: once the origin answers
+    /// again, the limit comes back a request per answer up to what it took.
+    @Test func refusalsWithNoAnswerBetweenSetNoCap() {
+        var b = OverloadBackoff(Self.sent(0, with: 20), inFlight: 32, fixed: 32, now: Self.at(0))
+        #expect(b.limit == 16 && b.capacity.requests == 19)
+        // Answers to requests sent before the refusal say nothing of the origin since.
+        _ = b.answered(Self.sent(-200, with: 10), fixed: 32, now: Self.at(100))
+        for (i, ms) in [1_000, 2_000, 3_000, 4_000, 5_000].enumerated() {
+            b.refused(Self.sent(ms, with: 1 + i % 2), inFlight: 2, now: Self.at(ms + 10))
+        }
+        #expect(b.limit == 1 && !b.capacity.isFirm && b.capacity.requests == 19, "an outage: halved, no cap")
+        _ = b.answered(Self.sent(4_900, with: 1), fixed: 32, now: Self.at(5_100))
+        b.refused(Self.sent(5_200, with: 2), inFlight: 2, now: Self.at(5_210))
+        #expect(b.limit == 1 && !b.capacity.isFirm, "the answer was to a request sent before the last decrease")
+        _ = Self.answers(&b, fixed: 32, at: 6_000, most: 18)
+        #expect(b.limit == 19, "one more per answer up to what the origin took")
+        // Answered, then refused at 2 in flight: now a cap, but no lower than half of what was in flight.
+        b.refused(Self.sent(6_001, with: 2), inFlight: 18, now: Self.at(6_002))
+        #expect(b.limit == 9 && b.capacity.isFirm && b.capacity.requests == 9)
+    }
+
+    /// A first refusal of a request sent with few in flight (an origin that frees its places a
+    /// moment after it answers) leaves no fewer than a quarter of what was in flight.
+    @Test func aFirstRefusalLeavesAQuarterAtLeast() {
+        #expect(OverloadBackoff(Self.sent(0, with: 3), inFlight: 32, fixed: 32, now: Self.at(1)).limit == 8)
+        #expect(OverloadBackoff(Self.sent(0, with: 60), inFlight: 128, fixed: 128, now: Self.at(1)).limit == 59)
+        #expect(OverloadBackoff(Self.sent(0, with: 1), inFlight: 128, fixed: 128, now: Self.at(1)).limit == 32)
     }
 
     /// The fixed limit may change under it (an origin that turns out to multiplex carries more):
@@ -85,9 +112,9 @@ import Testing
     @Test func followsTheFixedLimit() {
         var b = OverloadBackoff(Self.sent(0, with: 5), inFlight: 4, fixed: 4, now: Self.at(1))
         #expect(b.limit == 2)
-        let holds = b.answered(fixed: 128, now: Self.at(2))
-        #expect(holds && b.limit == 3)
-        let holdsBelow = b.answered(fixed: 2, now: Self.at(3))
-        #expect(!holdsBelow, "a fixed limit now below it: over")
+        let over = b.answered(Self.sent(1, with: 1), fixed: 128, now: Self.at(2))
+        #expect(!over && b.limit == 3)
+        let overBelow = b.answered(Self.sent(2, with: 1), fixed: 2, now: Self.at(3))
+        #expect(overBelow, "a fixed limit now below it: over")
     }
 }

@@ -352,7 +352,11 @@ import Testing
             backoff?.limit == 3 && backoff?.capacity.requests == 5 && backoff?.capacity.isFirm == false,
             "7 in flight at the first refusal, halved once for the three")
         #expect(Self.drain(&m, now: Self.at(5)).started.isEmpty, "4 still in flight")
-        for j: SliceID in 1...4 {
+        m.transferEnded(
+            4, AttemptReport(verdict: nil, transport: .network("reset"), hasHead: false), sent: RequestSent(at: Self.at(0), inFlight: 5), bytes: 0,
+            duration: .seconds(1), now: Self.at(6))
+        #expect(m.scheduler.backoff(at: origin) == backoff, "a reset after the refusals changes nothing either")
+        for j: SliceID in 1...3 {
             m.transferEnded(
                 j, AttemptReport(verdict: .body, written: 10, declaredEnd: 10), sent: RequestSent(at: Self.at(0), inFlight: 1), bytes: 10,
                 duration: .seconds(1), now: Self.at(10))

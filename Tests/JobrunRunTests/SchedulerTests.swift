@@ -123,13 +123,13 @@ import Testing
         s.answered(at: "https://a", multiplexed: true, onNewConnection: true, now: Self.t0)
         var started = 0
         for i in 0..<8 {
-            s.answered(at: "https://a", latency: .milliseconds(40), sentAt: Self.t0, now: Self.at(Double(i) / 100))
+            s.answered(at: "https://a", latency: .milliseconds(40), sent: RequestSent(at: Self.t0, inFlight: 1), now: Self.at(Double(i) / 100))
             s.ended(at: "https://a", now: Self.t0)
             started += Self.started(Self.drain(&s)).count
         }
         #expect(s.adaptiveLimit(at: "https://a") == 12)
         #expect(started == 16 && s.running == 12 + 2, "as many in flight as the limit, though the slots allow 80")
-        s.overloaded(at: "https://a", RequestSent(at: Self.t0, inFlight: 13), refused: true, now: Self.at(1))
+        s.overloaded(at: "https://a", RequestSent(at: Self.t0, inFlight: 13), .refused, now: Self.at(1))
         #expect(s.adaptiveLimit(at: "https://a") == 6)
         // Its path: 4 at the first start, one more per answer, half at the overload; b's is its slots'.
         let usage = Dictionary(uniqueKeysWithValues: s.usage().map { ($0.origin, $0) })

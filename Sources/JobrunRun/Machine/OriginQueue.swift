@@ -32,6 +32,9 @@ struct OriginQueue {
     /// The limits of the resource that last took a turn here: with the slots' streams, what its
     /// limit of requests in flight is.
     private var limits: ConcurrencyLimits?
+    /// Of the resources queued here so far, the limits that let the most be in flight: what a
+    /// fixed limit's back-off returns to, whichever resource took the last turn.
+    private var widestLimits: ConcurrencyLimits?
     /// What it carried so far, for the reports.
     var usage = OriginUsage()
 
@@ -79,25 +82,34 @@ struct OriginQueue {
 
     /// The requests its slots carry under the limits of the resource that last took a turn here.
     private var slotsLimit: Int { (limits ?? limiterLimits).requestsInFlight(streams: streams) }
+    /// The most its slots carry for any resource queued here.
+    private var widestLimit: Int { (widestLimits ?? limits ?? limiterLimits).requestsInFlight(streams: streams) }
+
+    /// A resource with `limits` has a job queued here.
+    mutating func queued(under limits: ConcurrencyLimits) {
+        if let widest = widestLimits, min(widest.perHost, widest.total) >= min(limits.perHost, limits.total) { return }
+        widestLimits = limits
+    }
 
     /// Its requests in flight adapt, under `limits`, from now on (the first adaptive resource
     /// queued here sets them).
     mutating func adapts(under limits: ConcurrencyLimits) {
         guard limiter == nil else { return }
+        backoff = nil
         limiterLimits = limits
         limiter = ConcurrencyLimiter(ceiling: limits.requestsInFlight(streams: streams))
     }
 
-    /// A request sent at `sentAt` was answered at `now` (anything but an overload), its first byte
+    /// The request `sent` was answered at `now` (anything but an overload), its first byte
     /// after `latency` when the answer carried the file: an adaptive limit learns from the
-    /// latency, a fixed limit's back-off lets one more go.
-    mutating func answered(latency: Duration?, sentAt: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+    /// latency, a fixed limit's back-off lets more go.
+    mutating func answered(latency: Duration?, sent: RequestSent, now: ContinuousClock.Instant) {
         if var limiter {
             guard let latency else { return }
-            limiter.answered(latency: latency, sentAt: sentAt, inFlight: running, now: now)
+            limiter.answered(latency: latency, sentAt: sent.at, inFlight: running, now: now)
             self.limiter = limiter
         } else if var backoff {
-            self.backoff = backoff.answered(fixed: slotsLimit, now: now) ? backoff : nil
+            self.backoff = backoff.answered(sent, fixed: widestLimit, now: now) ? nil : backoff
         } else {
             return
         }
@@ -105,20 +117,19 @@ struct OriginQueue {
     }
 
     /// The origin said at `now` that it has too many, of the request `sent`: by refusing it
-    /// (`refused`: 429, 503), or by resetting its connection. An adaptive limit takes either;
-    /// a fixed limit gives way to refusals only, since a connection also breaks when the network
-    /// goes away.
-    mutating func overloaded(_ sent: RequestSent, refused: Bool, now: ContinuousClock.Instant) {
+    /// (429, 503), or by resetting its connection. An adaptive limit takes either; a fixed limit
+    /// gives way to refusals only, since a connection also breaks when the network goes away.
+    mutating func overloaded(_ sent: RequestSent, _ overload: AttemptReport.Overload, now: ContinuousClock.Instant) {
         if var limiter {
             limiter.overloaded(sent, now: now)
             self.limiter = limiter
-        } else if !refused {
+        } else if overload != .refused {
             return
         } else if var backoff {
             backoff.refused(sent, inFlight: running, now: now)
             self.backoff = backoff
         } else {
-            backoff = OverloadBackoff(sent, inFlight: running, fixed: slotsLimit, now: now)
+            backoff = OverloadBackoff(sent, inFlight: running, fixed: widestLimit, now: now)
         }
         noteLimit(now: now)
     }

@@ -6,30 +6,33 @@
 ///
 /// The rules:
 /// - A refused request that went while `n` were in flight there (itself included) says the
-///   origin took fewer than `n` (`took`). A refusal halves the requests in flight, counted from
-///   what was under way then, and leaves no more than `took`.
+///   origin took fewer than `n` (`took`). The first refusal halves the requests in flight,
+///   counted from what was under way then, and leaves no more than `took` (nor fewer than a
+///   quarter: an origin may free its places a moment after it answers, and refuse one request
+///   sent with few in flight).
 /// - Refusals of requests sent before the last decrease say nothing of the limit it left: a
-///   burst of refusals counts once.
-/// - Each other answer lets one more go (doubling per round trip, as TCP's slow start), up to the
-///   fixed limit, where the back-off ends; for `capacityHold` after a refusal, past `took` only
-///   one more per round trip's worth of answers (as TCP past its slow-start threshold).
-/// - A refusal of a request sent after a decrease says the origin's cap is real: for
-///   `capacityHold` the requests in flight grow no further than `took` (and never below the
-///   halved limit, in case the origin freed its places later than it answered). Then they grow
-///   on, and a refusal past the cap renews it.
+///   burst of refusals counts once. A later refusal halves again.
+/// - Each other answer lets one more go (doubling per round trip, as TCP's slow start) up to
+///   what the origin took, and past it one more per round trip's worth of answers (for
+///   `capacityHold` after the first refusal, and up to a quarter past a cap), then one more per
+///   answer again up to the fixed limit, where the back-off ends.
+/// - A refusal after a decrease, once the origin has answered a request sent since it, says the
+///   origin has a cap: for `capacityHold` the requests in flight grow no further than what it
+///   took then (or half what was in flight, whichever is more). Refusals with no answer in
+///   between (after a cooldown, during an outage or a rate limiter's stall) halve, but say
+///   nothing of a cap.
 ///
 /// A part of the run's machine: told the time, it reads no clock.
 struct OverloadBackoff: Equatable {
     typealias Instant = ContinuousClock.Instant
 
     /// How long what a refusal said of the origin's cap holds: long enough that an origin with a
-    /// cap refuses a request every so often, short enough that an origin that refused
-    /// everything for a moment is soon back at its limit.
+    /// cap refuses a request every so often, short enough that an origin whose cap moved is soon
+    /// looked at again.
     static let capacityHold: Duration = .seconds(10)
 
-    /// What the last refusal said of the origin, and until when: past `requests`, growth is
-    /// one per round trip's worth of answers, or none once the origin has refused again
-    /// (`isFirm`).
+    /// What the refusals said of the origin, and until when: past `requests`, growth is one per
+    /// round trip's worth of answers, or none once a refusal showed a cap (`isFirm`).
     struct Capacity: Equatable {
         var requests: Int
         var until: Instant
@@ -39,6 +42,9 @@ struct OverloadBackoff: Equatable {
     /// Fractional, so that growth of one per round trip takes `limit` answers.
     private var value: Double
     private(set) var capacity: Capacity
+    /// The origin answered a request sent since the last decrease: it is serving, so a refusal
+    /// now speaks of how many it takes.
+    private var answeredSinceDecrease = false
     private var lastDecrease: Instant
 
     /// Requests that may be in flight at the origin now.
@@ -47,36 +53,39 @@ struct OverloadBackoff: Equatable {
     /// The origin's first refusal, at `now`, of the request `sent`, with `inFlight` under way
     /// there now (itself included), under its fixed limit `fixed`.
     init(_ sent: RequestSent, inFlight: Int, fixed: Int, now: Instant) {
-        value = Double(fixed)
-        capacity = Capacity(requests: fixed, until: now, isFirm: false)
+        let took = max(1, sent.inFlight - 1)
+        let inFlight = min(inFlight, fixed)
+        value = Double(max(1, min(inFlight / 2, max(took, inFlight / 4))))
+        capacity = Capacity(requests: took, until: now + Self.capacityHold, isFirm: false)
         lastDecrease = now
-        decrease(sent, inFlight: inFlight, isFirm: false, now: now)
     }
 
     /// The origin refused the request `sent` at `now`, with `inFlight` under way there (itself
     /// included).
     mutating func refused(_ sent: RequestSent, inFlight: Int, now: Instant) {
         guard sent.at >= lastDecrease else { return }
-        decrease(sent, inFlight: inFlight, isFirm: true, now: now)
-    }
-
-    private mutating func decrease(_ sent: RequestSent, inFlight: Int, isFirm: Bool, now: Instant) {
-        let took = max(1, sent.inFlight - 1)
         let halved = max(1, min(inFlight, limit) / 2)
-        value = Double(min(halved, took))
-        capacity = Capacity(requests: isFirm ? max(halved, took) : took, until: now + Self.capacityHold, isFirm: isFirm)
+        value = Double(halved)
         lastDecrease = now
+        if answeredSinceDecrease {
+            capacity = Capacity(requests: max(halved, sent.inFlight - 1), until: now + Self.capacityHold, isFirm: true)
+        }
+        answeredSinceDecrease = false
     }
 
-    /// The origin answered (anything but a refusal) at `now`, under its fixed limit `fixed`:
-    /// more may be in flight. Whether the back-off still holds it below `fixed`.
-    mutating func answered(fixed: Int, now: Instant) -> Bool {
-        if now >= capacity.until || limit < capacity.requests {
+    /// The origin answered the request `sent` (anything but a refusal) at `now`, under its fixed
+    /// limit `fixed`: more may be in flight. Whether the back-off is over (back at `fixed`).
+    mutating func answered(_ sent: RequestSent, fixed: Int, now: Instant) -> Bool {
+        if sent.at >= lastDecrease { answeredSinceDecrease = true }
+        let holds = now < capacity.until
+        if limit < capacity.requests {
             value += 1
-        } else if !capacity.isFirm {
+        } else if holds ? !capacity.isFirm : capacity.isFirm && value < Double(capacity.requests) * 1.25 + 1 {
             value += 1 / value
+        } else if !holds {
+            value += 1
         }
         value = min(value, Double(fixed))
-        return limit < fixed
+        return limit >= fixed
     }
 }

@@ -31,12 +31,12 @@ extension RunMachine {
             scheduler.answered(at: origin, multiplexed: multiplexed, onNewConnection: report.connections > 0, now: now())
         }
         if let overload = report.overload {
-            scheduler.overloaded(at: origin, sent, refused: overload == .refused, now: now())
+            scheduler.overloaded(at: origin, sent, overload, now: now())
         } else if scheduler.adapts, report.transport == nil, report.verdict != nil {
             // Only an answer with the file has a latency: an error page or a redirect may come
             // from a cache or the server's front, faster than the path to the content.
             let latency = report.isCleanBody ? report.latency : nil
-            scheduler.answered(at: origin, latency: latency, sentAt: sent.at, now: now())
+            scheduler.answered(at: origin, latency: latency, sent: sent, now: now())
         }
         scheduler.ended(at: origin, engine: Int(book.jobs[j].engine), now: now(), duration: duration, connections: report.connections)
         if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration) }

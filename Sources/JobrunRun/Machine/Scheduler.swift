@@ -75,6 +75,7 @@ struct Scheduler {
         // A resource with fewer streams than the others there narrows the origin's slots.
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             if lane.limits.adaptive { queue.adapts(under: lane.limits) }
+            queue.queued(under: lane.limits)
             queue.insert(job, sequence: sequence, resource: resource, priority: lane.priority, streams: lane.limits.streams, sequenceOf: sequenceOf)
         }
     }
@@ -148,20 +149,20 @@ struct Scheduler {
     /// `streams` of their resources, which may be 1).
     private(set) var multiplexingOrigins = 0
 
-    /// `origin` answered a request sent at `sentAt`, at `now`, its first byte after `latency`
-    /// when the answer carried the file, while its transfer is still counted there (for its
-    /// adaptive limit, or its fixed limit's back-off).
-    mutating func answered(at origin: String, latency: Duration?, sentAt: Instant, now: Instant) {
-        origins[origin]?.answered(latency: latency, sentAt: sentAt, now: now)
+    /// `origin` answered the request `sent` at `now`, its first byte after `latency` when the
+    /// answer carried the file, while its transfer is still counted there (for its adaptive
+    /// limit, or its fixed limit's back-off).
+    mutating func answered(at origin: String, latency: Duration?, sent: RequestSent, now: Instant) {
+        origins[origin]?.answered(latency: latency, sent: sent, now: now)
     }
 
-    /// `origin` refused the request `sent` as too many (`refused`: 429, 503) or reset its
-    /// connection, at `now`, while the transfer that says so is still counted there: an adaptive
-    /// limit shrinks, and a fixed one gives way to refusals (``OverloadBackoff``).
-    mutating func overloaded(at origin: String, _ sent: RequestSent, refused: Bool, now: Instant) {
-        guard refused || adapts else { return }
-        origins[origin]?.overloaded(sent, refused: refused, now: now)
-        if refused { adapts = true }
+    /// `origin` refused the request `sent` as too many (429, 503) or reset its connection, at
+    /// `now`, while the transfer that says so is still counted there: an adaptive limit shrinks,
+    /// and a fixed one gives way to refusals (``OverloadBackoff``).
+    mutating func overloaded(at origin: String, _ sent: RequestSent, _ overload: AttemptReport.Overload, now: Instant) {
+        guard overload == .refused || adapts else { return }
+        origins[origin]?.overloaded(sent, overload, now: now)
+        if overload == .refused { adapts = true }
     }
 
     /// What each origin with a request carried so far, by origin.
