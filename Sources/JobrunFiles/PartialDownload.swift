@@ -32,19 +32,26 @@ public enum PartialDownload {
         ///
         /// | partial                                                        | obstacle              |
         /// |----------------------------------------------------------------|-----------------------|
-        /// | its metadata names another identity                            | `otherSlice`          |
+        /// | its metadata names another identity, and no digest decides     | `otherSlice`          |
         /// | neither a validator nor a declared digest proves its bytes     | `noValidatorNoDigest` |
         /// | its file's total, or its length, exceeds or differs from the size | `otherSize`        |
         ///
-        /// Without a validator the slice's digest decides: a resumed body that fails it is
-        /// discarded and fetched again from byte 0.
+        /// Without a validator for this identity (none was sent, or the partial came from another
+        /// URL of the same file: a moved `base_url`, another mirror) the slice's digest decides:
+        /// a resumed body that fails it is discarded and fetched again from byte 0.
         public func obstacle(identity: String, expectedSize: Int64?, hasDigest: Bool) -> Obstacle? {
             guard size > 0 else { return .empty }
-            guard metadata.identity == identity else { return .otherSlice }
-            guard metadata.validator != nil || hasDigest else { return .noValidatorNoDigest }
+            guard metadata.identity == identity || hasDigest else { return .otherSlice }
+            guard validator(for: identity) != nil || hasDigest else { return .noValidatorNoDigest }
             guard let expectedSize else { return nil }
             if let total = metadata.totalSize, total != expectedSize { return .otherSize }
             return size <= expectedSize ? nil : .otherSize
+        }
+
+        /// The validator that proves a range request at `identity` continues these bytes: the
+        /// one recorded, only when they came from that URL (another's says nothing of it).
+        public func validator(for identity: String) -> Validator? {
+            metadata.identity == identity ? metadata.validator : nil
         }
     }
 
@@ -62,7 +69,7 @@ public enum PartialDownload {
             switch self {
             case .noMetadata: "no metadata to resume it by"
             case .empty: "empty"
-            case .otherSlice: "left by another URL"
+            case .otherSlice: "left by another URL, and no digest to decide"
             case .noValidatorNoDigest: "no validator and no digest"
             case .otherSize: "of another size than the slice"
             }

@@ -106,8 +106,10 @@ extension RunDriver {
     ) -> (offset: ByteCount, validator: Representation.Validator?, learned: Representation)? {
         guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest)
         else { return nil }
-        let validator = partial.metadata.validator
-        return (ByteCount(partial.size), validator, Representation(validator: validator, total: partial.metadata.totalSize.map { ByteCount($0) }))
+        // From another URL of the file, its validator and total say nothing here: the digest decides.
+        let validator = partial.validator(for: identity)
+        let total = partial.metadata.identity == identity ? partial.metadata.totalSize.map { ByteCount($0) } : nil
+        return (ByteCount(partial.size), validator, Representation(validator: validator, total: total))
     }
 
     // MARK: Completions

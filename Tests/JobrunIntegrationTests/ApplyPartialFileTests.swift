@@ -37,6 +37,28 @@ import Darwin
         try await fixture.expectVerified()
     }
 
+    /// A partial left by another URL of the file (its `base_url` moved to another mirror) is
+    /// continued there when the slice's digest decides: a range request without `If-Range`, since
+    /// the first URL's ETag says nothing of the second's.
+    @Test func aPartialFromAnotherURLIsResumedWhenTheDigestDecides() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        let content = "/gen/\(Self.size)/moved.bin"
+        let first = "/fault/truncate_at=\(Self.cut);n=1\(content)"
+        let digest = try fixture.digest(content)
+        try fixture.write(manifest: ApplyResumeTests.manifest(attempts: 1, slices: ApplyResumeTests.slice("moved.bin", fixture.url(first), sha256: digest)))
+        let (cut, _) = try await fixture.applyJSON()
+        #expect(cut.status != 0 && Self.workingFiles(fixture).count == 2, "\(cut)")
+        let second = "/fault/delay_ms=1\(content)"
+        try fixture.write(manifest: ApplyResumeTests.manifest(attempts: 1, slices: ApplyResumeTests.slice("moved.bin", fixture.url(second), sha256: digest)))
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 0, "\(result)")
+        #expect(try report.slice("r", "moved.bin").status == "resumed")
+        let log = try await fixture.requests(second, count: 1)
+        #expect(log[0].header(named: "Range") == "bytes=\(Self.cut)-" && log[0].header(named: "If-Range") == nil && log[0].status == 206, "\(log)")
+        try await fixture.expectVerified()
+    }
+
     /// The resumed bytes are of another version (a flipped byte stands for it): the digest fails,
     /// the partial is discarded, and the slice is fetched once more from byte 0 even though that
     /// is one attempt over `attempts: 2`; the record and the event stream say why.

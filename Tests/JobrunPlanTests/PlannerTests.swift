@@ -187,6 +187,12 @@ import JobrunSystem
         #expect(!PartialDownload.Found(size: 0, metadata: m).continues(identity: "https://h/a", expectedSize: 100, hasDigest: false))
         #expect(!PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/b", expectedSize: 100, hasDigest: false))
         #expect(
+            PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/b", expectedSize: 100, hasDigest: true),
+            "another URL of the file (a moved base_url, another mirror): the digest decides")
+        #expect(
+            PartialDownload.Found(size: 40, metadata: m).validator(for: "https://h/b") == nil
+                && PartialDownload.Found(size: 40, metadata: m).validator(for: "https://h/a") != nil)
+        #expect(
             !PartialDownload.Found(size: 40, metadata: m).continues(identity: "https://h/a", expectedSize: 120, hasDigest: false),
             "cut from a representation of another size")
         var unsized = m
@@ -205,7 +211,8 @@ import JobrunSystem
         let found = PartialDownload.Found(size: 40, metadata: bare)
         #expect(found.obstacle(identity: "https://h/a", expectedSize: 100, hasDigest: true) == nil)
         #expect(found.obstacle(identity: "https://h/a", expectedSize: 100, hasDigest: false) == .noValidatorNoDigest)
-        #expect(found.obstacle(identity: "https://h/b", expectedSize: 100, hasDigest: true) == .otherSlice)
+        #expect(found.obstacle(identity: "https://h/b", expectedSize: 100, hasDigest: true) == nil)
+        #expect(found.obstacle(identity: "https://h/b", expectedSize: 100, hasDigest: false) == .otherSlice)
         #expect(found.obstacle(identity: "https://h/a", expectedSize: 120, hasDigest: true) == .otherSize)
         #expect(PartialDownload.Metadata.decode(bare.encoded()) == bare)
         #expect(!String(decoding: bare.encoded(), as: UTF8.self).contains("validator"))
