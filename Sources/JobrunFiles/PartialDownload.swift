@@ -53,6 +53,12 @@ public enum PartialDownload {
         public func validator(for identity: String) -> Validator? {
             metadata.identity == identity ? metadata.validator : nil
         }
+
+        /// The representation's total size recorded with these bytes, only when they came from
+        /// `identity` (another URL's file may be another size; the digest decides).
+        public func totalSize(for identity: String) -> Int64? {
+            metadata.identity == identity ? metadata.totalSize : nil
+        }
     }
 
     /// Why a partial file cannot be continued (and is removed when an attempt ends).

@@ -44,7 +44,7 @@ extension Plan {
                 guard let origin else { continue }
                 var use = uses[origin] ?? OriginUse(origin: origin)
                 use.slices += 1
-                use.slots = max(use.slots, min(limits.perHost, limits.total))
+                use.slots = max(use.slots, limits.slotsPerHost)
                 use.streams = use.streams == 0 ? limits.streams : min(use.streams, limits.streams)
                 use.adaptive = use.adaptive || limits.adaptive
                 uses[origin] = use

@@ -59,6 +59,7 @@ extension RunDriver {
             ? resumeOffset(dirFD: place.fd, name: place.name, identity: identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty) : nil
         let file = PartialFile(directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity)
         let next = machine.nextRequest(j, own: own)
+        let origin = machine.origin(j)
         var request = TransferRequest(
             url: next.url, headers: next.headers.map { ($0.name, $0.value) },
             rangeStart: resume?.offset.value, ifRange: resume?.validator?.value,
@@ -73,13 +74,13 @@ extension RunDriver {
         let applyRun = self.applyRun
         var engine = 0
         if TransferPlacement.takesTurns(
-            size: planned, overTLS: request.usesTLS, multiplexed: request.usesTLS && machine.scheduler.streams(at: machine.origin(j)) > 1,
-            slotsPerHost: min(settings.concurrency.perHost, settings.concurrency.total))
+            size: planned, overTLS: request.usesTLS, multiplexed: request.usesTLS && machine.scheduler.streams(at: origin) > 1,
+            slotsPerHost: settings.concurrency.slotsPerHost)
         {
-            engine = machine.scheduler.engine(fewestAt: machine.origin(j), among: engines.count)
+            engine = machine.scheduler.engine(fewestAt: origin, among: engines.count)
         }
         machine.book.runs(j, onEngine: engine)
-        let inFlight = machine.scheduler.started(at: machine.origin(j), engine: engine, now: ContinuousClock.now)
+        let inFlight = machine.scheduler.started(at: origin, engine: engine, now: ContinuousClock.now)
         let sink = BodySink(
             file: file,
             check: ResponseCheck(
@@ -106,10 +107,8 @@ extension RunDriver {
     ) -> (offset: ByteCount, validator: Representation.Validator?, learned: Representation)? {
         guard let partial = PartialDownload.find(in: dirFD, for: name), partial.continues(identity: identity, expectedSize: expectedSize, hasDigest: hasDigest)
         else { return nil }
-        // From another URL of the file, its validator and total say nothing here: the digest decides.
         let validator = partial.validator(for: identity)
-        let total = partial.metadata.identity == identity ? partial.metadata.totalSize.map { ByteCount($0) } : nil
-        return (ByteCount(partial.size), validator, Representation(validator: validator, total: total))
+        return (ByteCount(partial.size), validator, Representation(validator: validator, total: partial.totalSize(for: identity).map { ByteCount($0) }))
     }
 
     // MARK: Completions

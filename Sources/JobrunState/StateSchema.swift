@@ -174,17 +174,15 @@ enum StateSchema {
         }
         guard found >= 0 else { throw .corrupt(path: db.path, detail: "state schema \(found) is no version") }
         let version = Int(found)
-        if version < known.count {
-            let found = try objects(of: db)
-            // The fingerprints were taken from one SQLite's text for the migrated tables: before
-            // calling a store damaged, compare it with the schema this SQLite makes.
-            if fingerprint(found) != known[version] {
-                guard let expected = objectsByVersion() else {
-                    throw .failed(path: db.path, operation: "check the schema", detail: "the migrations could not be applied in memory")
-                }
-                if found != expected[version] { throw .corrupt(path: db.path, detail: "its tables are not those of state schema \(version)") }
-            }
+        guard version < known.count else { return version }
+        let actual = try objects(of: db)
+        guard fingerprint(actual) != known[version] else { return version }
+        // The fingerprints were taken from one SQLite's text for the migrated tables: before
+        // calling a store damaged, compare it with the schema this SQLite makes.
+        guard let expected = objectsByVersion() else {
+            throw .failed(path: db.path, operation: "check the schema", detail: "the migrations could not be applied in memory")
         }
+        guard actual == expected[version] else { throw .corrupt(path: db.path, detail: "its tables are not those of state schema \(version)") }
         return version
     }
 

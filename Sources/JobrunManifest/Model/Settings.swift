@@ -27,9 +27,12 @@ public struct ConcurrencyLimits: Hashable, Sendable {
     /// Where an adaptive limit starts: a few, as TCP's initial window, and found from there.
     public static let adaptiveStart = 4
 
+    /// Slots one origin may have: `perHost`, within `total`.
+    public var slotsPerHost: Int { min(perHost, total) }
+
     /// Requests in flight these limits allow at one origin whose slots carry `streams` transfers.
     public func requestsInFlight(streams: Int) -> Int {
-        min(min(perHost, total) * streams, Self.mostInFlight)
+        min(slotsPerHost * streams, Self.mostInFlight)
     }
 }
 

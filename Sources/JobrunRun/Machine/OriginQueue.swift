@@ -13,7 +13,7 @@ struct OriginQueue {
     /// Its transfers under way, and how many of them each engine runs (engines keep their own
     /// connections; see ``Scheduler/engine(fewestAt:among:)``).
     var running = 0
-    var runningOnEngine: [Int] = []
+    var runningOnEngine = EngineTally()
     /// Transfers one slot carries: 1 over HTTP/1.1 (and until an answer says otherwise); once
     /// it multiplexes, the fewest `streams` of the resources queued here, so that a slot never
     /// carries more than any of them allows.
@@ -87,7 +87,7 @@ struct OriginQueue {
 
     /// A resource with `limits` has a job queued here.
     mutating func queued(under limits: ConcurrencyLimits) {
-        if let widest = widestLimits, min(widest.perHost, widest.total) >= min(limits.perHost, limits.total) { return }
+        if let widest = widestLimits, widest.slotsPerHost >= limits.slotsPerHost { return }
         widestLimits = limits
     }
 

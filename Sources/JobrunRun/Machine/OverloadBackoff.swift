@@ -77,15 +77,17 @@ struct OverloadBackoff: Equatable {
     /// limit `fixed`: more may be in flight. Whether the back-off is over (back at `fixed`).
     mutating func answered(_ sent: RequestSent, fixed: Int, now: Instant) -> Bool {
         if sent.at >= lastDecrease { answeredSinceDecrease = true }
-        let holds = now < capacity.until
+        let growth: Double
         if limit < capacity.requests {
-            value += 1
-        } else if holds ? !capacity.isFirm : capacity.isFirm && value < Double(capacity.requests) * 1.25 + 1 {
-            value += 1 / value
-        } else if !holds {
-            value += 1
+            growth = 1  // up to what the origin took
+        } else if now < capacity.until {
+            growth = capacity.isFirm ? 0 : 1 / value  // at or past it while the refusal holds
+        } else if capacity.isFirm && value < Double(capacity.requests) * 1.25 + 1 {
+            growth = 1 / value  // looking past a cap
+        } else {
+            growth = 1
         }
-        value = min(value, Double(fixed))
+        value = min(value + growth, Double(fixed))
         return limit >= fixed
     }
 }

@@ -45,7 +45,7 @@ struct Scheduler {
     /// each engine runs.
     private(set) var running = 0
     private(set) var slots = 0
-    private var runningOnEngine: [Int] = []
+    private var runningOnEngine = EngineTally()
     private var cooldownUntil: [String: Instant] = [:]
     /// Observed transfer rates per origin, for the gates.
     private(set) var throughput: [String: Throughput] = [:]
@@ -86,12 +86,10 @@ struct Scheduler {
     mutating func started(at origin: String, engine: Int = 0, now: @autoclosure () -> Instant) -> Int {
         running += 1
         var atOrigin = 0
-        if runningOnEngine.count <= engine { runningOnEngine += Array(repeating: 0, count: engine + 1 - runningOnEngine.count) }
-        runningOnEngine[engine] += 1
+        runningOnEngine.add(1, on: engine)
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running += 1
-            if queue.runningOnEngine.count <= engine { queue.runningOnEngine += Array(repeating: 0, count: engine + 1 - queue.runningOnEngine.count) }
-            queue.runningOnEngine[engine] += 1
+            queue.runningOnEngine.add(1, on: engine)
             queue.usage.started(now: now())
             atOrigin = queue.running
         }
@@ -104,10 +102,10 @@ struct Scheduler {
         at origin: String, engine: Int = 0, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0
     ) {
         running -= 1
-        if engine < runningOnEngine.count { runningOnEngine[engine] -= 1 }
+        runningOnEngine.add(-1, on: engine)
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running -= 1
-            if engine < queue.runningOnEngine.count { queue.runningOnEngine[engine] -= 1 }
+            queue.runningOnEngine.add(-1, on: engine)
             queue.usage.ended(now: now(), duration: duration, connections: connections)
         }
     }
@@ -119,11 +117,8 @@ struct Scheduler {
     /// they open no more connections than the slots; among origins, the work spreads over the
     /// engines' threads.
     func engine(fewestAt origin: String, among engines: Int) -> Int {
-        let atOrigin = origins[origin]?.runningOnEngine ?? []
-        func count(_ counts: [Int], _ engine: Int) -> Int { engine < counts.count ? counts[engine] : 0 }
-        return (0..<max(engines, 1)).min {
-            (count(atOrigin, $0), count(runningOnEngine, $0)) < (count(atOrigin, $1), count(runningOnEngine, $1))
-        } ?? 0
+        let atOrigin = origins[origin]?.runningOnEngine ?? EngineTally()
+        return (0..<max(engines, 1)).min { (atOrigin[$0], runningOnEngine[$0]) < (atOrigin[$1], runningOnEngine[$1]) } ?? 0
     }
 
     private static func slotsChange(of queue: inout OriginQueue, _ change: (inout OriginQueue) -> Void) -> Int {
