@@ -65,17 +65,55 @@ public struct LoggedRequest: Sendable, CustomStringConvertible {
     }
 }
 
+/// A connection the server reset before reading a request (``FaultServer/Options/refusePercent``):
+/// a line of its request log that is not a request.
+public struct RefusedConnection: Sendable, CustomStringConvertible {
+    /// When it was accepted, on the server's monotonic clock (as ``LoggedRequest/time``).
+    public var time: Double
+    /// When it was reset: once the client's first bytes had arrived (its request, unread), or 2 s.
+    public var endTime: Double
+    /// The listening port that accepted it.
+    public var port: Int
+    /// `http` or `https`.
+    public var scheme: String
+    /// Its number among the server's accepted connections (as ``LoggedRequest/connectionID``):
+    /// the refusal draw is a function of this number and the seed.
+    public var connectionID: Int
+
+    public var description: String { "refused \(scheme)://:\(port) [conn \(connectionID)]" }
+}
+
 extension FaultServer {
     /// Every request logged so far, in the order they arrived (by ``LoggedRequest/time``; the
     /// file itself is in the order the responses ended, which can differ: a client may follow a
-    /// redirect before the server has finished logging the 302).
+    /// redirect before the server has finished logging the 302). Refused connections are not
+    /// requests: they are in ``refusedConnections()``.
     /// - Throws: when the log cannot be read or a line is not valid JSON.
     public func requests() throws(FaultServerError) -> [LoggedRequest] {
+        let requests = try logLines().compactMap { line -> LoggedRequest? in
+            if case .request(let request) = line { return request.request }
+            return nil
+        }
+        // Stable, so entries with equal times keep the file's order.
+        return requests.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
+    /// The connections reset before a request (``Options/refusePercent``), by connection number.
+    /// - Throws: when the log cannot be read or a line is not valid JSON.
+    public func refusedConnections() throws(FaultServerError) -> [RefusedConnection] {
+        try logLines().compactMap { line -> RefusedConnection? in
+            if case .refused(let refused) = line { return refused.refusedConnection }
+            return nil
+        }.sorted { $0.connectionID < $1.connectionID }
+    }
+
+    /// The complete lines of the log, decoded.
+    private func logLines() throws(FaultServerError) -> [LogLine] {
         guard let data = FileManager.default.contents(atPath: logPath) else {
             if !FileManager.default.fileExists(atPath: logPath) { return [] }
             throw FaultServerError(message: "cannot read \(logPath)")
         }
-        var requests: [LoggedRequest] = []
+        var decoded: [LogLine] = []
         // Only complete lines: the server may be writing the next one right now.
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         lines.removeLast()
@@ -83,14 +121,13 @@ extension FaultServer {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         for line in lines where !line.isEmpty {
             do {
-                requests.append(try decoder.decode(LogLine.self, from: Data(line)).request)
+                decoded.append(try decoder.decode(LogLine.self, from: Data(line)))
             } catch {
                 throw FaultServerError(
                     message: "\(logPath): bad line \(String(decoding: line, as: UTF8.self)): \(error)")
             }
         }
-        // Stable, so entries with equal times keep the file's order.
-        return requests.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        return decoded
     }
 
     /// The logged requests whose path, without query, is `path` (leading `/` optional).
@@ -119,8 +156,39 @@ extension FaultServer {
     }
 }
 
-/// A log line as the server writes it (snake_case keys, converted by the decoder).
-private struct LogLine: Decodable {
+/// A log line as the server writes it: a request, or a connection refused before one
+/// (`"refused": true`).
+private enum LogLine: Decodable {
+    case request(RequestLine)
+    case refused(RefusedLine)
+
+    private enum CodingKeys: String, CodingKey { case refused }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if try container.decodeIfPresent(Bool.self, forKey: .refused) == true {
+            self = .refused(try RefusedLine(from: decoder))
+        } else {
+            self = .request(try RequestLine(from: decoder))
+        }
+    }
+}
+
+/// A refused connection's line (snake_case keys, converted by the decoder).
+private struct RefusedLine: Decodable {
+    var time: Double
+    var endTime: Double
+    var port: Int
+    var scheme: String
+    var connection: Int
+
+    var refusedConnection: RefusedConnection {
+        RefusedConnection(time: time, endTime: endTime, port: port, scheme: scheme, connectionID: connection)
+    }
+}
+
+/// A request's line (snake_case keys, converted by the decoder).
+private struct RequestLine: Decodable {
     var time: Double
     var endTime: Double
     var port: Int

@@ -49,13 +49,33 @@ public final class FaultServer: Sendable {
         /// The primary port; a free one when `nil`. A server stopped a moment ago may be started
         /// again on its port (the tests of a network that goes away and comes back).
         public var port: Int?
+        /// The share, 0 to 100, of accepted connections the server resets before reading a
+        /// request (`--refuse-percent`): the client's connect succeeds, then it reads "connection
+        /// reset by peer" (curl exit 56). Which connections is drawn by ``refuseSeed`` and each
+        /// connection's number, all listeners counted together; each is logged (see
+        /// ``FaultServer/refusedConnections()``). None when `nil`.
+        public var refusePercent: Double?
+        /// Seeds the refusal draws (`--refuse-seed`, 0 when `nil`): the same seed refuses the same
+        /// connection numbers in every run.
+        public var refuseSeed: Int?
+        /// Added before every counted response (`--latency-ms`; not `/_digest`, `/_chaos`,
+        /// `/_refused`): an origin farther away. None when `nil`.
+        public var latency: Duration?
+        /// Paces every content body (`/gen`, `/zeros`, files) to take at least this long per KiB
+        /// (1,024 bytes) sent (`--slow-ms-per-kib`): a slower origin. Unpaced when `nil`.
+        public var timePerKiB: Duration?
 
         public init(
             root: String? = nil, isTLSEnabled: Bool = false, hasSecondPort: Bool = false, maxSeconds: Int = 600,
             logPath: String? = nil, python: String? = nil, startupTimeout: Duration = .seconds(20), chaos: Chaos? = nil,
-            port: Int? = nil
+            port: Int? = nil, refusePercent: Double? = nil, refuseSeed: Int? = nil, latency: Duration? = nil,
+            timePerKiB: Duration? = nil
         ) {
             self.port = port
+            self.refusePercent = refusePercent
+            self.refuseSeed = refuseSeed
+            self.latency = latency
+            self.timePerKiB = timePerKiB
             self.root = root
             self.isTLSEnabled = isTLSEnabled
             self.hasSecondPort = hasSecondPort
@@ -64,6 +84,21 @@ public final class FaultServer: Sendable {
             self.python = python
             self.startupTimeout = startupTimeout
             self.chaos = chaos
+        }
+
+        /// The command-line options of the server-wide origin behaviour (refusals and pace).
+        var originArguments: [String] {
+            var arguments: [String] = []
+            if let refusePercent { arguments += ["--refuse-percent", String(refusePercent)] }
+            if let refuseSeed { arguments += ["--refuse-seed", String(refuseSeed)] }
+            if let latency { arguments += ["--latency-ms", Self.milliseconds(latency)] }
+            if let timePerKiB { arguments += ["--slow-ms-per-kib", Self.milliseconds(timePerKiB)] }
+            return arguments
+        }
+
+        private static func milliseconds(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            return String(Double(seconds) * 1_000 + Double(attoseconds) / 1e15)
         }
     }
 
@@ -150,6 +185,7 @@ public final class FaultServer: Sendable {
         if options.hasSecondPort { arguments.append("--second-port") }
         if let chaos = options.chaos { arguments += chaos.arguments }
         if let port = options.port { arguments += ["--port", String(port)] }
+        arguments += options.originArguments
 
         let launched: ServerLaunch.Launched
         do {

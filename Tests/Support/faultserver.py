@@ -19,6 +19,7 @@ Routes (any of them may be prefixed by one or more /fault/<spec>/ groups):
     /redirect-to?url=U[&status=302]
     /_digest/<path>[?alg=sha256&version=V]   hex digest of the identity bytes <path> serves
     /_chaos[?percent=P]      chaos mode's settings and counts as JSON; sets its percentage
+    /_refused[?percent=P]    connections accepted and refused so far as JSON; sets --refuse-percent
 
 Representation version V > 0 (etag_version=/change_after=) XORs every byte with V & 0xFF and
 changes ETag and Last-Modified (+V hours). The query string never changes content.
@@ -27,6 +28,11 @@ A spec is ';'-separated key=value options (FAULT_OPTIONS below); README.md besid
 the full reference, Sources/JobrunTestSupport/FaultServer.swift the Swift harness.
 
 Chaos mode (--chaos-percent P, chaos.py): a fault drawn at random for P% of the content requests.
+
+A slower or flakier origin (server-wide): --refuse-percent P resets P% of the accepted connections
+before reading a request (drawn by --refuse-seed and the connection's number); --latency-ms L
+waits L ms before every counted response; --slow-ms-per-kib X paces every content body to take
+at least X ms per KiB.
 
 Request log (--log FILE): one JSON object per line, written and flushed when the response ends.
 """
@@ -39,6 +45,7 @@ import hashlib
 import http.server
 import json
 import os
+import random
 import select
 import shutil
 import signal
@@ -279,10 +286,47 @@ def flip_position(options, size):
     return size // 2 if options.get("wrong_bytes") else None
 
 
+class Refusal:
+    """--refuse-percent: the share of accepted connections reset before a request is read.
+    Whether connection number k is refused is a pure function of the seed and k, so the same
+    seed refuses the same connection numbers in every run; `percent` can change while the
+    server runs (/_refused)."""
+
+    def __init__(self, percent=0.0, seed=0):
+        self.seed = seed
+        self.lock = threading.Lock()
+        self._percent = percent
+        self.refused = 0
+
+    def set_percent(self, percent):
+        with self.lock:
+            self._percent = percent
+
+    def refuses(self, number):
+        """Whether the `number`th accepted connection is refused (and counted if so)."""
+        with self.lock:
+            percent = self._percent
+        if percent <= 0:
+            return False
+        if percent < 100 and random.Random("refuse:%d:%d" % (self.seed, number)).random() * 100 >= percent:
+            return False
+        with self.lock:
+            self.refused += 1
+        return True
+
+    def describe(self, accepted):
+        with self.lock:
+            return {"percent": self._percent, "seed": self.seed, "accepted": accepted, "refused": self.refused}
+
+
 class State:
-    def __init__(self, root, log_path, chaos_mode):
+    def __init__(self, root, log_path, chaos_mode, refusal=None, latency_ms=0.0, slow_ms_per_kib=0.0):
         self.root = os.path.realpath(root) if root else None
         self.chaos = chaos_mode
+        self.refusal = refusal if refusal is not None else Refusal()
+        # --latency-ms and --slow-ms-per-kib, in seconds and seconds per body byte.
+        self.latency = latency_ms / 1000.0
+        self.seconds_per_byte = slow_ms_per_kib / 1000.0 / 1024.0
         self.lock = threading.Lock()
         self.counters = {}
         self.connections = 0
@@ -292,6 +336,10 @@ class State:
     def next_connection(self):
         with self.lock:
             self.connections += 1
+            return self.connections
+
+    def accepted(self):
+        with self.lock:
             return self.connections
 
     def enter(self, most):
@@ -332,13 +380,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
     sys_version = ""
     timeout = 60  # an idle keep-alive connection is closed after this long
 
+    def __init__(self, request, client_address, server, connection_id):
+        # Numbered when accepted (Server.process_request), in the order of the accepts.
+        self.connection_id = connection_id
+        super().__init__(request, client_address, server)
+
     def setup(self):
         self.should_reset = False
         if self.server.tls_context is not None:
             self.request.settimeout(10)
             self.request = self.server.tls_context.wrap_socket(self.request, server_side=True)
         super().setup()
-        self.connection_id = self.server.state.next_connection()
         self.request_index = 0
 
     def finish(self):
@@ -505,11 +557,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.serve_digest(target[len("/_digest"):], query)
         if target == "/_chaos":
             return self.serve_chaos_control(query)
+        if target == "/_refused":
+            return self.serve_refusal_control(query)
 
         groups, route = split_faults(target)
         self.number = self.server.state.count(target)
         self.target = target
         options, version = merge_active(groups, self.number)
+        if self.server.state.latency > 0:
+            # --latency-ms: a farther origin; before everything else, as a round trip would be.
+            self.hold(self.server.state.latency)
         extra = []
         if "retry_after" in options:
             extra.append(("Retry-After", retry_after_value(options["retry_after"])))
@@ -611,18 +668,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
             digest.update(representation.read(start, start + CHUNK))
         self.simple(200, digest.hexdigest() + "\n", [("X-Content-Size", str(representation.size))])
 
+    def set_percent(self, query, setter):
+        """Passes `?percent=P` (0-100) to `setter` when given; False after answering 400 to a bad one."""
+        if "percent" not in query:
+            return True
+        try:
+            percent = float(query["percent"][0])
+        except ValueError:
+            percent = -1.0
+        if not 0 <= percent <= 100:
+            self.simple(400, "400 percent must be a number from 0 to 100\n")
+            return False
+        setter(percent)
+        return True
+
     def serve_chaos_control(self, query):
         """GET /_chaos: the settings and the faults applied so far; ?percent=P sets the share."""
         mode = self.server.state.chaos
-        if "percent" in query:
-            try:
-                percent = float(query["percent"][0])
-            except ValueError:
-                percent = -1.0
-            if not 0 <= percent <= 100:
-                return self.simple(400, "400 percent must be a number from 0 to 100\n")
-            mode.set_percent(percent)
+        if not self.set_percent(query, mode.set_percent):
+            return
         body = json.dumps(mode.describe(), sort_keys=True) + "\n"
+        self.simple(200, body, content_type="application/json")
+
+    def serve_refusal_control(self, query):
+        """GET /_refused: connections accepted and refused so far; ?percent=P sets the share of
+        the connections accepted after this one that are refused."""
+        state = self.server.state
+        if not self.set_percent(query, state.refusal.set_percent):
+            return
+        body = json.dumps(state.refusal.describe(state.accepted()), sort_keys=True) + "\n"
         self.simple(200, body, content_type="application/json")
 
     def if_range_matches(self, value, representation, options):
@@ -755,8 +829,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.respond_head(status, headers + extra)
         if self.command == "HEAD":
             return
-        for offset in range(0, len(body), CHUNK):
-            self.write(body[offset:offset + CHUNK])
+        step = self.pace_step(CHUNK)
+        began = time.monotonic()
+        for offset in range(0, len(body), step):
+            piece = body[offset:offset + step]
+            self.pace(began, offset + len(piece))
+            self.write(piece)
         if self.chunked:
             self.write(b"0\r\n\r\n", raw=True)
 
@@ -768,11 +846,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if key in options and options[key] < stop:
                 stop, mode = max(0, options[key]), key
         rate = options.get("drip", 0)
-        step = max(1, rate // 100) if rate > 0 else CHUNK  # 10 ms ticks
+        step = self.pace_step(max(1, rate // 100) if rate > 0 else CHUNK)  # 10 ms ticks
         began = time.monotonic()
         sent = 0
         while sent < stop:
             count = min(step, stop - sent, CHUNK)
+            self.pace(began, sent + count)
             self.write(representation.read(start + sent, start + sent + count))
             sent += count
             if rate > 0 and sent < stop:
@@ -789,6 +868,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif mode == "stall_at":
             self.stall(options.get("stall_s", 60))
         return mode is None
+
+    def pace_step(self, step):
+        """The bytes per write of a body: `step`, or about 10 ms worth under --slow-ms-per-kib.
+        A paced body turns TCP_NODELAY on: each small write must leave when it is written, not
+        when the client's delayed ACK of the previous one comes back (up to 40 ms later)."""
+        per_byte = self.server.state.seconds_per_byte
+        if per_byte <= 0:
+            return step
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return max(1, min(step, int(0.010 / per_byte)))
+
+    def pace(self, began, count):
+        """--slow-ms-per-kib: waits until a body begun at `began` may have sent `count` bytes, so
+        its last byte leaves no sooner than its size allows. Each handler paces its own writes;
+        nothing is shared between connections."""
+        per_byte = self.server.state.seconds_per_byte
+        if per_byte > 0:
+            self.hold(began + count * per_byte - time.monotonic())
 
     def reset(self):
         """Abort the connection with a TCP RST once the bytes already written have left for the
@@ -860,6 +957,51 @@ class Server(http.server.ThreadingHTTPServer):
         # of one that just stopped binds at once.
         super().__init__(("127.0.0.1", port), Handler)
 
+    def process_request(self, request, client_address):
+        """Numbers the connection just accepted (all listeners share the count, in the order of
+        the accepts), draws whether --refuse-percent refuses it, and serves or refuses it on a
+        thread of its own (ThreadingMixIn's process_request, with the number passed on)."""
+        number = self.state.next_connection()
+        accepted = time.monotonic()
+        if self.state.refusal.refuses(number):
+            target, args = self.refuse, (request, number, accepted)
+        else:
+            target, args = self.serve_connection, (request, client_address, number)
+        threading.Thread(target=target, args=args, daemon=True).start()
+
+    def serve_connection(self, request, client_address, number):
+        try:
+            Handler(request, client_address, self, number)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+
+    def refuse(self, request, number, accepted):
+        """Resets a refused connection without reading from it: SO_LINGER 0, so close sends RST.
+        First it waits (at most 2 s) for the client's first bytes, so the client has seen its
+        connect succeed and sent its request: it reads "connection reset by peer" (curl exit
+        56), not a failed connect (exit 7). Logged before the reset, so a client that saw it
+        finds the line there."""
+        try:
+            poller = select.poll()
+            poller.register(request, select.POLLIN | POLLRDHUP | select.POLLHUP | select.POLLERR)
+            poller.poll(2000)
+        except OSError:
+            pass
+        self.state.write_log({
+            "refused": True, "time": accepted, "end_time": time.monotonic(), "port": self.server_address[1],
+            "scheme": self.scheme, "connection": number,
+        })
+        try:
+            request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+        try:
+            request.close()
+        except OSError:
+            pass
+
     def handle_error(self, request, client_address):
         error = sys.exc_info()[1]
         if isinstance(error, (ssl.SSLError, ConnectionError, TimeoutError)):
@@ -903,9 +1045,22 @@ def main():
                         help="KIND[:WEIGHT],… to draw from (default: all of %s)" % ",".join(chaos.KINDS))
     parser.add_argument("--chaos-only", action="append", default=[], metavar="KIND=REGEX",
                         help="draw KIND only for paths matching REGEX (repeatable)")
+    parser.add_argument("--refuse-percent", type=float, default=0.0,
+                        help="reset this share of accepted connections before reading a request (0-100, default 0)")
+    parser.add_argument("--refuse-seed", type=int, default=0, help="seed of the refusal draws (default 0)")
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="wait this long before answering each counted request (default 0)")
+    parser.add_argument("--slow-ms-per-kib", type=float, default=0.0,
+                        help="pace every content body to take at least this long per KiB (default 0)")
     args = parser.parse_args()
     if not 0 <= args.chaos_percent <= 100:
         parser.error("--chaos-percent must be from 0 to 100")
+    if not 0 <= args.refuse_percent <= 100:
+        parser.error("--refuse-percent must be from 0 to 100")
+    if not 0 <= args.latency_ms < float("inf"):
+        parser.error("--latency-ms must be a number of milliseconds, 0 or more")
+    if not 0 <= args.slow_ms_per_kib < float("inf"):
+        parser.error("--slow-ms-per-kib must be a number of milliseconds, 0 or more")
     try:
         chaos_mode = chaos.Chaos(
             args.chaos_percent, args.chaos_seed, chaos.parse_faults(args.chaos_faults),
@@ -918,7 +1073,9 @@ def main():
     temporary = None
     done = threading.Event()
     try:
-        state = State(args.root, args.log, chaos_mode)
+        state = State(
+            args.root, args.log, chaos_mode, Refusal(args.refuse_percent, args.refuse_seed),
+            args.latency_ms, args.slow_ms_per_kib)
         servers = [Server(state, "http", port=args.port)]
         second = Server(state, "http") if args.second_port else None
         tls = ca_file = None
