@@ -25,9 +25,24 @@ import Testing
     @Test func oneRefusalHalvesOnceAndComesBack() {
         var b = OverloadBackoff(Self.sent(-1, with: 128), inFlight: 128, fixed: 128, now: Self.at(0))
         #expect(b.limit == 64 && !b.capacity.isFirm)
-        for i in 0..<60 { b.refused(Self.sent(-1, with: 5), inFlight: 127 - i, now: Self.at(1 + i)) }
-        #expect(b.limit == 64 && !b.capacity.isFirm, "refusals of requests sent before the halving say nothing")
+        for i in 0..<60 { b.refused(Self.sent(-1, with: 128 - i), inFlight: 127 - i, now: Self.at(1 + i)) }
+        #expect(b.limit == 64 && !b.capacity.isFirm, "refusals of requests sent before the halving do not halve again")
         #expect(Self.answers(&b, fixed: 128, at: Self.hold) == 64 && b.limit == 128, "one more per answer: a doubling per round trip")
+    }
+
+    /// Answers come in any order: a later refusal of the same burst that went with fewer in
+    /// flight says the origin took fewer, and the limit follows it down, to a quarter at most.
+    @Test func theFewestABurstTookLeadsIt() {
+        var b = OverloadBackoff(Self.sent(-1, with: 32), inFlight: 32, fixed: 32, now: Self.at(0))
+        #expect(b.limit == 16 && b.capacity.requests == 31)
+        b.refused(Self.sent(-1, with: 20), inFlight: 30, now: Self.at(1))
+        #expect(b.limit == 16 && b.capacity.requests == 19, "took 19: the halving already left fewer")
+        b.refused(Self.sent(-1, with: 9), inFlight: 29, now: Self.at(2))
+        #expect(b.limit == 8 && b.capacity.requests == 8, "took 8")
+        b.refused(Self.sent(-1, with: 2), inFlight: 28, now: Self.at(3))
+        #expect(b.limit == 8 && b.capacity.requests == 1, "never below a quarter of what was in flight")
+        b.refused(Self.sent(-1, with: 12), inFlight: 27, now: Self.at(4))
+        #expect(b.limit == 8 && b.capacity.requests == 1, "a later refusal that took more says nothing new")
     }
 
     /// Halved from what was in flight, never below one, and never above what the refused

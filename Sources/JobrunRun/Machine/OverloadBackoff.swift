@@ -10,8 +10,10 @@
 ///   counted from what was under way then, and leaves no more than `took` (nor fewer than a
 ///   quarter: an origin may free its places a moment after it answers, and refuse one request
 ///   sent with few in flight).
-/// - Refusals of requests sent before the last decrease say nothing of the limit it left: a
-///   burst of refusals counts once. A later refusal halves again.
+/// - Refusals of requests sent before the last decrease do not halve again: a burst of refusals
+///   counts once. Each may still say the origin took fewer than the burst's first refusal did
+///   (answers come in any order): the requests in flight then go no further than the fewest any
+///   of them took (nor below the quarter). A later refusal halves again.
 /// - Each other answer lets one more go (doubling per round trip, as TCP's slow start) up to
 ///   what the origin took, and past it one more per round trip's worth of answers (for
 ///   `capacityHold` after the first refusal, and up to a quarter past a cap), then one more per
@@ -46,6 +48,8 @@ struct OverloadBackoff: Equatable {
     /// now speaks of how many it takes.
     private var answeredSinceDecrease = false
     private var lastDecrease: Instant
+    /// The fewest in flight a refusal leaves: a quarter of what was in flight at the first one.
+    private var floor: Int
 
     /// Requests that may be in flight at the origin now.
     var limit: Int { Int(value) }
@@ -55,7 +59,8 @@ struct OverloadBackoff: Equatable {
     init(_ sent: RequestSent, inFlight: Int, fixed: Int, now: Instant) {
         let took = max(1, sent.inFlight - 1)
         let inFlight = min(inFlight, fixed)
-        value = Double(max(1, min(inFlight / 2, max(took, inFlight / 4))))
+        floor = max(1, inFlight / 4)
+        value = Double(max(1, min(inFlight / 2, max(took, floor))))
         capacity = Capacity(requests: took, until: now + Self.capacityHold, isFirm: false)
         lastDecrease = now
     }
@@ -63,7 +68,14 @@ struct OverloadBackoff: Equatable {
     /// The origin refused the request `sent` at `now`, with `inFlight` under way there (itself
     /// included).
     mutating func refused(_ sent: RequestSent, inFlight: Int, now: Instant) {
-        guard sent.at >= lastDecrease else { return }
+        guard sent.at >= lastDecrease else {
+            // Of the burst the last decrease answered: what it took may be fewer than it said.
+            let took = max(1, sent.inFlight - 1)
+            guard took < capacity.requests, !capacity.isFirm else { return }
+            capacity.requests = took
+            value = min(value, Double(max(took, floor)))
+            return
+        }
         let halved = max(1, min(inFlight, limit) / 2)
         value = Double(halved)
         lastDecrease = now
