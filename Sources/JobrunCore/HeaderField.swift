@@ -5,12 +5,19 @@ public struct HeaderField: Hashable, Sendable {
     public var value: String
     /// True when the value came from `${VAR}` or the name marks it as a credential.
     public var isSecret: Bool
+    /// True for a header given under one origin of `base_urls`: sent there only, never to another
+    /// origin or a redirect's target elsewhere, secret or not.
+    public var staysAtOrigin: Bool
 
-    public init(name: String, value: String, isSecret: Bool) {
+    public init(name: String, value: String, isSecret: Bool, staysAtOrigin: Bool = false) {
         self.name = name
         self.value = value
         self.isSecret = isSecret || Self.isSecretName(name)
+        self.staysAtOrigin = staysAtOrigin
     }
+
+    /// Whether the header may go along to another origin (a redirect's target elsewhere).
+    public var crossesOrigins: Bool { !isSecret && !staysAtOrigin }
 
     public static let redacted = "<redacted>"
 

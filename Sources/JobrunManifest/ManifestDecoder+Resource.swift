@@ -46,19 +46,8 @@ extension ManifestDecoder {
             }
         }
 
-        var baseURL: String?
-        if let n = doc.value(forKey: "base_url", in: node), let text = string(n, "base_url") {
-            if let parsed = checkURL(text, node: n, field: "base_url") {
-                if parsed.query != nil || parsed.fragment != nil {
-                    diagnostics.error("'base_url' must not have a query or fragment; give signed URLs per slice with 'url'", at: location(n))
-                } else {
-                    if !text.hasSuffix("/") {
-                        diagnostics.warning("'base_url' does not end with '/'; slice paths are appended to it as they are", at: location(n))
-                    }
-                    baseURL = text
-                }
-            }
-        }
+        let origins = origins(of: node)
+        if let origins, let n = doc.value(forKey: "base_urls", in: node) { noteSecretsOverOrigins(origins, headers: settings.headers, at: n) }
 
         var dest = id
         if let n = doc.value(forKey: "dest", in: node), let text = doc.isNull(n) ? "" : string(n, "dest") {
@@ -101,14 +90,14 @@ extension ManifestDecoder {
         } else if slices.isEmpty && diagnostics.errorCount == errorsBefore && !slicesHaveErrors {
             diagnostics.error("resource '\(id)' has no slices", at: idLocation)
         }
-        if baseURL == nil && doc.value(forKey: "base_url", in: node) == nil {
+        if origins == nil && doc.value(forKey: "base_url", in: node) == nil && doc.value(forKey: "base_urls", in: node) == nil {
             if let first = slices.first(where: { $0.url == nil }) {
-                diagnostics.error("slice '\(first.path)' has no 'url' and its resource has no 'base_url'", at: first.location)
+                diagnostics.error("slice '\(first.path)' has no 'url' and its resource has no 'base_url' or 'base_urls'", at: first.location)
             }
         }
 
         return Resource(
-            id: id, location: idLocation, manifestFile: file, baseURL: baseURL, outputRoot: outputRoot, dest: dest,
+            id: id, location: idLocation, manifestFile: file, origins: origins ?? [], outputRoot: outputRoot, dest: dest,
             dependsOn: dependsOn, checksum: checksum, settings: settings, slices: slices)
     }
 

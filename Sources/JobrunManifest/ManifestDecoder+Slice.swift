@@ -10,6 +10,7 @@ extension ManifestDecoder {
         }
         var pathNode: YAMLNode?
         var urlNode: YAMLNode?
+        var urlsNode: YAMLNode?
         var sizeNode: YAMLNode?
         var headersNode: YAMLNode?
         var digests: [Digest] = []
@@ -34,6 +35,8 @@ extension ManifestDecoder {
                 if let d = digest(pair.value, .sha224) { digests.append(d) } else { ok = false }
             } else if doc.scalar(key, equals: "url") {
                 urlNode = pair.value
+            } else if doc.scalar(key, equals: "urls") {
+                urlsNode = pair.value
             } else if doc.scalar(key, equals: "headers") {
                 headersNode = pair.value
             } else {
@@ -67,13 +70,24 @@ extension ManifestDecoder {
         if let urlNode, let text = string(urlNode, "url") {
             if checkURL(text, node: urlNode, field: "url") != nil { url = text } else { ok = false }
         }
+        var urls: [String] = []
+        if let urlsNode {
+            if let urlNode {
+                diagnostics.error("give either 'url' or 'urls', not both", at: location(urlsNode), notes: [.note("'url' given here", at: location(urlNode))])
+                ok = false
+            } else if let list = sliceURLs(urlsNode) {
+                urls = list
+            } else {
+                ok = false
+            }
+        }
         var sliceHeaders: [HeaderField] = []
         if let headersNode {
             if let h = headers(headersNode) { sliceHeaders = h } else { ok = false }
         }
         if digests.count > 1 { digests.sort { $0.algorithm < $1.algorithm } }
         guard ok else { return nil }
-        return Slice(path: path, url: url, size: size, digests: digests, headers: sliceHeaders, location: location(node))
+        return Slice(path: path, url: url, urls: urls, size: size, digests: digests, headers: sliceHeaders, location: location(node))
     }
 
     /// A hex digest of the right length and alphabet for `algorithm`, any case.

@@ -31,8 +31,8 @@ struct ManifestDecoder {
     static let topKeys = ["version", "defaults", "resources"]
     static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks"]
     static let defaultsKeys = ["output"] + settingKeys
-    static let resourceKeys = ["id", "base_url", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
-    static let sliceKeys = ["path", "url", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
+    static let resourceKeys = ["id", "base_url", "base_urls", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
+    static let sliceKeys = ["path", "url", "urls", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
 
     init(doc: YAMLDocument, manifestDirectory: String, options: ManifestLoader.Options, sliceLists: [SliceListReader.List] = []) {
         self.doc = doc

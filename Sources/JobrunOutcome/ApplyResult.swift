@@ -87,11 +87,13 @@ public struct SliceOutcome: Sendable {
         let failure: AttemptFailure?
         let displayURL: String?
         let repairReason: String?
-        init?(failure: AttemptFailure?, displayURL: String?, repairReason: String?) {
-            guard failure != nil || displayURL != nil || repairReason != nil else { return nil }
+        let failedAt: [OriginFailure]
+        init?(failure: AttemptFailure?, displayURL: String?, repairReason: String?, failedAt: [OriginFailure]) {
+            guard failure != nil || displayURL != nil || repairReason != nil || !failedAt.isEmpty else { return nil }
             self.failure = failure
             self.displayURL = displayURL
             self.repairReason = repairReason
+            self.failedAt = failedAt
         }
     }
 
@@ -109,20 +111,28 @@ public struct SliceOutcome: Sendable {
     /// The last attempt's failure, for failed slices.
     public var failure: AttemptFailure? {
         get { rare?.failure }
-        set { rare = Rare(failure: newValue, displayURL: displayURL, repairReason: repairReason) }
+        set { rare = Rare(failure: newValue, displayURL: displayURL, repairReason: repairReason, failedAt: failedAt) }
     }
 
-    /// The URL last used, without its query (safe to print), when it is not the slice's own
-    /// (a redirect's target); `nil` for the slice's own URL (``ApplyResult/Entry/displayURL(at:)``).
+    /// The URL last used, without its query (safe to print), when it is not the slice's first
+    /// own (a redirect's target, another origin); `nil` for the slice's first URL
+    /// (``ApplyResult/Entry/displayURL(at:)``).
     public var displayURL: String? {
         get { rare?.displayURL }
-        set { rare = Rare(failure: failure, displayURL: newValue, repairReason: repairReason) }
+        set { rare = Rare(failure: failure, displayURL: newValue, repairReason: repairReason, failedAt: failedAt) }
     }
 
     /// For a repaired slice, what was wrong with the file on disk (`size is 3 bytes, expected 4`).
     public var repairReason: String? {
         get { rare?.repairReason }
-        set { rare = Rare(failure: failure, displayURL: displayURL, repairReason: newValue) }
+        set { rare = Rare(failure: failure, displayURL: displayURL, repairReason: newValue, failedAt: failedAt) }
+    }
+
+    /// For a slice with several URLs, its failed attempts, in order: which URL, and why (the
+    /// last one is ``failure`` when the slice failed).
+    public var failedAt: [OriginFailure] {
+        get { rare?.failedAt ?? [] }
+        set { rare = Rare(failure: failure, displayURL: displayURL, repairReason: repairReason, failedAt: newValue) }
     }
 
     /// From the first attempt until the slice was verified (or failed); the batched commit that
@@ -160,7 +170,7 @@ public struct SliceOutcome: Sendable {
         self.attemptCount = Int32(clamping: attempts)
         self.digests = digests
         self.computedDigests = computedDigests
-        self.rare = Rare(failure: failure, displayURL: displayURL, repairReason: nil)
+        self.rare = Rare(failure: failure, displayURL: displayURL, repairReason: nil, failedAt: [])
         self.skipReason = skipReason
         self.nanoseconds = duration.wholeNanoseconds
         self.httpVersion = httpVersion

@@ -54,6 +54,7 @@ extension Plan {
             let bytes =
                 c.hasChanges ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
             out += "\(c.hasChanges ? "~" : c.deferred > 0 ? "?" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
+            if r.origins.count > 1 { out += "    origins, in order: \(r.origins.map(\.url).joined(separator: ", "))\n" }
             if let deferral = entry.deferral { out += "    \(deferral.message)\n" }
             for cause in entry.overridden { out += "    warning: deferred for longer than max_deferral, runs despite: \(cause.detail)\n" }
             guard verbose else { continue }

@@ -73,7 +73,9 @@ public enum ApplyReports {
                 w.key("path"); w.string(s.path)
                 let identity = r.identity(of: s)
                 w.key("identity"); w.string(identity)
-                w.key("url"); w.string(o.displayURL ?? identity)
+                let url = o.displayURL ?? identity
+                w.key("url"); w.string(url)
+                w.sliceOrigin(of: url)
                 w.key("file"); w.string(r.filePath(of: s))
                 w.key("status"); w.string(o.status.rawValue)
                 if let reason = o.repairReason { w.key("repaired_because"); w.string(reason) }
@@ -109,6 +111,7 @@ public enum ApplyReports {
                     }
                     w.endObject()
                 }
+                w.failedAt(o.failedAt)
                 if let reason = o.skipReason { w.key("skip_reason"); w.string(reason) }
                 if let why = o.discardedPartial { w.key("partial_discarded"); w.string(why.description) }
                 w.endObject()
@@ -144,9 +147,10 @@ public enum ApplyReports {
                 let r = entry.resource
                 var notes = IntegrityNotes()
                 let cases = zip(r.slices, entry.outcomes).map { s, o -> JUnitReport.TestCase in
+                    let failedAt = o.failedAt.map { failedAtLine(url: $0.url, type: $0.failure.typeName, message: $0.failure.message) }
                     var text = caseText(
                         file: r.filePath(of: s), url: o.displayURL ?? r.identity(of: s), attempts: Int64(o.attempts), bytes: o.bytesTransferred,
-                        lastError: o.failure?.message)
+                        lastError: o.failure?.message, failedAt: failedAt)
                     if let actual = o.failure?.actualDigests, !actual.isEmpty {
                         text += "\n" + Digest.comparisonLines(expected: s.digests, actual: actual).dropLast()
                     }
@@ -155,6 +159,7 @@ public enum ApplyReports {
                     case .fetched, .resumed, .repaired, .upToDate:
                         outcome = .passed
                         notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
+                        notes.note(s.path, servedBy: o.displayURL ?? r.identity(of: s), after: failedAt)
                     case .failed:
                         let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
                         outcome = failedCase(type: f.typeName, message: f.message, text: text)
@@ -179,9 +184,16 @@ public enum ApplyReports {
 
     }
 
-    /// A slice's test case text: where its file is, what was asked, how often, what came.
-    static func caseText(file: String, url: String, attempts: Int64, bytes: Int64, lastError: String?) -> String {
+    /// A slice's test case text: where its file is, what was asked, how often, what came, and
+    /// (`failedAt`, one line each) where its attempts failed when it has several URLs.
+    static func caseText(file: String, url: String, attempts: Int64, bytes: Int64, lastError: String?, failedAt: [String] = []) -> String {
         "file: \(file)\nurl: \(url)\nattempts: \(attempts)\nbytes received: \(bytes)\nlast error: \(lastError ?? "none")"
+            + failedAt.map { "\nfailed at: " + $0 }.joined()
+    }
+
+    /// A failed attempt at one of a slice's URLs, as a line of its test case text.
+    static func failedAtLine(url: String, type: String, message: String) -> String {
+        "\(url): \(type): \(message)"
     }
 
     /// A failed slice's result: `<failure>` when the check ran and said no (a digest or size

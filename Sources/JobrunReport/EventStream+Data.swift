@@ -171,6 +171,8 @@ extension EventStream {
     private static func writeSettled(_ settled: SettledSlice, _ w: inout JSONWriter) {
         let o = settled.outcome
         writeSlice(settled.slice, &w)
+        w.sliceOrigin(of: settled.slice.url)
+        w.failedAt(o.failedAt)
         w.key("status"); w.string(o.status.rawValue)
         w.key("attempts"); w.int(Int64(o.attempts))
         w.key("bytes_transferred"); w.int(o.bytesTransferred)

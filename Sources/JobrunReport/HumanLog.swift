@@ -112,6 +112,8 @@ public final class HumanLog: RunObserver {
         case .failed where !s.isBulk:
             let attempts = o.attempts == 1 ? "1 attempt" : "\(o.attempts) attempts"
             results("! \(name): \(o.failure.map(Self.failureText) ?? "failed") (\(s.slice.url), \(attempts))\n")
+            // A slice with several URLs: where each attempt failed, in order.
+            for f in o.failedAt { results("    failed at \(f.url): \(Self.failureText(f.failure))\n") }
         case .fetched, .resumed, .repaired:
             // Only a declared size or digest proves such a body whole: without either, say so.
             if o.hadUndeclaredLength && s.integrity == .unverified {

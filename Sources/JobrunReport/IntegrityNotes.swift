@@ -1,7 +1,8 @@
 public import JobrunCore
 public import JobrunManifest
 
-/// What the JUnit reports of `verify` and `apply` say of slices that passed without a digest.
+/// What the JUnit reports of `verify` and `apply` say of slices that passed without a digest,
+/// and of slices that passed at one of their URLs after failing at others.
 ///
 /// The Ant schema allows nothing but `<failure>`, `<error>` or `<skipped>` inside a
 /// `<testcase>`, so a passed test case cannot carry a note of its own: the suite's
@@ -19,6 +20,14 @@ public struct IntegrityNotes: Sendable {
         text += "\(integrity.word) (\(why)): \(path)"
         if let sha256 { text += ", sha256 \(sha256.hex)" }
         text += "\n"
+    }
+
+    /// Notes `path`, served by `url`, when attempts at its other URLs failed first (`failedAt`,
+    /// a line each: ``ApplyReports/failedAtLine(url:type:message:)``).
+    public mutating func note(_ path: String, servedBy url: String, after failedAt: [String]) {
+        guard !failedAt.isEmpty else { return }
+        text += "served by \(url) after \(failedAt.count) failed \(failedAt.count == 1 ? "attempt" : "attempts"): \(path)\n"
+        for line in failedAt { text += "  failed at: \(line)\n" }
     }
 
     /// The suite's `<system-out>` text, `nil` when nothing was noted.

@@ -26,3 +26,29 @@ extension JSONWriter {
         endArray()
     }
 }
+
+extension JSONWriter {
+    /// Where a slice was last fetched from: the origin (`scheme://host[:port]`) of its shown URL.
+    mutating func sliceOrigin(of url: String) {
+        key("origin"); string((try? ParsedURL.parse(url).get())?.origin ?? url)
+    }
+
+    /// A slice's failed attempts at its URLs (`failed_at`), in order:
+    /// `[{"url": …, "error": {"type": …, "message": …, "http_status": …}}, …]`.
+    mutating func failedAt(_ failures: [OriginFailure]) {
+        key("failed_at")
+        beginArray()
+        for f in failures {
+            beginObject()
+            key("url"); string(f.url)
+            key("error")
+            beginObject()
+            key("type"); string(f.failure.typeName)
+            key("message"); string(f.failure.message)
+            key("http_status"); if let status = f.failure.status { int(Int64(status)) } else { null() }
+            endObject()
+            endObject()
+        }
+        endArray()
+    }
+}

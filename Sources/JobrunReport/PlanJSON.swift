@@ -162,6 +162,18 @@ public enum PlanJSON {
         w.key("manifest"); w.string(r.location.description)
         w.key("output"); w.string(r.outputRoot)
         w.key("dest"); w.string(r.dest)
+        // In the order they are tried; each one's own headers redacted as the resource's are.
+        w.key("origins")
+        w.beginArray()
+        for origin in r.origins {
+            w.beginObject()
+            w.key("url"); w.string(origin.url)
+            w.key("origin"); w.string((try? ParsedURL.parse(origin.url).get())?.origin ?? origin.url)
+            w.key("headers")
+            writeHeaders(origin.headers, into: &w)
+            w.endObject()
+        }
+        w.endArray()
         w.key("depends_on"); w.strings(r.dependsOn.map(\.id).sorted())
         w.key("counts")
         writeCounts(entry.counts, resources: nil, into: &w)
@@ -175,6 +187,8 @@ public enum PlanJSON {
             w.key("path"); w.string(s.path)
             w.key("file"); w.string(r.filePath(of: s))
             w.key("identity"); w.string(r.identity(of: s))
+            // A slice's own URLs beyond its first, as identities (a query may hold a signature).
+            if s.urls.count > 1 { w.key("urls"); w.strings(s.urls.map { (try? ParsedURL.parse($0).get())?.identity ?? $0 }) }
             w.key("size"); if let size = s.size { w.int(size) } else { w.null() }
             w.key("digests")
             w.beginObject()

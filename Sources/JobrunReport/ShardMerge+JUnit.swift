@@ -50,7 +50,11 @@ extension ShardMerge {
         let error = s["error"]
         var text = ApplyReports.caseText(
             file: s["file"]?.stringValue ?? "", url: s["url"]?.stringValue ?? "", attempts: s["attempts"]?.intValue ?? 0,
-            bytes: s["bytes_transferred"]?.intValue ?? 0, lastError: error?["message"]?.stringValue)
+            bytes: s["bytes_transferred"]?.intValue ?? 0, lastError: error?["message"]?.stringValue,
+            failedAt: (s["failed_at"]?.arrayValue ?? []).map { f in
+                ApplyReports.failedAtLine(
+                    url: f["url"]?.stringValue ?? "", type: f["error"]?["type"]?.stringValue ?? "Error", message: f["error"]?["message"]?.stringValue ?? "")
+            })
         if case .object(let actual)? = error?["actual_digests"], !actual.isEmpty {
             for (algorithm, value) in actual {
                 text += "\nexpected \(algorithm): \(s["digests"]?[algorithm]?.stringValue ?? "?")\nactual   \(algorithm): \(value.stringValue ?? "?")"

@@ -209,7 +209,7 @@ extension RunDriver {
             failWrite(j, failure)
         case .redirect(let location):
             let own = machine.address(j)
-            switch machine.review.redirect(j, location: location, ownURL: own.url, headers: resource.headers(for: slice)) {
+            switch machine.review.redirect(j, location: location, ownURL: own.url, headers: machine.ownHeaders(j)) {
             case .follow(let url, let headers):
                 // A run that is stopping sends no further request: the attempt ends cut short.
                 guard !machine.isStopping else {

@@ -13,6 +13,7 @@ extension RunDriver {
             break
         case .tripped(let origin, let breaker):
             events.emit(.origin(origin, .tripped(failures: breaker.failuresInARow, last: breaker.lastFailureText)))
+            machine.moveWaiting(off: origin)
         case .recovered(let origin):
             events.emit(.origin(origin, .recovered))
         case .gaveUp(let origin, let breaker):

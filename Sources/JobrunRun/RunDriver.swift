@@ -86,9 +86,11 @@ struct RunDriver {
     }
 
     /// How job `j`'s current URL is shown when it is a redirect's target (without query and
-    /// fragment); `nil` when it is the slice's own (its outcome names none).
+    /// fragment) or another than the slice's first (``OriginChoice``); `nil` when it is the
+    /// slice's first own URL (its outcome names none).
     func displayURL(_ j: SliceID) -> String? {
-        machine.review.redirectURL(j).map(display)
+        if let redirect = machine.review.redirectURL(j) { return display(redirect) }
+        return machine.choice.current(j) > 0 ? machine.address(j).identity : nil
     }
 
     /// How job `j`'s current URL is shown in an event.
@@ -256,6 +258,11 @@ struct RunDriver {
     mutating func settle(_ j: SliceID, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
         var outcome = outcome
         if outcome.partial == nil, let reason = machine.book.jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
+        let failedAt = machine.choice.failures(j)
+        if !failedAt.isEmpty {
+            outcome.failedAt = failedAt.map { OriginFailure(url: display(machine.address(j, at: $0.url).url), failure: $0.failure) }
+            machine.choice.forget(j)
+        }
         if machine.book.done(j) { machine.graph.sliceDone(of: machine.book.jobs[j].resource) }
         let slice = plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
         progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)

@@ -178,6 +178,8 @@ struct ApplyJSON: Decodable {
         var path: String
         var identity: String
         var url: String
+        var origin: String
+        var failedAt: [FailedAt]
         var file: String
         var status: String
         var repairedBecause: String?
@@ -195,10 +197,16 @@ struct ApplyJSON: Decodable {
         var partialDiscarded: String?
     }
 
+    struct FailedAt: Decodable {
+        var url: String
+        var error: Failure
+    }
+
     struct Failure: Decodable {
         var type: String
         var message: String
         var actualDigests: [String: String]?
+        var httpStatus: Int?
     }
 
     struct Origin: Decodable {
@@ -301,11 +309,18 @@ enum HTTPGet {
         return Array(response[(end + 4)...])
     }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on: bound, then closed.
+    /// A TCP port on 127.0.0.1 that nothing listens on: bound, then closed (a port for a server
+    /// to be started on; another test may take it meanwhile).
     static func closedPort() throws -> Int {
         let (fd, port) = try boundSocket()
         close(fd)
         return port
+    }
+
+    /// A TCP port on 127.0.0.1 that refuses connections for as long as the returned descriptor
+    /// is open: bound and never listening, so no other test can take it.
+    static func refusingPort() throws -> (fd: Int32, port: Int) {
+        try boundSocket()
     }
 
     /// A TCP socket bound to 127.0.0.1 on a port the kernel picks: its descriptor and that port.

@@ -202,7 +202,8 @@ import Darwin
     @Test func aClosedPortIsAConnectError() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        let port = try HTTPGet.closedPort()
+        let (refusing, port) = try HTTPGet.refusingPort()
+        defer { close(refusing) }
         try fixture.write(
             manifest: Self.manifest(
                 slices: """

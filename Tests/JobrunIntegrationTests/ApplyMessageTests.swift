@@ -161,16 +161,9 @@ import Testing
     @Test func messagesNameWhatWasSeen() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
-        // A port nothing listens on: bound, then closed.
-        let closed = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(closed, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(closed, $0, &length) } }
-        let port = UInt16(bigEndian: address.sin_port)
-        close(closed)
+        // A port nothing listens on, held so that no other test's server takes it.
+        let (refusing, port) = try HTTPGet.refusingPort()
+        defer { close(refusing) }
         try fixture.write(
             manifest: Self.manifest(
                 """

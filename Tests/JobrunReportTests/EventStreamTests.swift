@@ -130,14 +130,15 @@ import Testing
         stream.observe(.runEnded(RunEnd(exitStatus: 65, stopReason: nil, counts: [], summaryLine: nil, elapsed: .milliseconds(12))))
         let data = output.lines.map { line in String(line.split(separator: #""data":"#, maxSplits: 1)[1].dropLast(2)) }
         let slice = #""resource":"r","path":"a/b.ts","url":"http://h/a/b.ts""#
+        let settledSlice = slice + #","origin":"http://h","failed_at":[]"#
         let zero =
             #""fetched":0,"resumed":0,"repaired":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0"#
         #expect(
             data == [
                 #"{"jobrun_version":"\#(JobrunVersion.current)","command":"plan","argv":["jobrun","plan"],"manifests_sha256":null}"#,
-                #"{\#(slice),"status":"fetched","attempts":2,"bytes_transferred":6,"size":6,"integrity":"digest","length_declared":true,"sha256":"\#(String(repeating: "ab", count: 32))","http_version":"1.1","duration_ms":250}"#,
-                #"{\#(slice),"status":"failed","attempts":2,"bytes_transferred":6,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503},"duration_ms":250,"bulk":false}"#,
-                #"{\#(slice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"partial_discarded":null,"bulk":false}"#,
+                #"{\#(settledSlice),"status":"fetched","attempts":2,"bytes_transferred":6,"size":6,"integrity":"digest","length_declared":true,"sha256":"\#(String(repeating: "ab", count: 32))","http_version":"1.1","duration_ms":250}"#,
+                #"{\#(settledSlice),"status":"failed","attempts":2,"bytes_transferred":6,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503},"duration_ms":250,"bulk":false}"#,
+                #"{\#(settledSlice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"partial_discarded":null,"bulk":false}"#,
                 #"{\#(slice),"attempt":2,"delay_ms":1500,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503}}"#,
                 #"{"resource":"q","counts":{\#(zero)},"cause":"sync_failed","slices_affected":null,"slices_total":null,"message":"EIO"}"#,
                 #"{"origin":"http://h","state":"recovered","failures_in_a_row":null,"last_error":null,"slices_failed":null}"#,

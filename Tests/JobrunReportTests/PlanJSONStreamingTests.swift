@@ -32,14 +32,22 @@ import Testing
     }
 
     /// Where each slice's object ends in a pretty document: after its closing brace (indented by
-    /// eight spaces), which the next slice's object or the end of the list follows.
+    /// eight spaces), which the next slice's object or the end of the list follows, of an object
+    /// whose first key is `path` (a resource's `origins` are objects at the same depth).
     static func sliceEnds(_ document: [UInt8]) -> Set<Int> {
         let closing = Array("\n        }".utf8)
+        let opening = Array("\n        {\n          \"path\"".utf8)
         let followers = [Array(",\n        {".utf8), Array("\n      ]".utf8)]
         var ends = Set<Int>()
-        for i in 0..<max(0, document.count - closing.count) where document[i..<(i + closing.count)].elementsEqual(closing) {
+        var objectStart = -1
+        for i in 0..<max(0, document.count - closing.count) {
+            if document[i...].starts(with: opening) { objectStart = i }
+            guard document[i..<(i + closing.count)].elementsEqual(closing) else { continue }
             let end = i + closing.count
-            if followers.contains(where: { document[end...].starts(with: $0) }) { ends.insert(end) }
+            if followers.contains(where: { document[end...].starts(with: $0) }), objectStart >= 0 {
+                ends.insert(end)
+                objectStart = -1
+            }
         }
         return ends
     }

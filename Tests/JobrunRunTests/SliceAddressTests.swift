@@ -33,7 +33,7 @@ import Testing
         let manifest = try #require(ManifestLoader.load(paths: [dir.path("m.yaml")]).manifest)
         var checked = 0
         for resource in manifest.resources {
-            let base = SliceAddress.Base(resource)
+            let base = SliceAddress.Base.all(resource).first ?? nil
             #expect((base == nil) == (resource.id == "bare"), "\(resource.id)")
             for slice in resource.slices {
                 let address = SliceAddress(slice, of: resource, base: base)

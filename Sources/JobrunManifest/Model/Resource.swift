@@ -7,8 +7,9 @@ public struct Resource: Sendable {
     public var location: SourceLocation
     /// The manifest file that declared it.
     public var manifestFile: String
-    /// Base of relative slice URLs (ends with `/` in any sensible manifest).
-    public var baseURL: String?
+    /// Where relative slice URLs are resolved, in the order they are tried (`base_urls`, or the
+    /// one `base_url`); empty when every slice has its own URL.
+    public var origins: [ResourceOrigin]
     /// The output root as a path relative to the current directory, or absolute.
     public var outputRoot: String
     /// Destination folder below the output root, normalised, `""` for the root itself.
@@ -18,6 +19,25 @@ public struct Resource: Sendable {
     public var checksum: DigestAlgorithm?
     public var settings: ResourceSettings
     public var slices: [Slice]
+
+    public init(
+        id: String, location: SourceLocation, manifestFile: String, baseURL: String? = nil, origins: [ResourceOrigin] = [], outputRoot: String,
+        dest: String, dependsOn: [Dependency], checksum: DigestAlgorithm?, settings: ResourceSettings, slices: [Slice]
+    ) {
+        self.id = id
+        self.location = location
+        self.manifestFile = manifestFile
+        self.origins = baseURL.map { [ResourceOrigin(url: $0, location: location)] } ?? origins
+        self.outputRoot = outputRoot
+        self.dest = dest
+        self.dependsOn = dependsOn
+        self.checksum = checksum
+        self.settings = settings
+        self.slices = slices
+    }
+
+    /// The base of relative slice URLs at the first origin.
+    public var baseURL: String? { origins.first?.url }
 
     public struct Dependency: Hashable, Sendable {
         public var id: String
@@ -39,13 +59,21 @@ public struct Resource: Sendable {
         outputRoot == "." ? relativePath(of: slice) : outputRoot + "/" + relativePath(of: slice)
     }
 
-    /// The URL a slice is fetched from.
-    public func url(of slice: Slice) -> String {
-        if let url = slice.url { return url }
-        return (baseURL ?? "") + ParsedURL.percentEncodePath(slice.path)
+    /// How many URLs a slice may be fetched from: its own (`url`/`urls`), or one per origin.
+    public func urlCount(of slice: Slice) -> Int {
+        let own = slice.urls.count
+        return own > 0 ? own : max(1, origins.count)
     }
 
-    /// The slice's identity: `scheme://host[:port]/path`, query and fragment dropped.
+    /// The URL a slice is fetched from first, or at its `k`-th origin (``urlCount(of:)``).
+    public func url(of slice: Slice, at k: Int = 0) -> String {
+        let own = slice.urls
+        if !own.isEmpty { return own[min(k, own.count - 1)] }
+        let base = origins.isEmpty ? "" : origins[min(k, origins.count - 1)].url
+        return base + ParsedURL.percentEncodePath(slice.path)
+    }
+
+    /// The slice's identity at its first URL: `scheme://host[:port]/path`, query and fragment dropped.
     public func identity(of slice: Slice) -> String {
         let url = url(of: slice)
         switch ParsedURL.parse(url) {
@@ -67,37 +95,49 @@ public struct Slice: Sendable {
     public var location: SourceLocation
     /// `-1` for none: an optional would take eight bytes more, for each of a million slices.
     private var sizeOrNone: Int64
-    /// The URL and headers of the few slices that have their own, boxed: one word a slice.
+    /// The URLs and headers of the few slices that have their own, boxed: one word a slice.
     private var own: Own?
 
     private final class Own: Sendable {
-        let url: String?
+        let urls: [String]
         let headers: [HeaderField]
-        init?(url: String?, headers: [HeaderField]) {
-            guard url != nil || !headers.isEmpty else { return nil }
-            self.url = url
+        init?(urls: [String], headers: [HeaderField]) {
+            guard !urls.isEmpty || !headers.isEmpty else { return nil }
+            self.urls = urls
             self.headers = headers
         }
     }
 
-    public init(path: String, url: String? = nil, size: Int64? = nil, digests: [Digest] = [], headers: [HeaderField] = [], location: SourceLocation) {
+    /// A slice fetched from `url` (else from its resource's origins), or from `urls` in order.
+    public init(
+        path: String, url: String? = nil, urls: [String] = [], size: Int64? = nil, digests: [Digest] = [], headers: [HeaderField] = [],
+        location: SourceLocation
+    ) {
         self.path = path
         self.sizeOrNone = size ?? -1
         self.digests = digests
         self.location = location
-        self.own = Own(url: url, headers: headers)
+        self.own = Own(urls: url.map { [$0] } ?? urls, headers: headers)
     }
 
-    /// Absolute URL when the manifest gives one; otherwise the URL is the resource's base plus the path.
+    /// The first absolute URL when the manifest gives the slice its own (`url`, or `urls`);
+    /// otherwise the URL is the resource's base plus the path.
     public var url: String? {
-        get { own?.url }
-        set { own = Own(url: newValue, headers: headers) }
+        get { own?.urls.first }
+        set { own = Own(urls: newValue.map { [$0] + urls.dropFirst() } ?? [], headers: headers) }
+    }
+
+    /// The slice's own URLs in the order they are tried (`urls`, or the one `url`); empty when
+    /// it goes by its resource's origins.
+    public var urls: [String] {
+        get { own?.urls ?? [] }
+        set { own = Own(urls: newValue, headers: headers) }
     }
 
     /// Headers of this slice only (merged over the resource's by ``Resource/headers(for:)``).
     public var headers: [HeaderField] {
         get { own?.headers ?? [] }
-        set { own = Own(url: url, headers: newValue) }
+        set { own = Own(urls: urls, headers: newValue) }
     }
 
     /// The declared size in bytes (never negative), if any.
@@ -108,10 +148,15 @@ public struct Slice: Sendable {
 }
 
 extension Resource {
-    /// The headers sent for a slice: the resource's, overridden by the slice's by name, case-insensitively.
-    public func headers(for slice: Slice) -> [HeaderField] {
-        if slice.headers.isEmpty { return settings.headers }
-        return HeaderField.merge(settings.headers, over: slice.headers)
+    /// The headers sent for a slice at its `k`-th URL (``url(of:at:)``): the resource's,
+    /// overridden by the slice's, overridden by those of the origin (`base_urls`) it goes to, by
+    /// name, case-insensitively.
+    public func headers(for slice: Slice, at k: Int = 0) -> [HeaderField] {
+        let own = slice.headers
+        let merged = own.isEmpty ? settings.headers : HeaderField.merge(settings.headers, over: own)
+        guard slice.urls.isEmpty, !origins.isEmpty else { return merged }
+        let atOrigin = origins[min(k, origins.count - 1)].headers
+        return atOrigin.isEmpty ? merged : HeaderField.merge(merged, over: atOrigin)
     }
 }
 

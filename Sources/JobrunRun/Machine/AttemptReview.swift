@@ -213,6 +213,12 @@ struct AttemptReview {
 
     // MARK: What attempts hand on
 
+    /// Job `j` goes to another of its URLs: what responses said of the file at the last one
+    /// binds no other origin (mirrors may share a validator and differ in total).
+    mutating func movedOrigin(_ j: SliceID) {
+        if !learned.isEmpty { learned[j] = nil }
+    }
+
     /// Job `j`'s attempt was given back (the network was gone): what its body's response said of
     /// the file holds for the next one.
     mutating func givenBack(_ j: SliceID, _ report: AttemptReport) {

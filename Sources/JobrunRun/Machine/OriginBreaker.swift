@@ -61,6 +61,11 @@ struct OriginBreaker {
 
     var isFailed: Bool { state == .failed }
 
+    /// Whether the origin takes work as usual.
+    var isClosed: Bool {
+        if case .closed = state { true } else { false }
+    }
+
     /// The last failure as origin lines and unrequested slices quote it.
     var lastFailureText: String {
         lastFailure.map { "\($0.typeName): \($0.message)" } ?? "no answer"

@@ -40,6 +40,11 @@ struct OriginHealth {
         }
     }
 
+    /// Whether `origin` takes work as usual: not given up on, and its breaker not open.
+    func takesWork(_ origin: String) -> Bool {
+        breakers.isEmpty || breakers[origin]?.isClosed ?? true
+    }
+
     /// Whether `origin` has been given up on.
     func isFailed(_ origin: String) -> Bool {
         !breakers.isEmpty && breakers[origin]?.isFailed == true

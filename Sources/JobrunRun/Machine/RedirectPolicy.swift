@@ -14,7 +14,7 @@ public enum RedirectPolicy {
     /// - Parameters:
     ///   - location: the `Location` header (absolute, or relative to `current`).
     ///   - current: the URL that answered with the redirect.
-    ///   - original: the slice's own URL (secrets belong to its origin only).
+    ///   - original: the URL the attempt went to (secrets and an origin's own headers stay at its origin).
     ///   - hops: redirects followed so far.
     ///   - headers: the slice's headers.
     ///
@@ -23,7 +23,7 @@ public enum RedirectPolicy {
     /// | more than 10 hops                         | refuse   |
     /// | to a scheme other than http or https      | refuse   |
     /// | from https to http                        | refuse   |
-    /// | to another scheme, host or port           | follow without secret headers |
+    /// | to another scheme, host or port           | follow without secret headers or those of the origin (`base_urls`) |
     /// | same origin                               | follow with every header |
     public static func decide(location: String, current: String, original: String, hops: Int, headers: [HeaderField]) -> Decision {
         if hops >= maximumHops { return .refuse("more than \(maximumHops) redirects") }
@@ -33,7 +33,7 @@ public enum RedirectPolicy {
         guard to.scheme == "http" || to.scheme == "https" else { return .refuse("redirect to a \(to.scheme): URL refused") }
         if from.scheme == "https" && to.scheme == "http" { return .refuse("redirect from https to http refused") }
         guard case .success(let first) = ParsedURL.parse(original) else { return .refuse("cannot parse '\(original)'") }
-        let kept = to.origin == first.origin ? headers : headers.filter { !$0.isSecret }
+        let kept = to.origin == first.origin ? headers : headers.filter(\.crossesOrigins)
         return .follow(url: target, headers: kept)
     }
 

@@ -34,6 +34,9 @@ extension RunMachine {
     /// A retry waits, delayed; a 429 or 503 cools down the origin that answered (a redirect's
     /// target when the attempt followed one) until then; the retry starts again at the slice's
     /// own URL. No retry at an origin given up on (the slice's own, or the redirect's target).
+    /// A slice with several URLs moves to the next one first (``OriginChoice``): at once while
+    /// one is left untried this round, else after the backoff; its attempts are the larger of
+    /// `retries.attempts` and its count of URLs, so each is tried at least once.
     mutating func attemptFailed(
         _ j: SliceID, _ failure: AttemptFailure, now: @autoclosure () -> Instant, random: @autoclosure () -> Double
     )
@@ -41,10 +44,38 @@ extension RunMachine {
     {
         let settings = plan.entries[book.jobs[j].resource].resource.settings
         let answered = origin(j)
-        let originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(answered))
+        var failure = failure
+        var policy = settings.retries
+        var originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(answered))
         let (attempts, firstStart) = (Int(book.jobs[j].attempts), book.firstStart(j))
+        let count = urlCount(j)
+        if count > 1 {
+            policy.attempts = max(policy.attempts, count)
+            let from = choice.current(j)
+            let step = choice.failed(j, failure, usable: usableURLs(j))
+            if choice.current(j) != from { review.movedOrigin(j) }
+            switch step {
+            case .stays: break
+            case .exhausted: return .fail
+            case .failover:
+                let now = now()
+                guard attempts < policy.attempts, !isStopping, firstStart.map({ now < $0 + settings.timeouts.resource }) ?? true else { return .fail }
+                if failure.coolsDownHost {
+                    // The origin that refused rests as it would have for this slice's retry.
+                    let rest = failure.retryAfter ?? policy.backoff.delay(afterAttempt: attempts, random: random())
+                    scheduler.coolDown(answered, until: now + rest)
+                }
+                requeue(j)
+                return .retry(at: now, delay: .zero, coolsDownOrigin: failure.coolsDownHost)
+            case .nextRound:
+                // Every usable URL failed this round, one at least for a while only: the round
+                // starts again after the backoff, at an origin that takes work.
+                failure.isTransient = true
+                originFailed = false
+            }
+        }
         let retry = review.retry(
-            j, after: failure, attempts: attempts, policy: settings.retries, resourceTimeout: settings.timeouts.resource, firstStart: firstStart,
+            j, after: failure, attempts: attempts, policy: policy, resourceTimeout: settings.timeouts.resource, firstStart: firstStart,
             now: now(), random: random(), isStopping: isStopping, originFailed: originFailed)
         guard case .retry(let until, _, let coolsDownOrigin) = retry else { return retry }
         if coolsDownOrigin { scheduler.coolDown(answered, until: until) }

@@ -45,10 +45,28 @@ extension RunMachine {
     }
 
     /// Takes every slice waiting to start or to retry at `origin` (its own, or a redirect's
-    /// target it waits for a slot at) off its queue: the origin was given up on.
+    /// target it waits for a slot at) off its queue: the origin was given up on. Those with
+    /// another URL whose origin takes work move there (``OriginChoice/place(_:usable:)``); the
+    /// others are returned, to fail.
     mutating func takeUnrequested(at origin: String) -> [SliceID] {
-        _ = scheduler.removeAll(at: origin)
-        return book.ids.filter { self.origin($0) == origin && book.isWaitingToStart($0) }
+        let queued = Set(scheduler.removeAll(at: origin))
+        var unrequested: [SliceID] = []
+        for j in book.ids where self.origin(j) == origin && book.isWaitingToStart(j) {
+            if hasSeveralURLs, review.redirectOrigin(j) == nil, urlCount(j) > 1, choice.place(j, usable: usableURLs(j)) {
+                review.movedOrigin(j)
+                if queued.contains(j) { enqueue(j) }
+            } else {
+                unrequested.append(j)
+            }
+        }
+        return unrequested
+    }
+
+    /// The slices queued at `origin`, whose breaker just opened, that have another URL whose
+    /// origin takes work move there; the others wait for its probes.
+    mutating func moveWaiting(off origin: String) {
+        guard hasSeveralURLs else { return }
+        for j in scheduler.removeAll(at: origin) { enqueue(j) }
     }
 
     /// The failure of a slice not requested at an origin given up on.

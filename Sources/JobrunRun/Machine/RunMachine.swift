@@ -31,13 +31,17 @@ struct RunMachine {
     var health: OriginHealth
     /// What each ended attempt means, and what it hands the next.
     var review = AttemptReview()
+    /// Which of its URLs each slice with several goes to next.
+    var choice = OriginChoice()
     /// The network policy's reviews, and its gate's place among the scheduler's gates.
     private(set) var policy: PolicyReview?
     private var policyGateIndex: Int?
-    /// What the slices of each resource share of their URLs, by plan entry.
-    private var bases: [SliceAddress.Base?] = []
-    /// The origin of each job whose slice does not go by its resource's base URL.
+    /// What the slices of each resource share of their URLs at each of its origins, by plan entry.
+    private var bases: [[SliceAddress.Base?]] = []
+    /// The origin of the first URL of each job whose slice does not go by its resource's base URL.
     private var ownOrigins: [SliceID: String] = [:]
+    /// Some slice has several URLs (``OriginChoice``).
+    private(set) var hasSeveralURLs = false
     /// Each job's bytes still to fetch, kept only when a gate asks (a deadline is set).
     private var expectedSizes: [ByteCount?] = []
 
@@ -63,11 +67,14 @@ struct RunMachine {
         if let deadline { scheduler.gates.append(DeadlineGate(cutoff: deadline)) }
         book.reserve(plan.entries.reduce(0) { $0 + $1.resource.slices.count })
         for (r, entry) in plan.entries.enumerated() {
-            let base = SliceAddress.Base(entry.resource)
-            bases.append(base)
+            let all = SliceAddress.Base.all(entry.resource)
+            let base = all.first ?? nil
+            bases.append(all)
+            if all.count > 1 { hasSeveralURLs = true }
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
                     ownOrigins[SliceID(book.jobs.count + s)] = SliceAddress(slice, of: entry.resource, base: base).origin
+                    if slice.urls.count > 1 { hasSeveralURLs = true }
                 }
                 if deadline != nil { expectedSizes.append(slice.size.map { ByteCount($0 - entry.decisions[s].resumeOffset) }) }
             }
@@ -84,17 +91,53 @@ struct RunMachine {
 
     // MARK: Where requests go
 
-    /// Job `j`'s own URL, identity and origin (those of its slice).
+    /// Job `j`'s own URL, identity and origin: those of its slice at the URL it goes to now
+    /// (``OriginChoice``).
     func address(_ j: SliceID) -> SliceAddress {
-        let r = book.jobs[j].resource
-        // Read in place: a copy of the resource would retain each of its fields.
-        return SliceAddress(plan.entries[r].resource.slices[book.jobs[j].slice], of: plan.entries[r].resource, base: bases[r])
+        address(j, at: choice.current(j))
     }
 
-    /// The origin of job `j`'s own URL.
+    /// Job `j`'s address at its `k`-th URL.
+    func address(_ j: SliceID, at k: Int) -> SliceAddress {
+        let r = book.jobs[j].resource
+        // Read in place: a copy of the resource would retain each of its fields.
+        let base = bases[r].indices.contains(k) ? bases[r][k] : nil
+        return SliceAddress(plan.entries[r].resource.slices[book.jobs[j].slice], of: plan.entries[r].resource, base: base, at: k)
+    }
+
+    /// The origin of job `j`'s own URL (the one it goes to now).
     func ownOrigin(_ j: SliceID) -> String {
+        let k = choice.current(j)
+        if k > 0 { return origin(of: j, at: k) }
         if !ownOrigins.isEmpty, let origin = ownOrigins[j] { return origin }
-        return bases[book.jobs[j].resource]?.origin ?? address(j).origin
+        return (bases[book.jobs[j].resource].first ?? nil)?.origin ?? address(j).origin
+    }
+
+    /// The origin of job `j`'s `k`-th URL.
+    func origin(of j: SliceID, at k: Int) -> String {
+        let r = book.jobs[j].resource
+        if plan.entries[r].resource.slices[book.jobs[j].slice].urls.isEmpty, bases[r].indices.contains(k), let base = bases[r][k] { return base.origin }
+        return address(j, at: k).origin
+    }
+
+    /// How many URLs job `j` may be fetched from (``Resource/urlCount(of:)``).
+    func urlCount(_ j: SliceID) -> Int {
+        let resource = plan.entries[book.jobs[j].resource].resource
+        return resource.urlCount(of: resource.slices[book.jobs[j].slice])
+    }
+
+    /// A bit for each of job `j`'s URLs whose origin takes work: not given up on, its breaker
+    /// not open.
+    func usableURLs(_ j: SliceID) -> UInt64 {
+        var usable: UInt64 = 0
+        for k in 0..<min(urlCount(j), OriginChoice.maximumURLs) where health.takesWork(origin(of: j, at: k)) { usable |= 1 << UInt64(k) }
+        return usable
+    }
+
+    /// The headers of job `j`'s own request (at the URL it goes to now).
+    func ownHeaders(_ j: SliceID) -> [HeaderField] {
+        let resource = plan.entries[book.jobs[j].resource].resource
+        return resource.headers(for: resource.slices[book.jobs[j].slice], at: choice.current(j))
     }
 
     /// The origin of job `j`'s next or running request: its own, or a redirect's target.
@@ -105,8 +148,7 @@ struct RunMachine {
     /// The URL and headers of job `j`'s next or running request: a redirect's, or those of its
     /// slice (whose `own` address is given).
     func nextRequest(_ j: SliceID, own: SliceAddress) -> (url: String, headers: [HeaderField]) {
-        let resource = plan.entries[book.jobs[j].resource].resource
-        return review.request(j, ownURL: own.url, headers: resource.headers(for: resource.slices[book.jobs[j].slice]))
+        review.request(j, ownURL: own.url, headers: ownHeaders(j))
     }
 
     // MARK: Resources
@@ -123,8 +165,12 @@ struct RunMachine {
 
     // MARK: Queues
 
-    /// Job `j` waits for a slot where its next request goes.
+    /// Job `j` waits for a slot where its next request goes: at another of its URLs when its
+    /// own's origin takes no work and another's does (``OriginChoice/place(_:count:usable:)``).
     mutating func enqueue(_ j: SliceID) {
+        if hasSeveralURLs, !health.breakers.isEmpty, review.redirectOrigin(j) == nil {
+            if urlCount(j) > 1, choice.place(j, usable: usableURLs(j)) { review.movedOrigin(j) }
+        }
         // Jobs are numbered in plan order: a job's number is its sequence.
         scheduler.enqueue(j, sequence: j.index, resource: book.jobs[j].resource, origin: origin(j)) { $0.index }
     }

@@ -1,0 +1,18 @@
+public import JobrunCore
+
+/// One origin of a resource (an entry of `base_urls`, or its `base_url`): the base its slices'
+/// relative URLs are resolved against, and the headers sent to it only.
+public struct ResourceOrigin: Hashable, Sendable {
+    /// The base URL, ending with `/` in any sensible manifest.
+    public var url: String
+    /// Headers for this origin only (``HeaderField/staysAtOrigin``), merged over the resource's.
+    public var headers: [HeaderField]
+    /// Where the entry is written.
+    public var location: SourceLocation
+
+    public init(url: String, headers: [HeaderField] = [], location: SourceLocation) {
+        self.url = url
+        self.headers = headers
+        self.location = location
+    }
+}

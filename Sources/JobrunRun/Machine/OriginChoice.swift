@@ -1,0 +1,119 @@
+import JobrunOutcome
+
+/// Which of a slice's URLs its next attempt goes to, when it has several: one per origin of its
+/// resource (`base_urls`), or its own `urls`, tried in the order given. A part of the run's
+/// machine, told each failed attempt and asked where the next one goes; it keeps nothing for a
+/// slice still at its first URL, so a run of single-origin resources pays one empty dictionary.
+///
+/// | the attempt at URL k failed with                         | k this round | k later      |
+/// |-----------------------------------------------------------|--------------|--------------|
+/// | a transient failure (transport, 5xx, 408, 429, stall, a    | moved off    | tried again  |
+/// | size or digest mismatch, truncation)                      |              | in a new round |
+/// | a failure for good at that origin (404, 410, 403, TLS, a   | moved off    | never again  |
+/// | refused redirect, an unrequested coding)                  |              | for the slice |
+/// | a failure on this side (disk, I/O, an unsafe path, a stop) | stays        | —            |
+///
+/// The next URL is the first in order that is not excluded, was not tried this round, and whose
+/// origin takes work (`usable`: not given up, breaker not open); it is tried at once. When every
+/// usable URL was tried this round, a new round starts at the first of them after the slice's
+/// backoff. When none is usable, the slice's failure is final.
+struct OriginChoice {
+    /// A slice's URLs beyond which the bit sets below cannot count (the manifest allows no more).
+    static let maximumURLs = 64
+
+    /// Where a slice with several URLs stands.
+    struct Standing: Equatable {
+        /// The URL its next or running attempt goes to.
+        var current = 0
+        /// URLs failed this round.
+        var tried: UInt64 = 0
+        /// URLs whose origin failed for good for this slice.
+        var excluded: UInt64 = 0
+        /// Every failed attempt, in order: which URL, and why.
+        var failures: [Failed] = []
+    }
+
+    /// A failed attempt at one of a slice's URLs.
+    struct Failed: Equatable {
+        var url: Int
+        var failure: AttemptFailure
+    }
+
+    /// Where a failed slice goes next.
+    enum Step: Equatable {
+        /// To URL `k` at once: not tried this round.
+        case failover(to: Int)
+        /// To URL `k` after the slice's backoff: every usable URL was tried this round.
+        case nextRound(at: Int)
+        /// Its URL stays (the failure was on this side): the usual retry rules apply.
+        case stays
+        /// Nowhere: every URL failed for good or its origin takes no work.
+        case exhausted
+    }
+
+    /// The slices that have left their first URL or failed at one, by job.
+    private(set) var standings: [SliceID: Standing] = [:]
+
+    /// The URL job `j`'s next or running attempt goes to.
+    func current(_ j: SliceID) -> Int {
+        standings.isEmpty ? 0 : standings[j]?.current ?? 0
+    }
+
+    /// Job `j`'s failed attempts at its URLs, in order.
+    func failures(_ j: SliceID) -> [Failed] {
+        standings.isEmpty ? [] : standings[j]?.failures ?? []
+    }
+
+    /// Whether `failure` says something of the origin that answered (the slice may do better at
+    /// another), rather than of this side.
+    static func movesOn(after failure: AttemptFailure) -> Bool {
+        switch failure.kind {
+        case .diskFull, .io, .unsafePath, .interrupted: false
+        default: true
+        }
+    }
+
+    /// Job `j` failed with `failure` at its current URL; where it goes next, `usable` holding a
+    /// bit for each URL whose origin takes work. Its standing moves there.
+    mutating func failed(_ j: SliceID, _ failure: AttemptFailure, usable: UInt64) -> Step {
+        var s = standings[j] ?? Standing()
+        s.failures.append(Failed(url: s.current, failure: failure))
+        defer { standings[j] = s }
+        guard Self.movesOn(after: failure) else { return .stays }
+        let bit = UInt64(1) << UInt64(s.current)
+        s.tried |= bit
+        if !failure.isTransient { s.excluded |= bit }
+        var firstUsable: Int?
+        for k in 0..<Self.maximumURLs where (usable & ~s.excluded) & (1 << UInt64(k)) != 0 {
+            if s.tried & (1 << UInt64(k)) == 0 {
+                s.current = k
+                return .failover(to: k)
+            }
+            if firstUsable == nil { firstUsable = k }
+        }
+        guard let k = firstUsable else { return .exhausted }
+        s.tried = 0
+        s.current = k
+        return .nextRound(at: k)
+    }
+
+    /// Job `j` is about to wait for a slot: when its current URL's origin takes no work (no bit
+    /// in `usable`), it moves to the first usable one not excluded, not counted as a failure.
+    /// Whether it moved.
+    mutating func place(_ j: SliceID, usable: UInt64) -> Bool {
+        let s = standings[j] ?? Standing()
+        guard usable & (1 << UInt64(s.current)) == 0 else { return false }
+        for k in 0..<Self.maximumURLs where (usable & ~s.excluded) & (1 << UInt64(k)) != 0 {
+            var moved = s
+            moved.current = k
+            standings[j] = moved
+            return true
+        }
+        return false
+    }
+
+    /// Job `j` has ended: what it tried is no longer needed here (its outcome keeps it).
+    mutating func forget(_ j: SliceID) {
+        if !standings.isEmpty { standings[j] = nil }
+    }
+}

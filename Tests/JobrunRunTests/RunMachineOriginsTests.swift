@@ -1,0 +1,102 @@
+import JobrunCore
+import JobrunManifest
+import JobrunOutcome
+import Testing
+@testable import JobrunRun
+
+/// A resource with several origins (`base_urls`) in the run's machine, at made-up instants: a
+/// failed attempt goes to the next origin at once, a round of them backs off, and an origin
+/// whose breaker opens or gives up hands what waits for it to the next.
+@Suite struct RunMachineOriginsTests {
+    typealias T = RunMachineTests
+    static let http404 = AttemptFailure(kind: .http, status: 404, message: "HTTP 404", isTransient: false)
+
+    static func resource(_ id: String, hosts: [String], _ names: [String], extra: String = "") -> String {
+        """
+          - id: \(id)
+            base_urls: [\(hosts.map { "http://\($0)/" }.joined(separator: ", "))]
+        \(extra.isEmpty ? "" : "    \(extra)\n")    slices:
+        \(names.map { "      - {path: \($0), size: 1000}" }.joined(separator: "\n"))
+        """
+    }
+
+    @Test func aFailedAttemptGoesToTheNextOriginAtOnceThenRoundsBackOff() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["f"]))
+        #expect(T.drain(&m, now: T.at(0)).started == [0])
+        #expect(m.origin(0) == "http://a.test")
+        #expect(T.fails(&m, 0, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
+        #expect(m.origin(0) == "http://b.test" && m.address(0).url == "http://b.test/f")
+        #expect(T.drain(&m, now: T.at(0)).started == [0], "no wait")
+        // Both failed this round: the next starts at the first after the backoff.
+        #expect(T.fails(&m, 0, T.failure500, attempts: 2, now: T.at(0)) == .retry(at: T.at(1), delay: .seconds(1), coolsDownOrigin: false))
+        #expect(m.origin(0) == "http://a.test")
+        m.releaseDue(at: T.at(1))
+        #expect(T.drain(&m, now: T.at(1)).started == [0])
+        #expect(T.fails(&m, 0, T.failure500, attempts: 3, now: T.at(1)) == .fail, "retries.attempts 3 spent")
+    }
+
+    @Test func everyOriginIsTriedOnceWhateverTheAttemptsAndA404IsForGood() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test", "c.test", "d.test"], ["f"]))
+        _ = T.drain(&m, now: T.at(0))
+        for (attempt, next) in [(1, "b"), (2, "c"), (3, "d")] {
+            #expect(T.fails(&m, 0, Self.http404, attempts: attempt, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
+            #expect(m.origin(0) == "http://\(next).test")
+            _ = T.drain(&m, now: T.at(0))
+        }
+        #expect(T.fails(&m, 0, Self.http404, attempts: 4, now: T.at(0)) == .fail, "no origin has it")
+        #expect(m.choice.failures(0).map(\.url) == [0, 1, 2, 3])
+    }
+
+    @Test func aRefusalCoolsItsOriginDownWhileTheSliceGoesOn() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["f", "g"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0])
+        let busy = AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true, retryAfter: .seconds(5), coolsDownHost: true)
+        #expect(T.fails(&m, 0, busy, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: true))
+        #expect(T.drain(&m, now: T.at(0)).started == [0], "slice f at b.test; g waits for a.test's cooldown")
+        #expect(m.scheduler.nextCooldownEnd(after: T.at(0)) == T.at(5))
+    }
+
+    @Test func anOpenBreakerHandsItsWaitingSlicesToTheNextOrigin() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3", "4"], extra: "concurrency: {per_host: 2}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 1])
+        let a = m.origin(0)
+        let refused = AttemptReport(verdict: .refused(T.failure500))
+        m.scheduler.ended(at: a, now: T.t0)
+        _ = m.attemptEndedAtOrigin(0, refused, now: T.at(0), random: 0)
+        m.scheduler.ended(at: a, now: T.t0)
+        guard case .tripped(let origin, _)? = m.attemptEndedAtOrigin(1, refused, now: T.at(0), random: 0) else {
+            Issue.record("two failures in a row across slices trip the breaker")
+            return
+        }
+        #expect(origin == a)
+        m.moveWaiting(off: a)
+        #expect(m.origin(2) == "http://b.test" && m.origin(3) == "http://b.test")
+        #expect(T.drain(&m, now: T.at(0)).started == [2, 3], "b.test takes them at once")
+        // The failed slices fail over too; a.test is passed over while its breaker is open.
+        #expect(T.fails(&m, 0, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
+        #expect(m.origin(0) == "http://b.test")
+    }
+
+    @Test func anOriginGivenUpOnFailsOnlyTheSlicesWithNowhereElseToGo() throws {
+        var m = try T.machine(
+            Self.resource("two", hosts: ["a.test", "b.test"], ["1", "2"], extra: "concurrency: {per_host: 1}") + "\n"
+                + RunMachineTests.resource("one", ["3"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0])
+        let a = "http://a.test"
+        // Its breaker's probes all fail.
+        var policy = RetryPolicy()
+        policy.attempts = 2
+        policy.hostFailures = 1
+        var now = 0
+        for probe: SliceID in [0, 1, 0, 1, 0, 1] where !m.health.isFailed(a) {
+            _ = m.health.starting(job: probe, at: a, now: T.at(now))
+            _ = m.health.attemptEnded(job: probe, at: a, failure: T.failure500, now: T.at(now), policy: policy, random: 0)
+            now += 100
+        }
+        #expect(m.health.isFailed(a))
+        // Resources are planned by id: job 0 is `one`'s.
+        #expect(m.takeUnrequested(at: a) == [0], "the single-origin slice fails; the others move to b.test")
+        #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
+        #expect(T.drain(&m, now: T.at(now)).started == [1])
+    }
+}
