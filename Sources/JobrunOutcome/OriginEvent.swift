@@ -6,4 +6,7 @@ public enum OriginEvent: Sendable, Hashable {
     case recovered
     /// Its probes failed too: `slicesFailed` waiting slices fail without a request.
     case failing(failures: Int, last: String, slicesFailed: Int)
+    /// It answered `wrongAnswers` whole bodies of the wrong size or digest: slices with another
+    /// URL pass it over for the rest of the run.
+    case quarantined(wrongAnswers: Int, last: String)
 }

@@ -26,6 +26,14 @@ public struct OriginUsageReport: Sendable, Hashable {
     /// Its limit adapted (`concurrency.adaptive`).
     public var adaptive: Bool
     public var limitPath: [LimitPoint]
+    /// Body bytes its transfers received.
+    public var bytes: Int64 = 0
+    /// Attempts that failed for what it answered (or did not), wrong answers included.
+    public var failures = 0
+    /// Whole bodies of the wrong size or digest it answered.
+    public var wrongAnswers = 0
+    /// Quarantined for its wrong answers: slices with another URL passed it over.
+    public var quarantined = false
 
     public init(
         origin: String, requests: Int, connections: Int, meanInFlight: Double, peakInFlight: Int, streams: Int, adaptive: Bool, limitPath: [LimitPoint]

@@ -202,16 +202,18 @@ extension EventStream {
     }
 
     private static func writeOrigin(_ change: OriginEvent, _ w: inout JSONWriter) {
-        let (state, failures, last, slicesFailed): (String, Int?, String?, Int?) =
+        let (state, failures, last, slicesFailed, wrong): (String, Int?, String?, Int?, Int?) =
             switch change {
-            case .tripped(let failures, let last): ("tripped", failures, last, nil)
-            case .recovered: ("recovered", nil, nil, nil)
-            case .failing(let failures, let last, let count): ("failing", failures, last, count)
+            case .tripped(let failures, let last): ("tripped", failures, last, nil, nil)
+            case .recovered: ("recovered", nil, nil, nil, nil)
+            case .failing(let failures, let last, let count): ("failing", failures, last, count, nil)
+            case .quarantined(let wrong, let last): ("quarantined", nil, last, nil, wrong)
             }
         w.key("state"); w.string(state)
         w.key("failures_in_a_row"); optional(failures.map(Int64.init), &w)
         w.key("last_error"); optional(last, &w)
         w.key("slices_failed"); optional(slicesFailed.map(Int64.init), &w)
+        w.key("wrong_answers"); optional(wrong.map(Int64.init), &w)
     }
 
     private static func writeProgress(_ p: RunProgress, _ w: inout JSONWriter) {

@@ -143,6 +143,10 @@ public final class HumanLog: RunObserver {
             results(
                 "! \(origin): failing: \(failures) attempts in a row failed, probes included (last: \(last)); \(count) of its slices fail without a further request\n"
             )
+        case .quarantined(let wrong, let last):
+            results(
+                "! \(origin): quarantined: \(wrong) answers of the wrong size or digest (last: \(last)); slices with another URL go there for the rest of the run\n"
+            )
         }
     }
 
@@ -204,6 +208,11 @@ extension HumanLog {
                 text += "; limit \(last.limit)"
             }
         }
+        if o.failures > 0 {
+            text += "; \(o.failures) failed"
+            if o.wrongAnswers > 0 { text += " (\(o.wrongAnswers) of the wrong size or digest)" }
+        }
+        if o.quarantined { text += "; quarantined" }
         return text
     }
 }

@@ -5,7 +5,8 @@ import JobrunJSON
 extension JSONWriter {
     /// What an origin carried (`apply --json`'s `origins`, the `origin_usage` event):
     /// `origin`, `requests`, `connections`, `in_flight_mean` (two decimals), `in_flight_peak`,
-    /// `streams`, `adaptive`, and `limit_path`, its limit of requests in flight as
+    /// `streams`, `adaptive`, `bytes` (body bytes received), `failures` (attempts failed there),
+    /// `wrong_answers` (bodies of the wrong size or digest), `quarantined`, and `limit_path`, its limit of requests in flight as
     /// `[{"at_ms": 0, "limit": 4}, …]` (a point where it changed).
     mutating func originUsageFields(_ o: OriginUsageReport) {
         key("origin"); string(o.origin)
@@ -15,6 +16,10 @@ extension JSONWriter {
         key("in_flight_peak"); int(Int64(o.peakInFlight))
         key("streams"); int(Int64(o.streams))
         key("adaptive"); bool(o.adaptive)
+        key("bytes"); int(o.bytes)
+        key("failures"); int(Int64(o.failures))
+        key("wrong_answers"); int(Int64(o.wrongAnswers))
+        key("quarantined"); bool(o.quarantined)
         key("limit_path")
         beginArray()
         for point in o.limitPath {

@@ -264,7 +264,7 @@ extension RunDriver {
                 machine.book.partialDiscarded(j, .failedDigest)
                 if restartFromZero(j, after: failure) { return }
             }
-            retryOrFail(j, failure)
+            retryOrFail(j, failure, isOriginsAnswer: !restarts)
         case .writeFailed(let failure):
             endAttempt(j, sink: sink)
             failWrite(j, failure)
@@ -277,13 +277,24 @@ extension RunDriver {
     /// retry without a wait. `false` when the run is stopping or the origin may not start now.
     mutating func restartFromZero(_ j: SliceID, after failure: AttemptFailure) -> Bool {
         guard machine.restartsFromZero(j, now: ContinuousClock.now) else { return false }
+        noteOriginFailure(j, failure, isOriginsAnswer: false)
         noteRetry(j, after: failure, delay: .zero)
         return true
     }
 
+    /// Counts job `j`'s failed attempt at its origin; an origin its wrong answers quarantine is
+    /// told, and its waiting slices go to their next URL
+    /// (``RunMachine/attemptFailedAtOrigin(_:_:isOriginsAnswer:)``).
+    mutating func noteOriginFailure(_ j: SliceID, _ failure: AttemptFailure, isOriginsAnswer: Bool) {
+        guard let origin = machine.attemptFailedAtOrigin(j, failure, isOriginsAnswer: isOriginsAnswer) else { return }
+        events.emit(.origin(origin, .quarantined(wrongAnswers: OriginQuarantine.threshold, last: "\(failure.kind.rawValue): \(failure.message)")))
+        machine.moveWaiting(off: origin)
+    }
+
     /// Retries a transient failure after a backoff (or the server's Retry-After) while attempts
     /// and the resource timeout last; otherwise the slice fails.
-    mutating func retryOrFail(_ j: SliceID, _ failure: AttemptFailure) {
+    mutating func retryOrFail(_ j: SliceID, _ failure: AttemptFailure, isOriginsAnswer: Bool = true) {
+        noteOriginFailure(j, failure, isOriginsAnswer: isOriginsAnswer)
         let random = options.random
         guard case .retry(_, let delay, _) = machine.attemptFailed(j, failure, now: ContinuousClock.now, random: random()) else {
             fail(j, failure)

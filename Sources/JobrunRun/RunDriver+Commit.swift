@@ -127,7 +127,7 @@ extension RunDriver {
                     : "the complete partial file could not be read whole",
                 isTransient: true)
             failure.actualDigests = digests
-            retryOrFail(j, failure)
+            retryOrFail(j, failure, isOriginsAnswer: false)
         }
     }
 }

@@ -146,10 +146,15 @@ struct RunDriver {
         var result = ApplyResult(entries: entries, stopReason: machine.phase.stopReason, elapsed: ContinuousClock.now - started)
         result.offline = machine.health.offline.offlineDuration(now: ContinuousClock.now)
         result.origins = machine.scheduler.usage().map { origin, usage, streams, adaptive in
-            OriginUsageReport(
+            var report = OriginUsageReport(
                 origin: origin, requests: usage.requests, connections: usage.connections, meanInFlight: usage.meanInFlight ?? 0,
                 peakInFlight: usage.peakInFlight, streams: streams, adaptive: adaptive,
                 limitPath: usage.limitPath.map { OriginUsageReport.LimitPoint(at: max(.zero, $0.at - started), limit: $0.limit) })
+            report.bytes = usage.bytes
+            report.failures = usage.failures
+            report.wrongAnswers = usage.wrongAnswers
+            report.quarantined = machine.health.quarantine.holds(origin)
+            return report
         }
         for origin in result.origins { events.emit(.originUsage(origin)) }
         return result

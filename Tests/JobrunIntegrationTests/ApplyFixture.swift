@@ -221,6 +221,10 @@ struct ApplyJSON: Decodable {
         var inFlightPeak: Int
         var streams: Int
         var adaptive: Bool
+        var bytes: Int64
+        var failures: Int
+        var wrongAnswers: Int
+        var quarantined: Bool
         var limitPath: [LimitPoint]
     }
 

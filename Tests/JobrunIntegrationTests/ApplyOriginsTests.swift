@@ -221,4 +221,34 @@ import Testing
             #expect(Array(data) == Generated.bytes(size: size, name: name), "\(name)")
         }
     }
+
+    /// An origin that answers wrong bytes is quarantined after three such answers: the slices
+    /// after them start at the next origin, and the reports say so.
+    @Test func anOriginServingWrongBytesIsQuarantined() async throws {
+        let o = try Origins()
+        defer { o.finish() }
+        let names = (0..<12).map { (name: "q\($0).bin", size: 2000) }
+        let bases = ["\(o.bases[0])/fault/wrong_bytes=1/gen/2000/", "\(o.bases[1])/gen/2000/"]
+        try o.fixture.write(manifest: Self.manifest(bases, slices: names, extra: "    concurrency: {per_host: 1}\n"))
+        let run = try await o.fixture.apply(["-v", "--events", "events.ndjson"])
+        #expect(run.status == 0, "\(run)")
+        let first = o.fixture.server.baseURL
+        #expect(run.stdout.contains("! \(first): quarantined: 3 answers of the wrong size or digest (last: ChecksumMismatch: "), "\(run)")
+        // One at a time there: the third wrong answer is judged while, at most, one more went.
+        let wrong = try o.fixture.server.requests().filter { $0.path.hasPrefix("/fault/wrong_bytes=1/") }
+        #expect((3...4).contains(wrong.count), "\(wrong.count) requests to the corrupting origin")
+        for slice in names {
+            let data = try Data(contentsOf: URL(fileURLWithPath: o.fixture.directory.path + "/mirror/r/\(slice.name)"))
+            #expect(Array(data) == Generated.bytes(size: 2000, name: slice.name))
+        }
+        let (_, report) = try await o.fixture.applyJSON()
+        #expect(report.summary.upToDate == 12)
+        let events = try #require(o.fixture.directory.contents(of: "events.ndjson"))
+        #expect(events.contains("\"state\":\"quarantined\""), "\(events)")
+        let usage = try #require(events.split(separator: "\n").first { $0.contains("\"origin_usage\"") && $0.contains("\"\(first)\"") })
+        #expect(usage.contains("\"wrong_answers\":\(wrong.count)") && usage.contains("\"quarantined\":true"), "\(usage)")
+        #expect(usage.contains("\"failures\":\(wrong.count)"), "\(usage)")
+        let validation = EventSchemaCheck.validate([o.fixture.directory.path("events.ndjson")])
+        #expect(validation.ok, "\(validation.output)")
+    }
 }

@@ -207,4 +207,16 @@ extension HumanLogTests {
             HumanLog.usageText(adaptive)
                 == "http://a:8080: 1 request over 1 connection, 1.0 in flight on average, 1 at most; adaptive limit 6 at the end (9 at most, 2 changes)")
     }
+
+    /// Its failures and wrong answers, and whether it was quarantined, when it had any.
+    @Test func anOriginsUsageLineCountsItsFailures() {
+        var o = OriginUsageReport(
+            origin: "http://a:8080", requests: 9, connections: 1, meanInFlight: 1, peakInFlight: 1, streams: 1, adaptive: false, limitPath: [])
+        o.failures = 4
+        o.wrongAnswers = 3
+        o.quarantined = true
+        #expect(
+            HumanLog.usageText(o)
+                == "http://a:8080: 9 requests over 1 connection, 1.0 in flight on average, 1 at most; 4 failed (3 of the wrong size or digest); quarantined")
+    }
 }

@@ -99,4 +99,20 @@ import Testing
         #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
         #expect(T.drain(&m, now: T.at(now)).started == [1])
     }
+
+    @Test func aQuarantinedOriginIsPassedOverByFreshSlices() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0])
+        let wrong = AttemptFailure(kind: .checksumMismatch, message: "sha256 differs", isTransient: true)
+        let quarantined = (0..<OriginQuarantine.threshold).map { _ in m.attemptFailedAtOrigin(0, wrong) }
+        #expect(quarantined == [nil, nil, "http://a.test"])
+        #expect(m.attemptFailedAtOrigin(0, wrong, isOriginsAnswer: true) == nil, "told once")
+        m.moveWaiting(off: "http://a.test")
+        #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
+        #expect(T.drain(&m, now: T.at(0)).started == [1])
+        // A resume's bytes are not all the origin's answer: they say nothing of it.
+        var n = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1"]))
+        for _ in 0..<5 { #expect(n.attemptFailedAtOrigin(0, wrong, isOriginsAnswer: false) == nil) }
+        #expect(n.health.takesWork("http://a.test"))
+    }
 }

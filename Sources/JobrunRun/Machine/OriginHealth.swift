@@ -12,6 +12,8 @@ struct OriginHealth {
     /// look at them costs an empty dictionary's.
     private(set) var breakers: [String: OriginBreaker] = [:]
     private(set) var offline: OfflinePause
+    /// Origins that served wrong bytes, and those quarantined for it.
+    var quarantine = OriginQuarantine()
 
     /// Which probes an attempt's start is (``starting(job:at:now:)``).
     struct Probes: Equatable {
@@ -40,10 +42,15 @@ struct OriginHealth {
         }
     }
 
-    /// Whether `origin` takes work as usual: not given up on, and its breaker not open.
+    /// Whether `origin` takes work as usual: not given up on, its breaker not open, and not
+    /// quarantined for wrong bytes.
     func takesWork(_ origin: String) -> Bool {
-        breakers.isEmpty || breakers[origin]?.isClosed ?? true
+        (breakers.isEmpty || breakers[origin]?.isClosed ?? true) && !quarantine.holds(origin)
     }
+
+    /// Whether some origin takes no work as usual (``takesWork(_:)``): slices with several URLs
+    /// are then placed at one that does.
+    var hasOriginsPassedOver: Bool { !breakers.isEmpty || !quarantine.isEmpty }
 
     /// Whether `origin` has been given up on.
     func isFailed(_ origin: String) -> Bool {

@@ -16,6 +16,12 @@ struct OriginUsage: Equatable {
     static let mostLimitChanges = 256
 
     private(set) var requests = 0
+    /// Body bytes its transfers received.
+    private(set) var bytes: Int64 = 0
+    /// Attempts that failed for what it answered (or did not), wrong answers included.
+    private(set) var failures = 0
+    /// Whole bodies of the wrong size or digest (``OriginQuarantine``).
+    private(set) var wrongAnswers = 0
     /// Connections its transfers opened (a reused one counts once, with the transfer that made it).
     private(set) var connections = 0
     private(set) var inFlight = 0
@@ -36,12 +42,20 @@ struct OriginUsage: Equatable {
         if inFlight > peakInFlight { peakInFlight = inFlight }
     }
 
-    /// A transfer ended after `duration` that had opened `connections` new connections.
-    mutating func ended(now: @autoclosure () -> Instant, duration: Duration, connections: Int) {
+    /// A transfer ended after `duration` that had opened `connections` new connections and
+    /// received `bytes` of body.
+    mutating func ended(now: @autoclosure () -> Instant, duration: Duration, connections: Int, bytes: Int64 = 0) {
         inFlight -= 1
+        self.bytes += bytes
         busy += duration
         self.connections += connections
         if inFlight == 0 { lastIdle = now() }
+    }
+
+    /// An attempt here failed; `wrongAnswer`: with a body of the wrong size or digest.
+    mutating func failed(wrongAnswer: Bool) {
+        failures += 1
+        if wrongAnswer { wrongAnswers += 1 }
     }
 
     /// The limit of requests in flight is `limit` at `now` (a point only when it changed).

@@ -62,7 +62,21 @@ extension RunMachine {
         return unrequested
     }
 
-    /// The slices queued at `origin`, whose breaker just opened, that have another URL whose
+    /// Job `j`'s attempt ended with `failure` at the origin that answered: counted there
+    /// (``OriginUsage``), and a wrong answer counted against the origin of the URL it went to
+    /// (a redirect's wrong bytes are its origin's: that is the URL the slice moves off); not
+    /// when the bytes judged were not all the origin's answer (`isOriginsAnswer` false: a resume
+    /// no validator vouched for, a partial file the origin called complete). The origin that
+    /// this quarantined, when it did.
+    mutating func attemptFailedAtOrigin(_ j: SliceID, _ failure: AttemptFailure, isOriginsAnswer: Bool = true) -> String? {
+        let isWrong = isOriginsAnswer && OriginQuarantine.isWrongAnswer(failure)
+        scheduler.failed(at: origin(j), wrongAnswer: isWrong)
+        guard isWrong else { return nil }
+        let own = ownOrigin(j)
+        return health.quarantine.wrongAnswer(at: own, failure) ? own : nil
+    }
+
+    /// The slices queued at `origin`, whose breaker just opened or which was quarantined, that have another URL whose
     /// origin takes work move there; the others wait for its probes.
     mutating func moveWaiting(off origin: String) {
         guard hasSeveralURLs else { return }

@@ -38,7 +38,7 @@ extension RunMachine {
             let latency = report.isCleanBody ? report.latency : nil
             scheduler.answered(at: origin, latency: latency, sent: sent, now: now())
         }
-        scheduler.ended(at: origin, engine: Int(book.jobs[j].engine), now: now(), duration: duration, connections: report.connections)
+        scheduler.ended(at: origin, engine: Int(book.jobs[j].engine), now: now(), duration: duration, connections: report.connections, bytes: bytes)
         if !scheduler.gates.isEmpty { scheduler.observe(ownOrigin(j), bytes: bytes, duration: duration) }
     }
 

@@ -168,7 +168,7 @@ struct RunMachine {
     /// Job `j` waits for a slot where its next request goes: at another of its URLs when its
     /// own's origin takes no work and another's does (``OriginChoice/place(_:count:usable:)``).
     mutating func enqueue(_ j: SliceID) {
-        if hasSeveralURLs, !health.breakers.isEmpty, review.redirectOrigin(j) == nil {
+        if hasSeveralURLs, health.hasOriginsPassedOver, review.redirectOrigin(j) == nil {
             if urlCount(j) > 1, choice.place(j, usable: usableURLs(j)) { review.movedOrigin(j) }
         }
         // Jobs are numbered in plan order: a job's number is its sequence.

@@ -99,15 +99,21 @@ struct Scheduler {
     /// A transfer at `origin` on `engine` ended at `now` (read when the origin falls idle) after
     /// `duration`, having opened `connections` new connections: its slot is free.
     mutating func ended(
-        at origin: String, engine: Int = 0, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0
+        at origin: String, engine: Int = 0, now: @autoclosure () -> Instant, duration: Duration = .zero, connections: Int = 0, bytes: ByteCount = .zero
     ) {
         running -= 1
         runningOnEngine.add(-1, on: engine)
         slots += Self.slotsChange(of: &origins[origin, default: OriginQueue()]) { queue in
             queue.running -= 1
             queue.runningOnEngine.add(-1, on: engine)
-            queue.usage.ended(now: now(), duration: duration, connections: connections)
+            queue.usage.ended(now: now(), duration: duration, connections: connections, bytes: bytes.value)
         }
+    }
+
+    /// An attempt at `origin` failed (`wrongAnswer`: its body had the wrong size or digest), for
+    /// its usage's counts.
+    mutating func failed(at origin: String, wrongAnswer: Bool) {
+        origins[origin, default: OriginQueue()].usage.failed(wrongAnswer: wrongAnswer)
     }
 
     /// Of `engines` engines, the one with the fewest transfers under way at `origin`, and of

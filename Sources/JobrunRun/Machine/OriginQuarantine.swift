@@ -1,0 +1,38 @@
+import JobrunOutcome
+
+/// Origins that served wrong bytes: a whole response whose size or digest is not the slice's.
+/// After ``threshold`` such answers an origin is quarantined for the rest of the run: slices with
+/// another URL pass it over (``OriginChoice``), those with none still go there (their digest
+/// decides each answer). A part of the run's machine, beside the breakers: a breaker judges
+/// whether an origin answers, this whether what it answers is right.
+struct OriginQuarantine {
+    /// Wrong answers that quarantine an origin: more than one, so that one bad file on an origin
+    /// (a half-synced mirror) moves its slice alone, and few, so that a corrupting origin costs
+    /// little.
+    static let threshold = 3
+
+    /// Wrong answers so far, by origin; only origins with one at least.
+    private(set) var wrongAnswers: [String: Int] = [:]
+    /// The origins quarantined, with the last wrong answer's text.
+    private(set) var quarantined: [String: String] = [:]
+
+    var isEmpty: Bool { quarantined.isEmpty }
+
+    /// Whether `failure` is a wrong answer: a whole body of the wrong size or digest.
+    static func isWrongAnswer(_ failure: AttemptFailure) -> Bool {
+        failure.kind == .checksumMismatch || failure.kind == .sizeMismatch
+    }
+
+    /// `origin` answered wrong bytes (`failure`): whether that quarantined it now.
+    mutating func wrongAnswer(at origin: String, _ failure: AttemptFailure) -> Bool {
+        let count = wrongAnswers[origin, default: 0] + 1
+        wrongAnswers[origin] = count
+        guard count >= Self.threshold, quarantined[origin] == nil else { return false }
+        quarantined[origin] = "\(failure.kind.rawValue): \(failure.message)"
+        return true
+    }
+
+    func holds(_ origin: String) -> Bool {
+        !quarantined.isEmpty && quarantined[origin] != nil
+    }
+}
