@@ -192,6 +192,7 @@ struct ApplyCommand: DocumentedCommand {
         options.offlineWait = offlineOptions.wait
         options.rateLimit = transferOptions.rateLimit
         options.policy = runPolicy(policy, for: manifest, cutoff: cutoff)
+        options.quarantinedOrigins = Array(states.quarantinedOrigins(atMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)).values)
         let started = Date()
         let applyRun = ApplyRun(plan: plan, options: options)
         let stopper = hooks.stopper

@@ -9,4 +9,7 @@ public enum OriginEvent: Sendable, Hashable {
     /// It answered `wrongAnswers` whole bodies of the wrong size or digest: slices with another
     /// URL pass it over for the rest of the run.
     case quarantined(wrongAnswers: Int, last: String)
+    /// An earlier run quarantined it, remembered until `untilMilliseconds` (since the epoch):
+    /// slices with another URL pass it over from the start.
+    case stillQuarantined(untilMilliseconds: Int64, last: String)
 }

@@ -202,18 +202,20 @@ extension EventStream {
     }
 
     private static func writeOrigin(_ change: OriginEvent, _ w: inout JSONWriter) {
-        let (state, failures, last, slicesFailed, wrong): (String, Int?, String?, Int?, Int?) =
+        let (state, failures, last, slicesFailed, wrong, until): (String, Int?, String?, Int?, Int?, Int64?) =
             switch change {
-            case .tripped(let failures, let last): ("tripped", failures, last, nil, nil)
-            case .recovered: ("recovered", nil, nil, nil, nil)
-            case .failing(let failures, let last, let count): ("failing", failures, last, count, nil)
-            case .quarantined(let wrong, let last): ("quarantined", nil, last, nil, wrong)
+            case .tripped(let failures, let last): ("tripped", failures, last, nil, nil, nil)
+            case .recovered: ("recovered", nil, nil, nil, nil, nil)
+            case .failing(let failures, let last, let count): ("failing", failures, last, count, nil, nil)
+            case .quarantined(let wrong, let last): ("quarantined", nil, last, nil, wrong, nil)
+            case .stillQuarantined(let until, let last): ("still_quarantined", nil, last, nil, nil, until)
             }
         w.key("state"); w.string(state)
         w.key("failures_in_a_row"); optional(failures.map(Int64.init), &w)
         w.key("last_error"); optional(last, &w)
         w.key("slices_failed"); optional(slicesFailed.map(Int64.init), &w)
         w.key("wrong_answers"); optional(wrong.map(Int64.init), &w)
+        w.key("until"); optional(until.map { RFC3339.utc(milliseconds: $0) }, &w)
     }
 
     private static func writeProgress(_ p: RunProgress, _ w: inout JSONWriter) {

@@ -145,7 +145,11 @@ public final class HumanLog: RunObserver {
             )
         case .quarantined(let wrong, let last):
             results(
-                "! \(origin): quarantined: \(wrong) answers of the wrong size or digest (last: \(last)); slices with another URL go there for the rest of the run\n"
+                "! \(origin): quarantined: \(wrong) answers of the wrong size or digest (last: \(last)); slices with another URL go elsewhere for the rest of the run, and the next runs until a day from now\n"
+            )
+        case .stillQuarantined(let until, let last):
+            results(
+                "= \(origin): quarantined by an earlier run until \(RFC3339.utc(milliseconds: until)) (last: \(last)); slices with another URL start elsewhere\n"
             )
         }
     }

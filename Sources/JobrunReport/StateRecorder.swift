@@ -82,6 +82,12 @@ public final class StateRecorder: RunObserver {
             // It ran: a later deferral counts anew.
             guard deferred.remove(id) != nil, let plan, let k = entry(of: id) else { return }
             worker.enqueue(.ran(root: plan.entries[k].resource.outputRoot, id: id))
+        case .origin(let origin, .quarantined(_, let last)):
+            // Remembered in every root of the run, so that the next run of any of them starts elsewhere.
+            guard let plan else { return }
+            let now = FileIdentity.now() / 1_000_000
+            let q = StateStore.QuarantinedOrigin(origin: origin, untilMilliseconds: now + StateStore.QuarantinedOrigin.rememberedFor, reason: last)
+            for root in Set(plan.entries.map(\.resource.outputRoot)).sorted() { worker.enqueue(.quarantined(root: root, q, atMilliseconds: now)) }
         case .runEnded(let end):
             worker.enqueue(.end(end))
             worker.finish()
@@ -105,6 +111,8 @@ public final class StateRecorder: RunObserver {
             /// The network policy deferred a resource; a resource ran to its end.
             case deferred(root: String, id: String, reason: String, atMilliseconds: Int64)
             case ran(root: String, id: String)
+            /// An origin was quarantined for wrong bytes.
+            case quarantined(root: String, StateStore.QuarantinedOrigin, atMilliseconds: Int64)
             /// Signalled when every job before it is written.
             case barrier(DispatchSemaphore)
         }
@@ -170,6 +178,8 @@ public final class StateRecorder: RunObserver {
                 states.recordDeferred([(id, reason)], root: root, atMilliseconds: at)
             case .ran(let root, let id):
                 states.forgetDeferred([id], root: root)
+            case .quarantined(let root, let q, let at):
+                states.recordQuarantined(q, root: root, atMilliseconds: at)
             case .barrier(let written):
                 written.signal()
             case .end(let end):

@@ -1,4 +1,5 @@
 public import JobrunCore
+public import JobrunState
 
 /// Options of one `apply` run.
 public struct ApplyOptions: Sendable {
@@ -20,6 +21,9 @@ public struct ApplyOptions: Sendable {
     /// How long the run waits while every origin with work is unreachable (``OfflinePause``;
     /// `--offline-wait`); zero: connection failures count as any other.
     public var offlineWait: Duration = .seconds(600)
+    /// Origins an earlier run quarantined for wrong bytes, still remembered (the mirror state's):
+    /// slices with another URL pass them over from the start.
+    public var quarantinedOrigins: [StateStore.QuarantinedOrigin] = []
     /// Random numbers in `[0, 1)` for backoff jitter.
     public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 

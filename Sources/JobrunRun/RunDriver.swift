@@ -53,6 +53,19 @@ struct RunDriver {
         machine = RunMachine(plan: applyRun.plan, epoch: started, offlineWait: applyRun.options.offlineWait, deadline: applyRun.options.deadline)
         buildJobs()
         startPolicy()
+        rememberQuarantines()
+    }
+
+    /// The quarantines an earlier run left, of the origins some slice may pass over here: held
+    /// from the start, and told.
+    private mutating func rememberQuarantines() {
+        let remembered = applyRun.options.quarantinedOrigins
+        guard !remembered.isEmpty, machine.hasSeveralURLs else { return }
+        let passable = machine.originsWithAlternatives()
+        for q in remembered.sorted(by: { $0.origin < $1.origin }) where passable.contains(q.origin) {
+            machine.health.quarantine.remember(q.origin, reason: q.reason)
+            events.emit(.origin(q.origin, .stillQuarantined(untilMilliseconds: q.untilMilliseconds, last: q.reason)))
+        }
     }
 
     private mutating func buildJobs() {

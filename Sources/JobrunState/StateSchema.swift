@@ -54,16 +54,26 @@ enum StateSchema {
         """
         ALTER TABLE slices ADD COLUMN settled INTEGER;   -- 1: a later write would have changed the identity
         """,
+        // 4: origins quarantined for wrong bytes, passed over by slices with another URL until then.
+        """
+        CREATE TABLE origin_quarantine (
+            origin TEXT PRIMARY KEY,        -- scheme://host[:port]
+            until_ms INTEGER NOT NULL,      -- wall clock, milliseconds since the epoch
+            reason TEXT NOT NULL            -- the last wrong answer
+        );
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
     /// The first version whose `slices` have `settled`.
     static let settledVersion = 3
+    /// The first version with `origin_quarantine`.
+    static let quarantineVersion = 4
 
     /// Each version's ``objectsByVersion``, fingerprinted (``fingerprint(_:)``): what a store
     /// opened is compared with, so that no command builds the schemas in memory at each start.
     /// `StateStoreTests` checks them against the migrations.
-    static let fingerprints: [UInt64] = [0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB]
+    static let fingerprints: [UInt64] = [0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB, 0xA387_DC30_1D46_85CD]
 
     /// FNV-1a over the objects' descriptions, each followed by a zero byte: it tells one version's
     /// schema from another's and from a damaged one (nobody crafts a collision in their own store).

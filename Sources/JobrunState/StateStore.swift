@@ -12,6 +12,8 @@ public final class StateStore {
     /// What the records' ``provenColumns`` read for `settled`: the column, or `NULL` in a store
     /// of an older schema opened to read only (its rows are judged by the old rule).
     private let settledColumn: String
+    /// The schema has `origin_quarantine` (a store of an older one opened read-only has not).
+    let hasQuarantine: Bool
     /// Only readable: opened so, or on a file this process may not write.
     public var isReadOnly: Bool { db.isReadOnly }
     public var path: String { db.path }
@@ -52,6 +54,7 @@ public final class StateStore {
         // Checked before anything is written: a database jobrun cannot use is left as it is.
         let version = try StateSchema.check(db)
         settledColumn = readOnly && version < StateSchema.settledVersion ? "NULL" : "settled"
+        hasQuarantine = !readOnly || version >= StateSchema.quarantineVersion
         if readOnly { return }
         // WAL: readers (status, plan) never wait for a run that writes.
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {

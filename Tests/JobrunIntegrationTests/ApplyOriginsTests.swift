@@ -251,4 +251,26 @@ import Testing
         let validation = EventSchemaCheck.validate([o.fixture.directory.path("events.ndjson")])
         #expect(validation.ok, "\(validation.output)")
     }
+
+    /// The mirror state remembers a quarantine: the next run's slices start at the next origin
+    /// at once, and the run says why.
+    @Test func theNextRunStartsPastAQuarantinedOrigin() async throws {
+        let o = try Origins()
+        defer { o.finish() }
+        let bases = ["\(o.bases[0])/fault/wrong_bytes=1/gen/2000/", "\(o.bases[1])/gen/2000/"]
+        let first = (0..<6).map { (name: "a\($0).bin", size: 2000) }
+        try o.fixture.write(manifest: Self.manifest(bases, slices: first, extra: "    concurrency: {per_host: 1}\n"))
+        #expect(try await o.fixture.apply().status == 0)
+        let before = try o.fixture.server.requests().filter { $0.path.hasPrefix("/fault/wrong_bytes=1/") }.count
+        let next = (0..<6).map { (name: "b\($0).bin", size: 2000) }
+        try o.fixture.write(manifest: Self.manifest(bases, slices: first + next, extra: "    concurrency: {per_host: 1}\n"))
+        let run = try await o.fixture.apply(["--events", "events.ndjson"])
+        #expect(run.status == 0, "\(run)")
+        #expect(try o.fixture.server.requests().filter { $0.path.hasPrefix("/fault/wrong_bytes=1/") }.count == before, "no request there")
+        #expect(run.stdout.contains("= \(o.fixture.server.baseURL): quarantined by an earlier run until "), "\(run)")
+        let events = try #require(o.fixture.directory.contents(of: "events.ndjson"))
+        #expect(events.contains("\"state\":\"still_quarantined\""), "\(events)")
+        let validation = EventSchemaCheck.validate([o.fixture.directory.path("events.ndjson")])
+        #expect(validation.ok, "\(validation.output)")
+    }
 }

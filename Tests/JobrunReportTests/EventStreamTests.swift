@@ -73,6 +73,7 @@ import Testing
             .origin("http://h", .recovered),
             .origin("http://h", .failing(failures: 40, last: "Connect: refused", slicesFailed: 7)),
             .origin("http://h", .quarantined(wrongAnswers: 3, last: "ChecksumMismatch: sha256 differs")),
+            .origin("http://h", .stillQuarantined(untilMilliseconds: 1_764_060_000_000, last: "ChecksumMismatch: sha256 differs")),
             .progress(progress),
             .resourceCompleted(id: "r", counts: counts),
             .resourceFailed(id: "q", counts: counts, cause: .slicesFailed(count: 2, total: 9)),
@@ -101,7 +102,7 @@ import Testing
         #expect(
             types == [
                 "run_start", "lock_wait", "plan", "resource_start", "slice_retry", "slice_done", "slice_done", "slice_failed",
-                "slice_skipped", "slice_skipped", "slice_skipped", "origin", "origin", "origin", "origin", "progress", "resource_done",
+                "slice_skipped", "slice_skipped", "slice_skipped", "origin", "origin", "origin", "origin", "origin", "progress", "resource_done",
                 "resource_failed", "resource_failed", "resource_failed", "resource_skipped", "stop_requested", "stop_requested", "run_end",
             ])
     }
@@ -142,7 +143,7 @@ import Testing
                 #"{\#(settledSlice),"status":"skipped","attempts":2,"bytes_transferred":6,"reason":"not started: the run stopped at its deadline","cut_in_flight":false,"partial_kept":false,"partial_discarded":null,"bulk":false}"#,
                 #"{\#(slice),"attempt":2,"delay_ms":1500,"error":{"type":"HTTP503","message":"HTTP 503","http_status":503}}"#,
                 #"{"resource":"q","counts":{\#(zero)},"cause":"sync_failed","slices_affected":null,"slices_total":null,"message":"EIO"}"#,
-                #"{"origin":"http://h","state":"recovered","failures_in_a_row":null,"last_error":null,"slices_failed":null,"wrong_answers":null}"#,
+                #"{"origin":"http://h","state":"recovered","failures_in_a_row":null,"last_error":null,"slices_failed":null,"wrong_answers":null,"until":null}"#,
                 #"{"reason":"signal","signal":2}"#,
                 #"{"exit_status":65,"stop_reason":null,"signal":null,"counts":{},"summary":null,"elapsed_ms":12}"#,
             ])

@@ -32,6 +32,11 @@ struct OriginQuarantine {
         return true
     }
 
+    /// An earlier run quarantined `origin` (for `reason`), and the mirror state still says so.
+    mutating func remember(_ origin: String, reason: String) {
+        quarantined[origin] = reason
+    }
+
     func holds(_ origin: String) -> Bool {
         !quarantined.isEmpty && quarantined[origin] != nil
     }

@@ -126,6 +126,22 @@ struct RunMachine {
         return resource.urlCount(of: resource.slices[book.jobs[j].slice])
     }
 
+    /// The origins of the URLs of slices that have several: those a slice may pass over.
+    func originsWithAlternatives() -> Set<String> {
+        var origins: Set<String> = []
+        for (r, entry) in plan.entries.enumerated() {
+            if bases[r].count > 1 { for base in bases[r] { if let base { origins.insert(base.origin) } } }
+            for slice in entry.resource.slices where slice.urls.count > 1 {
+                for url in slice.urls { if case .success(let parsed) = ParsedURL.parse(url) { origins.insert(parsed.origin) } }
+            }
+            // A base that did not parse as a folder: the slices' own addresses say.
+            if bases[r].count > 1, bases[r].contains(where: { $0 == nil }), let slice = entry.resource.slices.first {
+                for k in bases[r].indices { origins.insert(SliceAddress(slice, of: entry.resource, base: nil, at: k).origin) }
+            }
+        }
+        return origins
+    }
+
     /// A bit for each of job `j`'s URLs whose origin takes work: not given up on, its breaker
     /// not open.
     func usableURLs(_ j: SliceID) -> UInt64 {
