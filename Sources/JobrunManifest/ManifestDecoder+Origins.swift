@@ -127,12 +127,32 @@ extension ManifestDecoder {
         return ok ? urls : nil
     }
 
-    /// Warns when credentials given for the whole resource go to every one of several origins.
-    mutating func noteSecretsOverOrigins(_ origins: [ResourceOrigin], headers: [HeaderField], at node: YAMLNode) {
+    /// Warns when credentials go to every one of several hosts: the resource's over its origins
+    /// (at `base_urls`), and, at the first such slice, a slice's own over its resource's origins,
+    /// or the resource's or its own over its `urls`.
+    mutating func noteSecretsOverOrigins(_ origins: [ResourceOrigin], headers: [HeaderField], slices: [Slice], at node: YAMLNode?) {
         let hosts = Set(origins.compactMap { try? ParsedURL.parse($0.url).get().origin })
-        guard hosts.count > 1, let secret = headers.first(where: \.isSecret) else { return }
-        diagnostics.warning(
-            "header '\(secret.name)' is secret and given for the whole resource: it goes to each of its \(hosts.count) origins; give it under the origin it belongs to ('base_urls' entries take 'headers')",
-            at: location(node))
+        let resourceSecret = headers.first(where: \.isSecret)
+        if hosts.count > 1, let secret = resourceSecret, let node {
+            diagnostics.warning(
+                "header '\(secret.name)' is secret and given for the whole resource: it goes to each of its \(hosts.count) origins; give it under the origin it belongs to ('base_urls' entries take 'headers')",
+                at: location(node))
+        }
+        for slice in slices where slice.ownURLCount > 1 || (hosts.count > 1 && !slice.headers.isEmpty) {
+            let own = slice.headers.first(where: \.isSecret)
+            if slice.ownURLCount > 1 {
+                guard let secret = own ?? resourceSecret else { continue }
+                let urlHosts = Set(slice.urls.compactMap { try? ParsedURL.parse($0).get().origin })
+                guard urlHosts.count > 1 else { continue }
+                diagnostics.warning(
+                    "header '\(secret.name)' is secret and goes to each of the \(urlHosts.count) hosts of slice '\(slice.path)''s 'urls'", at: slice.location)
+                return
+            } else if let secret = own, slice.url == nil {
+                diagnostics.warning(
+                    "header '\(secret.name)' of slice '\(slice.path)' is secret: it goes to each of its resource's \(hosts.count) origins; give it under the origin it belongs to",
+                    at: slice.location)
+                return
+            }
+        }
     }
 }

@@ -47,7 +47,6 @@ extension ManifestDecoder {
         }
 
         let origins = origins(of: node)
-        if let origins, let n = doc.value(forKey: "base_urls", in: node) { noteSecretsOverOrigins(origins, headers: settings.headers, at: n) }
 
         var dest = id
         if let n = doc.value(forKey: "dest", in: node), let text = doc.isNull(n) ? "" : string(n, "dest") {
@@ -96,6 +95,7 @@ extension ManifestDecoder {
             }
         }
 
+        noteSecretsOverOrigins(origins ?? [], headers: settings.headers, slices: slices, at: doc.value(forKey: "base_urls", in: node))
         return Resource(
             id: id, location: idLocation, manifestFile: file, origins: origins ?? [], outputRoot: outputRoot, dest: dest,
             dependsOn: dependsOn, checksum: checksum, settings: settings, slices: slices)

@@ -52,7 +52,7 @@ extension Plan {
                 // Counted once per origin (two entries may share one); no list for one URL.
                 var seen: [String] = []
                 for k in 0..<count {
-                    let origin = s.urls.isEmpty ? (bases.indices.contains(k) ? bases[k] : nil) : (try? ParsedURL.parse(r.url(of: s, at: k)).get().origin)
+                    let origin = s.url == nil ? (bases.indices.contains(k) ? bases[k] : nil) : (try? ParsedURL.parse(r.url(of: s, at: k)).get().origin)
                     guard let origin, !seen.contains(origin) else { continue }
                     if count > 1 { seen.append(origin) }
                     var use = uses[origin] ?? OriginUse(origin: origin)

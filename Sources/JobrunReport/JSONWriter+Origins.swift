@@ -35,7 +35,18 @@ extension JSONWriter {
 extension JSONWriter {
     /// Where a slice was last fetched from: the origin (`scheme://host[:port]`) of its shown URL.
     mutating func sliceOrigin(of url: String) {
-        key("origin"); string((try? ParsedURL.parse(url).get())?.origin ?? url)
+        key("origin"); string(Self.origin(ofShown: url))
+    }
+
+    /// The `scheme://host[:port]` of a URL as reports show it (an identity, or a redirect's
+    /// target without its query: already canonical), without parsing it again.
+    static func origin(ofShown url: String) -> String {
+        let bytes = url.utf8
+        // After `scheme://`, the origin ends at the path's first `/`.
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return url }
+        let hostStart = bytes.index(colon, offsetBy: 3)
+        let end = bytes[hostStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        return String(url[..<end])
     }
 
     /// A slice's failed attempts at its URLs (`failed_at`), in order:

@@ -188,7 +188,7 @@ public enum PlanJSON {
             w.key("file"); w.string(r.filePath(of: s))
             w.key("identity"); w.string(r.identity(of: s))
             // A slice's own URLs beyond its first, as identities (a query may hold a signature).
-            if s.urls.count > 1 { w.key("urls"); w.strings(s.urls.map { (try? ParsedURL.parse($0).get())?.identity ?? $0 }) }
+            if s.ownURLCount > 1 { w.key("urls"); w.strings(s.urls.map { (try? ParsedURL.parse($0).get())?.identity ?? $0 }) }
             w.key("size"); if let size = s.size { w.int(size) } else { w.null() }
             w.key("digests")
             w.beginObject()

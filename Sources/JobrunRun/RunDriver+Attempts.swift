@@ -222,7 +222,8 @@ extension RunDriver {
                 guard admitsHop(j, to: hop) else { return }
                 machine.followRedirect(j, to: url, origin: hop, headers: headers)
             case .refuse(let why):
-                fail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
+                // For good at this URL: a slice with another goes there.
+                retryOrFail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
         case .completePartial:
             // The partial file already holds every byte: verify it instead of failing. Closed
@@ -295,24 +296,29 @@ extension RunDriver {
     /// and the resource timeout last; otherwise the slice fails.
     mutating func retryOrFail(_ j: SliceID, _ failure: AttemptFailure, isOriginsAnswer: Bool = true) {
         noteOriginFailure(j, failure, isOriginsAnswer: isOriginsAnswer)
+        // Where the attempt went: the machine may move the slice to its next URL.
+        let (failedAt, shown) = (displayURL(j), shownURL(j))
         let random = options.random
         guard case .retry(_, let delay, _) = machine.attemptFailed(j, failure, now: ContinuousClock.now, random: random()) else {
             fail(j, failure)
             return
         }
-        noteRetry(j, after: failure, delay: delay)
+        noteRetry(j, after: failure, delay: delay, at: (failedAt, shown))
     }
 
     /// Job `j` is tried again in `delay` after `failure`: until then its outcome is that failure
     /// (a later resource timeout reports it), and the event tells the retry.
-    mutating func noteRetry(_ j: SliceID, after failure: AttemptFailure, delay: Duration) {
+    /// The failed attempt went to `at` (its outcome's display URL, and as shown), the slice's
+    /// current URL unless given.
+    mutating func noteRetry(_ j: SliceID, after failure: AttemptFailure, delay: Duration, at url: (display: String?, shown: String)? = nil) {
         let (r, s) = (machine.book.jobs[j].resource, machine.book.jobs[j].slice)
         let attempts = Int(machine.book.jobs[j].attempts)
+        let (display, shown) = url ?? (displayURL(j), shownURL(j))
         outcomes[r][s] = SliceOutcome(
-            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred.value, attempts: attempts, failure: failure, displayURL: displayURL(j))
+            status: .failed, bytesTransferred: machine.book.jobs[j].bytesTransferred.value, attempts: attempts, failure: failure, displayURL: display)
         let resource = plan.entries[r].resource
         events.emit(
-            .sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[s].path, url: shownURL(j)), failure: failure, attempt: attempts, delay: delay))
+            .sliceRetrying(SliceRef(resource: resource.id, path: resource.slices[s].path, url: shown), failure: failure, attempt: attempts, delay: delay))
     }
 
     /// `announce`: false for slices failed in bulk, whose reason one other event tells.

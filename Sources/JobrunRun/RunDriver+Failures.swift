@@ -39,12 +39,23 @@ extension RunDriver {
         return endAttempt(j, file: sink.file)
     }
 
+    /// The identity a partial file is judged by when an attempt ends: the attempt's, unless the
+    /// file's metadata names another of the slice's URLs (an attempt that failed at one origin
+    /// before it wrote a byte leaves what another origin left, for a later attempt there).
+    func keeperIdentity(_ j: SliceID, of file: PartialFile) -> String {
+        guard machine.hasSeveralURLs, machine.urlCount(j) > 1, let found = PartialDownload.find(in: file.directoryFD, for: file.fileName),
+            found.metadata.identity != file.identity
+        else { return file.identity }
+        let left = found.metadata.identity
+        return (0..<machine.urlCount(j)).contains { machine.address(j, at: $0).identity == left } ? left : file.identity
+    }
+
     /// The end of an attempt whose `file` is closed (``endAttempt(_:sink:)``).
     @discardableResult
     mutating func endAttempt(_ j: SliceID, file: PartialFile) -> PartialFate? {
         let slice = plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
         switch PartialDownload.examine(
-            in: file.directoryFD, for: file.fileName, identity: file.identity, expectedSize: slice.size, hasDigest: !slice.digests.isEmpty)
+            in: file.directoryFD, for: file.fileName, identity: keeperIdentity(j, of: file), expectedSize: slice.size, hasDigest: !slice.digests.isEmpty)
         {
         case .absent:
             return nil

@@ -29,7 +29,7 @@ extension RunDriver {
     /// Fails the slices that became ready for `origin` after it was given up on.
     mutating func failQueued(origin: String, breaker: OriginBreaker) {
         let failure = RunMachine.unrequested(origin, breaker)
-        for j in machine.scheduler.removeAll(at: origin) { fail(j, failure, announce: false) }
+        for j in machine.takeQueued(at: origin) { fail(j, failure, announce: false) }
     }
 
     /// Starts job `j`'s attempt at `origin`, which ``OriginHealth/mayStart(at:now:)`` admitted: as that origin's
@@ -48,7 +48,8 @@ extension RunDriver {
         switch machine.admitsHop(j, to: hop, now: ContinuousClock.now) {
         case .follow: return true
         case .waitsForNetwork: return false
-        case .fails(let failure): fail(j, failure)
+        // A slice with another URL goes there; no request went to the given-up origin.
+        case .fails(let failure): retryOrFail(j, failure, isOriginsAnswer: false)
         case .retries(let failure): retryOrFail(j, failure)
         }
         return false

@@ -276,9 +276,8 @@ struct RunDriver {
     mutating func settle(_ j: SliceID, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
         var outcome = outcome
         if outcome.partial == nil, let reason = machine.book.jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
-        let failedAt = machine.choice.failures(j)
-        if !failedAt.isEmpty {
-            outcome.failedAt = failedAt.map { OriginFailure(url: display(machine.address(j, at: $0.url).url), failure: $0.failure) }
+        if !machine.choice.standings.isEmpty {
+            outcome.failedAt = machine.choice.failures(j).map { OriginFailure(url: display(machine.address(j, at: $0.url).url), failure: $0.failure) }
             machine.choice.forget(j)
         }
         if machine.book.done(j) { machine.graph.sliceDone(of: machine.book.jobs[j].resource) }

@@ -273,4 +273,66 @@ import Testing
         let validation = EventSchemaCheck.validate([o.fixture.directory.path("events.ndjson")])
         #expect(validation.ok, "\(validation.output)")
     }
+
+    /// An origin's headers stay there when it redirects elsewhere; a redirect refused (to
+    /// another scheme) moves the slice to its next URL.
+    @Test func aRedirectElsewhereCarriesNoneOfTheOriginsHeadersAndARefusedOneFailsOver() async throws {
+        let o = try Origins()
+        defer { o.finish() }
+        let size = 1000
+        try o.fixture.write(
+            manifest: Self.preamble + """
+                  - id: r
+                    headers: {X-Everyone: all}
+                    base_urls:
+                      - url: \(o.bases[0])/redirect-port/\(o.third.port)/gen/\(size)/
+                        headers: {Authorization: "Bearer first-token", X-Mirror: first}
+                    slices:
+                      - {path: a.bin, size: \(size), sha256: \(Generated.sha256Hex(size: size, name: "a.bin"))}
+                  - id: s
+                    slices:
+                      - path: b.bin
+                        size: \(size)
+                        sha256: \(Generated.sha256Hex(size: size, name: "b.bin"))
+                        urls: ["\(o.bases[0])/redirect-to?url=ftp%3A%2F%2F127.0.0.1%2Fb.bin", "\(o.bases[1])/gen/\(size)/b.bin"]
+
+                """)
+        let (run, report) = try await o.fixture.applyJSON()
+        #expect(run.status == 0, "\(run)")
+        let atFirst = try o.fixture.server.requests().filter { $0.path.hasPrefix("/redirect-port/") }
+        #expect(atFirst.count == 1 && atFirst.allSatisfy { Self.header($0, "Authorization") == "Bearer first-token" })
+        let atThird = try o.third.requests()
+        #expect(atThird.map(\.status) == [200])
+        #expect(atThird.allSatisfy { Self.header($0, "Authorization") == nil && Self.header($0, "X-Mirror") == nil && Self.header($0, "X-Everyone") == "all" })
+        let b = try #require(report.resources.first { $0.id == "s" }?.slices.first)
+        #expect(b.status == "fetched" && b.failedAt.map(\.error.type) == ["Redirect"], "\(b.failedAt)")
+    }
+
+    /// A partial file one origin left stays when an attempt at the next fails before a byte
+    /// (a 503): the round back at the first continues it with its validator.
+    @Test func aPartialOutlivesAFailureElsewhere() async throws {
+        let o = try Origins()
+        defer { o.finish() }
+        let size = 2 << 20
+        try o.fixture.write(
+            manifest: Self.preamble.replacingOccurrences(of: "attempts: 2", with: "attempts: 3") + """
+                  - id: r
+                    base_urls: [\(o.bases[0])/fault/reset_at=1000000;n=1/gen/\(size)/, \(o.bases[1])/fault/status=503/gen/\(size)/]
+                    slices:
+                      - {path: big.bin, size: \(size)}
+
+                """)
+        let run = try await o.fixture.apply()
+        #expect(run.status == 0, "\(run)")
+        let atFirst = try o.fixture.server.requests().filter { $0.path.hasPrefix("/fault/reset_at") }
+        #expect(atFirst.count == 2, "\(atFirst)")
+        let resume = try #require(atFirst.last)
+        #expect(Self.header(resume, "Range") != nil && Self.header(resume, "If-Range") != nil, "\(resume)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: o.fixture.directory.path + "/mirror/r/big.bin"))
+        #expect(Array(data) == Generated.bytes(size: size, name: "big.bin"))
+    }
+
+    static func header(_ r: LoggedRequest, _ name: String) -> String? {
+        r.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
 }

@@ -61,9 +61,7 @@ import Testing
         #expect(T.drain(&m, now: T.at(0)).started == [0, 1])
         let a = m.origin(0)
         let refused = AttemptReport(verdict: .refused(T.failure500))
-        m.scheduler.ended(at: a, now: T.t0)
         _ = m.attemptEndedAtOrigin(0, refused, now: T.at(0), random: 0)
-        m.scheduler.ended(at: a, now: T.t0)
         guard case .tripped(let origin, _)? = m.attemptEndedAtOrigin(1, refused, now: T.at(0), random: 0) else {
             Issue.record("two failures in a row across slices trip the breaker")
             return
@@ -80,8 +78,7 @@ import Testing
     @Test func anOriginGivenUpOnFailsOnlyTheSlicesWithNowhereElseToGo() throws {
         var m = try T.machine(
             Self.resource("two", hosts: ["a.test", "b.test"], ["1", "2"], extra: "concurrency: {per_host: 1}") + "\n"
-                + RunMachineTests.resource("one", ["3"], extra: "concurrency: {per_host: 1}"))
-        #expect(T.drain(&m, now: T.at(0)).started == [0])
+                + RunMachineTests.resource("one", ["3", "4"], extra: "concurrency: {per_host: 1}"))
         let a = "http://a.test"
         // Its breaker's probes all fail.
         var policy = RetryPolicy()
@@ -94,10 +91,10 @@ import Testing
             now += 100
         }
         #expect(m.health.isFailed(a))
-        // Resources are planned by id: job 0 is `one`'s.
-        #expect(m.takeUnrequested(at: a) == [0], "the single-origin slice fails; the others move to b.test")
-        #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
-        #expect(T.drain(&m, now: T.at(now)).started == [1])
+        // Resources are planned by id: jobs 0 and 1 are `one`'s; none has started.
+        #expect(m.takeUnrequested(at: a) == [0, 1], "the single-origin slices fail; the others move to b.test")
+        #expect(m.origin(2) == "http://b.test" && m.origin(3) == "http://b.test")
+        #expect(T.drain(&m, now: T.at(now)).started == [2])
     }
 
     @Test func aQuarantinedOriginIsPassedOverByFreshSlices() throws {
@@ -114,5 +111,30 @@ import Testing
         var n = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1"]))
         for _ in 0..<5 { #expect(n.attemptFailedAtOrigin(0, wrong, isOriginsAnswer: false) == nil) }
         #expect(n.health.takesWork("http://a.test"))
+    }
+
+    /// Every origin of a slice with its breaker open: the slice waits for a probe, it does not
+    /// fail; and a refused retry leaves the slice at the URL its last attempt went to.
+    @Test func openBreakersEverywhereMeanAWaitNotAFailure() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2"], extra: "concurrency: {per_host: 2}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 1])
+        for origin in ["http://a.test", "http://b.test"] {
+            for j: SliceID in [0, 1] {
+                _ = m.health.attemptEnded(
+                    job: j, at: origin, failure: T.failure500, now: T.at(0),
+                    policy: {
+                        var p = RetryPolicy()
+                        p.hostFailures = 2
+                        return p
+                    }(), random: 0)
+            }
+        }
+        #expect(!m.health.takesWork("http://a.test") && !m.health.takesWork("http://b.test") && !m.health.isFailed("http://a.test"))
+        #expect(T.fails(&m, 0, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
+        #expect(m.origin(0) == "http://b.test", "to the other, to wait for its probe")
+        if case .fail = T.fails(&m, 0, T.failure500, attempts: 2, now: T.at(0)) { Issue.record("a round of open breakers waits") }
+        // Its last attempt (of 3) spent at a.test: the slice fails there, where its error came from.
+        #expect(T.fails(&m, 1, T.failure500, attempts: 3, now: T.at(0)) == .fail)
+        #expect(m.origin(1) == "http://a.test", "a refused retry does not move it")
     }
 }

@@ -16,6 +16,7 @@ Routes (any of them may be prefixed by one or more /fault/<spec>/ groups):
     /http09/<text>           <text> as an HTTP/0.9 reply: the body alone, no status line or head
     /redirect/<n>/<path>     n hops of 302, then <path> (n = 0 serves <path> at once)
     /redirect-loop/<path>    302 to itself, forever
+    /redirect-port/<port>/<path>   302 to http://127.0.0.1:<port>/<path> (another server's)
     /redirect-to?url=U[&status=302]
     /_digest/<path>[?alg=sha256&version=V]   hex digest of the identity bytes <path> serves
     /_chaos[?percent=P]      chaos mode's settings and counts as JSON; sets its percentage
@@ -607,6 +608,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 next_path = ("/redirect/%d/%s" % (count - 1, rest)) if count > 1 else "/" + rest
                 return self.redirect(self.absolute(next_path, query_text), 302, extra)
+        if route.startswith("/redirect-port/"):
+            port_text, _, rest = route[len("/redirect-port/"):].partition("/")
+            if not port_text.isdigit():
+                return self.simple(400, "400 /redirect-port/<port>/<path> needs a port\n")
+            location = "http://127.0.0.1:%s/%s" % (port_text, rest)
+            return self.redirect(location + ("?" + query_text if query_text else ""), 302, extra)
         if route.startswith("/redirect-loop/"):
             return self.redirect(self.absolute(target, query_text), 302, extra)
         if route == "/redirect-to":

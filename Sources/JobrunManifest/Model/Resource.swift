@@ -61,14 +61,13 @@ public struct Resource: Sendable {
 
     /// How many URLs a slice may be fetched from: its own (`url`/`urls`), or one per origin.
     public func urlCount(of slice: Slice) -> Int {
-        let own = slice.urls.count
+        let own = slice.ownURLCount
         return own > 0 ? own : max(1, origins.count)
     }
 
     /// The URL a slice is fetched from first, or at its `k`-th origin (``urlCount(of:)``).
     public func url(of slice: Slice, at k: Int = 0) -> String {
-        let own = slice.urls
-        if !own.isEmpty { return own[min(k, own.count - 1)] }
+        if let own = slice.ownURL(at: k) { return own }
         let base = origins.isEmpty ? "" : origins[min(k, origins.count - 1)].url
         return base + ParsedURL.percentEncodePath(slice.path)
     }
@@ -99,11 +98,14 @@ public struct Slice: Sendable {
     private var own: Own?
 
     private final class Own: Sendable {
-        let urls: [String]
+        let url: String?
+        /// The URLs after the first (`urls`): an empty array allocates nothing.
+        let others: [String]
         let headers: [HeaderField]
         init?(urls: [String], headers: [HeaderField]) {
             guard !urls.isEmpty || !headers.isEmpty else { return nil }
-            self.urls = urls
+            self.url = urls.first
+            self.others = Array(urls.dropFirst())
             self.headers = headers
         }
     }
@@ -123,15 +125,31 @@ public struct Slice: Sendable {
     /// The first absolute URL when the manifest gives the slice its own (`url`, or `urls`);
     /// otherwise the URL is the resource's base plus the path.
     public var url: String? {
-        get { own?.urls.first }
+        get { own?.url }
         set { own = Own(urls: newValue.map { [$0] + urls.dropFirst() } ?? [], headers: headers) }
     }
 
     /// The slice's own URLs in the order they are tried (`urls`, or the one `url`); empty when
     /// it goes by its resource's origins.
     public var urls: [String] {
-        get { own?.urls ?? [] }
+        get {
+            guard let own, let first = own.url else { return [] }
+            return [first] + own.others
+        }
         set { own = Own(urls: newValue, headers: headers) }
+    }
+
+    /// How many URLs of its own the slice has (``urls``' count, without making the list): 0 when
+    /// it goes by its resource's origins.
+    public var ownURLCount: Int {
+        guard let own, own.url != nil else { return 0 }
+        return 1 + own.others.count
+    }
+
+    /// Its own `k`-th URL (the last for a larger `k`), when it has its own.
+    public func ownURL(at k: Int) -> String? {
+        guard let own, let first = own.url else { return nil }
+        return k == 0 || own.others.isEmpty ? first : own.others[min(k, own.others.count) - 1]
     }
 
     /// Headers of this slice only (merged over the resource's by ``Resource/headers(for:)``).
@@ -154,7 +172,7 @@ extension Resource {
     public func headers(for slice: Slice, at k: Int = 0) -> [HeaderField] {
         let own = slice.headers
         let merged = own.isEmpty ? settings.headers : HeaderField.merge(settings.headers, over: own)
-        guard slice.urls.isEmpty, !origins.isEmpty else { return merged }
+        guard slice.url == nil, !origins.isEmpty else { return merged }
         let atOrigin = origins[min(k, origins.count - 1)].headers
         return atOrigin.isEmpty ? merged : HeaderField.merge(merged, over: atOrigin)
     }

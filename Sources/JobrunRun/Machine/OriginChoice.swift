@@ -13,10 +13,13 @@ import JobrunOutcome
 /// | refused redirect, an unrequested coding)                  |              | for the slice |
 /// | a failure on this side (disk, I/O, an unsafe path, a stop) | stays        | —            |
 ///
-/// The next URL is the first in order that is not excluded, was not tried this round, and whose
-/// origin takes work (`usable`: not given up, breaker not open); it is tried at once. When every
-/// usable URL was tried this round, a new round starts at the first of them after the slice's
-/// backoff. When none is usable, the slice's failure is final.
+/// Two sets of URLs are told with each question: `usable`, whose origins take work now (not given
+/// up on, breaker closed, not quarantined), and `alive`, whose origins have not been given up on
+/// (an open breaker will probe, a quarantined origin still answers). The next URL is the first
+/// not excluded and not tried this round, usable ones first, then alive ones; it is tried at
+/// once. When every one was tried this round, a new round starts at the first usable one (else
+/// the first alive one) after the slice's backoff. When none is alive, the slice's failure is
+/// final.
 struct OriginChoice {
     /// A slice's URLs beyond which the bit sets below cannot count (the manifest allows no more).
     static let maximumURLs = 64
@@ -39,15 +42,15 @@ struct OriginChoice {
         var failure: AttemptFailure
     }
 
-    /// Where a failed slice goes next.
+    /// Where a failed slice goes next (``move(_:to:)`` takes it there once the run agrees).
     enum Step: Equatable {
         /// To URL `k` at once: not tried this round.
         case failover(to: Int)
-        /// To URL `k` after the slice's backoff: every usable URL was tried this round.
+        /// To URL `k` after the slice's backoff: every URL left was tried this round.
         case nextRound(at: Int)
         /// Its URL stays (the failure was on this side): the usual retry rules apply.
         case stays
-        /// Nowhere: every URL failed for good or its origin takes no work.
+        /// Nowhere: every URL failed for good or its origin was given up on.
         case exhausted
     }
 
@@ -73,9 +76,9 @@ struct OriginChoice {
         }
     }
 
-    /// Job `j` failed with `failure` at its current URL; where it goes next, `usable` holding a
-    /// bit for each URL whose origin takes work. Its standing moves there.
-    mutating func failed(_ j: SliceID, _ failure: AttemptFailure, usable: UInt64) -> Step {
+    /// Job `j` failed with `failure` at its current URL: recorded, and where it goes next (its
+    /// current URL stays until ``move(_:to:)``).
+    mutating func failed(_ j: SliceID, _ failure: AttemptFailure, usable: UInt64, alive: UInt64) -> Step {
         var s = standings[j] ?? Standing()
         s.failures.append(Failed(url: s.current, failure: failure))
         defer { standings[j] = s }
@@ -83,37 +86,38 @@ struct OriginChoice {
         let bit = UInt64(1) << UInt64(s.current)
         s.tried |= bit
         if !failure.isTransient { s.excluded |= bit }
-        var firstUsable: Int?
-        for k in 0..<Self.maximumURLs where (usable & ~s.excluded) & (1 << UInt64(k)) != 0 {
-            if s.tried & (1 << UInt64(k)) == 0 {
-                s.current = k
-                return .failover(to: k)
-            }
-            if firstUsable == nil { firstUsable = k }
-        }
-        guard let k = firstUsable else { return .exhausted }
+        let open = ~s.excluded & ~s.tried
+        if let k = Self.first(of: usable & open) ?? Self.first(of: alive & open) { return .failover(to: k) }
+        guard let k = Self.first(of: usable & ~s.excluded) ?? Self.first(of: alive & ~s.excluded) else { return .exhausted }
         s.tried = 0
-        s.current = k
         return .nextRound(at: k)
     }
 
+    /// Job `j`'s next attempt goes to its URL `k`.
+    mutating func move(_ j: SliceID, to k: Int) {
+        standings[j, default: Standing()].current = k
+    }
+
     /// Job `j` is about to wait for a slot: when its current URL's origin takes no work (no bit
-    /// in `usable`), it moves to the first usable one not excluded, not counted as a failure.
-    /// Whether it moved.
-    mutating func place(_ j: SliceID, usable: UInt64) -> Bool {
+    /// in `usable`), it moves to the first usable one not excluded, or when its origin was given
+    /// up on (no bit in `alive`), to the first alive one; not counted as a failure. Whether it
+    /// moved.
+    mutating func place(_ j: SliceID, usable: UInt64, alive: UInt64) -> Bool {
         let s = standings[j] ?? Standing()
-        guard usable & (1 << UInt64(s.current)) == 0 else { return false }
-        for k in 0..<Self.maximumURLs where (usable & ~s.excluded) & (1 << UInt64(k)) != 0 {
-            var moved = s
-            moved.current = k
-            standings[j] = moved
-            return true
-        }
-        return false
+        let bit = UInt64(1) << UInt64(s.current)
+        guard usable & bit == 0 else { return false }
+        let next = Self.first(of: usable & ~s.excluded) ?? (alive & bit == 0 ? Self.first(of: alive & ~s.excluded) : nil)
+        guard let k = next, k != s.current else { return false }
+        move(j, to: k)
+        return true
     }
 
     /// Job `j` has ended: what it tried is no longer needed here (its outcome keeps it).
     mutating func forget(_ j: SliceID) {
         if !standings.isEmpty { standings[j] = nil }
+    }
+
+    private static func first(of set: UInt64) -> Int? {
+        set == 0 ? nil : set.trailingZeroBitCount
     }
 }

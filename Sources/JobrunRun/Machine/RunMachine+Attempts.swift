@@ -49,15 +49,14 @@ extension RunMachine {
         var originFailed = !health.breakers.isEmpty && (health.isFailed(ownOrigin(j)) || health.isFailed(answered))
         let (attempts, firstStart) = (Int(book.jobs[j].attempts), book.firstStart(j))
         let count = urlCount(j)
+        var next: Int?
         if count > 1 {
             policy.attempts = max(policy.attempts, count)
-            let from = choice.current(j)
-            let step = choice.failed(j, failure, usable: usableURLs(j))
-            if choice.current(j) != from { review.movedOrigin(j) }
-            switch step {
+            let (usable, alive) = urlHealth(j)
+            switch choice.failed(j, failure, usable: usable, alive: alive) {
             case .stays: break
             case .exhausted: return .fail
-            case .failover:
+            case .failover(let k):
                 let now = now()
                 guard attempts < policy.attempts, !isStopping, firstStart.map({ now < $0 + settings.timeouts.resource }) ?? true else { return .fail }
                 if failure.coolsDownHost {
@@ -65,13 +64,15 @@ extension RunMachine {
                     let rest = failure.retryAfter ?? policy.backoff.delay(afterAttempt: attempts, random: random())
                     scheduler.coolDown(answered, until: now + rest)
                 }
+                moveChoice(j, to: k)
                 requeue(j)
                 return .retry(at: now, delay: .zero, coolsDownOrigin: failure.coolsDownHost)
-            case .nextRound:
-                // Every usable URL failed this round, one at least for a while only: the round
-                // starts again after the backoff, at an origin that takes work.
+            case .nextRound(let k):
+                // Every URL left was tried this round, one at least for a while only: the round
+                // starts again after the backoff.
                 failure.isTransient = true
                 originFailed = false
+                next = k
             }
         }
         let retry = review.retry(
@@ -79,8 +80,17 @@ extension RunMachine {
             now: now(), random: random(), isStopping: isStopping, originFailed: originFailed)
         guard case .retry(let until, _, let coolsDownOrigin) = retry else { return retry }
         if coolsDownOrigin { scheduler.coolDown(answered, until: until) }
+        if let next { moveChoice(j, to: next) }
         delay(j, until: until)
         return retry
+    }
+
+    /// Job `j`'s next attempt goes to its URL `k`: what the last origin's responses said binds
+    /// no other.
+    private mutating func moveChoice(_ j: SliceID, to k: Int) {
+        guard choice.current(j) != k else { return }
+        choice.move(j, to: k)
+        review.movedOrigin(j)
     }
 
     /// Whether job `j` starts again from byte 0 now, without a wait (a resume that cannot

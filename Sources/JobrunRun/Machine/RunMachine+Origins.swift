@@ -46,20 +46,35 @@ extension RunMachine {
 
     /// Takes every slice waiting to start or to retry at `origin` (its own, or a redirect's
     /// target it waits for a slot at) off its queue: the origin was given up on. Those with
-    /// another URL whose origin takes work move there (``OriginChoice/place(_:usable:)``); the
-    /// others are returned, to fail.
+    /// another URL whose origin was not given up on move there (``place(_:)``; one waiting at a
+    /// redirect's target goes back to its own URLs first); the others are returned, to fail.
     mutating func takeUnrequested(at origin: String) -> [SliceID] {
         let queued = Set(scheduler.removeAll(at: origin))
-        var unrequested: [SliceID] = []
-        for j in book.ids where self.origin(j) == origin && book.isWaitingToStart(j) {
-            if hasSeveralURLs, review.redirectOrigin(j) == nil, urlCount(j) > 1, choice.place(j, usable: usableURLs(j)) {
-                review.movedOrigin(j)
-                if queued.contains(j) { enqueue(j) }
-            } else {
-                unrequested.append(j)
-            }
-        }
-        return unrequested
+        return book.ids.filter { j in self.origin(j) == origin && book.isWaitingToStart(j) && !moves(j, requeue: queued.contains(j)) }
+    }
+
+    /// Takes the slices that became ready for `origin` after it was given up on off its queue:
+    /// those with another URL move there, the others are returned, to fail.
+    mutating func takeQueued(at origin: String) -> [SliceID] {
+        scheduler.removeAll(at: origin).filter { !moves($0, requeue: true) }
+    }
+
+    /// Whether job `j`, waiting for an origin given up on, moves to another of its URLs (queued
+    /// there when `requeue`).
+    private mutating func moves(_ j: SliceID, requeue: Bool) -> Bool {
+        guard hasSeveralURLs, urlCount(j) > 1 else { return false }
+        let followed = review.redirectOrigin(j) != nil
+        if followed { review.backToOwnOrigin(j) }
+        guard place(j) || (followed && health.takesWork(ownOrigin(j))) else { return false }
+        if requeue { enqueue(j) }
+        return true
+    }
+
+    /// The slices queued at `origin`, whose breaker just opened or which was quarantined, that
+    /// have another URL whose origin takes work move there; the others wait for its probes.
+    mutating func moveWaiting(off origin: String) {
+        guard hasSeveralURLs else { return }
+        for j in scheduler.removeAll(at: origin) { enqueue(j) }
     }
 
     /// Job `j`'s attempt ended with `failure` at the origin that answered: counted there
@@ -74,13 +89,6 @@ extension RunMachine {
         guard isWrong else { return nil }
         let own = ownOrigin(j)
         return health.quarantine.wrongAnswer(at: own, failure) ? own : nil
-    }
-
-    /// The slices queued at `origin`, whose breaker just opened or which was quarantined, that have another URL whose
-    /// origin takes work move there; the others wait for its probes.
-    mutating func moveWaiting(off origin: String) {
-        guard hasSeveralURLs else { return }
-        for j in scheduler.removeAll(at: origin) { enqueue(j) }
     }
 
     /// The failure of a slice not requested at an origin given up on.

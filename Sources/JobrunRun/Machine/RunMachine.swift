@@ -74,7 +74,7 @@ struct RunMachine {
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
                     ownOrigins[SliceID(book.jobs.count + s)] = SliceAddress(slice, of: entry.resource, base: base).origin
-                    if slice.urls.count > 1 { hasSeveralURLs = true }
+                    if slice.ownURLCount > 1 { hasSeveralURLs = true }
                 }
                 if deadline != nil { expectedSizes.append(slice.size.map { ByteCount($0 - entry.decisions[s].resumeOffset) }) }
             }
@@ -116,7 +116,7 @@ struct RunMachine {
     /// The origin of job `j`'s `k`-th URL.
     func origin(of j: SliceID, at k: Int) -> String {
         let r = book.jobs[j].resource
-        if plan.entries[r].resource.slices[book.jobs[j].slice].urls.isEmpty, bases[r].indices.contains(k), let base = bases[r][k] { return base.origin }
+        if plan.entries[r].resource.slices[book.jobs[j].slice].url == nil, bases[r].indices.contains(k), let base = bases[r][k] { return base.origin }
         return address(j, at: k).origin
     }
 
@@ -131,7 +131,7 @@ struct RunMachine {
         var origins: Set<String> = []
         for (r, entry) in plan.entries.enumerated() {
             if bases[r].count > 1 { for base in bases[r] { if let base { origins.insert(base.origin) } } }
-            for slice in entry.resource.slices where slice.urls.count > 1 {
+            for slice in entry.resource.slices where slice.ownURLCount > 1 {
                 for url in slice.urls { if case .success(let parsed) = ParsedURL.parse(url) { origins.insert(parsed.origin) } }
             }
             // A base that did not parse as a folder: the slices' own addresses say.
@@ -142,12 +142,26 @@ struct RunMachine {
         return origins
     }
 
-    /// A bit for each of job `j`'s URLs whose origin takes work: not given up on, its breaker
-    /// not open.
-    func usableURLs(_ j: SliceID) -> UInt64 {
-        var usable: UInt64 = 0
-        for k in 0..<min(urlCount(j), OriginChoice.maximumURLs) where health.takesWork(origin(of: j, at: k)) { usable |= 1 << UInt64(k) }
-        return usable
+    /// A bit for each of job `j`'s URLs whose origin takes work (`usable`: not given up on, its
+    /// breaker not open, not quarantined), and for each whose origin was not given up on (`alive`).
+    func urlHealth(_ j: SliceID) -> (usable: UInt64, alive: UInt64) {
+        var (usable, alive): (UInt64, UInt64) = (0, 0)
+        for k in 0..<min(urlCount(j), OriginChoice.maximumURLs) {
+            let origin = origin(of: j, at: k)
+            if health.takesWork(origin) { usable |= 1 << UInt64(k) }
+            if !health.isFailed(origin) { alive |= 1 << UInt64(k) }
+        }
+        return (usable, alive)
+    }
+
+    /// Job `j` waits elsewhere than at its own URL's origin when that takes no work and another
+    /// of its URLs' does (``OriginChoice/place(_:usable:alive:)``); whether it moved.
+    mutating func place(_ j: SliceID) -> Bool {
+        guard hasSeveralURLs, urlCount(j) > 1 else { return false }
+        let (usable, alive) = urlHealth(j)
+        guard choice.place(j, usable: usable, alive: alive) else { return false }
+        review.movedOrigin(j)
+        return true
     }
 
     /// The headers of job `j`'s own request (at the URL it goes to now).
@@ -184,9 +198,7 @@ struct RunMachine {
     /// Job `j` waits for a slot where its next request goes: at another of its URLs when its
     /// own's origin takes no work and another's does (``OriginChoice/place(_:count:usable:)``).
     mutating func enqueue(_ j: SliceID) {
-        if hasSeveralURLs, health.hasOriginsPassedOver, review.redirectOrigin(j) == nil {
-            if urlCount(j) > 1, choice.place(j, usable: usableURLs(j)) { review.movedOrigin(j) }
-        }
+        if hasSeveralURLs, health.hasOriginsPassedOver, review.redirectOrigin(j) == nil, !health.takesWork(ownOrigin(j)) { _ = place(j) }
         // Jobs are numbered in plan order: a job's number is its sequence.
         scheduler.enqueue(j, sequence: j.index, resource: book.jobs[j].resource, origin: origin(j)) { $0.index }
     }
