@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench soak clean
+.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -124,6 +124,11 @@ bench-wan: release
 ## 1,000,000 slices, and 45 package-like files with and without declared sizes (PARTS=apply plan packages)
 bench-scale: release
 	@bash bench/scale.sh "$(RELEASE_BIN)"
+
+## bench-origins: files/s against one origin and against two, each capped at the same rate (a private
+## nginx with limit_rate): slices spread over a resource's base_urls (FILES, SIZE_KIB, RATE, PER_HOST, RUNS)
+bench-origins: release
+	@bash bench/origins.sh "$(RELEASE_BIN)"
 
 ## bench: the download benchmark (bench-plan and bench-verify run separately)
 bench: bench-apply

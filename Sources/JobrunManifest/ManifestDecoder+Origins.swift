@@ -3,7 +3,7 @@ import JobrunCore
 /// A resource's origins: `base_url` (one) or `base_urls` (several, tried in order), each held to
 /// every rule of a base URL, and a slice's own `urls`.
 extension ManifestDecoder {
-    static let originKeys = ["url", "headers"]
+    static let originKeys = ["url", "headers", "per_host"]
     /// The most URLs a slice may be tried at (the run keeps which it tried in 64 bits).
     static let maximumURLs = 64
 
@@ -71,12 +71,17 @@ extension ManifestDecoder {
                 ok = false
             }
         }
+        var perHost: Int?
+        if let n = doc.value(forKey: "per_host", in: item) {
+            if let v = integer(n, "\(field).per_host", in: ConcurrencyLimits.perHostRange) { perHost = Int(v) } else { ok = false }
+        }
         guard let n = doc.value(forKey: "url", in: item) else {
+
             diagnostics.error("missing required key 'url' in an origin of 'base_urls'", at: location(item))
             return nil
         }
         guard let text = string(n, "\(field).url"), let url = baseURL(text, node: n, field: "\(field).url"), ok else { return nil }
-        return ResourceOrigin(url: url, headers: headers, location: location(n))
+        return ResourceOrigin(url: url, headers: headers, perHost: perHost, location: location(n))
     }
 
     /// A base URL's text, held to ``checkURL(_:node:field:)`` and more: no query or fragment, a

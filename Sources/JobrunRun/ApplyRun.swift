@@ -124,7 +124,15 @@ public final class ApplyRun: Sendable {
         // slots to the fewest of its resources').
         let limits = plan.entries.map(\.resource.settings.concurrency)
         let streams = limits.map(\.streams).max() ?? ConcurrencyLimits().streams
-        let connections = HostConnections.limit(for: limits, environment: ProcessEnvironment.value)
+        // An origin's own `per_host` may be the largest.
+        let origins = plan.entries.flatMap { entry in
+            entry.resource.origins.compactMap { o in
+                o.perHost.map {
+                    ConcurrencyLimits(total: entry.resource.settings.concurrency.total, perHost: $0, streams: entry.resource.settings.concurrency.streams)
+                }
+            }
+        }
+        let connections = HostConnections.limit(for: limits + origins, environment: ProcessEnvironment.value)
         let driven = try CurlEngine.driven(sharing: budget, counting: arrivals, streams: streams, connectionsPerHost: connections)
         engines.append(driven)
         drivenEngine.withLock { $0 = driven }

@@ -335,4 +335,31 @@ import Testing
     static func header(_ r: LoggedRequest, _ name: String) -> String? {
         r.headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
+
+    /// Slices spread over a resource's origins by what each delivers: two equal origins each
+    /// serve a good share, and one five times slower serves fewer than the faster one.
+    @Test func slicesSpreadOverOriginsByWhatEachDelivers() async throws {
+        for slower in [1, 5] {
+            let fast = try FaultServer(FaultServer.Options(timePerKiB: .milliseconds(4)))
+            let slow = try FaultServer(FaultServer.Options(timePerKiB: .milliseconds(4 * slower)))
+            let directory = try TemporaryDirectory(prefix: "jobrun-spread")
+            defer {
+                fast.stop()
+                slow.stop()
+                directory.remove()
+            }
+            let names = (0..<24).map { (name: "s\($0).bin", size: 8192) }
+            let manifest = Self.manifest(["\(fast.baseURL)/gen/8192/", "\(slow.baseURL)/gen/8192/"], slices: names, extra: "    concurrency: {per_host: 2}\n")
+            _ = try directory.write(file: "site.yaml", contents: manifest)
+            let run = try await Harness.run(["apply", "site.yaml"], in: directory.path, alsoRemoving: ApplyFixture.proxyVariables)
+            #expect(run.status == 0, "\(run)")
+            let (atFast, atSlow) = (try fast.requests().count, try slow.requests().count)
+            #expect(atFast + atSlow == 24)
+            if slower == 1 {
+                #expect(atSlow >= 6 && atFast >= 6, "equal origins: \(atFast) and \(atSlow)")
+            } else {
+                #expect(atSlow >= 1 && atFast > atSlow, "five times slower: \(atFast) and \(atSlow)")
+            }
+        }
+    }
 }

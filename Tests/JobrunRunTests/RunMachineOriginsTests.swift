@@ -48,17 +48,19 @@ import Testing
     }
 
     @Test func aRefusalCoolsItsOriginDownWhileTheSliceGoesOn() throws {
-        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["f", "g"], extra: "concurrency: {per_host: 1}"))
-        #expect(T.drain(&m, now: T.at(0)).started == [0])
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["f", "g", "h"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 2], "f at a.test, and b.test takes the last")
         let busy = AttemptFailure(kind: .http, status: 503, message: "HTTP 503", isTransient: true, retryAfter: .seconds(5), coolsDownHost: true)
         #expect(T.fails(&m, 0, busy, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: true))
-        #expect(T.drain(&m, now: T.at(0)).started == [0], "slice f at b.test; g waits for a.test's cooldown")
+        #expect(m.origin(0) == "http://b.test")
+        #expect(T.drain(&m, now: T.at(1)).started.isEmpty, "g waits for a.test's cooldown, f for b.test's slot")
         #expect(m.scheduler.nextCooldownEnd(after: T.at(0)) == T.at(5))
+        #expect(T.drain(&m, now: T.at(5)).started == [1])
     }
 
     @Test func anOpenBreakerHandsItsWaitingSlicesToTheNextOrigin() throws {
-        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3", "4"], extra: "concurrency: {per_host: 2}"))
-        #expect(T.drain(&m, now: T.at(0)).started == [0, 1])
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3", "4"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 3])
         let a = m.origin(0)
         let refused = AttemptReport(verdict: .refused(T.failure500))
         _ = m.attemptEndedAtOrigin(0, refused, now: T.at(0), random: 0)
@@ -68,8 +70,9 @@ import Testing
         }
         #expect(origin == a)
         m.moveWaiting(off: a)
-        #expect(m.origin(2) == "http://b.test" && m.origin(3) == "http://b.test")
-        #expect(T.drain(&m, now: T.at(0)).started == [2, 3], "b.test takes them at once")
+        #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
+        m.scheduler.ended(at: "http://b.test", now: T.t0)
+        #expect(T.drain(&m, now: T.at(0)).started == [1], "b.test takes them as its slot frees")
         // The failed slices fail over too; a.test is passed over while its breaker is open.
         #expect(T.fails(&m, 0, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
         #expect(m.origin(0) == "http://b.test")
@@ -99,13 +102,16 @@ import Testing
 
     @Test func aQuarantinedOriginIsPassedOverByFreshSlices() throws {
         var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3"], extra: "concurrency: {per_host: 1}"))
-        #expect(T.drain(&m, now: T.at(0)).started == [0])
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 2])
         let wrong = AttemptFailure(kind: .checksumMismatch, message: "sha256 differs", isTransient: true)
         let quarantined = (0..<OriginQuarantine.threshold).map { _ in m.attemptFailedAtOrigin(0, wrong) }
         #expect(quarantined == [nil, nil, "http://a.test"])
         #expect(m.attemptFailedAtOrigin(0, wrong, isOriginsAnswer: true) == nil, "told once")
         m.moveWaiting(off: "http://a.test")
-        #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
+        #expect(m.origin(1) == "http://b.test")
+        m.scheduler.ended(at: "http://a.test", now: T.t0)
+        #expect(T.drain(&m, now: T.at(0)).started.isEmpty, "a.test has room, but is passed over")
+        m.scheduler.ended(at: "http://b.test", now: T.t0)
         #expect(T.drain(&m, now: T.at(0)).started == [1])
         // A resume's bytes are not all the origin's answer: they say nothing of it.
         var n = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1"]))
@@ -136,5 +142,25 @@ import Testing
         // Its last attempt (of 3) spent at a.test: the slice fails there, where its error came from.
         #expect(T.fails(&m, 1, T.failure500, attempts: 3, now: T.at(0)) == .fail)
         #expect(m.origin(1) == "http://a.test", "a refused retry does not move it")
+    }
+
+    /// A resource's slices spread over its origins: each idle origin takes the last slice
+    /// waiting at another, so the two work from the two ends; a per_host of an origin's own
+    /// bounds it there.
+    @Test func slicesSpreadOverIdleOriginsFromTheOtherEnd() throws {
+        var m = try T.machine(
+            """
+              - id: r
+                base_urls: [http://a.test/, {url: "http://b.test/", per_host: 2}]
+                concurrency: {per_host: 1}
+                slices:
+            \((1...6).map { "      - {path: \($0), size: 1000}" }.joined(separator: "\n"))
+            """)
+        let started = T.drain(&m, now: T.at(0)).started
+        #expect(Set(started) == [0, 5, 4], "a.test takes the first; b.test (per_host 2) the last two")
+        #expect(m.origin(0) == "http://a.test" && m.origin(5) == "http://b.test" && m.origin(4) == "http://b.test")
+        // A slice that failed somewhere stays where its failover put it.
+        #expect(T.fails(&m, 5, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
+        #expect(m.origin(5) == "http://a.test")
     }
 }

@@ -7,12 +7,15 @@ public struct ResourceOrigin: Hashable, Sendable {
     public var url: String
     /// Headers for this origin only (``HeaderField/staysAtOrigin``), merged over the resource's.
     public var headers: [HeaderField]
+    /// Its own `per_host` (slots at once at this origin), over the resource's `concurrency.per_host`.
+    public var perHost: Int?
     /// Where the entry is written.
     public var location: SourceLocation
 
-    public init(url: String, headers: [HeaderField] = [], location: SourceLocation) {
+    public init(url: String, headers: [HeaderField] = [], perHost: Int? = nil, location: SourceLocation) {
         self.url = url
         self.headers = headers
+        self.perHost = perHost
         self.location = location
     }
 }

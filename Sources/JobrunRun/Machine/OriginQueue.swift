@@ -195,6 +195,25 @@ struct OriginQueue {
         if classes[0].turns.isEmpty { classes.removeFirst() }
     }
 
+    /// Takes the last waiting job of `resource` (another origin of the slice takes it: the two
+    /// work from the two ends of the queue), its resource leaving its turns when it has no more.
+    mutating func takeLast(of resource: Int) -> SliceID? {
+        guard var queue = byResource[resource], let job = queue.removeLast() else { return nil }
+        if queue.isEmpty {
+            byResource[resource] = nil
+            for c in classes.indices { classes[c].turns.remove(resource) }
+            classes.removeAll { $0.turns.isEmpty }
+        } else {
+            byResource[resource] = queue
+        }
+        return job
+    }
+
+    /// Whether `resource` has jobs waiting here.
+    func hasWaiting(of resource: Int) -> Bool {
+        !(byResource[resource]?.isEmpty ?? true)
+    }
+
     /// Takes every job, resource after resource.
     mutating func drain() -> [SliceID] {
         var jobs: [SliceID] = []

@@ -20,6 +20,18 @@ struct ReadyQueue<Element> {
         }
     }
 
+    /// Takes the last waiting job, if any.
+    mutating func removeLast() -> Element? {
+        guard !isEmpty else { return nil }
+        return items.removeLast()
+    }
+
+    /// Removes every waiting element equal to `e`.
+    mutating func remove(_ e: Element) where Element: Equatable {
+        items = Array(items[head...].filter { $0 != e })
+        head = 0
+    }
+
     /// Inserts `j` before the first waiting job with a larger sequence number.
     mutating func insert(_ j: Element, sequence seq: Int, sequenceOf: (Element) -> Int) {
         if let last = items.last, head < items.count, sequenceOf(last) > seq {

@@ -42,6 +42,9 @@ struct RunMachine {
     private var ownOrigins: [SliceID: String] = [:]
     /// Some slice has several URLs (``OriginChoice``).
     private(set) var hasSeveralURLs = false
+    /// The resources with several origins whose slices spread over them (``spread(now:)``), each
+    /// with its origins in order.
+    private var spreads: [(resource: Int, origins: [String])] = []
     /// Each job's bytes still to fetch, kept only when a gate asks (a deadline is set).
     private var expectedSizes: [ByteCount?] = []
 
@@ -70,7 +73,14 @@ struct RunMachine {
             let all = SliceAddress.Base.all(entry.resource)
             let base = all.first ?? nil
             bases.append(all)
-            if all.count > 1 { hasSeveralURLs = true }
+            if all.count > 1 {
+                hasSeveralURLs = true
+                let origins = all.compactMap { $0?.origin }
+                if origins.count == all.count, Set(origins).count == origins.count { spreads.append((r, origins)) }
+            }
+            for (k, origin) in entry.resource.origins.enumerated() {
+                if let perHost = origin.perHost, let base = all[k] { scheduler.describe(origin: base.origin, perHost: perHost) }
+            }
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
                     ownOrigins[SliceID(book.jobs.count + s)] = SliceAddress(slice, of: entry.resource, base: base).origin
@@ -229,9 +239,32 @@ struct RunMachine {
     /// of any). A gate that holds a slice back for the rest of the run (the deadline's) ends the
     /// run early: it finishes what is under way and what still fits.
     mutating func nextAction(now: Instant) -> Scheduler.Action? {
+        if !spreads.isEmpty { spread(now: now) }
         let action = scheduler.next(now: now, asking: Answers(health: health, expectedSizes: expectedSizes, review: review, now: now))
         if case .notStarted(_, _, let stop?)? = action { phase.heldBack(for: stop) }
         return action
+    }
+
+    /// Spreads the slices of resources with several origins: an origin that takes work, waits
+    /// for nothing and has room for another request takes the last slice waiting at another
+    /// origin of the resource that has no room (one per look; the next start looks again). So
+    /// the first origin takes what it can, each other one works the other end of what waits,
+    /// and one that delivers faster frees its room sooner and takes more. Only a slice that has
+    /// not failed anywhere moves.
+    mutating func spread(now: Instant) {
+        for (r, origins) in spreads {
+            let limits = scheduler.lane(r).limits
+            for (y, idle) in origins.enumerated() where health.takesWork(idle) && scheduler.isIdle(idle, under: limits, now: now) {
+                for (x, busy) in origins.enumerated()
+                where x != y && scheduler.hasWaiting(at: busy, resource: r) && !scheduler.hasRoom(at: busy, under: limits, now: now) {
+                    guard let j = scheduler.takeLast(at: busy, resource: r) else { continue }
+                    let isFresh = choice.current(j) == x && (choice.standings.isEmpty || choice.standings[j] == nil) && review.redirectOrigin(j) == nil
+                    if isFresh { choice.move(j, to: y) }
+                    enqueue(j)
+                    if isFresh { break }
+                }
+            }
+        }
     }
 
     /// The machine's answers to the scheduler's questions at `now`.

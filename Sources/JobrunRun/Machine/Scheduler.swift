@@ -38,6 +38,9 @@ struct Scheduler {
     private var origins: [String: OriginQueue] = [:]
     /// By resource (plan entry).
     private var lanes: [Lane] = []
+    /// Origins with a `per_host` of their own (a `base_urls` entry's): their slots at once,
+    /// whatever the resource queued there allows.
+    private var perHostAt: [String: Int] = [:]
     /// Transfers under way at once at most, whatever the slots allow.
     static let mostInFlight = ConcurrencyLimits.mostInFlight
 
@@ -62,6 +65,43 @@ struct Scheduler {
     mutating func describe(resource: Int, as lane: Lane) {
         if lanes.count <= resource { lanes += Array(repeating: Lane(priority: 0, limits: ConcurrencyLimits()), count: resource + 1 - lanes.count) }
         lanes[resource] = lane
+    }
+
+    /// `origin` takes at most `perHost` slots at once (the fewest any of its entries says).
+    mutating func describe(origin: String, perHost: Int) {
+        perHostAt[origin] = min(perHostAt[origin] ?? perHost, perHost)
+    }
+
+    /// The slots `origin` takes at once under `limits`: its own `per_host`, or the resource's.
+    private func perHost(at origin: String, under limits: ConcurrencyLimits) -> Int {
+        perHostAt.isEmpty ? limits.perHost : perHostAt[origin] ?? limits.perHost
+    }
+
+    /// Whether `origin` waits for nothing and would start a request of a resource with `limits`
+    /// now: its slots, the run's, its limit of requests in flight and its cooldown allow it.
+    func isIdle(_ origin: String, under limits: ConcurrencyLimits, now: Instant) -> Bool {
+        (origins[origin]?.isEmpty ?? true) && hasRoom(at: origin, under: limits, now: now)
+    }
+
+    /// Whether `origin` would start another request of a resource with `limits` now: its slots,
+    /// the run's, its limit of requests in flight and its cooldown allow it.
+    func hasRoom(at origin: String, under limits: ConcurrencyLimits, now: Instant) -> Bool {
+        if running >= Self.mostInFlight { return false }
+        if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { return false }
+        guard let queue = origins[origin] else { return slots < limits.total }
+        if queue.startNeedsSlot && (queue.slots >= perHost(at: origin, under: limits) || slots >= limits.total) { return false }
+        if let limit = queue.limiter?.limit ?? queue.backoff?.limit, queue.running >= limit { return false }
+        return true
+    }
+
+    /// Whether jobs of `resource` wait at `origin`.
+    func hasWaiting(at origin: String, resource: Int) -> Bool {
+        origins[origin]?.hasWaiting(of: resource) ?? false
+    }
+
+    /// Takes the last job of `resource` waiting at `origin`.
+    mutating func takeLast(at origin: String, resource: Int) -> SliceID? {
+        origins[origin]?.takeLast(of: resource)
     }
 
     func lane(_ resource: Int) -> Lane {
@@ -238,7 +278,8 @@ struct Scheduler {
             // one whose next job comes first in the plan (jobs are numbered in plan order).
             if let b = best, (head.priority, b.turn, b.head.job) <= (b.head.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
-            if queue.startNeedsSlot && (queue.slots >= limits.perHost || slots >= limits.total) { continue }
+            let perHost = perHostAt.isEmpty ? limits.perHost : perHost(at: origins.keys[i], under: limits)
+            if queue.startNeedsSlot && (queue.slots >= perHost || slots >= limits.total) { continue }
             if running >= Self.mostInFlight { continue }
             if let limit = queue.heldLimit, queue.running >= limit { continue }
             let origin = origins.keys[i]
