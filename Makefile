@@ -135,6 +135,7 @@ bench: bench-apply
 
 ## soak: the chaos soak (docs/soak.md): 10,000 slices, 30% of requests faulted, 10 SIGKILLs, then a
 ## clean apply and a verify; prints the figures, fails on any check (SOAK_SLICES=500 SOAK_KILLS=3 for a short one)
+## (SOAK_ORIGINS=3: three origins per resource, one corrupting, one resetting connections, one slower)
 soak: release
 	@python3 bench/soak.py "$(RELEASE_BIN)"
 

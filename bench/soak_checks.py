@@ -6,7 +6,8 @@ import hashlib
 import json
 import os
 import statistics
-from dataclasses import dataclass
+import glob
+from dataclasses import dataclass, field
 
 RESUME_THRESHOLD = 1 << 20
 
@@ -24,6 +25,8 @@ class Figures:
     timeout: int
     timed_out: bool
     kills: int
+    origins: list = field(default_factory=list)  # with SOAK_ORIGINS=3: the three base URLs, in order
+    refused: int = 0                              # connections the second origin reset
 
 
 def size_text(count):
@@ -40,11 +43,13 @@ def duration_text(seconds):
 
 
 def read_requests(path):
-    """The content requests of the log: (key, time, status, has Range, chaos kind or None)."""
+    """The content requests of the log: (key, time, status, has Range, chaos kind or None, bytes)."""
     requests = []
     with open(path) as handle:
         for line in handle:
             record = json.loads(line)
+            if record.get("refused"):
+                continue  # a connection reset before its request (an origin refusing half of them)
             target = record["path"].partition("?")[0]
             if target.startswith("/_"):
                 continue  # the server's own routes (/_chaos)
@@ -112,7 +117,10 @@ def report(figures):
     """Prints the figures and the checks; True when every check passed."""
     slices = figures.slices
     mirror = os.path.join(figures.folder, "mirror")
-    requests = read_requests(os.path.join(figures.folder, "logs", "requests.jsonl"))
+    logs = sorted(glob.glob(os.path.join(figures.folder, "logs", "requests*.jsonl")))
+    by_origin = [read_requests(path) for path in logs]
+    # One timeline over every origin: the servers' times are the same monotonic clock.
+    requests = sorted((r for log in by_origin for r in log), key=lambda r: r[1])
     sizes = sorted(record["size"] for record in slices)
     by_kind = {kind: sum(1 for r in slices if r["kind"] == kind) for kind in ("sha256", "size", "none")}
     faulted = [chaos for *_, chaos, _ in requests if chaos]
@@ -173,12 +181,49 @@ def report(figures):
         ("bounded in time", not figures.timed_out and figures.seconds <= figures.timeout,
          "%s of at most %s" % (duration_text(figures.seconds), duration_text(figures.timeout))),
     ]
+    if figures.origins:
+        checks += origin_checks(figures, requests, dict(zip(logs, by_origin)))
     print("Checks")
     for name, passed, detail in checks:
         print("  %s  %s: %s" % ("PASS" if passed else "FAIL", name, detail))
     passed = all(passed for _, passed, _ in checks)
     print("Soak: %s" % ("PASS" if passed else "FAIL"))
     return passed
+
+
+def origin_checks(figures, requests, by_log):
+    """With three origins: the requests per origin, and the checks that the spread and the
+    failover cost few requests and that every settled slice names its origin."""
+    for path, log in sorted(by_log.items()):
+        print("Origin      %s: %d requests, %s" % (os.path.basename(path), len(log), size_text(sum(r[5] for r in log))))
+    print("Refused     %d connections reset by the second origin" % figures.refused)
+    named, unnamed, quarantines = 0, [], 0
+    origins = {base.rstrip("/") for base in figures.origins}
+    for path in sorted(glob.glob(os.path.join(figures.folder, "logs", "*.ndjson"))):
+        with open(path) as handle:
+            for line in handle:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a run killed mid-line
+                data = event.get("data", {})
+                if event.get("type") in ("slice_done", "slice_failed", "slice_skipped"):
+                    if data.get("origin") in origins:
+                        named += 1
+                    else:
+                        unnamed.append("%s/%s" % (data.get("resource"), data.get("path")))
+                if event.get("type") == "origin" and data.get("state") in ("quarantined", "still_quarantined"):
+                    quarantines += 1
+    print("Quarantine  %d origin events (quarantined, or still so at a run's start)" % quarantines)
+    # A kill costs what was in flight and what had arrived uncommitted: at most twice the run's
+    # 16 transfers at once.
+    limit = int(1.15 * len(figures.slices)) + 2 * 16 * figures.kills
+    return [
+        ("requests at most 1.15 x slices, and 32 per kill", len(requests) <= limit, "%d requests for %d slices, %.3f x (at most %d)" % (
+            len(requests), len(figures.slices), len(requests) / max(1, len(figures.slices)), limit)),
+        ("every settled slice names its origin", not unnamed and named > 0, "%d named, %d not%s" % (
+            named, len(unnamed), (": " + ", ".join(unnamed[:5])) if unnamed else "")),
+    ]
 
 
 def _count(items):
