@@ -3,7 +3,7 @@ import JobrunCore
 /// A resource's origins: `base_url` (one) or `base_urls` (several, tried in order), each held to
 /// every rule of a base URL, and a slice's own `urls`.
 extension ManifestDecoder {
-    static let originKeys = ["url", "headers", "per_host"]
+    static let originKeys = ["url", "headers", "per_host", "weight"]
     /// The most URLs a slice may be tried at (the run keeps which it tried in 64 bits).
     static let maximumURLs = 64
 
@@ -71,6 +71,10 @@ extension ManifestDecoder {
                 ok = false
             }
         }
+        var weight = 1
+        if let n = doc.value(forKey: "weight", in: item) {
+            if let v = integer(n, "\(field).weight", in: 0...1000) { weight = Int(v) } else { ok = false }
+        }
         var perHost: Int?
         if let n = doc.value(forKey: "per_host", in: item) {
             if let v = integer(n, "\(field).per_host", in: ConcurrencyLimits.perHostRange) { perHost = Int(v) } else { ok = false }
@@ -81,7 +85,7 @@ extension ManifestDecoder {
             return nil
         }
         guard let text = string(n, "\(field).url"), let url = baseURL(text, node: n, field: "\(field).url"), ok else { return nil }
-        return ResourceOrigin(url: url, headers: headers, perHost: perHost, location: location(n))
+        return ResourceOrigin(url: url, headers: headers, perHost: perHost, weight: weight, location: location(n))
     }
 
     /// A base URL's text, held to ``checkURL(_:node:field:)`` and more: no query or fragment, a

@@ -169,6 +169,8 @@ public enum PlanJSON {
             w.beginObject()
             w.key("url"); w.string(origin.url)
             w.key("origin"); w.string((try? ParsedURL.parse(origin.url).get())?.origin ?? origin.url)
+            w.key("per_host"); if let n = origin.perHost { w.int(Int64(n)) } else { w.null() }
+            w.key("weight"); w.int(Int64(origin.weight))
             w.key("headers")
             writeHeaders(origin.headers, into: &w)
             w.endObject()

@@ -18,6 +18,7 @@ import Testing
                   - url: https://b.example/y/
                     headers: {Authorization: "Bearer b", X-Mirror: b}
                     per_host: 2
+                    weight: 3
                 slices:
                   - {path: "one two.bin", headers: {X-Slice: s, X-Mirror: slice}}
                   - {path: own.bin, urls: ["https://c.example/own.bin?sig=1", https://d.example/own.bin]}
@@ -31,7 +32,7 @@ import Testing
         #expect(r.origins.map(\.url) == ["https://a.example/x/", "https://b.example/y/"])
         #expect(r.baseURL == "https://a.example/x/")
         #expect(r.origins[0].headers.isEmpty)
-        #expect(r.origins.map(\.perHost) == [nil, 2])
+        #expect(r.origins.map(\.perHost) == [nil, 2] && r.origins.map(\.weight) == [1, 3])
         #expect(r.origins[1].headers.allSatisfy { $0.staysAtOrigin })
         let (one, own) = (r.slices[0], r.slices[1])
         #expect(r.urlCount(of: one) == 2 && r.urlCount(of: own) == 2)

@@ -145,13 +145,24 @@ import Testing
     }
 
     /// A resource's slices spread over its origins: each idle origin takes the last slice
-    /// waiting at another, so the two work from the two ends; a per_host of an origin's own
-    /// bounds it there.
+    /// waiting at another, so the two work from the two ends, up to its weight's share of the
+    /// requests in flight; a per_host of an origin's own bounds it there.
     @Test func slicesSpreadOverIdleOriginsFromTheOtherEnd() throws {
+        for (weight, expected): (Int, [SliceID]) in [(1, [0, 5]), (2, [0, 5, 4]), (0, [0])] {
+            var m = try T.machine(
+                """
+                  - id: r
+                    base_urls: [http://a.test/, {url: "http://b.test/", per_host: 2, weight: \(weight)}]
+                    concurrency: {per_host: 1}
+                    slices:
+                \((1...6).map { "      - {path: \($0), size: 1000}" }.joined(separator: "\n"))
+                """)
+            #expect(T.drain(&m, now: T.at(0)).started == expected, "weight \(weight)")
+        }
         var m = try T.machine(
             """
               - id: r
-                base_urls: [http://a.test/, {url: "http://b.test/", per_host: 2}]
+                base_urls: [http://a.test/, {url: "http://b.test/", per_host: 2, weight: 2}]
                 concurrency: {per_host: 1}
                 slices:
             \((1...6).map { "      - {path: \($0), size: 1000}" }.joined(separator: "\n"))

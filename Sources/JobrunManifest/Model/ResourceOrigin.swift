@@ -9,13 +9,17 @@ public struct ResourceOrigin: Hashable, Sendable {
     public var headers: [HeaderField]
     /// Its own `per_host` (slots at once at this origin), over the resource's `concurrency.per_host`.
     public var perHost: Int?
+    /// Its share of the requests in flight when slices spread over the resource's origins,
+    /// against the others' (1 unless given; 0: a standby that takes slices only by failover).
+    public var weight: Int
     /// Where the entry is written.
     public var location: SourceLocation
 
-    public init(url: String, headers: [HeaderField] = [], perHost: Int? = nil, location: SourceLocation) {
+    public init(url: String, headers: [HeaderField] = [], perHost: Int? = nil, weight: Int = 1, location: SourceLocation) {
         self.url = url
         self.headers = headers
         self.perHost = perHost
+        self.weight = weight
         self.location = location
     }
 }

@@ -44,7 +44,7 @@ struct RunMachine {
     private(set) var hasSeveralURLs = false
     /// The resources with several origins whose slices spread over them (``spread(now:)``), each
     /// with its origins in order.
-    private var spreads: [(resource: Int, origins: [String])] = []
+    private var spreads: [(resource: Int, origins: [String], weights: [Int])] = []
     /// Each job's bytes still to fetch, kept only when a gate asks (a deadline is set).
     private var expectedSizes: [ByteCount?] = []
 
@@ -76,7 +76,7 @@ struct RunMachine {
             if all.count > 1 {
                 hasSeveralURLs = true
                 let origins = all.compactMap { $0?.origin }
-                if origins.count == all.count, Set(origins).count == origins.count { spreads.append((r, origins)) }
+                if origins.count == all.count, Set(origins).count == origins.count { spreads.append((r, origins, entry.resource.origins.map(\.weight))) }
             }
             for (k, origin) in entry.resource.origins.enumerated() {
                 if let perHost = origin.perHost, let base = all[k] { scheduler.describe(origin: base.origin, perHost: perHost) }
@@ -247,16 +247,19 @@ struct RunMachine {
 
     /// Spreads the slices of resources with several origins: an origin that takes work, waits
     /// for nothing and has room for another request takes the last slice waiting at another
-    /// origin of the resource that has no room (one per look; the next start looks again). So
+    /// origin of the resource that has no room (one per look; the next start looks again), while
+    /// its requests in flight are fewer than that origin's in the ratio of their `weight`s. So
     /// the first origin takes what it can, each other one works the other end of what waits,
-    /// and one that delivers faster frees its room sooner and takes more. Only a slice that has
-    /// not failed anywhere moves.
+    /// and one that delivers faster frees its room sooner and takes more; one of weight 0 takes
+    /// none. Only a slice that has not failed anywhere moves.
     mutating func spread(now: Instant) {
-        for (r, origins) in spreads {
+        for (r, origins, weights) in spreads {
             let limits = scheduler.lane(r).limits
-            for (y, idle) in origins.enumerated() where health.takesWork(idle) && scheduler.isIdle(idle, under: limits, now: now) {
+            for (y, idle) in origins.enumerated() where weights[y] > 0 && health.takesWork(idle) && scheduler.isIdle(idle, under: limits, now: now) {
                 for (x, busy) in origins.enumerated()
-                where x != y && scheduler.hasWaiting(at: busy, resource: r) && !scheduler.hasRoom(at: busy, under: limits, now: now) {
+                where x != y && scheduler.hasWaiting(at: busy, resource: r) && !scheduler.hasRoom(at: busy, under: limits, now: now)
+                    && scheduler.running(at: idle) * weights[x] < scheduler.running(at: busy) * weights[y]
+                {
                     guard let j = scheduler.takeLast(at: busy, resource: r) else { continue }
                     let isFresh = choice.current(j) == x && (choice.standings.isEmpty || choice.standings[j] == nil) && review.redirectOrigin(j) == nil
                     if isFresh { choice.move(j, to: y) }

@@ -94,6 +94,11 @@ struct Scheduler {
         return true
     }
 
+    /// Transfers under way at `origin`.
+    func running(at origin: String) -> Int {
+        origins[origin]?.running ?? 0
+    }
+
     /// Whether jobs of `resource` wait at `origin`.
     func hasWaiting(at origin: String, resource: Int) -> Bool {
         origins[origin]?.hasWaiting(of: resource) ?? false
