@@ -6,8 +6,8 @@ public enum OriginEvent: Sendable, Hashable {
     case recovered
     /// Its probes failed too: `slicesFailed` waiting slices fail without a request.
     case failing(failures: Int, last: String, slicesFailed: Int)
-    /// It answered `wrongAnswers` whole bodies of the wrong size or digest: slices with another
-    /// URL pass it over for the rest of the run.
+    /// It answered `wrongAnswers` slices with the wrong size or digest: slices with another URL
+    /// pass it over for the rest of the run.
     case quarantined(wrongAnswers: Int, last: String)
     /// An earlier run quarantined it, remembered until `untilMilliseconds` (since the epoch):
     /// slices with another URL pass it over from the start.

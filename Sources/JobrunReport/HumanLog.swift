@@ -145,7 +145,7 @@ public final class HumanLog: RunObserver {
             )
         case .quarantined(let wrong, let last):
             results(
-                "! \(origin): quarantined: \(wrong) answers of the wrong size or digest (last: \(last)); slices with another URL go elsewhere for the rest of the run, and the next runs until a day from now\n"
+                "! \(origin): quarantined: wrong bytes for \(wrong) slices (last: \(last)); slices with another URL go elsewhere for the rest of the run, and the next runs until a day from now\n"
             )
         case .stillQuarantined(let until, let last):
             results(

@@ -228,12 +228,13 @@ import Testing
         let o = try Origins()
         defer { o.finish() }
         let names = (0..<12).map { (name: "q\($0).bin", size: 2000) }
-        let bases = ["\(o.bases[0])/fault/wrong_bytes=1/gen/2000/", "\(o.bases[1])/gen/2000/"]
+        // The second origin a standby (weight 0): every slice starts at the first.
+        let bases = ["\(o.bases[0])/fault/wrong_bytes=1/gen/2000/", "{url: \"\(o.bases[1])/gen/2000/\", weight: 0}"]
         try o.fixture.write(manifest: Self.manifest(bases, slices: names, extra: "    concurrency: {per_host: 1}\n"))
         let run = try await o.fixture.apply(["-v", "--events", "events.ndjson"])
         #expect(run.status == 0, "\(run)")
         let first = o.fixture.server.baseURL
-        #expect(run.stdout.contains("! \(first): quarantined: 3 answers of the wrong size or digest (last: ChecksumMismatch: "), "\(run)")
+        #expect(run.stdout.contains("! \(first): quarantined: wrong bytes for 3 slices (last: ChecksumMismatch: "), "\(run)")
         // One at a time there: the third wrong answer is judged while, at most, one more went.
         let wrong = try o.fixture.server.requests().filter { $0.path.hasPrefix("/fault/wrong_bytes=1/") }
         #expect((3...4).contains(wrong.count), "\(wrong.count) requests to the corrupting origin")
@@ -257,10 +258,12 @@ import Testing
     @Test func theNextRunStartsPastAQuarantinedOrigin() async throws {
         let o = try Origins()
         defer { o.finish() }
-        let bases = ["\(o.bases[0])/fault/wrong_bytes=1/gen/2000/", "\(o.bases[1])/gen/2000/"]
+        // The second origin a standby (weight 0): every slice starts at the first.
+        let bases = ["\(o.bases[0])/fault/wrong_bytes=1/gen/2000/", "{url: \"\(o.bases[1])/gen/2000/\", weight: 0}"]
         let first = (0..<6).map { (name: "a\($0).bin", size: 2000) }
         try o.fixture.write(manifest: Self.manifest(bases, slices: first, extra: "    concurrency: {per_host: 1}\n"))
-        #expect(try await o.fixture.apply().status == 0)
+        let firstRun = try await o.fixture.apply()
+        #expect(firstRun.status == 0 && firstRun.stdout.contains(": quarantined: wrong bytes for 3 slices"), "\(firstRun)")
         let before = try o.fixture.server.requests().filter { $0.path.hasPrefix("/fault/wrong_bytes=1/") }.count
         let next = (0..<6).map { (name: "b\($0).bin", size: 2000) }
         try o.fixture.write(manifest: Self.manifest(bases, slices: first + next, extra: "    concurrency: {per_host: 1}\n"))
@@ -349,7 +352,8 @@ import Testing
                 directory.remove()
             }
             let names = (0..<24).map { (name: "s\($0).bin", size: 8192) }
-            let manifest = Self.manifest(["\(fast.baseURL)/gen/8192/", "\(slow.baseURL)/gen/8192/"], slices: names, extra: "    concurrency: {per_host: 2}\n")
+            // The slower one first: the faster one serves more all the same.
+            let manifest = Self.manifest(["\(slow.baseURL)/gen/8192/", "\(fast.baseURL)/gen/8192/"], slices: names, extra: "    concurrency: {per_host: 2}\n")
             _ = try directory.write(file: "site.yaml", contents: manifest)
             let run = try await Harness.run(["apply", "site.yaml"], in: directory.path, alsoRemoving: ApplyFixture.proxyVariables)
             #expect(run.status == 0, "\(run)")

@@ -13,12 +13,15 @@ import Testing
         #expect(others.allSatisfy { !OriginQuarantine.isWrongAnswer(AttemptFailure(kind: $0, message: "", isTransient: true)) })
     }
 
-    @Test func theThirdWrongAnswerQuarantinesItsOriginOnce() {
+    @Test func wrongAnswersForThreeSlicesQuarantineTheirOriginOnce() {
         var q = OriginQuarantine()
-        let answers = [Self.mismatch, Self.short, Self.mismatch, Self.mismatch].map { q.wrongAnswer(at: "http://a", $0) }
-        #expect(answers == [false, false, true, false], "told once")
+        // One slice answered wrong again and again (its digest out of date) is one slice.
+        let same = [Self.mismatch, Self.short, Self.mismatch].map { q.wrongAnswer(at: "http://a", job: 7, $0) }
+        #expect(same == [false, false, false] && !q.holds("http://a"))
+        let others = [SliceID(8), SliceID(9), SliceID(10)].map { q.wrongAnswer(at: "http://a", job: $0, Self.mismatch) }
+        #expect(others == [false, true, false], "the third slice quarantines it, told once")
         #expect(q.holds("http://a") && !q.holds("http://b") && !q.isEmpty)
         #expect(q.quarantined["http://a"] == "ChecksumMismatch: sha256 differs")
-        #expect(!q.wrongAnswer(at: "http://b", Self.mismatch) && !q.holds("http://b"), "each origin counts its own")
+        #expect(!q.wrongAnswer(at: "http://b", job: 7, Self.mismatch) && !q.holds("http://b"), "each origin counts its own")
     }
 }

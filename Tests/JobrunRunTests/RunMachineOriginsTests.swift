@@ -101,14 +101,15 @@ import Testing
     }
 
     @Test func aQuarantinedOriginIsPassedOverByFreshSlices() throws {
-        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3"], extra: "concurrency: {per_host: 1}"))
-        #expect(T.drain(&m, now: T.at(0)).started == [0, 2])
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3", "4"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 3], "a.test takes the first, b.test the last; 1 and 2 wait at a.test")
         let wrong = AttemptFailure(kind: .checksumMismatch, message: "sha256 differs", isTransient: true)
-        let quarantined = (0..<OriginQuarantine.threshold).map { _ in m.attemptFailedAtOrigin(0, wrong) }
-        #expect(quarantined == [nil, nil, "http://a.test"])
+        // Slice 0 twice is one slice; slice 3 was answered at b.test; 1 and 2 make three at a.test.
+        let quarantined = [SliceID(0), 0, 3, 1, 2].map { m.attemptFailedAtOrigin($0, wrong) }
+        #expect(quarantined == [nil, nil, nil, nil, "http://a.test"])
         #expect(m.attemptFailedAtOrigin(0, wrong, isOriginsAnswer: true) == nil, "told once")
         m.moveWaiting(off: "http://a.test")
-        #expect(m.origin(1) == "http://b.test")
+        #expect(m.origin(1) == "http://b.test" && m.origin(2) == "http://b.test")
         m.scheduler.ended(at: "http://a.test", now: T.t0)
         #expect(T.drain(&m, now: T.at(0)).started.isEmpty, "a.test has room, but is passed over")
         m.scheduler.ended(at: "http://b.test", now: T.t0)
@@ -173,5 +174,40 @@ import Testing
         // A slice that failed somewhere stays where its failover put it.
         #expect(T.fails(&m, 5, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
         #expect(m.origin(5) == "http://a.test")
+    }
+
+    /// Spreading leaves alone what it may not move, without churning: a slice that failed at
+    /// the idle origin stays, and the next one is not reached past it; a busy origin in its
+    /// cooldown lends its slices to an idle one.
+    @Test func spreadingMovesOnlyWhatMayMoveAndLendsThroughACooldown() throws {
+        var m = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3", "4"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&m, now: T.at(0)).started == [0, 3])
+        // Slice 3 fails at b.test and goes to a.test, where it waits last (the queue keeps plan order).
+        #expect(T.fails(&m, 3, T.failure500, attempts: 1, now: T.at(0)) == .retry(at: T.at(0), delay: .zero, coolsDownOrigin: false))
+        #expect(m.origin(3) == "http://a.test")
+        #expect(T.drain(&m, now: T.at(0)).started.isEmpty, "b.test is idle, but the last slice at a.test failed there")
+        #expect(m.origin(2) == "http://a.test" && m.origin(3) == "http://a.test")
+        // a.test cools down (a 503 to slice 0): what waits there goes to b.test, whatever the weights.
+        var n = try T.machine(Self.resource("r", hosts: ["a.test", "b.test"], ["1", "2", "3", "4"], extra: "concurrency: {per_host: 1}"))
+        #expect(T.drain(&n, now: T.at(0)).started == [0, 3])
+        n.scheduler.ended(at: "http://b.test", now: T.t0)
+        n.scheduler.coolDown("http://a.test", until: T.at(5))
+        n.scheduler.ended(at: "http://a.test", now: T.t0)
+        #expect(T.drain(&n, now: T.at(1)).started == [2], "b.test takes the last slice waiting at the cooling a.test")
+    }
+
+    /// An entry's per_host is its resource's at that origin, not another resource's there.
+    @Test func anOriginsPerHostIsItsResourcesOnly() throws {
+        var m = try T.machine(
+            """
+              - id: a
+                base_urls: [{url: "http://a.test/", per_host: 1}, http://b.test/]
+                concurrency: {per_host: 4}
+                slices: [{path: "1", size: 1000}, {path: "2", size: 1000}]
+            """ + "\n" + RunMachineTests.resource("b", ["3", "4", "5"], extra: "concurrency: {per_host: 4}"))
+        let started = T.drain(&m, now: T.at(0)).started
+        // a's slices: one at a.test (its entry's per_host), the other spread to b.test; b's three at a.test.
+        #expect(Set(started) == [0, 1, 2, 3, 4], "\(started)")
+        #expect(m.origin(1) == "http://b.test")
     }
 }

@@ -112,6 +112,13 @@ struct OriginChoice {
         return true
     }
 
+    /// Whether job `j` may be moved to its URL `k` to spread the load: it has not failed there
+    /// in this round, nor for good.
+    func mayMove(_ j: SliceID, to k: Int) -> Bool {
+        guard !standings.isEmpty, let s = standings[j] else { return true }
+        return (s.tried | s.excluded) & (UInt64(1) << UInt64(k)) == 0
+    }
+
     /// Job `j` has ended: what it tried is no longer needed here (its outcome keeps it).
     mutating func forget(_ j: SliceID) {
         if !standings.isEmpty { standings[j] = nil }

@@ -1,18 +1,19 @@
 import JobrunOutcome
 
-/// Origins that served wrong bytes: a whole response whose size or digest is not the slice's.
-/// After ``threshold`` such answers an origin is quarantined for the rest of the run: slices with
+/// Origins that served wrong bytes: a response whose size or digest is not the slice's. After
+/// wrong answers for ``threshold`` slices an origin is quarantined for the rest of the run: slices with
 /// another URL pass it over (``OriginChoice``), those with none still go there (their digest
 /// decides each answer). A part of the run's machine, beside the breakers: a breaker judges
 /// whether an origin answers, this whether what it answers is right.
 struct OriginQuarantine {
-    /// Wrong answers that quarantine an origin: more than one, so that one bad file on an origin
-    /// (a half-synced mirror) moves its slice alone, and few, so that a corrupting origin costs
-    /// little.
+    /// Slices answered wrong that quarantine an origin: more than one, so that one bad file on an
+    /// origin (a half-synced mirror) moves its slice alone, and few, so that a corrupting origin
+    /// costs little.
     static let threshold = 3
 
-    /// Wrong answers so far, by origin; only origins with one at least.
-    private(set) var wrongAnswers: [String: Int] = [:]
+    /// The slices that got a wrong answer, by origin; only origins with one at least. A slice
+    /// counts once per origin: one bad file (a digest out of date) is not a bad origin.
+    private(set) var wrongAnswers: [String: Set<SliceID>] = [:]
     /// The origins quarantined, with the last wrong answer's text.
     private(set) var quarantined: [String: String] = [:]
 
@@ -23,11 +24,10 @@ struct OriginQuarantine {
         failure.kind == .checksumMismatch || failure.kind == .sizeMismatch
     }
 
-    /// `origin` answered wrong bytes (`failure`): whether that quarantined it now.
-    mutating func wrongAnswer(at origin: String, _ failure: AttemptFailure) -> Bool {
-        let count = wrongAnswers[origin, default: 0] + 1
-        wrongAnswers[origin] = count
-        guard count >= Self.threshold, quarantined[origin] == nil else { return false }
+    /// `origin` answered wrong bytes (`failure`) for job `j`: whether that quarantined it now.
+    mutating func wrongAnswer(at origin: String, job j: SliceID, _ failure: AttemptFailure) -> Bool {
+        wrongAnswers[origin, default: []].insert(j)
+        guard wrongAnswers[origin, default: []].count >= Self.threshold, quarantined[origin] == nil else { return false }
         quarantined[origin] = "\(failure.kind.rawValue): \(failure.message)"
         return true
     }

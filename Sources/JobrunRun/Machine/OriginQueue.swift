@@ -198,15 +198,19 @@ struct OriginQueue {
     /// Takes the last waiting job of `resource` (another origin of the slice takes it: the two
     /// work from the two ends of the queue), its resource leaving its turns when it has no more.
     mutating func takeLast(of resource: Int) -> SliceID? {
-        guard var queue = byResource[resource], let job = queue.removeLast() else { return nil }
-        if queue.isEmpty {
+        // In place: a copy out of the dictionary would copy the whole queue.
+        guard let job = byResource[resource]?.removeLast() else { return nil }
+        if byResource[resource]?.isEmpty ?? true {
             byResource[resource] = nil
             for c in classes.indices { classes[c].turns.remove(resource) }
             classes.removeAll { $0.turns.isEmpty }
-        } else {
-            byResource[resource] = queue
         }
         return job
+    }
+
+    /// The last waiting job of `resource`, left in place.
+    func last(of resource: Int) -> SliceID? {
+        byResource[resource]?.last
     }
 
     /// Whether `resource` has jobs waiting here.

@@ -6,6 +6,7 @@ struct ReadyQueue<Element> {
 
     var isEmpty: Bool { head == items.count }
     var first: Element? { isEmpty ? nil : items[head] }
+    var last: Element? { isEmpty ? nil : items.last }
     var count: Int { items.count - head }
 
     /// Queues `j` last (for a FIFO with no order of its own to keep).

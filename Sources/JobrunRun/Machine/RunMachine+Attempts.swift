@@ -87,7 +87,7 @@ extension RunMachine {
 
     /// Job `j`'s next attempt goes to its URL `k`: what the last origin's responses said binds
     /// no other.
-    private mutating func moveChoice(_ j: SliceID, to k: Int) {
+    mutating func moveChoice(_ j: SliceID, to k: Int) {
         guard choice.current(j) != k else { return }
         choice.move(j, to: k)
         review.movedOrigin(j)

@@ -86,9 +86,12 @@ extension RunMachine {
     mutating func attemptFailedAtOrigin(_ j: SliceID, _ failure: AttemptFailure, isOriginsAnswer: Bool = true) -> String? {
         let isWrong = isOriginsAnswer && OriginQuarantine.isWrongAnswer(failure)
         scheduler.failed(at: origin(j), wrongAnswer: isWrong)
-        guard isWrong else { return nil }
+        // Only an origin some slice may pass over is worth a quarantine.
+        guard isWrong, hasSeveralURLs else { return nil }
         let own = ownOrigin(j)
-        return health.quarantine.wrongAnswer(at: own, failure) ? own : nil
+        if passable == nil { passable = originsWithAlternatives() }
+        guard passable?.contains(own) == true else { return nil }
+        return health.quarantine.wrongAnswer(at: own, job: j, failure) ? own : nil
     }
 
     /// The failure of a slice not requested at an origin given up on.

@@ -42,6 +42,9 @@ struct RunMachine {
     private var ownOrigins: [SliceID: String] = [:]
     /// Some slice has several URLs (``OriginChoice``).
     private(set) var hasSeveralURLs = false
+    /// The origins some slice may pass over (``originsWithAlternatives()``), worked out at the
+    /// first wrong answer.
+    var passable: Set<String>?
     /// The resources with several origins whose slices spread over them (``spread(now:)``), each
     /// with its origins in order.
     private var spreads: [(resource: Int, origins: [String], weights: [Int])] = []
@@ -79,7 +82,7 @@ struct RunMachine {
                 if origins.count == all.count, Set(origins).count == origins.count { spreads.append((r, origins, entry.resource.origins.map(\.weight))) }
             }
             for (k, origin) in entry.resource.origins.enumerated() {
-                if let perHost = origin.perHost, let base = all[k] { scheduler.describe(origin: base.origin, perHost: perHost) }
+                if let perHost = origin.perHost, let base = all[k] { scheduler.describe(resource: r, origin: base.origin, perHost: perHost) }
             }
             for (s, slice) in entry.resource.slices.enumerated() {
                 if slice.url != nil || base == nil {
@@ -89,6 +92,10 @@ struct RunMachine {
                 if deadline != nil { expectedSizes.append(slice.size.map { ByteCount($0 - entry.decisions[s].resumeOffset) }) }
             }
             book.addResource(r, slices: entry.resource.slices.count) { s in !Self.transfers(entry.decisions[s].action) }
+        }
+        // Higher priorities are offered an idle origin first.
+        spreads.sort {
+            (-plan.entries[$0.resource].resource.settings.priority, $0.resource) < (-plan.entries[$1.resource].resource.settings.priority, $1.resource)
         }
     }
 
@@ -251,23 +258,36 @@ struct RunMachine {
     /// its requests in flight are fewer than that origin's in the ratio of their `weight`s. So
     /// the first origin takes what it can, each other one works the other end of what waits,
     /// and one that delivers faster frees its room sooner and takes more; one of weight 0 takes
-    /// none. Only a slice that has not failed anywhere moves.
+    /// none. Resources of higher priority are offered an idle origin first.
     mutating func spread(now: Instant) {
         for (r, origins, weights) in spreads {
-            let limits = scheduler.lane(r).limits
-            for (y, idle) in origins.enumerated() where weights[y] > 0 && health.takesWork(idle) && scheduler.isIdle(idle, under: limits, now: now) {
-                for (x, busy) in origins.enumerated()
-                where x != y && scheduler.hasWaiting(at: busy, resource: r) && !scheduler.hasRoom(at: busy, under: limits, now: now)
-                    && scheduler.running(at: idle) * weights[x] < scheduler.running(at: busy) * weights[y]
-                {
-                    guard let j = scheduler.takeLast(at: busy, resource: r) else { continue }
-                    let isFresh = choice.current(j) == x && (choice.standings.isEmpty || choice.standings[j] == nil) && review.redirectOrigin(j) == nil
-                    if isFresh { choice.move(j, to: y) }
+            for (y, idle) in origins.enumerated() where weights[y] > 0 && health.takesWork(idle) && scheduler.isIdle(idle, resource: r, now: now) {
+                for (x, busy) in origins.enumerated() where x != y && !scheduler.hasRoom(at: busy, resource: r, now: now) {
+                    // One that starts nothing now (a cooldown) holds no share to compare with.
+                    let held = scheduler.running(at: busy)
+                    guard held == 0 || scheduler.running(at: idle) * weights[x] < held * weights[y] else { continue }
+                    guard let j = scheduler.lastWaiting(at: busy, resource: r), mayMove(j, from: x, to: y, origin: idle, now: now) else { continue }
+                    _ = scheduler.takeLast(at: busy, resource: r)
+                    moveChoice(j, to: y)
                     enqueue(j)
-                    if isFresh { break }
+                    break
                 }
             }
         }
+    }
+
+    /// Whether spreading may move job `j` from its URL `x` to its URL `y` (at `origin`): its slice
+    /// goes by its resource's origins, it waits at `x` (not at a redirect's target), it has not
+    /// failed at `y` in this round or for good, and the gates (the deadline's) would start it there.
+    private func mayMove(_ j: SliceID, from x: Int, to y: Int, origin: String, now: Instant) -> Bool {
+        let r = book.jobs[j].resource
+        guard plan.entries[r].resource.slices[book.jobs[j].slice].url == nil, choice.current(j) == x, review.redirectOrigin(j) == nil,
+            choice.mayMove(j, to: y)
+        else { return false }
+        guard !scheduler.gates.isEmpty else { return true }
+        let candidate = Candidate(
+            job: j, resource: r, origin: origin, expectedBytes: expectedSizes.isEmpty ? nil : expectedSizes[j], throughput: scheduler.throughput[origin])
+        return scheduler.admission(candidate, now: now) == .admit
     }
 
     /// The machine's answers to the scheduler's questions at `now`.

@@ -40,7 +40,12 @@ struct Scheduler {
     private var lanes: [Lane] = []
     /// Origins with a `per_host` of their own (a `base_urls` entry's): their slots at once,
     /// whatever the resource queued there allows.
-    private var perHostAt: [String: Int] = [:]
+    private var perHostAt: [PerHostKey: Int] = [:]
+
+    private struct PerHostKey: Hashable {
+        var resource: Int
+        var origin: String
+    }
     /// Transfers under way at once at most, whatever the slots allow.
     static let mostInFlight = ConcurrencyLimits.mostInFlight
 
@@ -67,29 +72,32 @@ struct Scheduler {
         lanes[resource] = lane
     }
 
-    /// `origin` takes at most `perHost` slots at once (the fewest any of its entries says).
-    mutating func describe(origin: String, perHost: Int) {
-        perHostAt[origin] = min(perHostAt[origin] ?? perHost, perHost)
+    /// The slices of `resource` take at most `perHost` slots at once at `origin` (its entry
+    /// of `base_urls` says so).
+    mutating func describe(resource: Int, origin: String, perHost: Int) {
+        perHostAt[PerHostKey(resource: resource, origin: origin)] = perHost
     }
 
-    /// The slots `origin` takes at once under `limits`: its own `per_host`, or the resource's.
-    private func perHost(at origin: String, under limits: ConcurrencyLimits) -> Int {
-        perHostAt.isEmpty ? limits.perHost : perHostAt[origin] ?? limits.perHost
+    /// The slots `origin` takes at once for a slice of `resource` under `limits`: its entry's
+    /// own `per_host`, or the resource's.
+    private func perHost(at origin: String, resource: Int, under limits: ConcurrencyLimits) -> Int {
+        perHostAt.isEmpty ? limits.perHost : perHostAt[PerHostKey(resource: resource, origin: origin)] ?? limits.perHost
     }
 
     /// Whether `origin` waits for nothing and would start a request of a resource with `limits`
     /// now: its slots, the run's, its limit of requests in flight and its cooldown allow it.
-    func isIdle(_ origin: String, under limits: ConcurrencyLimits, now: Instant) -> Bool {
-        (origins[origin]?.isEmpty ?? true) && hasRoom(at: origin, under: limits, now: now)
+    func isIdle(_ origin: String, resource: Int, now: Instant) -> Bool {
+        (origins[origin]?.isEmpty ?? true) && hasRoom(at: origin, resource: resource, now: now)
     }
 
     /// Whether `origin` would start another request of a resource with `limits` now: its slots,
     /// the run's, its limit of requests in flight and its cooldown allow it.
-    func hasRoom(at origin: String, under limits: ConcurrencyLimits, now: Instant) -> Bool {
+    func hasRoom(at origin: String, resource: Int, now: Instant) -> Bool {
+        let limits = lane(resource).limits
         if running >= Self.mostInFlight { return false }
         if !cooldownUntil.isEmpty, let until = cooldownUntil[origin], until > now { return false }
         guard let queue = origins[origin] else { return slots < limits.total }
-        if queue.startNeedsSlot && (queue.slots >= perHost(at: origin, under: limits) || slots >= limits.total) { return false }
+        if queue.startNeedsSlot && (queue.slots >= perHost(at: origin, resource: resource, under: limits) || slots >= limits.total) { return false }
         if let limit = queue.limiter?.limit ?? queue.backoff?.limit, queue.running >= limit { return false }
         return true
     }
@@ -102,6 +110,11 @@ struct Scheduler {
     /// Whether jobs of `resource` wait at `origin`.
     func hasWaiting(at origin: String, resource: Int) -> Bool {
         origins[origin]?.hasWaiting(of: resource) ?? false
+    }
+
+    /// The last job of `resource` waiting at `origin`, left in place.
+    func lastWaiting(at origin: String, resource: Int) -> SliceID? {
+        origins[origin]?.last(of: resource)
     }
 
     /// Takes the last job of `resource` waiting at `origin`.
@@ -283,7 +296,7 @@ struct Scheduler {
             // one whose next job comes first in the plan (jobs are numbered in plan order).
             if let b = best, (head.priority, b.turn, b.head.job) <= (b.head.priority, queue.lastTurn, head.job) { continue }
             let limits = lane(head.resource).limits
-            let perHost = perHostAt.isEmpty ? limits.perHost : perHost(at: origins.keys[i], under: limits)
+            let perHost = perHostAt.isEmpty ? limits.perHost : perHost(at: origins.keys[i], resource: head.resource, under: limits)
             if queue.startNeedsSlot && (queue.slots >= perHost || slots >= limits.total) { continue }
             if running >= Self.mostInFlight { continue }
             if let limit = queue.heldLimit, queue.running >= limit { continue }
