@@ -85,7 +85,7 @@ extension EventStream {
             writeSlice(slice, &w)
             w.key("attempt"); w.int(Int64(attempt))
             w.key("delay_ms"); w.int(delay.wholeMilliseconds)
-            w.key("error"); writeFailure(failure, &w)
+            w.key("error"); w.attemptFailure(failure)
         case .origin(let origin, let change):
             w.key("origin"); w.string(origin)
             writeOrigin(change, &w)
@@ -95,7 +95,7 @@ extension EventStream {
             for o in origins {
                 w.beginObject()
                 w.key("origin"); w.string(o.origin)
-                w.key("error"); writeFailure(o.failure, &w)
+                w.key("error"); w.attemptFailure(o.failure)
                 w.endObject()
             }
             w.endArray()
@@ -145,16 +145,6 @@ extension EventStream {
         w.key("url"); w.string(slice.url)
     }
 
-    /// `{"type":"HTTP503","message":"503 Service Unavailable","http_status":503}`: `type` as in
-    /// `apply --json`'s `error.type` and JUnit's error type.
-    private static func writeFailure(_ failure: AttemptFailure, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key("type"); w.string(failure.typeName)
-        w.key("message"); w.string(failure.message)
-        w.key("http_status"); optional(failure.status.map(Int64.init), &w)
-        w.endObject()
-    }
-
     private static func writeCause(_ cause: ResourceFailure, _ w: inout JSONWriter) {
         let (name, affected, total, message): (String, Int?, Int?, String?) =
             switch cause {
@@ -188,7 +178,7 @@ extension EventStream {
             w.key("duration_ms"); w.int(o.duration.wholeMilliseconds)
         case .failed:
             w.key("error")
-            writeFailure(o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false), &w)
+            w.attemptFailure(o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false))
             w.key("duration_ms"); w.int(o.duration.wholeMilliseconds)
             w.key("bulk"); w.bool(settled.isBulk)
         case .skipped, .deferred:

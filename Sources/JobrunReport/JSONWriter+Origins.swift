@@ -49,6 +49,16 @@ extension JSONWriter {
         return String(url[..<end])
     }
 
+    /// `{"type":"HTTP503","message":"503 Service Unavailable","http_status":503}`: `type` as in
+    /// `apply --json`'s `error.type` and JUnit's error type (the events' `error`, `failed_at`'s).
+    mutating func attemptFailure(_ failure: AttemptFailure) {
+        beginObject()
+        key("type"); string(failure.typeName)
+        key("message"); string(failure.message)
+        key("http_status"); if let status = failure.status { int(Int64(status)) } else { null() }
+        endObject()
+    }
+
     /// A slice's failed attempts at its URLs (`failed_at`), in order:
     /// `[{"url": …, "error": {"type": …, "message": …, "http_status": …}}, …]`.
     mutating func failedAt(_ failures: [OriginFailure]) {
@@ -57,12 +67,7 @@ extension JSONWriter {
         for f in failures {
             beginObject()
             key("url"); string(f.url)
-            key("error")
-            beginObject()
-            key("type"); string(f.failure.typeName)
-            key("message"); string(f.failure.message)
-            key("http_status"); if let status = f.failure.status { int(Int64(status)) } else { null() }
-            endObject()
+            key("error"); attemptFailure(f.failure)
             endObject()
         }
         endArray()

@@ -147,13 +147,12 @@ struct RunMachine {
     func originsWithAlternatives() -> Set<String> {
         var origins: Set<String> = []
         for (r, entry) in plan.entries.enumerated() {
-            if bases[r].count > 1 { for base in bases[r] { if let base { origins.insert(base.origin) } } }
+            // A base that did not parse as a folder: a slice's own address says.
+            if bases[r].count > 1, let slice = entry.resource.slices.first {
+                for (k, base) in bases[r].enumerated() { origins.insert(base?.origin ?? SliceAddress(slice, of: entry.resource, base: nil, at: k).origin) }
+            }
             for slice in entry.resource.slices where slice.ownURLCount > 1 {
                 for url in slice.urls { if case .success(let parsed) = ParsedURL.parse(url) { origins.insert(parsed.origin) } }
-            }
-            // A base that did not parse as a folder: the slices' own addresses say.
-            if bases[r].count > 1, bases[r].contains(where: { $0 == nil }), let slice = entry.resource.slices.first {
-                for k in bases[r].indices { origins.insert(SliceAddress(slice, of: entry.resource, base: nil, at: k).origin) }
             }
         }
         return origins
