@@ -31,6 +31,8 @@ struct StatusCommand: DocumentedCommand {
                     not re-proven until 'jobrun verify' or 'plan' reads it
           unproven  there, with nothing recorded ('jobrun verify'
                     proves it)
+          stale     proven, but its 'refresh' has a 'max_age' and its
+                    origin last vouched for it longer ago than that
           missing   not there; 'to resume': a partial download that
                     'apply' continues
           error     a symbolic link or other non-file, or unreadable

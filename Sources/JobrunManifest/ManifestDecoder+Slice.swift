@@ -13,6 +13,7 @@ extension ManifestDecoder {
         var urlsNode: YAMLNode?
         var sizeNode: YAMLNode?
         var headersNode: YAMLNode?
+        var refreshNode: YAMLNode?
         var digests: [Digest] = []
         var ok = true
         for pair in doc.pairs(node) {
@@ -39,6 +40,8 @@ extension ManifestDecoder {
                 urlsNode = pair.value
             } else if doc.scalar(key, equals: "headers") {
                 headersNode = pair.value
+            } else if doc.scalar(key, equals: "refresh") {
+                refreshNode = pair.value
             } else {
                 let k = doc.scalar(key)
                 diagnostics.error("unknown key '\(k)' in a slice\(Suggestions.didYouMean(k, in: Self.sliceKeys))", at: location(key))
@@ -85,9 +88,16 @@ extension ManifestDecoder {
         if let headersNode {
             if let h = headers(headersNode) { sliceHeaders = h } else { ok = false }
         }
+        var refresh: RefreshPolicy?
+        if let refreshNode {
+            if let policy = refreshPolicy(refreshNode) { refresh = policy } else { ok = false }
+            if let policy = refresh, policy.mode != .never, !digests.isEmpty {
+                diagnostics.warning("'refresh' has no effect on a slice with a digest: the digest proves its file for good", at: location(refreshNode))
+            }
+        }
         if digests.count > 1 { digests.sort { $0.algorithm < $1.algorithm } }
         guard ok else { return nil }
-        return Slice(path: path, url: url, urls: urls, size: size, digests: digests, headers: sliceHeaders, location: location(node))
+        return Slice(path: path, url: url, urls: urls, size: size, digests: digests, headers: sliceHeaders, refresh: refresh, location: location(node))
     }
 
     /// A hex digest of the right length and alphabet for `algorithm`, any case.

@@ -29,10 +29,10 @@ struct ManifestDecoder {
     var networkDefaultsUse = NetworkDefaultsUse()
 
     static let topKeys = ["version", "defaults", "resources"]
-    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks"]
+    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks", "refresh"]
     static let defaultsKeys = ["output"] + settingKeys
     static let resourceKeys = ["id", "base_url", "base_urls", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
-    static let sliceKeys = ["path", "url", "urls", "size", "headers"] + DigestAlgorithm.allCases.map(\.rawValue)
+    static let sliceKeys = ["path", "url", "urls", "size", "headers", "refresh"] + DigestAlgorithm.allCases.map(\.rawValue)
 
     init(doc: YAMLDocument, manifestDirectory: String, options: ManifestLoader.Options, sliceLists: [SliceListReader.List] = []) {
         self.doc = doc
@@ -173,6 +173,8 @@ struct ManifestDecoder {
                 if let n = integer(v, "priority", in: -1000...1000) { settings.priority = Int(n) }
             } else if doc.scalar(pair.key, equals: "hooks") {
                 readHooks(v, into: &settings.hooks)
+            } else if doc.scalar(pair.key, equals: "refresh") {
+                if let policy = refreshPolicy(v) { settings.refresh = policy }
             }
         }
     }

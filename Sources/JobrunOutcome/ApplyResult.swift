@@ -64,7 +64,9 @@ public struct SliceOutcome: Sendable {
         if case .discarded(let reason) = partial { return reason }
         return nil
     }
-    private var httpVersionCode: UInt8 = 0
+    /// ``httpVersion``'s code in the low four bits, ``revalidation``'s (its index in
+    /// `RevalidationResult.allCases` plus one; 0 for none) in the high four: one byte for both.
+    private var codes: UInt8 = 0
     private var attemptCount: Int32
     /// Bytes received in this run.
     public var bytesTransferred: Int64
@@ -144,8 +146,21 @@ public struct SliceOutcome: Sendable {
 
     /// The HTTP version of the last response (`1.0`, `1.1`, `2`, `3`), when there was one.
     public var httpVersion: String? {
-        get { Self.httpVersions[Int(httpVersionCode)] }
-        set { httpVersionCode = UInt8(Self.httpVersions.firstIndex(of: newValue) ?? 0) }
+        get { Self.httpVersions[Int(codes & 0x0F)] }
+        set { codes = (codes & 0xF0) | UInt8(Self.httpVersions.firstIndex(of: newValue) ?? 0) }
+    }
+
+    /// For a slice whose file was in place and asked of its origin again (`refresh:`), what that
+    /// came to; `nil` for any other.
+    public var revalidation: RevalidationResult? {
+        get {
+            let code = Int(codes >> 4)
+            return code == 0 ? nil : RevalidationResult.allCases[code - 1]
+        }
+        set {
+            let code = newValue.flatMap { v in RevalidationResult.allCases.firstIndex(of: v).map { UInt8($0 + 1) } } ?? 0
+            codes = (codes & 0x0F) | (code << 4)
+        }
     }
 
     /// The versions libcurl reports, by code; `nil` (code 0) for none.
@@ -221,9 +236,20 @@ public struct ApplyResult: Sendable {
         public var failed = 0
         public var skipped = 0
         public var deferred = 0
+        /// Slices whose file was in place and asked of its origin again (`refresh:`): those
+        /// kept (a 304, or the same bytes; in `upToDate`) and those replaced (in `fetched`).
+        public var unchanged = 0
+        public var replaced = 0
         /// Fetched, resumed and up-to-date slices that declare no digest.
         public var withoutDigests = IntegrityCounts()
         public init() {}
+
+        public var revalidated: Int { unchanged + replaced }
+
+        /// `; 12 revalidated (10 unchanged, 2 replaced)`, or nothing when none was.
+        public var revalidatedClause: String {
+            revalidated == 0 ? "" : "; \(revalidated) revalidated (\(unchanged) unchanged, \(replaced) replaced)"
+        }
 
         /// `, 2 repaired` after the fetched slices and their bytes (which count the repairs'), or
         /// nothing when no file was repaired.
@@ -232,9 +258,14 @@ public struct ApplyResult: Sendable {
         /// Adds one slice: its status (and, fetched or resumed, its `bytes`), and, when its file is
         /// in place, its `integrity`. Takes the fields, not the outcome: counting must not copy
         /// thousands of outcomes.
-        public mutating func add(_ status: SliceOutcome.Status, bytes: Int64, integrity: SliceIntegrity) {
+        public mutating func add(_ status: SliceOutcome.Status, bytes: Int64, integrity: SliceIntegrity, revalidation: RevalidationResult? = nil) {
             status.count(into: &self, bytes: bytes)
             if status.hasPassed { withoutDigests.add(integrity) }
+            switch revalidation {
+            case .notModified?, .sameBytes?: unchanged += 1
+            case .replaced?: replaced += 1
+            case nil: break
+            }
         }
 
         /// The counts named as in the JSON summary (`fetched`, `bytes_transferred`, …), in its order.
@@ -243,7 +274,8 @@ public struct ApplyResult: Sendable {
                 ("fetched", Int64(fetched)), ("resumed", Int64(resumed)), ("repaired", Int64(repaired)), ("bytes_transferred", fetchedBytes),
                 ("up_to_date", Int64(upToDate)), ("failed", Int64(failed)), ("skipped", Int64(skipped)),
                 ("deferred", Int64(deferred)), ("size_only", Int64(withoutDigests.sizeOnly)),
-                ("unverified", Int64(withoutDigests.unverified)),
+                ("unverified", Int64(withoutDigests.unverified)), ("revalidated", Int64(revalidated)), ("unchanged", Int64(unchanged)),
+                ("replaced", Int64(replaced)),
             ]
         }
     }
@@ -271,7 +303,9 @@ public struct ApplyResult: Sendable {
         var c = Counts()
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
-                c.add(entries[e].outcomes[i].status, bytes: entries[e].outcomes[i].bytesTransferred, integrity: entries[e].resource.slices[i].integrity)
+                c.add(
+                    entries[e].outcomes[i].status, bytes: entries[e].outcomes[i].bytesTransferred, integrity: entries[e].resource.slices[i].integrity,
+                    revalidation: entries[e].outcomes[i].revalidation)
             }
         }
         return c
@@ -313,7 +347,7 @@ public struct ApplyResult: Sendable {
         case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
         return
-            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
     }
 
     /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.

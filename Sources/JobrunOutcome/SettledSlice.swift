@@ -15,6 +15,12 @@ public struct SettledSlice: Sendable {
     /// The identity of the file a fetch put in place, taken just after its rename (and only if
     /// it was then the file as the fetch closed it); `nil` for anything else.
     public var file: FileIdentity?
+    /// What the origin said identifies the version it sent or confirmed (ETag, Last-Modified),
+    /// for a slice fetched or revalidated.
+    public var validators = OriginValidators()
+    /// For a 304 to a revalidation: the recorded identity of the file it confirmed (the mirror
+    /// state's record is renewed only while it still has it).
+    public var confirmed: FileIdentity?
 
     public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool, index: Int? = nil, file: FileIdentity? = nil) {
         self.slice = slice

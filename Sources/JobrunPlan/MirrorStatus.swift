@@ -93,7 +93,8 @@ public struct MirrorStatus: Sendable {
                 let record = known[path]
                 let check = k < checks.count ? checks[k] : .missing
                 let status = SliceStatus.classify(
-                    check, identity: k < identities.count ? identities[k] : nil, record: record, size: s.size, digests: s.digests)
+                    check, identity: k < identities.count ? identities[k] : nil, record: record, size: s.size, digests: s.digests,
+                    refresh: r.refresh(of: s), now: nowMilliseconds)
                 entry.statuses.append(status)
                 entry.counts.add(status)
                 if let fetched = record?.fetchedAtMilliseconds {
@@ -110,7 +111,7 @@ public struct MirrorStatus: Sendable {
                     {
                         entry.counts.resumable += 1
                     }
-                case .changed, .moved, .unproven, .error:
+                case .changed, .moved, .unproven, .stale, .error:
                     break
                 }
             }

@@ -45,7 +45,7 @@ extension Plan {
             let bases = r.origins.map { try? ParsedURL.parse($0.url).get().origin }
             for (s, d) in zip(r.slices, entry.decisions) {
                 switch d.action {
-                case .fetch, .resume, .refetch: break
+                case .fetch, .resume, .refetch, .revalidate: break
                 case .upToDate, .deferred: continue
                 }
                 let count = r.urlCount(of: s)

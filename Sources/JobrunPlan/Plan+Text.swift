@@ -9,11 +9,14 @@ extension Plan {
     /// When some slices declare no digest, ``IntegrityCounts/summaryClause`` goes before the
     /// period: `…, 0 deferred; 6 without digests (2 size only, 4 unverified).` Deferred slices
     /// are broken down by cause (``deferredBreakdown``): `…, 12 deferred (metered 8, window 4).`
+    /// Slices to ask their origin again (`refresh:`) follow the up-to-date ones when there are
+    /// any: `…, 188 up to date, 12 to revalidate, 0 deferred.`
     public var summaryLine: String {
         let transfers = counts.fetch + counts.resume + counts.refetch
         let bytes = transfers == 0 ? "" : " (\(Self.transferText(bytes: counts.bytesToTransfer, unsized: counts.unsizedToTransfer, slices: transfers)))"
+        let revalidate = counts.revalidate == 0 ? "" : ", \(counts.revalidate) to revalidate"
         return
-            "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date, \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
+            "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date\(revalidate), \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
     }
 
     /// What `slices` transfers of which `unsized` declare no size come to: `26.3 MiB`,
@@ -50,9 +53,11 @@ extension Plan {
             if c.resume > 0 { parts.append("\(c.resume) to resume") }
             if c.refetch > 0 { parts.append("\(c.refetch) to refetch") }
             if c.upToDate > 0 { parts.append("\(c.upToDate) up to date") }
+            if c.revalidate > 0 { parts.append("\(c.revalidate) to revalidate") }
             if c.deferred > 0 { parts.append("\(c.deferred) deferred") }
             let bytes =
-                c.hasChanges ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
+                c.fetch + c.resume + c.refetch > 0
+                ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
             out += "\(c.hasChanges ? "~" : c.deferred > 0 ? "?" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
             if r.origins.count > 1 { out += "    origins, in order: \(r.origins.map(\.url).joined(separator: ", "))\n" }
             if let deferral = entry.deferral { out += "    \(deferral.message)\n" }
@@ -72,13 +77,14 @@ extension Plan {
         return out
     }
 
-    /// `+` fetch, `>` resume, `~` refetch, `=` up to date, `?` deferred.
+    /// `+` fetch, `>` resume, `~` refetch, `=` up to date, `^` revalidate, `?` deferred.
     public static func sigil(_ action: SliceAction) -> String {
         switch action {
         case .fetch: "+"
         case .resume: ">"
         case .refetch: "~"
         case .upToDate: "="
+        case .revalidate: "^"
         case .deferred: "?"
         }
     }

@@ -12,6 +12,9 @@ public enum SliceAction: String, Sendable, Hashable, CaseIterable, Codable {
     case refetch
     /// Size matches and every digest was verified.
     case upToDate = "up_to_date"
+    /// In place, without a digest, and due to be asked of its origin again (`refresh:`): a
+    /// conditional GET when its validators are known, a whole one otherwise.
+    case revalidate
     /// Held back by the network policy.
     case deferred
 }
@@ -36,6 +39,7 @@ public struct PlanCounts: Sendable, Hashable {
     public var resume = 0
     public var refetch = 0
     public var upToDate = 0
+    public var revalidate = 0
     public var deferred = 0
     /// Bytes to transfer: declared sizes of slices to fetch or refetch, remaining bytes of resumes.
     public var bytesToTransfer: Int64 = 0
@@ -46,9 +50,9 @@ public struct PlanCounts: Sendable, Hashable {
 
     public init() {}
 
-    public var slices: Int { fetch + resume + refetch + upToDate + deferred }
-    /// True when applying would transfer anything.
-    public var hasChanges: Bool { fetch + resume + refetch > 0 }
+    public var slices: Int { fetch + resume + refetch + upToDate + revalidate + deferred }
+    /// True when applying would send any request.
+    public var hasChanges: Bool { fetch + resume + refetch + revalidate > 0 }
 
     mutating func add(_ action: SliceAction, bytes: Int64?) {
         switch action {
@@ -56,6 +60,7 @@ public struct PlanCounts: Sendable, Hashable {
         case .resume: resume += 1
         case .refetch: refetch += 1
         case .upToDate: upToDate += 1
+        case .revalidate: revalidate += 1
         case .deferred: deferred += 1
         }
         if action == .fetch || action == .refetch || action == .resume {
@@ -74,6 +79,7 @@ public struct PlanCounts: Sendable, Hashable {
         lhs.resume += rhs.resume
         lhs.refetch += rhs.refetch
         lhs.upToDate += rhs.upToDate
+        lhs.revalidate += rhs.revalidate
         lhs.deferred += rhs.deferred
         lhs.bytesToTransfer = saturatingSum(lhs.bytesToTransfer, rhs.bytesToTransfer)
         lhs.unsizedToTransfer += rhs.unsizedToTransfer
@@ -93,6 +99,8 @@ public struct Plan: Sendable {
         public var deferral: Deferral?
         /// Conditions that would defer it, overridden because it was deferred for `max_deferral`.
         public var overridden: [Deferral.Cause] = []
+        /// What each slice to revalidate is asked with, by slice index (only those slices).
+        public var revalidations: [Int: Revalidation] = [:]
 
         public init(resource: Resource, decisions: [SliceDecision], counts: PlanCounts, deferral: Deferral? = nil) {
             self.resource = resource

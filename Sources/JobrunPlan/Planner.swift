@@ -2,6 +2,7 @@ import JobrunCore
 public import JobrunManifest
 public import JobrunFiles
 import JobrunState
+public import JobrunSystem
 
 /// Builds a ``Plan``: orders resources, then classifies every slice against the files on disk.
 public enum Planner {
@@ -15,12 +16,15 @@ public enum Planner {
     ///   - policy: the conditions and time the network policies are judged by; without it no
     ///     resource is deferred.
     ///   - batchSize: slices checked at once (tests make it small).
+    ///   - now: the wall clock's time (ms since the epoch) a `refresh:` `max_age` is judged at.
     public static func plan(
         for manifest: Manifest, parallelism: Int? = nil,
         measure: (String) -> Result<FileSystemUsage, FileSystemUsage.Failure> = FileSystemUsage.measure(nearest:),
-        memory: MirrorMemory? = nil, policy: PolicyContext? = nil, batchSize: Int = Planner.batchSize
+        memory: MirrorMemory? = nil, policy: PolicyContext? = nil, batchSize: Int = Planner.batchSize,
+        now: Int64 = FileIdentity.now() / 1_000_000
     ) -> Plan {
-        var builder = Builder(manifest: manifest, memory: memory, policy: policy, parallelism: parallelism ?? FileChecker.defaultParallelism)
+        var builder = Builder(
+            manifest: manifest, memory: memory, policy: policy, parallelism: parallelism ?? FileChecker.defaultParallelism, now: now)
         manifest.forEachCheckBatch(in: manifest.dependencyOrder, size: batchSize) { builder.check($0) }
         return builder.finish(space: measure)
     }
@@ -35,20 +39,23 @@ public enum Planner {
         let memory: MirrorMemory?
         let policy: PolicyContext?
         let parallelism: Int
+        let now: Int64
         var entries: [Plan.Entry] = []
         var total = PlanCounts()
         var warnings: [String] = []
         var deferredIDs = Set<String>()
         var decisions: [SliceDecision] = []
+        var revalidations: [Int: Revalidation] = [:]
         var counts = PlanCounts()
         var proofs: MirrorMemory.ProofCollector
         var partialListings = PartialScan.Listings()
 
-        init(manifest: Manifest, memory: MirrorMemory?, policy: PolicyContext?, parallelism: Int) {
+        init(manifest: Manifest, memory: MirrorMemory?, policy: PolicyContext?, parallelism: Int, now: Int64) {
             self.manifest = manifest
             self.memory = memory
             self.policy = policy
             self.parallelism = parallelism
+            self.now = now
             proofs = MirrorMemory.ProofCollector(memory: memory)
             entries.reserveCapacity(manifest.resources.count)
         }
@@ -75,10 +82,20 @@ public enum Planner {
                 if segment.slices.lowerBound == 0 {
                     decisions = []
                     decisions.reserveCapacity(r.slices.count)
+                    revalidations = [:]
                     counts = PlanCounts()
                 }
-                for s in r.slices[segment.slices] {
+                for index in segment.slices {
+                    let s = r.slices[index]
                     var decision = decide(checks[k], for: s)
+                    if decision.action == .upToDate, r.settings.refresh.mode != .never || s.refresh != nil,
+                        let due = Revalidation.due(
+                            r.refresh(of: s), identity: k < results.observations.count ? results.observations[k].identity : nil,
+                            record: memory?.known[r.outputRoot]?[r.relativePath(of: s)], now: now)
+                    {
+                        decision = SliceDecision(action: .revalidate, reason: due.reason(now: now))
+                        revalidations[index] = due
+                    }
                     var bytes = s.size
                     if decision.action == .fetch || decision.action == .refetch,
                         let partial = partials[r.outputRoot]?[r.relativePath(of: s)],
@@ -105,7 +122,9 @@ public enum Planner {
 
         private mutating func finishEntry(_ r: Resource) {
             var entry = Plan.Entry(resource: r, decisions: decisions, counts: counts)
+            entry.revalidations = revalidations
             decisions = []
+            revalidations = [:]
             if let policy { policy.apply(to: &entry, deferredDependencies: deferredIDs) }
             if entry.deferral != nil { deferredIDs.insert(r.id) }
             total += entry.counts

@@ -51,8 +51,9 @@ public struct PolicyContext: Sendable {
         counts.integrity = entry.counts.integrity
         for (i, slice) in entry.resource.slices.enumerated() {
             switch entry.decisions[i].action {
-            case .fetch, .resume, .refetch:
+            case .fetch, .resume, .refetch, .revalidate:
                 entry.decisions[i] = SliceDecision(action: .deferred, reason: deferral.message)
+                entry.revalidations[i] = nil
             case .upToDate, .deferred:
                 break
             }

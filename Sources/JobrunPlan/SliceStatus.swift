@@ -2,6 +2,7 @@ public import JobrunCore
 public import JobrunState
 public import JobrunFiles
 public import JobrunSystem
+public import JobrunManifest
 
 /// What `jobrun status` says of one slice's file, from a stat of it (never a read) and what the
 /// mirror state recorded when its bytes were last proven.
@@ -18,6 +19,9 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     case moved
     /// The file is there and nothing proves it (no record, or one taken too soon after a change).
     case unproven
+    /// The file is what its record proved, but it has a `refresh:` with a `max_age` and its
+    /// origin last vouched for it longer ago than that, or never: the next `apply` asks again.
+    case stale
     /// No file.
     case missing
     /// Not a regular file (a link, a folder, …) or not readable.
@@ -38,7 +42,11 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
     /// | a file                               | same identity, lacks an expected digest or has another value for it | `changed` |
     /// | a file                               | same identity, every expected digest, taken before a later write had to change it | `unproven` (the next check reads it; ``ProvenFile/isSettled``) |
     /// | a file                               | same identity, every expected digest          | `proven`   |
-    public static func classify(_ check: FileCheck, identity: FileIdentity?, record: ProvenFile?, size: Int64?, digests: [Digest]) -> SliceStatus {
+    /// | a file                               | same identity, every expected digest, `refresh` with a `max_age` its origin's last word is older than (or none) | `stale` |
+    public static func classify(
+        _ check: FileCheck, identity: FileIdentity?, record: ProvenFile?, size: Int64?, digests: [Digest], refresh: RefreshPolicy = .never,
+        now: Int64 = 0
+    ) -> SliceStatus {
         switch check {
         case .missing:
             return .missing
@@ -52,7 +60,9 @@ public enum SliceStatus: String, Sendable, Hashable, CaseIterable {
             guard record.proves(size: size, digests: digests) else { return .changed }
             guard identity == record.file else { return isMoved(identity, from: record.file) ? .moved : .changed }
             // What the quick check would not trust is not proven either.
-            return record.isSettled ? .proven : .unproven
+            guard record.isSettled else { return .unproven }
+            if refresh.mode != .never, refresh.maxAge != nil, refresh.isDue(confirmedAt: record.confirmedAtMilliseconds, now: now) { return .stale }
+            return .proven
         }
     }
 

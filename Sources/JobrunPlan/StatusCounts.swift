@@ -4,6 +4,8 @@ public struct StatusCounts: Sendable, Hashable {
     public var changed = 0
     public var moved = 0
     public var unproven = 0
+    /// Files proven whose origin's word is older than their `refresh:` `max_age`.
+    public var stale = 0
     public var missing = 0
     public var errors = 0
     /// Of the missing slices, those with a partial download `apply` would continue.
@@ -13,7 +15,7 @@ public struct StatusCounts: Sendable, Hashable {
 
     public init() {}
 
-    public var slices: Int { proven + changed + moved + unproven + missing + errors }
+    public var slices: Int { proven + changed + moved + unproven + stale + missing + errors }
 
     /// Every slice is proven (true when there is none).
     public var isAllProven: Bool { proven == slices }
@@ -24,6 +26,7 @@ public struct StatusCounts: Sendable, Hashable {
         case .changed: changed += 1
         case .moved: moved += 1
         case .unproven: unproven += 1
+        case .stale: stale += 1
         case .missing: missing += 1
         case .error: errors += 1
         }
@@ -34,6 +37,7 @@ public struct StatusCounts: Sendable, Hashable {
         lhs.changed += rhs.changed
         lhs.moved += rhs.moved
         lhs.unproven += rhs.unproven
+        lhs.stale += rhs.stale
         lhs.missing += rhs.missing
         lhs.errors += rhs.errors
         lhs.resumable += rhs.resumable

@@ -38,6 +38,9 @@ public enum ApplyReports {
         w.key("deferred"); w.int(Int64(c.deferred))
         w.key("size_only"); w.int(Int64(c.withoutDigests.sizeOnly))
         w.key("unverified"); w.int(Int64(c.withoutDigests.unverified))
+        w.key("revalidated"); w.int(Int64(c.revalidated))
+        w.key("unchanged"); w.int(Int64(c.unchanged))
+        w.key("replaced"); w.int(Int64(c.replaced))
         w.key("success"); w.bool(result.isSuccess)
         w.key("interrupted_by_signal"); if let s = result.stopReason?.signal { w.int(Int64(s)) } else { w.null() }
         w.key("stop_reason"); if let r = result.stopReason { w.string(r.code) } else { w.null() }
@@ -79,6 +82,7 @@ public enum ApplyReports {
                 w.key("file"); w.string(r.filePath(of: s))
                 w.key("status"); w.string(o.status.rawValue)
                 if let reason = o.repairReason { w.key("repaired_because"); w.string(reason) }
+                if let revalidation = o.revalidation { w.key("revalidation"); w.string(revalidation.rawValue) }
                 w.key("bytes_transferred"); w.int(o.bytesTransferred)
                 w.key("size"); if let size = o.size { w.int(size) } else { w.null() }
                 w.key("attempts"); w.int(Int64(o.attempts))
@@ -160,6 +164,7 @@ public enum ApplyReports {
                         outcome = .passed
                         notes.note(s.path, s.integrity, sha256: o.sha256, lengthUndeclared: o.hadUndeclaredLength)
                         notes.note(s.path, servedBy: o.displayURL ?? r.identity(of: s), after: failedAt)
+                        if let revalidation = o.revalidation { notes.note(s.path, revalidated: revalidation) }
                     case .failed:
                         let f = o.failure ?? AttemptFailure(kind: .other, message: "failed", isTransient: false)
                         outcome = failedCase(type: f.typeName, message: f.message, text: text)

@@ -169,6 +169,7 @@ extension EventStream {
         switch o.status {
         case .fetched, .resumed, .repaired, .upToDate:
             if let reason = o.repairReason { w.key("repaired_because"); w.string(reason) }
+            if let revalidation = o.revalidation { w.key("revalidation"); w.string(revalidation.rawValue) }
             w.key("size"); optional(o.size, &w)
             w.key("integrity"); w.string(settled.integrity.rawValue)
             // Whether the protocol marked the fetched body's end; null when nothing was fetched.

@@ -119,12 +119,20 @@ public final class HumanLog: RunObserver {
             if o.hadUndeclaredLength && s.integrity == .unverified {
                 results("? \(name): unverifiable: the response declared no length, so a connection cut short could not be told from the end (\(s.slice.url))\n")
             }
-            if o.status == .repaired, detail != .quiet {
+            if o.revalidation == .replaced, detail != .quiet {
+                results("* \(name): replaced: its origin has a new version (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
+            } else if o.status == .repaired, detail != .quiet {
                 results(
                     "* \(name): repaired: the file on disk \(o.repairReason.map { "was wrong (\($0))" } ?? "was wrong") (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n"
                 )
             } else if detail == .verbose {
                 results("  \(name): \(o.status.rawValue) (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
+            }
+        case .upToDate where detail == .verbose:
+            switch o.revalidation {
+            case .notModified?: results("  \(name): revalidated: unchanged, 304 Not Modified (\(s.slice.url))\n")
+            case .sameBytes?: results("  \(name): revalidated: unchanged, the same bytes came again (\(ByteCount(o.bytesTransferred)), \(s.slice.url))\n")
+            case .replaced?, nil: break
             }
         case .skipped where detail == .verbose && !s.isBulk:
             results("  \(name): skipped (\(o.skipReason ?? "not started"))\n")
@@ -191,6 +199,7 @@ public final class HumanLog: RunObserver {
         var note = ""
         if c.withoutDigests.sizeOnly > 0 { note += ", \(c.withoutDigests.sizeOnly) size only" }
         if c.withoutDigests.unverified > 0 { note += ", \(c.withoutDigests.unverified) unverified" }
+        if c.revalidated > 0 { note += ", \(c.revalidated) revalidated (\(c.unchanged) unchanged, \(c.replaced) replaced)" }
         return "\(sigil) \(id): \(parts.joined(separator: ", "))\(size)\(note)\n"
     }
 }

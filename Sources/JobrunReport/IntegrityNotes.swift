@@ -1,5 +1,6 @@
 public import JobrunCore
 public import JobrunManifest
+public import JobrunOutcome
 
 /// What the JUnit reports of `verify` and `apply` say of slices that passed without a digest,
 /// and of slices that passed at one of their URLs after failing at others.
@@ -28,6 +29,17 @@ public struct IntegrityNotes: Sendable {
         guard !failedAt.isEmpty else { return }
         text += "served by \(url) after \(failedAt.count) failed \(failedAt.count == 1 ? "attempt" : "attempts"): \(path)\n"
         for line in failedAt { text += "  failed at: \(line)\n" }
+    }
+
+    /// Notes `path`, asked of its origin again (`refresh:`), and what that came to.
+    public mutating func note(_ path: String, revalidated: RevalidationResult) {
+        let what =
+            switch revalidated {
+            case .notModified: "unchanged (304 Not Modified)"
+            case .sameBytes: "unchanged (the same bytes came again)"
+            case .replaced: "replaced by the origin's new version"
+            }
+        text += "revalidated, \(what): \(path)\n"
     }
 
     /// The suite's `<system-out>` text, `nil` when nothing was noted.

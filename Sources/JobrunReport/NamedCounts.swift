@@ -8,7 +8,7 @@ extension PlanCounts {
     public func named(resources: Int) -> [(name: String, value: Int64)] {
         [
             ("resources", Int64(resources)), ("slices", Int64(slices)), ("fetch", Int64(fetch)), ("resume", Int64(resume)),
-            ("refetch", Int64(refetch)), ("up_to_date", Int64(upToDate)), ("deferred", Int64(deferred)),
+            ("refetch", Int64(refetch)), ("up_to_date", Int64(upToDate)), ("revalidate", Int64(revalidate)), ("deferred", Int64(deferred)),
             ("bytes_to_transfer", bytesToTransfer), ("unsized_to_transfer", Int64(unsizedToTransfer)),
             ("size_only", Int64(integrity.sizeOnly)), ("unverified", Int64(integrity.unverified)),
         ]

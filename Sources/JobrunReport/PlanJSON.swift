@@ -119,6 +119,7 @@ public enum PlanJSON {
         w.key("resume"); w.int(Int64(c.resume))
         w.key("refetch"); w.int(Int64(c.refetch))
         w.key("up_to_date"); w.int(Int64(c.upToDate))
+        w.key("revalidate"); w.int(Int64(c.revalidate))
         w.key("deferred"); w.int(Int64(c.deferred))
         w.key("bytes_to_transfer"); w.int(c.bytesToTransfer)
         w.key("unsized_to_transfer"); w.int(Int64(c.unsizedToTransfer))

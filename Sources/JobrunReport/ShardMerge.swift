@@ -41,7 +41,10 @@ public enum ShardMerge {
     }
 
     /// The summary's counters, each the sum of the shards'.
-    static let summedCounts = ["fetched", "resumed", "repaired", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified"]
+    static let summedCounts = [
+        "fetched", "resumed", "repaired", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified", "revalidated",
+        "unchanged", "replaced",
+    ]
     static let remainingCounts = ["cut_in_flight", "partials_kept", "partials_discarded", "not_started", "not_started_bytes", "not_started_unsized"]
 
     public static func merge(_ inputs: [Input]) -> Output {

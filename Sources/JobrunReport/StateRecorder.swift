@@ -21,6 +21,8 @@ public final class StateRecorder: RunObserver {
         var file: FileIdentity
         var digests: [Digest]
         var atMilliseconds: Int64
+        /// What the origin said identifies the version (recorded with the time as its word).
+        var validators: OriginValidators
     }
 
     private let states: MirrorStates
@@ -31,6 +33,10 @@ public final class StateRecorder: RunObserver {
     private let plan: Plan?
     /// Committed files by output root, until the root's next sync.
     private var pending: [String: [Committed]] = [:]
+    /// 304s to revalidations by output root, written in batches (no file changed: no sync to wait for).
+    private var confirmations: [String: [StateStore.Confirmation]] = [:]
+    /// Confirmations a root gathers before they are written.
+    static let confirmationBatch = 512
     private let worker: Worker?
     /// Resources the stores remember as deferred: only their completion is worth a write.
     private var deferred: Set<String>
@@ -60,14 +66,28 @@ public final class StateRecorder: RunObserver {
         guard let worker else { return }
         switch event {
         case .sliceSettled(let settled):
-            guard let plan, let file = settled.file, let index = settled.index,
-                settled.outcome.status == .fetched || settled.outcome.status == .resumed || settled.outcome.status == .repaired,
-                let k = entry(of: settled.slice.resource), plan.entries[k].resource.slices.indices.contains(index)
+            guard let plan, let index = settled.index, let k = entry(of: settled.slice.resource),
+                plan.entries[k].resource.slices.indices.contains(index)
             else { return }
-            pending[plan.entries[k].resource.outputRoot, default: []].append(
+            let resource = plan.entries[k].resource
+            if let confirmed = settled.confirmed, settled.outcome.revalidation == .notModified {
+                let root = resource.outputRoot
+                confirmations[root, default: []].append(
+                    StateStore.Confirmation(
+                        path: resource.relativePath(of: resource.slices[index]), file: confirmed, validators: settled.validators,
+                        atMilliseconds: FileIdentity.now() / 1_000_000))
+                if confirmations[root]?.count ?? 0 >= Self.confirmationBatch { flushConfirmations(root) }
+                return
+            }
+            // Files a fetch put in place, and those a revalidation's body proved as they are.
+            let status = settled.outcome.status
+            guard let file = settled.file,
+                status == .fetched || status == .resumed || status == .repaired || settled.outcome.revalidation == .sameBytes
+            else { return }
+            pending[resource.outputRoot, default: []].append(
                 Committed(
                     entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
-                    atMilliseconds: FileIdentity.now() / 1_000_000))
+                    atMilliseconds: FileIdentity.now() / 1_000_000, validators: settled.validators))
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
         case .resourceDeferred(let id, let deferral):
@@ -79,6 +99,7 @@ public final class StateRecorder: RunObserver {
                     root: plan.entries[k].resource.outputRoot, id: id, reason: deferral.reasons.map(\.rawValue).joined(separator: ","),
                     atMilliseconds: FileIdentity.now() / 1_000_000))
         case .resourceCompleted(let id, _):
+            if let plan, let k = entry(of: id) { flushConfirmations(plan.entries[k].resource.outputRoot) }
             // It ran: a later deferral counts anew.
             guard deferred.remove(id) != nil, let plan, let k = entry(of: id) else { return }
             worker.enqueue(.ran(root: plan.entries[k].resource.outputRoot, id: id))
@@ -89,11 +110,17 @@ public final class StateRecorder: RunObserver {
             let q = StateStore.QuarantinedOrigin(origin: origin, untilMilliseconds: now + StateStore.QuarantinedOrigin.rememberedFor, reason: last)
             for root in Set(plan.entries.map(\.resource.outputRoot)).sorted() { worker.enqueue(.quarantined(root: root, q, atMilliseconds: now)) }
         case .runEnded(let end):
+            for root in confirmations.keys.sorted() { flushConfirmations(root) }
             worker.enqueue(.end(end))
             worker.finish()
         default:
             break
         }
+    }
+
+    private func flushConfirmations(_ root: String) {
+        guard let batch = confirmations.removeValue(forKey: root), !batch.isEmpty else { return }
+        worker?.enqueue(.confirmed(root: root, batch))
     }
 
     private func entry(of resource: String) -> Int? {
@@ -107,6 +134,8 @@ public final class StateRecorder: RunObserver {
     final class Worker: Sendable {
         enum Job: Sendable {
             case files(root: String, [Committed])
+            /// 304s to revalidations.
+            case confirmed(root: String, [StateStore.Confirmation])
             case end(RunEnd)
             /// The network policy deferred a resource; a resource ran to its end.
             case deferred(root: String, id: String, reason: String, atMilliseconds: Int64)
@@ -174,6 +203,8 @@ public final class StateRecorder: RunObserver {
                 // A root whose store cannot be written is not worth a look at its files.
                 guard let plan, states.mayRecord(root: root) else { return }
                 states.record(Self.proven(committed, of: plan), root: root)
+            case .confirmed(let root, let batch):
+                states.confirm(batch, root: root)
             case .deferred(let root, let id, let reason, let at):
                 states.recordDeferred([(id, reason)], root: root, atMilliseconds: at)
             case .ran(let root, let id):
@@ -208,11 +239,13 @@ public final class StateRecorder: RunObserver {
             for (k, item) in committed.enumerated() {
                 guard let (file, look) = folder.look(at: paths[k]), file == item.file else { continue }
                 let resource = plan.entries[item.entry].resource
-                proven.append(
-                    ProvenSlice(
-                        path: resource.relativePath(of: resource.slices[item.slice]), resource: resource.id, digests: item.digests,
-                        file: file, seenAtNanoseconds: look.wall, settled: file.isSettled(seen: look),
-                        provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds))
+                var slice = ProvenSlice(
+                    path: resource.relativePath(of: resource.slices[item.slice]), resource: resource.id, digests: item.digests,
+                    file: file, seenAtNanoseconds: look.wall, settled: file.isSettled(seen: look),
+                    provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds)
+                slice.validators = item.validators
+                slice.confirmedAtMilliseconds = item.atMilliseconds
+                proven.append(slice)
             }
             return proven
         }

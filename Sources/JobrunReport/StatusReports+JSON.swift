@@ -95,6 +95,7 @@ extension StatusReports {
         w.key("changed"); w.int(Int64(c.changed))
         w.key("moved"); w.int(Int64(c.moved))
         w.key("unproven"); w.int(Int64(c.unproven))
+        w.key("stale"); w.int(Int64(c.stale))
         w.key("missing"); w.int(Int64(c.missing))
         w.key("resumable"); w.int(Int64(c.resumable))
         w.key("errors"); w.int(Int64(c.errors))

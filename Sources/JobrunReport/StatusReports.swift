@@ -29,6 +29,7 @@ public enum StatusReports {
         if c.changed > 0 { parts.append("\(c.changed) changed") }
         if c.moved > 0 { parts.append("\(c.moved) moved or restored") }
         if c.unproven > 0 { parts.append("\(c.unproven) unproven") }
+        if c.stale > 0 { parts.append("\(c.stale) stale") }
         if c.missing > 0 { parts.append("\(c.missing) missing") }
         if c.errors > 0 { parts.append("\(c.errors) error\(c.errors == 1 ? "" : "s")") }
         return parts
@@ -51,6 +52,7 @@ public enum StatusReports {
             if c.changed > 0 { parts.append("\(c.changed) changed") }
             if c.moved > 0 { parts.append("\(c.moved) moved or restored (not re-proven)") }
             if c.unproven > 0 { parts.append("\(c.unproven) unproven") }
+            if c.stale > 0 { parts.append("\(c.stale) stale (their origin's word is older than their refresh max_age)") }
             if c.missing > 0 { parts.append("\(c.missing) missing\(c.resumable > 0 ? " (\(c.resumable) to resume)" : "")") }
             if c.errors > 0 { parts.append("\(c.errors) error\(c.errors == 1 ? "" : "s")") }
             if parts.isEmpty { parts.append("no slices") }

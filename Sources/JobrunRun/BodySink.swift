@@ -68,6 +68,8 @@ final class BodySink: TransferSink, @unchecked Sendable {
     private(set) var declaredEnd: ByteCount?
     /// The accepted response's version and length (for the next attempt's checks).
     private(set) var representation: Representation?
+    /// The accepted response's ETag and Last-Modified, as the mirror state records them.
+    private(set) var validators = OriginValidators()
     /// The protocol marked where the body ends (Content-Length, chunked coding, an HTTP/2
     /// stream); when only the connection's close did, a cut connection looks like a whole body.
     private(set) var hasDelimitedBody = true
@@ -126,9 +128,13 @@ final class BodySink: TransferSink, @unchecked Sendable {
         case .refused(let failure):
             verdict = .refused(failure)
             return .reject
+        case .notModified(let validators):
+            verdict = .notModified(validators)
+            return .discard(limit: 64 << 10)
         case .body(let a, let s):
             (accepted, storage) = (a, s)
         }
+        validators = ResponseGate.validators(of: head)
         let offset = accepted.offset
         declaredEnd = accepted.end
         representation = accepted.representation

@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunFiles
 import JobrunSystem
 
 /// Verified partial files that take their final names together (the commit protocol of
@@ -24,6 +25,9 @@ struct CommitBatch: Sendable {
         /// In place. `identity` is the file's just after the rename, `nil` when the name no longer
         /// refers to it as it was closed (see ``renamedIdentity(of:)``).
         case renamed(identity: FileIdentity?)
+        /// A revalidation's body whose bytes are those of the file in place: the file was kept
+        /// (its identity, as it was hashed) and the partial file removed.
+        case unchanged(identity: FileIdentity)
         /// A sync of its root's file systems failed with this error number: the file was not renamed.
         case notSynced(errno: Int32)
         case renameFailed(WriteFailure)
@@ -79,6 +83,12 @@ struct CommitBatch: Sendable {
                 result.files.append(.notTheVerifiedFile)
                 continue
             }
+            if entry.body.replacesOnlyIfDifferent, let kept = Self.sameBytesInPlace(as: entry.body) {
+                unlinkat(file.directoryFD, file.partName, 0)
+                if file.mayHaveMetadata { unlinkat(file.directoryFD, file.metaName, 0) }
+                result.files.append(.unchanged(identity: kept))
+                continue
+            }
             if renameat(file.directoryFD, file.partName, file.directoryFD, file.fileName) != 0 {
                 result.files.append(
                     .renameFailed(WriteFailure(path: file.displayPath, operation: "rename into", errno: errno, at: file.fileName, in: file.directoryFD)))
@@ -88,6 +98,25 @@ struct CommitBatch: Sendable {
             result.files.append(.renamed(identity: Self.renamedIdentity(of: file)))
         }
         return result
+    }
+
+    /// The identity of the file in `body`'s place when it is a regular file holding the body's
+    /// bytes (its size and SHA-256, unchanged while it was read); `nil` otherwise, or when it
+    /// cannot be read: the body then replaces it.
+    static func sameBytesInPlace(as body: VerifiedBody) -> FileIdentity? {
+        guard let sha256 = body.digests.first(where: { $0.algorithm == .sha256 }) else { return nil }
+        let file = body.file
+        let fd = openat(file.directoryFD, file.fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0, (before.st_mode & S_IFMT) == S_IFREG, Int64(before.st_size) == body.size.value else { return nil }
+        guard let mapped = try? MappedFile(fileDescriptor: fd, path: file.displayPath), let digests = try? mapped.digests([.sha256]),
+            digests == [sha256]
+        else { return nil }
+        var after = stat()
+        guard fstat(fd, &after) == 0, FileIdentity(after) == FileIdentity(before) else { return nil }
+        return FileIdentity(after)
     }
 
     /// The identity of `file` as it was closed, just after its rename into place; `nil` when

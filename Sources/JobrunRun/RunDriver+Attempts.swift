@@ -60,8 +60,11 @@ extension RunDriver {
         let file = PartialFile(directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity)
         let next = machine.nextRequest(j, own: own)
         let origin = machine.origin(j)
+        // A revalidation asks conditionally with the file's validators; a resume of an earlier
+        // revalidation's partial file continues a new version instead.
+        let conditional = resume == nil ? (revalidation(of: j)?.validators ?? OriginValidators()) : OriginValidators()
         var request = TransferRequest(
-            url: next.url, headers: next.headers.map { ($0.name, $0.value) },
+            url: next.url, headers: next.headers.map { ($0.name, $0.value) } + conditional.conditionalHeaders,
             rangeStart: resume?.offset.value, ifRange: resume?.validator?.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
@@ -85,7 +88,7 @@ extension RunDriver {
             file: file,
             check: ResponseCheck(
                 resumeOffset: resume?.offset ?? 0, resumeValidator: resume?.validator, expectedSize: size,
-                cap: size ?? settings.maxSize, learned: machine.review.learned[j] ?? resume?.learned),
+                cap: size ?? settings.maxSize, learned: machine.review.learned[j] ?? resume?.learned, isConditional: !conditional.isEmpty),
             algorithms: Self.hashedAlgorithms(for: slice), keepsMetadata: keepsMetadata,
             sent: RequestSent(at: ContinuousClock.now, inFlight: inFlight),
             progress: { [applyRun] sink, written in
@@ -225,6 +228,8 @@ extension RunDriver {
                 // For good at this URL: a slice with another goes there.
                 retryOrFail(j, AttemptFailure(kind: .redirect, message: why, isTransient: false))
             }
+        case .notModified(let validators):
+            settleNotModified(j, validators: validators, httpVersion: result.httpVersion)
         case .completePartial:
             // The partial file already holds every byte: verify it instead of failing. Closed
             // first: a commit hands the sink to the disk worker's thread.
@@ -255,7 +260,9 @@ extension RunDriver {
         switch outcome {
         case .stored(let digests):
             if sink.startOffset > 0 { machine.book.resumed(j) }
-            queueCommit(j, VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion))
+            queueCommit(
+                j,
+                VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, revalidates: revalidation(of: j) != nil))
         case .mismatch(let expected, let actual):
             sink.file.discard()
             let (failure, restarts) = AttemptReview.mismatch(expected: expected, actual: actual, isUnvalidatedResume: sink.isUnvalidatedResume)

@@ -47,6 +47,9 @@ extension RunDriver {
             touched.insert(machine.book.jobs[j].resource)
             let renamed: FileIdentity?
             switch fileResult {
+            case .unchanged(let kept):
+                settleSameBytes(j, body, kept: kept)
+                continue
             case .notSynced(let error):
                 endAttempt(j, file: body.file)
                 fail(
@@ -82,11 +85,12 @@ extension RunDriver {
                 httpVersion: body.httpVersion)
             outcome.hadUndeclaredLength = body.hadUndeclaredLength
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
+            if decision.action == .revalidate { outcome.revalidation = .replaced }
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the
             // rename's own time step.
-            settle(j, outcome, file: renamed, identity: body.file.identity)
+            settle(j, outcome, file: renamed, identity: body.file.identity, validators: body.validators)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }
@@ -117,7 +121,12 @@ extension RunDriver {
         if ok {
             machine.book.resumed(j)
             let size = sink.file.closedIdentity.map { ByteCount($0.size) }
-            queueCommit(j, VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, size: size), now: true)
+            queueCommit(
+                j,
+                VerifiedBody(
+                    sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, size: size, revalidates: revalidation(of: j) != nil
+                ),
+                now: true)
         } else {
             sink.file.discard()
             var failure = AttemptFailure(

@@ -80,7 +80,7 @@ struct RunDriver {
                 case .deferred:
                     resourceOutcomes[s] = SliceOutcome(status: .deferred, skipReason: entry.decisions[s].reason)
                     progress.counts.add(.deferred, bytes: 0, integrity: slice.integrity)
-                case .fetch, .refetch, .resume:
+                case .fetch, .refetch, .resume, .revalidate:
                     progress.slicesToTransfer += 1
                     if let size = slice.size {
                         progress.bytesToTransfer = progress.bytesToTransfer.saturatingAdding(size)
@@ -223,7 +223,9 @@ struct RunDriver {
         var counts = ApplyResult.Counts()
         let resource = plan.entries[r].resource
         for s in outcomes[r].indices {
-            counts.add(outcomes[r][s].status, bytes: outcomes[r][s].bytesTransferred, integrity: resource.slices[s].integrity)
+            counts.add(
+                outcomes[r][s].status, bytes: outcomes[r][s].bytesTransferred, integrity: resource.slices[s].integrity,
+                revalidation: outcomes[r][s].revalidation)
         }
         let total = machine.book.jobsOfResource[r].count
         activeResources.remove(r)
@@ -272,8 +274,13 @@ struct RunDriver {
 
     /// Job `j` has ended with `outcome`: its state, the run's counters and an event. `bulk`: one
     /// of many ended together for a reason another event tells; `file`: the identity of the file
-    /// a fetch renamed into place; `identity`: the slice's, when the caller has it.
-    mutating func settle(_ j: SliceID, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil) {
+    /// a fetch renamed into place (or a revalidation kept), with the `validators` its response
+    /// carried; `confirmed`: the recorded identity a 304 confirmed; `identity`: the slice's, when
+    /// the caller has it.
+    mutating func settle(
+        _ j: SliceID, _ outcome: SliceOutcome, bulk: Bool = false, file: FileIdentity? = nil, identity: String? = nil,
+        validators: OriginValidators = OriginValidators(), confirmed: FileIdentity? = nil
+    ) {
         var outcome = outcome
         if outcome.partial == nil, let reason = machine.book.jobs[j].discardedPartial { outcome.partial = .discarded(reason) }
         if !machine.choice.standings.isEmpty {
@@ -282,16 +289,17 @@ struct RunDriver {
         }
         if machine.book.done(j) { machine.graph.sliceDone(of: machine.book.jobs[j].resource) }
         let slice = plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
-        progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity)
+        progress.counts.add(outcome.status, bytes: outcome.bytesTransferred, integrity: slice.integrity, revalidation: outcome.revalidation)
         progress.slicesSettled += 1
         progress.bytesSettled = progress.bytesSettled.saturatingAdding(slice.size ?? 0)
-        events.emit(
-            .sliceSettled(
-                SettledSlice(
-                    slice: SliceRef(
-                        resource: plan.entries[machine.book.jobs[j].resource].resource.id, path: slice.path,
-                        url: outcome.displayURL ?? identity ?? machine.address(j).identity),
-                    outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: machine.book.jobs[j].slice, file: file)))
+        var settled = SettledSlice(
+            slice: SliceRef(
+                resource: plan.entries[machine.book.jobs[j].resource].resource.id, path: slice.path,
+                url: outcome.displayURL ?? identity ?? machine.address(j).identity),
+            outcome: outcome, integrity: slice.integrity, isBulk: bulk, index: machine.book.jobs[j].slice, file: file)
+        settled.validators = validators
+        settled.confirmed = confirmed
+        events.emit(.sliceSettled(settled))
         outcomes[machine.book.jobs[j].resource][machine.book.jobs[j].slice] = outcome
         machine.review.forgetRedirect(j)
     }

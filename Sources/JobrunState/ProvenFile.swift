@@ -13,6 +13,12 @@ public struct ProvenFile: Sendable, Hashable {
     public var isSettled: Bool
     public var provenAtMilliseconds: Int64
     public var fetchedAtMilliseconds: Int64?
+    /// What the origin said identifies the version it sent (empty when it said nothing, or the
+    /// file was not fetched by jobrun).
+    public var validators = OriginValidators()
+    /// When the origin last vouched for these bytes (their fetch, or a revalidation); `nil`
+    /// when it never did (a file proven by hashing only, a record made before schema 5).
+    public var confirmedAtMilliseconds: Int64?
 
     public init(
         file: FileIdentity, digests: ProvenDigests, seenAtNanoseconds: Int64, settled: Bool? = nil, provenAtMilliseconds: Int64,

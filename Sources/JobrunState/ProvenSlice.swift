@@ -20,6 +20,11 @@ public struct ProvenSlice: Sendable, Hashable {
     /// Set when this proof followed a fetch; a later proof by hashing keeps it while the file
     /// stays the same (device and inode) or holds the same bytes (size and digests).
     public var fetchedAtMilliseconds: Int64?
+    /// What the origin said identifies the version (``ProvenFile/validators``).
+    public var validators = OriginValidators()
+    /// When the origin last vouched for these bytes: set by a fetch or a revalidation, `nil` for a
+    /// proof by hashing (which keeps the record's while the file is the same).
+    public var confirmedAtMilliseconds: Int64?
 
     public init(
         path: String, resource: String, digests: [Digest], file: FileIdentity, seenAtNanoseconds: Int64, settled: Bool? = nil,

@@ -144,6 +144,9 @@ final class SQLiteDatabase {
                 }
             }
         }
+        func bind(_ index: Int32, _ value: String?) {
+            if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+        }
         func bind(_ index: Int32, _ value: [UInt8]) {
             value.withUnsafeBytes { bytes in
                 // A zero-length blob, not NULL, for an empty array.
@@ -178,6 +181,9 @@ final class SQLiteDatabase {
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
             return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+        }
+        func optionalText(_ column: Int32) -> String? {
+            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : text(column)
         }
         func text(_ column: Int32) -> String {
             guard let bytes = sqlite3_column_text(handle, column) else { return "" }

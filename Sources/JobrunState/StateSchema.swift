@@ -62,6 +62,13 @@ enum StateSchema {
             reason TEXT NOT NULL            -- the last wrong answer
         );
         """,
+        // 5: what the origin said identifies each fetched file's version, and when it last vouched
+        // for the bytes, for `refresh:` (NULL in the rows before: such a file is revalidated whole).
+        """
+        ALTER TABLE slices ADD COLUMN etag TEXT;
+        ALTER TABLE slices ADD COLUMN last_modified TEXT;
+        ALTER TABLE slices ADD COLUMN confirmed_at_ms INTEGER;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -69,11 +76,15 @@ enum StateSchema {
     static let settledVersion = 3
     /// The first version with `origin_quarantine`.
     static let quarantineVersion = 4
+    /// The first version whose `slices` have `etag`, `last_modified` and `confirmed_at_ms`.
+    static let validatorsVersion = 5
 
     /// Each version's ``objectsByVersion``, fingerprinted (``fingerprint(_:)``): what a store
     /// opened is compared with, so that no command builds the schemas in memory at each start.
     /// `StateStoreTests` checks them against the migrations.
-    static let fingerprints: [UInt64] = [0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB, 0xA387_DC30_1D46_85CD]
+    static let fingerprints: [UInt64] = [
+        0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB, 0xA387_DC30_1D46_85CD, 0x39F0_A1FB_CE94_07EE,
+    ]
 
     /// FNV-1a over the objects' descriptions, each followed by a zero byte: it tells one version's
     /// schema from another's and from a damaged one (nobody crafts a collision in their own store).

@@ -12,6 +12,8 @@ public final class StateStore {
     /// What the records' ``provenColumns`` read for `settled`: the column, or `NULL` in a store
     /// of an older schema opened to read only (its rows are judged by the old rule).
     private let settledColumn: String
+    /// `etag, last_modified, confirmed_at_ms`, or NULLs in a store of an older schema opened read-only.
+    private let validatorColumns: String
     /// The schema has `origin_quarantine` (a store of an older one opened read-only has not).
     let hasQuarantine: Bool
     /// Only readable: opened so, or on a file this process may not write.
@@ -54,6 +56,7 @@ public final class StateStore {
         // Checked before anything is written: a database jobrun cannot use is left as it is.
         let version = try StateSchema.check(db)
         settledColumn = readOnly && version < StateSchema.settledVersion ? "NULL" : "settled"
+        validatorColumns = readOnly && version < StateSchema.validatorsVersion ? "NULL, NULL, NULL" : "etag, last_modified, confirmed_at_ms"
         hasQuarantine = !readOnly || version >= StateSchema.quarantineVersion
         if readOnly { return }
         // WAL: readers (status, plan) never wait for a run that writes.
@@ -86,7 +89,7 @@ public final class StateStore {
     static let rowsPerTransaction = 4_096
     /// Rows per statement: one statement's step costs SQLite about as much as its rows.
     static let rowsPerStatement = 32
-    static let columns: Int32 = 12
+    static let columns: Int32 = 15
 
     /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
     /// ``rowsPerTransaction``: each all or none.
@@ -133,37 +136,56 @@ public final class StateStore {
         statement.bind(first + 10, s.provenAtMilliseconds)
         statement.bind(first + 11, s.fetchedAtMilliseconds)
         statement.bind(first + 12, s.isSettled ? Int64(1) : Int64(0))
+        statement.bind(first + 13, s.validators.etag)
+        statement.bind(first + 14, s.validators.lastModified)
+        statement.bind(first + 15, s.confirmedAtMilliseconds)
     }
 
     /// An upsert of `rows` rows. A proof by hashing (no fetch time) keeps the fetch time of the
     /// same file (device and inode), or of the same bytes (size and digests) in another file, as
-    /// a copy or a restore makes; a path listed twice ends as its last row.
+    /// a copy or a restore makes; a path listed twice ends as its last row. The origin's word
+    /// (validators, confirmation time) is kept by a proof that is not the origin's only while the
+    /// file's identity is exactly the recorded one: a file changed in place is no longer the
+    /// version the origin vouched for.
     private static func upsert(rows: Int, in db: SQLiteDatabase) throws(StateError) -> SQLiteDatabase.Statement {
         let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
         return try SQLiteDatabase.Statement(
             """
             INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms, settled) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+                fetched_at_ms, settled, etag, last_modified, confirmed_at_ms) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT (path) DO UPDATE SET resource = excluded.resource, size = excluded.size, digests = excluded.digests,
                 device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
                 seen_at_ns = excluded.seen_at_ns, settled = excluded.settled, proven_at_ms = excluded.proven_at_ms,
                 fetched_at_ms = CASE WHEN excluded.fetched_at_ms IS NOT NULL THEN excluded.fetched_at_ms
                     WHEN device = excluded.device AND inode = excluded.inode THEN fetched_at_ms
-                    WHEN size = excluded.size AND digests = excluded.digests AND length(digests) > 0 THEN fetched_at_ms END
+                    WHEN size = excluded.size AND digests = excluded.digests AND length(digests) > 0 THEN fetched_at_ms END,
+                etag = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.etag WHEN \(sameFile) THEN etag END,
+                last_modified = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.last_modified WHEN \(sameFile) THEN last_modified END,
+                confirmed_at_ms = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.confirmed_at_ms WHEN \(sameFile) THEN confirmed_at_ms END
             """, in: db)
     }
 
+    /// A row's file is the one `excluded` describes, as it was (in an upsert's conflict clause;
+    /// the columns are those of the existing row).
+    private static let sameFile =
+        "device = excluded.device AND inode = excluded.inode AND size = excluded.size AND mtime_ns = excluded.mtime_ns AND ctime_ns = excluded.ctime_ns"
+
     /// The columns ``provenFile(in:)`` reads, path first.
-    private var provenColumns: String { "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms, \(settledColumn)" }
+    private var provenColumns: String {
+        "path, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms, \(settledColumn), \(validatorColumns)"
+    }
 
     /// The record in a row of ``provenColumns``.
     private static func provenFile(in row: SQLiteDatabase.Statement) -> ProvenFile {
         let file = FileIdentity(
             device: UInt64(bitPattern: row.integer(3)), inode: UInt64(bitPattern: row.integer(4)), size: row.integer(1),
             mtimeNanoseconds: row.integer(5), ctimeNanoseconds: row.integer(6))
-        return ProvenFile(
+        var proven = ProvenFile(
             file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7), settled: row.optionalInteger(10).map { $0 != 0 },
             provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
+        proven.validators = OriginValidators(etag: row.optionalText(11), lastModified: row.optionalText(12))
+        proven.confirmedAtMilliseconds = row.optionalInteger(13)
+        return proven
     }
 
     /// Every file recorded, by path relative to the output root.
@@ -178,14 +200,18 @@ public final class StateStore {
     /// What was recorded for `path`, if anything.
     func proven(path: String) throws(StateError) -> ProvenSlice? {
         let statement = try SQLiteDatabase.Statement("SELECT \(provenColumns), resource FROM slices WHERE path = ?1", in: db)
+        let resourceColumn: Int32 = 14
         statement.bind(1, path)
         var found: ProvenSlice?
         try statement.forEachRow { row in
             let record = Self.provenFile(in: row)
-            found = ProvenSlice(
-                path: row.text(0), resource: row.text(11), digests: record.digests.all, file: record.file,
+            var slice = ProvenSlice(
+                path: row.text(0), resource: row.text(resourceColumn), digests: record.digests.all, file: record.file,
                 seenAtNanoseconds: record.seenAtNanoseconds, settled: record.isSettled, provenAtMilliseconds: record.provenAtMilliseconds,
                 fetchedAtMilliseconds: record.fetchedAtMilliseconds)
+            slice.validators = record.validators
+            slice.confirmedAtMilliseconds = record.confirmedAtMilliseconds
+            found = slice
         }
         return found
     }

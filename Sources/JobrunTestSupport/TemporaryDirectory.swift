@@ -77,6 +77,11 @@ public struct TemporaryDirectory: Sendable, CustomStringConvertible {
         FileManager.default.contents(atPath: path(relativePath)).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The bytes of `relativePath`, or `nil` when it cannot be read.
+    public func bytes(of relativePath: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path(relativePath)).map { [UInt8]($0) }
+    }
+
     /// Whether `relativePath` exists (any file type).
     public func exists(_ relativePath: String) -> Bool {
         FileManager.default.fileExists(atPath: path(relativePath))

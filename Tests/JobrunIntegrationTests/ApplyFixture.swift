@@ -142,6 +142,9 @@ struct ApplyJSON: Decodable {
         var deferred: Int
         var sizeOnly: Int
         var unverified: Int
+        var revalidated: Int
+        var unchanged: Int
+        var replaced: Int
         var success: Bool
         var interruptedBySignal: Int?
         var stopReason: String?
@@ -183,6 +186,7 @@ struct ApplyJSON: Decodable {
         var file: String
         var status: String
         var repairedBecause: String?
+        var revalidation: String?
         var bytesTransferred: Int64
         var size: Int64?
         var attempts: Int

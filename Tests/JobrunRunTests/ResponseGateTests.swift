@@ -20,6 +20,23 @@ import Testing
         return nil
     }
 
+    /// A 304 answers a conditional request (the file in place is current) with the validators
+    /// it carried; to any other request it is a failure like other statuses.
+    @Test func a304AnswersOnlyAConditionalRequest() {
+        var check = ResponseCheck(resumeOffset: 0, resumeValidator: nil, expectedSize: nil, cap: ByteCount(1 << 40), learned: nil)
+        check.isConditional = true
+        let conditional = ResponseGate(check: check, keepsMetadata: false, hashes: true)
+        let head = ResponseCheckTests.head(304, [("ETag", "\"v2\""), ("Last-Modified", "Tue, 01 Dec 2026 10:00:00 GMT")])
+        #expect(conditional.decide(head) == .notModified(OriginValidators(etag: "\"v2\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT")))
+        #expect(conditional.decide(ResponseCheckTests.head(304, [("ETag", "\"a\r\"")])) == .notModified(OriginValidators()))
+        guard case .status = Self.gate().decide(head) else {
+            Issue.record("a 304 to an unconditional request is a status")
+            return
+        }
+        // A 200 to a conditional request is a body, as any other.
+        #expect(Self.storage(conditional.decide(ResponseCheckTests.head(200, [("Content-Length", "5")]))) != nil)
+    }
+
     /// A 3xx with a Location is a redirect, one without is a failure like any other status; a
     /// 429 or 503 cools its origin down, and a 404 is final.
     @Test func statusesOtherThan200Or206() {

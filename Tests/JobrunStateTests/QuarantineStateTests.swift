@@ -7,12 +7,18 @@ import Testing
 /// to a store of schema 3 with its records kept.
 @Suite struct QuarantineStateTests {
     /// A store as the version before made it (schema 3), with a slice and a deferral.
-    static func versionThreeStore(in dir: TemporaryDirectory) throws -> String {
+    /// A store in `dir`'s `mirror` made by the migrations up to `version`, and its database.
+    static func store(ofVersion version: Int, in dir: TemporaryDirectory) throws -> (root: String, db: SQLiteDatabase) {
         let root = try dir.makeDirectory("mirror")
         _ = try dir.makeDirectory("mirror/.jobrun")
         let raw = try SQLiteDatabase(path: StateStore.path(forRoot: root))
-        for migration in StateSchema.migrations.prefix(3) { try raw.execute(migration) }
-        try raw.execute("PRAGMA user_version = 3")
+        for migration in StateSchema.migrations.prefix(version) { try raw.execute(migration) }
+        try raw.execute("PRAGMA user_version = \(version)")
+        return (root, raw)
+    }
+
+    static func versionThreeStore(in dir: TemporaryDirectory) throws -> String {
+        let (root, raw) = try store(ofVersion: 3, in: dir)
         try raw.execute(
             """
             INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, settled)
@@ -30,7 +36,7 @@ import Testing
         let reader = try StateStore(root: root, readOnly: true)
         #expect(try reader.schemaVersion() == 3 && reader.quarantinedOrigins(atMilliseconds: 0).isEmpty)
         let store = try StateStore(root: root)
-        #expect(try store.schemaVersion() == StateSchema.currentVersion && StateSchema.currentVersion == StateSchema.quarantineVersion)
+        #expect(try store.schemaVersion() == StateSchema.currentVersion && StateSchema.currentVersion >= StateSchema.quarantineVersion)
         #expect(try store.proven(path: "r/a.bin")?.isSettled == true)
         #expect(try store.deferredResources()["r"]?.reason == "metered")
         #expect(try store.quarantinedOrigins(atMilliseconds: 0).isEmpty)

@@ -74,7 +74,7 @@ POLLRDHUP = getattr(select, "POLLRDHUP", 0)
 INT_OPTIONS = {
     "status", "n", "from", "reset_at", "truncate_at", "drip", "stall_at", "wrong_bytes",
     "ignore_range", "etag_version", "change_after", "wrong_content_range", "length", "gzip",
-    "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked",
+    "delay_ms", "no_etag", "weak_etag", "no_last_modified", "close", "chunked", "ignore_conditional",
     "ignore_if_range", "range_as_200", "partial_200", "no_length", "header_bytes", "wrong_byte_at",
     "stall_s", "bad_chunk_at", "max_in_flight",
 }
@@ -706,6 +706,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = json.dumps(state.refusal.describe(state.accepted()), sort_keys=True) + "\n"
         self.simple(200, body, content_type="application/json")
 
+    def not_modified(self, representation, options):
+        """Whether a conditional GET gets a 304 (RFC 9110 13.2.2): If-None-Match compares ETags
+        weakly, and only without it does If-Modified-Since compare the date."""
+        if options.get("ignore_conditional") or self.command != "GET":
+            return False
+        tags = self.headers.get("If-None-Match")
+        if tags is not None:
+            if options.get("no_etag"):
+                return False
+            listed = [t.strip() for t in tags.split(",")]
+            return "*" in listed or any((t[2:] if t.startswith("W/") else t) == representation.etag for t in listed)
+        since = self.headers.get("If-Modified-Since")
+        if since is None or options.get("no_last_modified"):
+            return False
+        try:
+            when = email.utils.parsedate_to_datetime(since).timestamp()
+        except (TypeError, ValueError):
+            return False
+        return representation.mtime <= when
+
     def if_range_matches(self, value, representation, options):
         value = value.strip()
         if value.startswith("W/"):
@@ -767,6 +787,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.status_only(code, extra)
         representation = self.representation(content, options, version)
         size = representation.size
+        if self.not_modified(representation, options):
+            headers = []
+            if not options.get("no_etag"):
+                headers.append(("ETag", ("W/" if options.get("weak_etag") else "") + representation.etag))
+            if not options.get("no_last_modified"):
+                headers.append(("Last-Modified", http_date(representation.mtime)))
+            return self.respond_head(304, headers + extra)
         picked = self.choose_range(representation, options)
         if picked is None:
             return self.simple(416, "", [("Content-Range", "bytes */%d" % size)] + extra)

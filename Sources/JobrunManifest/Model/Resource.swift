@@ -102,31 +102,33 @@ public struct Slice: Sendable {
         /// The URLs after the first (`urls`): an empty array allocates nothing.
         let others: [String]
         let headers: [HeaderField]
-        init?(urls: [String], headers: [HeaderField]) {
-            guard !urls.isEmpty || !headers.isEmpty else { return nil }
+        let refresh: RefreshPolicy?
+        init?(urls: [String], headers: [HeaderField], refresh: RefreshPolicy?) {
+            guard !urls.isEmpty || !headers.isEmpty || refresh != nil else { return nil }
             self.url = urls.first
             self.others = Array(urls.dropFirst())
             self.headers = headers
+            self.refresh = refresh
         }
     }
 
     /// A slice fetched from `url` (else from its resource's origins), or from `urls` in order.
     public init(
         path: String, url: String? = nil, urls: [String] = [], size: Int64? = nil, digests: [Digest] = [], headers: [HeaderField] = [],
-        location: SourceLocation
+        refresh: RefreshPolicy? = nil, location: SourceLocation
     ) {
         self.path = path
         self.sizeOrNone = size ?? -1
         self.digests = digests
         self.location = location
-        self.own = Own(urls: url.map { [$0] } ?? urls, headers: headers)
+        self.own = Own(urls: url.map { [$0] } ?? urls, headers: headers, refresh: refresh)
     }
 
     /// The first absolute URL when the manifest gives the slice its own (`url`, or `urls`);
     /// otherwise the URL is the resource's base plus the path.
     public var url: String? {
         get { own?.url }
-        set { own = Own(urls: newValue.map { [$0] + urls.dropFirst() } ?? [], headers: headers) }
+        set { own = Own(urls: newValue.map { [$0] + urls.dropFirst() } ?? [], headers: headers, refresh: refresh) }
     }
 
     /// The slice's own URLs in the order they are tried (`urls`, or the one `url`); empty when
@@ -136,7 +138,7 @@ public struct Slice: Sendable {
             guard let own, let first = own.url else { return [] }
             return [first] + own.others
         }
-        set { own = Own(urls: newValue, headers: headers) }
+        set { own = Own(urls: newValue, headers: headers, refresh: refresh) }
     }
 
     /// How many URLs of its own the slice has (``urls``' count, without making the list): 0 when
@@ -155,7 +157,13 @@ public struct Slice: Sendable {
     /// Headers of this slice only (merged over the resource's by ``Resource/headers(for:)``).
     public var headers: [HeaderField] {
         get { own?.headers ?? [] }
-        set { own = Own(urls: urls, headers: newValue) }
+        set { own = Own(urls: urls, headers: newValue, refresh: refresh) }
+    }
+
+    /// The slice's own `refresh:`, over its resource's (``Resource/refresh(of:)``).
+    public var refresh: RefreshPolicy? {
+        get { own?.refresh }
+        set { own = Own(urls: urls, headers: headers, refresh: newValue) }
     }
 
     /// The declared size in bytes (never negative), if any.
@@ -166,6 +174,13 @@ public struct Slice: Sendable {
 }
 
 extension Resource {
+    /// Whether and when `slice` is asked of its origin again: its own `refresh:`, else the
+    /// resource's; never for a slice with a digest.
+    public func refresh(of slice: Slice) -> RefreshPolicy {
+        let policy = slice.refresh ?? settings.refresh
+        return policy.applies(toDigests: slice.digests) ? policy : .never
+    }
+
     /// The headers sent for a slice at its `k`-th URL (``url(of:at:)``): the resource's,
     /// overridden by the slice's, overridden by those of the origin (`base_urls`) it goes to, by
     /// name, case-insensitively.

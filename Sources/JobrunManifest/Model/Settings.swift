@@ -105,5 +105,7 @@ public struct ResourceSettings: Hashable, Sendable {
     public var priority = 0
     /// Programs run when the resource ends.
     public var hooks = HookSettings()
+    /// Whether slices without a digest are asked of their origin again (a slice may override it).
+    public var refresh = RefreshPolicy.never
     public init() {}
 }

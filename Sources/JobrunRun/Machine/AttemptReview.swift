@@ -45,6 +45,8 @@ struct AttemptReview {
         case failed(AttemptFailure, discardsPartial: Bool, restartsFromZero: Bool)
         /// A whole body, to verify.
         case body
+        /// A 304 to a revalidation: the file in place is current.
+        case notModified(OriginValidators)
     }
 
     /// What job `j`'s ended attempt comes to (a slice of `resource`, of `expectedSize` bytes when
@@ -74,6 +76,10 @@ struct AttemptReview {
                 failure.retryAfter = backoff.clampRetryAfter(delay)
             }
             return .failed(failure, discardsPartial: discards, restartsFromZero: failure.kind == .rangeMismatch && report.resumeOffset > 0)
+        case .notModified(let validators):
+            // Its (empty) body was read to keep the connection; a transfer that broke meanwhile
+            // still had the answer.
+            return .notModified(validators)
         case .body:
             if expectedSize == nil, report.transport == nil { unsizedBodies[resource, default: BodySizeEstimate()].observe(report.written) }
             if let seen = report.representation, report.transport != nil || report.written != expectedSize ?? report.declaredEnd {

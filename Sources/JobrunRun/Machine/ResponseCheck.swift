@@ -40,6 +40,8 @@ struct ResponseCheck {
     /// What earlier responses for this slice said (this run's attempts, or the partial file's
     /// metadata).
     var learned: Representation?
+    /// The request carries `If-None-Match` / `If-Modified-Since`: a 304 is an answer, not a failure.
+    var isConditional = false
 
     func check(_ head: ResponseHead) -> Result<Accepted, AttemptFailure> {
         if let refused = Self.refusedCoding(head) { return .failure(refused) }

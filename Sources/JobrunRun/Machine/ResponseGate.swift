@@ -25,6 +25,9 @@ struct ResponseGate {
         case status(AttemptFailure)
         /// A 200 or 206 that is not the body the slice needs: the transfer is aborted.
         case refused(AttemptFailure)
+        /// A 304 to a conditional request (``ResponseCheck/isConditional``): the file in place
+        /// is current; the validators the answer carried.
+        case notModified(OriginValidators)
         /// The body, from `accepted.offset`, stored as `storage` says.
         case body(ResponseCheck.Accepted, Storage)
     }
@@ -44,6 +47,7 @@ struct ResponseGate {
 
     func decide(_ head: ResponseHead) -> Decision {
         let status = head.status
+        if status == 304, check.isConditional { return .notModified(Self.validators(of: head)) }
         if (300...399).contains(status), let location = head.value("location") { return .redirect(location: location) }
         guard status == 200 || status == 206 else {
             return .status(
@@ -63,5 +67,10 @@ struct ResponseGate {
         if offset == 0, !keepsMetadata, let size = check.expectedSize ?? length, size <= Self.memoryLimit { memory = size }
         let writesMetadata = keepsMetadata || (check.expectedSize == nil && (length ?? 0).value >= PartialDownload.resumableSize)
         return .body(accepted, Storage(memory: memory, appends: offset > 0, hashesInline: offset == 0 && hashes, writesMetadata: writesMetadata))
+    }
+
+    /// The ETag and Last-Modified `head` carries, those that can be sent back as they are.
+    static func validators(of head: ResponseHead) -> OriginValidators {
+        OriginValidators(etag: OriginValidators.sendable(head.value("etag")), lastModified: OriginValidators.sendable(head.value("last-modified")))
     }
 }

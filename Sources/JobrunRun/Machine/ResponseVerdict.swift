@@ -1,3 +1,4 @@
+import JobrunCore
 import JobrunOutcome
 
 /// How an attempt's response was taken, as its ``BodySink`` carried out the ``ResponseGate``'s decision.
@@ -8,4 +9,6 @@ enum ResponseVerdict {
     case redirect(location: String)
     /// A response refused; the failure says why.
     case refused(AttemptFailure)
+    /// A 304 to a conditional request: the file in place is current; the validators it carried.
+    case notModified(OriginValidators)
 }
