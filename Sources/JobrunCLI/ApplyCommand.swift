@@ -81,9 +81,21 @@ struct ApplyCommand: DocumentedCommand {
         resource or the run ends, beside the transfers, the output roots
         still locked (docs/policy.md, Hooks).
 
+        A slice without a digest whose 'refresh:' is due (docs/manifest.md,
+        Refresh) is asked of its origin again: conditionally with the ETag
+        and Last-Modified recorded at its fetch (a 304 keeps the file), or
+        whole; a body replaces the file only when its bytes differ.
+        With --prune (or a resource's 'prune: true'), after a run that
+        completed every selected resource, the files in their folders that no
+        slice names and that jobrun fetched are moved to ROOT/.jobrun/trash
+        (kept for --keep-trash); more than --max-delete of them (50% of the
+        pruned resources' files by default), and none is moved; another
+        program's files only with --prune-foreign (docs/apply.md, Pruning).
+
         Exit status 0 when every slice is verified (or deferred), 1 when any
-        failed (or a hook with 'on_hook_failure: fail' did); 75 with
-        --require-complete when work was deferred.
+        failed (or a hook with 'on_hook_failure: fail' did, or a prune was
+        refused or could not move a file); 75 with --require-complete when
+        work was deferred.
         """
 
     @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
@@ -102,6 +114,8 @@ struct ApplyCommand: DocumentedCommand {
     @OptionGroup(title: "Progress and output") var progressOptions: ProgressOptions
 
     @OptionGroup(title: "Mirror state") var stateOptions: MirrorStateOptions
+    @OptionGroup(title: "Pruning") var pruneOptions: PruneOptions
+    @OptionGroup(title: "Pruning") var keepTrashOption: KeepTrashOption
 
     @OptionGroup(title: "Network policy") var conditionsOptions: ConditionsOptions
     @OptionGroup(title: "Network policy") var deferralOptions: DeferralOptions
@@ -210,6 +224,15 @@ struct ApplyCommand: DocumentedCommand {
             throw ExitCode(ExitStatus.ioError.rawValue)
         }
         hooks.settle(&result, events: events)
+        // After the run, with its records: what it fetched is named, what it dropped is not.
+        recorder.waitUntilWritten()
+        let now = RunID.milliseconds()
+        if let prunePlan = pruneOptions.plan(for: manifest, states: states) {
+            let report = Pruning.run(prunePlan, after: result, states: states, runID: runID, now: now)
+            result.prune = report
+            events.emit(.pruned(report))
+        }
+        keepTrashOption.expireTrash(of: manifest, now: now)
         if sums != nil {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }

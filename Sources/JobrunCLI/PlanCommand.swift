@@ -64,6 +64,7 @@ struct PlanCommand: DocumentedCommand {
     @OptionGroup(title: "Mirror state") var jobsOption: JobsOption
 
     @OptionGroup(title: "Network policy") var conditionsOptions: ConditionsOptions
+    @OptionGroup(title: "Pruning") var pruneOptions: PruneOptions
 
     func validate() throws {
         if quietOption.quiet && outputOptions.verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
@@ -90,10 +91,11 @@ struct PlanCommand: DocumentedCommand {
         }
         run.start(manifest)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
-        let plan = Planner.plan(
+        var plan = Planner.plan(
             for: manifest, parallelism: jobsOption.jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
             policy: conditionsOptions.context(for: manifest, states: states))
         states.learn(plan.proofs)
+        plan.prune = pruneOptions.plan(for: manifest, states: states)
         run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)
         var stderr = StandardError()
@@ -127,6 +129,8 @@ struct PlanCommand: DocumentedCommand {
             }
         }
         run.summarize(counts: plan.counts.named(resources: plan.entries.count), summaryLine: plan.summaryLine)
-        if outputOptions.detailedExitcode && plan.counts.hasChanges { throw ExitCode(ExitStatus.changesPresent.rawValue) }
+        if outputOptions.detailedExitcode && (plan.counts.hasChanges || plan.prune?.files.isEmpty == false) {
+            throw ExitCode(ExitStatus.changesPresent.rawValue)
+        }
     }
 }

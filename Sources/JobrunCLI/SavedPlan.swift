@@ -121,7 +121,7 @@ struct SavedPlan {
             guard let id = r.id else { continue }
             var byPath: [String: String] = [:]
             for s in r.slices ?? [] {
-                if let p = s.path, let a = s.action { byPath[p] = a }
+                if let p = s.path, let a = s.action { byPath[p] = Self.compared(a) }
             }
             actions[id] = byPath
         }
@@ -158,11 +158,17 @@ struct SavedPlan {
         var current: [String: [String: String]] = [:]
         for entry in plan.entries {
             var byPath: [String: String] = [:]
-            for (s, d) in zip(entry.resource.slices, entry.decisions) { byPath[s.path] = d.action.rawValue }
+            for (s, d) in zip(entry.resource.slices, entry.decisions) { byPath[s.path] = Self.compared(d.action.rawValue) }
             current[entry.resource.id] = byPath
         }
         if current != actions { return "the mirror changed since the plan was made" }
         return nil
+    }
+
+    /// An action as staleness compares it: a file in place whose `refresh:` fell due since the
+    /// plan was made is no change of the mirror (time passed; the file is as it was).
+    static func compared(_ action: String) -> String {
+        action == SliceAction.revalidate.rawValue ? SliceAction.upToDate.rawValue : action
     }
 
     /// `manifest` narrowed to the resources the plan was made for (`plan --resource`), said on

@@ -5,11 +5,18 @@ public struct OriginValidators: Hashable, Sendable {
     public var etag: String?
     /// An HTTP date.
     public var lastModified: String?
+    /// The origin (`scheme://host[:port]`) that sent them: another origin's copy of the file may be
+    /// of another version with an older date, so only this one is asked conditionally.
+    public var origin: String?
 
-    public init(etag: String? = nil, lastModified: String? = nil) {
+    public init(etag: String? = nil, lastModified: String? = nil, origin: String? = nil) {
         self.etag = etag.flatMap { $0.isEmpty ? nil : $0 }
         self.lastModified = lastModified.flatMap { $0.isEmpty ? nil : $0 }
+        self.origin = origin
     }
+
+    /// Whether a request to `origin` may carry them: they came from it.
+    public func apply(to origin: String?) -> Bool { !isEmpty && origin != nil && self.origin == origin }
 
     /// A validator as a response carried it, when it can be sent back as it is: at most 1 KiB of
     /// visible ASCII and spaces (anything else is dropped, never echoed to a server).

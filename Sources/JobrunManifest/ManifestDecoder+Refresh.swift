@@ -7,16 +7,18 @@ extension ManifestDecoder {
     /// `max_age`'s range: a second to a year.
     static let refreshMaxAgeRange: ClosedRange<Int64> = 1_000...(365 * 86_400_000)
 
-    /// The policy `node` gives; `nil` (with a diagnostic) when it gives none.
-    mutating func refreshPolicy(_ node: YAMLNode) -> RefreshPolicy? {
+    /// The policy `node` gives; `nil` (with a diagnostic) when it gives none. A mapping over an
+    /// `inherited` policy (a resource's over `defaults`') replaces only the keys it gives; a slice's
+    /// (no `inherited`) must give `mode`. The scalar form is `mode` alone, without `max_age`.
+    mutating func refreshPolicy(_ node: YAMLNode, over inherited: RefreshPolicy? = nil) -> RefreshPolicy? {
         if doc.kind(node) == .mapping {
             checkKeys(node, allowed: Self.refreshKeys, in: "'refresh'")
-            var policy = RefreshPolicy()
+            var policy = inherited ?? RefreshPolicy()
             var ok = true
             if let n = doc.value(forKey: "mode", in: node) {
                 if let mode = refreshMode(n) { policy.mode = mode } else { ok = false }
-            } else {
-                diagnostics.error("missing required key 'mode' in 'refresh' (never, conditional or always)", at: location(node))
+            } else if inherited == nil {
+                diagnostics.error("missing required key 'mode' in a slice's 'refresh' (never, conditional or always)", at: location(node))
                 ok = false
             }
             if let n = doc.value(forKey: "max_age", in: node) {

@@ -29,7 +29,7 @@ struct ManifestDecoder {
     var networkDefaultsUse = NetworkDefaultsUse()
 
     static let topKeys = ["version", "defaults", "resources"]
-    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks", "refresh"]
+    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks", "refresh", "prune"]
     static let defaultsKeys = ["output"] + settingKeys
     static let resourceKeys = ["id", "base_url", "base_urls", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
     static let sliceKeys = ["path", "url", "urls", "size", "headers", "refresh"] + DigestAlgorithm.allCases.map(\.rawValue)
@@ -174,7 +174,9 @@ struct ManifestDecoder {
             } else if doc.scalar(pair.key, equals: "hooks") {
                 readHooks(v, into: &settings.hooks)
             } else if doc.scalar(pair.key, equals: "refresh") {
-                if let policy = refreshPolicy(v) { settings.refresh = policy }
+                if let policy = refreshPolicy(v, over: settings.refresh) { settings.refresh = policy }
+            } else if doc.scalar(pair.key, equals: "prune") {
+                if let b = boolean(v, "prune") { settings.prune = b }
             }
         }
     }

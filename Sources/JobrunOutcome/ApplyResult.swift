@@ -240,6 +240,8 @@ public struct ApplyResult: Sendable {
         /// kept (a 304, or the same bytes; in `upToDate`) and those replaced (in `fetched`).
         public var unchanged = 0
         public var replaced = 0
+        /// Files the run's prune moved to the trash (the run's counts only).
+        public var pruned = 0
         /// Fetched, resumed and up-to-date slices that declare no digest.
         public var withoutDigests = IntegrityCounts()
         public init() {}
@@ -275,7 +277,7 @@ public struct ApplyResult: Sendable {
                 ("up_to_date", Int64(upToDate)), ("failed", Int64(failed)), ("skipped", Int64(skipped)),
                 ("deferred", Int64(deferred)), ("size_only", Int64(withoutDigests.sizeOnly)),
                 ("unverified", Int64(withoutDigests.unverified)), ("revalidated", Int64(revalidated)), ("unchanged", Int64(unchanged)),
-                ("replaced", Int64(replaced)),
+                ("replaced", Int64(replaced)), ("pruned", Int64(pruned)),
             ]
         }
     }
@@ -292,6 +294,8 @@ public struct ApplyResult: Sendable {
     public var offline: Duration = .zero
     /// What each origin the run sent requests to carried, by origin.
     public var origins: [OriginUsageReport] = []
+    /// What the run's prune did, when one was asked for.
+    public var prune: PruneReport?
 
     public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries
@@ -308,6 +312,7 @@ public struct ApplyResult: Sendable {
                     revalidation: entries[e].outcomes[i].revalidation)
             }
         }
+        c.pruned = prune?.prunedCount ?? 0
         return c
     }
 
@@ -347,7 +352,18 @@ public struct ApplyResult: Sendable {
         case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
         return
-            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(pruneClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+    }
+
+    /// `; 3 pruned` (`, 1 could not be moved`), `; prune refused` or `; nothing pruned`, when a
+    /// prune was asked for with files to remove; nothing otherwise.
+    public var pruneClause: String {
+        guard let prune, !prune.files.isEmpty else { return "" }
+        switch prune.state {
+        case .pruned: return "; \(prune.prunedCount) pruned" + (prune.failedCount > 0 ? " (\(prune.failedCount) could not be moved)" : "")
+        case .refused: return "; prune refused"
+        case .notRun: return "; nothing pruned"
+        }
     }
 
     /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.
@@ -422,13 +438,13 @@ public struct ApplyResult: Sendable {
         if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
         // One pass over the outcomes: the failed and skipped counts say what `isSuccess` would.
         let c = counts
-        if c.failed > 0 || failedHookCount > 0 { return .failure }
+        if c.failed > 0 || failedHookCount > 0 || prune?.isFailure == true { return .failure }
         if let stopReason { return stopReason.exitStatus }
         return c.skipped == 0 ? .ok : .failure
     }
 
     public var isSuccess: Bool {
-        guard stopReason == nil, failedHookCount == 0 else { return false }
+        guard stopReason == nil, failedHookCount == 0, prune?.isFailure != true else { return false }
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
                 let status = entries[e].outcomes[i].status

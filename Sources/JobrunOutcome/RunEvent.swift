@@ -47,6 +47,8 @@ public enum RunEvent: Sendable {
     case hookEnded(HookEnd)
     /// What an origin carried over the run, once transfers are over (before `runEnded`).
     case originUsage(OriginUsageReport)
+    /// The run's prune ended (`apply --prune`, `prune: true`): what it moved to the trash, or why nothing.
+    case pruned(PruneReport)
     /// The command ends; always the last event.
     case runEnded(RunEnd)
 }

@@ -16,7 +16,14 @@ extension Plan {
         let bytes = transfers == 0 ? "" : " (\(Self.transferText(bytes: counts.bytesToTransfer, unsized: counts.unsizedToTransfer, slices: transfers)))"
         let revalidate = counts.revalidate == 0 ? "" : ", \(counts.revalidate) to revalidate"
         return
-            "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date\(revalidate), \(counts.deferred) deferred\(deferredBreakdown)\(counts.integrity.summaryClause)."
+            "Plan: \(counts.fetch) to fetch, \(counts.resume) to resume, \(counts.refetch) to refetch\(bytes), \(counts.upToDate) up to date\(revalidate), \(counts.deferred) deferred\(deferredBreakdown)\(pruneClause)\(counts.integrity.summaryClause)."
+    }
+
+    /// `; 3 to prune` (`, over --max-delete: none would be`) when a prune is asked for and has files
+    /// to remove; nothing otherwise.
+    var pruneClause: String {
+        guard let prune, !prune.files.isEmpty else { return "" }
+        return "; \(prune.files.count) to prune" + (prune.refusal == nil ? "" : " (over --max-delete \(prune.limit): none would be)")
     }
 
     /// What `slices` transfers of which `unsized` declare no size come to: `26.3 MiB`,
@@ -70,6 +77,12 @@ extension Plan {
                 let marker = integrity == .digest ? "" : " [\(integrity.word)]"
                 out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(marker)\(reason)\n"
             }
+        }
+        if let prune, !problemsOnly {
+            for file in prune.files where verbose || file.isForeign {
+                out += "- \(file.file): to prune\(file.isForeign ? " (not jobrun's: --prune-foreign)" : "") [\(file.resource)]\n"
+            }
+            if let refusal = prune.refusal { out += "warning: prune: \(refusal)\n" }
         }
         if verbose && !problemsOnly { for use in origins { out += use.line + "\n" } }
         for need in space where !problemsOnly || need.shortage != nil { out += need.line + "\n" }

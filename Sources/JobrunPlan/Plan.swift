@@ -121,4 +121,6 @@ public struct Plan: Sendable {
     public var space: [SpaceNeed]
     /// How present files were proven, and what to record of it (planned with a ``MirrorMemory``).
     public var proofs = CheckProofs()
+    /// What `apply` would prune after a complete run, when a prune is asked for (`--prune`, `prune: true`).
+    public var prune: PrunePlan?
 }

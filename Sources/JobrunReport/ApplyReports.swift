@@ -41,6 +41,7 @@ public enum ApplyReports {
         w.key("revalidated"); w.int(Int64(c.revalidated))
         w.key("unchanged"); w.int(Int64(c.unchanged))
         w.key("replaced"); w.int(Int64(c.replaced))
+        w.key("pruned"); w.int(Int64(c.pruned))
         w.key("success"); w.bool(result.isSuccess)
         w.key("interrupted_by_signal"); if let s = result.stopReason?.signal { w.int(Int64(s)) } else { w.null() }
         w.key("stop_reason"); if let r = result.stopReason { w.string(r.code) } else { w.null() }
@@ -125,6 +126,14 @@ public enum ApplyReports {
             w.endObject()
         }
         w.endArray()
+        w.key("prune")
+        if let prune = result.prune {
+            w.beginObject()
+            w.pruneFields(prune)
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.key("origins")
         w.beginArray()
         for origin in result.origins {
@@ -177,16 +186,44 @@ public enum ApplyReports {
                     }
                     return JUnitReport.TestCase(classname: r.id, name: s.path, time: o.duration, result: outcome)
                 }
+                let prune = pruneCase(of: r.id, in: result, notes: &notes)
                 return JUnitReport.Suite(
                     name: r.id, package: "jobrun.apply", timestamp: timestamp, hostname: hostname,
                     properties: JUnitReport.Property.describing(r, runID: runID),
-                    testCases: cases + hookCases(of: r.id, in: result), systemOut: notes.systemOut)
+                    testCases: cases + hookCases(of: r.id, in: result) + prune, systemOut: notes.systemOut)
             })
         if let reason = result.stopReason {
             report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname, runID: runID))
         }
         return report
 
+    }
+
+    /// The resource's prune as a test case (`prune`), when the run's prune had files of it to
+    /// remove: passed when they went to the trash (listed in the suite's `<system-out>`), a
+    /// `<failure type="PruneRefused">` over the limit or `type="PruneFailed"` for files that could
+    /// not be moved, `<skipped>` when the run did not complete.
+    static func pruneCase(of id: String, in result: ApplyResult, notes: inout IntegrityNotes) -> [JUnitReport.TestCase] {
+        guard let prune = result.prune else { return [] }
+        let files = prune.files.filter { $0.planned.resource == id }
+        guard !files.isEmpty else { return [] }
+        let outcome: JUnitReport.TestCase.Result
+        switch prune.state {
+        case .pruned:
+            for file in files { notes.note(pruned: file) }
+            let failed = files.filter { $0.error != nil }
+            outcome =
+                failed.isEmpty
+                ? .passed
+                : .failure(
+                    type: "PruneFailed", message: "\(failed.count) of \(files.count) files could not be moved to the trash",
+                    text: failed.map { "\($0.planned.file): \($0.error ?? "")" }.joined(separator: "\n"))
+        case .refused(let reason):
+            outcome = .failure(type: "PruneRefused", message: reason, text: files.map(\.planned.file).joined(separator: "\n"))
+        case .notRun(let reason):
+            outcome = .skipped(message: reason)
+        }
+        return [JUnitReport.TestCase(classname: id, name: "prune", time: .zero, result: outcome)]
     }
 
     /// A slice's test case text: where its file is, what was asked, how often, what came, and

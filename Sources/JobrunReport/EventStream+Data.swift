@@ -37,6 +37,7 @@ extension EventStream {
         case .hookStarted: "hook_start"
         case .hookEnded: "hook_end"
         case .originUsage: "origin_usage"
+        case .pruned: "prune"
         case .runEnded: "run_end"
         case .synced: "synced"  // never written (`observe` leaves it out)
         }
@@ -107,6 +108,8 @@ extension EventStream {
             writeProgress(p, &w)
         case .originUsage(let usage):
             w.originUsageFields(usage)
+        case .pruned(let prune):
+            w.pruneFields(prune)
         case .stopRequested(let reason):
             w.key("reason"); w.string(reason.code)
             w.key("signal"); optional(reason.signal.map(Int64.init), &w)

@@ -91,6 +91,8 @@ public final class HumanLog: RunObserver {
             if let line = end.summaryLine { results(line + "\n") }
         case .hookEnded(let end):
             hookLine(end)
+        case .pruned(let prune):
+            pruneLines(prune)
         case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted, .originUsage:
             break
         }

@@ -42,6 +42,12 @@ public struct IntegrityNotes: Sendable {
         text += "revalidated, \(what): \(path)\n"
     }
 
+    /// Notes a file the run's prune moved to the trash.
+    public mutating func note(pruned file: PruneReport.File) {
+        guard let trash = file.trashPath else { return }
+        text += "pruned\(file.planned.isForeign ? " (not jobrun's)" : ""): \(file.planned.path), to \(trash)\n"
+    }
+
     /// The suite's `<system-out>` text, `nil` when nothing was noted.
     public var systemOut: String? { text.isEmpty ? nil : text }
 }

@@ -75,6 +75,28 @@ public enum PlanJSON {
         w.beginArray()
         for need in plan.space { writeSpace(need, into: &w) }
         w.endArray()
+        // `null` unless a prune is asked for: what apply would prune after a complete run.
+        w.key("prune")
+        if let prune = plan.prune {
+            w.beginObject()
+            w.key("max_delete"); w.string(prune.limit.description)
+            w.key("refusal"); if let refusal = prune.refusal { w.string(refusal) } else { w.null() }
+            w.key("resources"); w.strings(prune.resources)
+            w.key("files")
+            w.beginArray()
+            for file in prune.files {
+                w.beginObject()
+                w.key("resource"); w.string(file.resource)
+                w.key("path"); w.string(file.path)
+                w.key("file"); w.string(file.file)
+                w.key("foreign"); w.bool(file.isForeign)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.key("resources")
         w.beginArray()
         for entry in plan.entries { try writeEntry(entry, into: &w, afterSlice: flush) }

@@ -43,7 +43,7 @@ public enum ShardMerge {
     /// The summary's counters, each the sum of the shards'.
     static let summedCounts = [
         "fetched", "resumed", "repaired", "bytes_transferred", "up_to_date", "failed", "skipped", "deferred", "size_only", "unverified", "revalidated",
-        "unchanged", "replaced",
+        "unchanged", "replaced", "pruned",
     ]
     static let remainingCounts = ["cut_in_flight", "partials_kept", "partials_discarded", "not_started", "not_started_bytes", "not_started_unsized"]
 

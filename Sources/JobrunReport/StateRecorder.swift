@@ -79,15 +79,20 @@ public final class StateRecorder: RunObserver {
                 if confirmations[root]?.count ?? 0 >= Self.confirmationBatch { flushConfirmations(root) }
                 return
             }
-            // Files a fetch put in place, and those a revalidation's body proved as they are.
+            // Files a fetch put in place (recorded once their renames are durable), and those a
+            // revalidation's body proved as they are (nothing renamed: recorded at once).
             let status = settled.outcome.status
             guard let file = settled.file,
                 status == .fetched || status == .resumed || status == .repaired || settled.outcome.revalidation == .sameBytes
             else { return }
-            pending[resource.outputRoot, default: []].append(
-                Committed(
-                    entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
-                    atMilliseconds: FileIdentity.now() / 1_000_000, validators: settled.validators))
+            let committed = Committed(
+                entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
+                atMilliseconds: FileIdentity.now() / 1_000_000, validators: settled.validators)
+            if settled.outcome.revalidation == .sameBytes {
+                worker.enqueue(.files(root: resource.outputRoot, [committed]))
+            } else {
+                pending[resource.outputRoot, default: []].append(committed)
+            }
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
         case .resourceDeferred(let id, let deferral):

@@ -100,11 +100,16 @@ struct CommitBatch: Sendable {
         return result
     }
 
+    /// The largest file whose bytes a revalidation's body is compared with.
+    static let sameBytesLimit = ByteCount(64 << 20)
+
     /// The identity of the file in `body`'s place when it is a regular file holding the body's
     /// bytes (its size and SHA-256, unchanged while it was read); `nil` otherwise, or when it
     /// cannot be read: the body then replaces it.
     static func sameBytesInPlace(as body: VerifiedBody) -> FileIdentity? {
-        guard let sha256 = body.digests.first(where: { $0.algorithm == .sha256 }) else { return nil }
+        // Hashed on the disk worker's thread, between other commits: a large file is replaced
+        // instead (atomically all the same) rather than holding them up.
+        guard body.size <= sameBytesLimit, let sha256 = body.digests.first(where: { $0.algorithm == .sha256 }) else { return nil }
         let file = body.file
         let fd = openat(file.directoryFD, file.fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }

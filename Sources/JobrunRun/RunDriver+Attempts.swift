@@ -60,11 +60,12 @@ extension RunDriver {
         let file = PartialFile(directoryFD: place.fd, fileName: place.name, displayPath: place.display, identity: identity)
         let next = machine.nextRequest(j, own: own)
         let origin = machine.origin(j)
-        // A revalidation asks conditionally with the file's validators; a resume of an earlier
-        // revalidation's partial file continues a new version instead.
-        let conditional = resume == nil ? (revalidation(of: j)?.validators ?? OriginValidators()) : OriginValidators()
+        // A revalidation asks conditionally with the file's validators, of the origin that sent
+        // them only; a resume of an earlier revalidation's partial file continues a new version.
+        let conditional = resume == nil ? conditionalValidators(j, at: origin) : OriginValidators()
         var request = TransferRequest(
-            url: next.url, headers: next.headers.map { ($0.name, $0.value) } + conditional.conditionalHeaders,
+            url: next.url,
+            headers: conditional.isEmpty ? next.headers.map { ($0.name, $0.value) } : next.headers.map { ($0.name, $0.value) } + conditional.conditionalHeaders,
             rangeStart: resume?.offset.value, ifRange: resume?.validator?.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
@@ -259,6 +260,11 @@ extension RunDriver {
     mutating func finishChecked(_ j: SliceID, sink: BodySink, outcome: DiskWorker.Outcome, httpVersion: String?) {
         switch outcome {
         case .stored(let digests):
+            if let refused = Self.refusesToReplace(revalidating: revalidation(of: j) != nil, sink: sink, declaredSize: slice(of: j).size) {
+                sink.file.discard()
+                retryOrFail(j, refused)
+                return
+            }
             if sink.startOffset > 0 { machine.book.resumed(j) }
             queueCommit(
                 j,

@@ -85,12 +85,14 @@ extension RunDriver {
                 httpVersion: body.httpVersion)
             outcome.hadUndeclaredLength = body.hadUndeclaredLength
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
-            if decision.action == .revalidate { outcome.revalidation = .replaced }
+            if revalidation(of: j) != nil { outcome.revalidation = .replaced }
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the
             // rename's own time step.
-            settle(j, outcome, file: renamed, identity: body.file.identity, validators: body.validators)
+            var validators = body.validators
+            validators.origin = answeringOrigin(j)
+            settle(j, outcome, file: renamed, identity: body.file.identity, validators: validators)
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }

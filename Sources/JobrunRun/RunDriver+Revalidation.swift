@@ -1,4 +1,5 @@
 import JobrunCore
+import JobrunManifest
 import JobrunPlan
 import JobrunOutcome
 import JobrunSystem
@@ -7,12 +8,38 @@ import JobrunSystem
 /// ``SliceAction/revalidate``): a 304 confirms the file; a body replaces it only when its bytes
 /// differ (``CommitBatch/sameBytesInPlace(as:)``).
 extension RunDriver {
-    /// How job `j` is revalidated, when it is.
+    /// How job `j` is revalidated, when it is (a revalidation, or the resume of one's partial file).
     func revalidation(of j: SliceID) -> Revalidation? {
-        let (r, s) = (machine.book.jobs[j].resource, machine.book.jobs[j].slice)
-        guard plan.entries[r].decisions[s].action == .revalidate else { return nil }
-        return plan.entries[r].revalidations[s]
+        let entry = plan.entries[machine.book.jobs[j].resource]
+        return entry.revalidations.isEmpty ? nil : entry.revalidations[machine.book.jobs[j].slice]
     }
+
+    /// Job `j`'s slice.
+    func slice(of j: SliceID) -> Slice {
+        plan.entries[machine.book.jobs[j].resource].resource.slices[machine.book.jobs[j].slice]
+    }
+
+    /// Why a verified body may not replace a file in place, or `nil`: a revalidation's body of a
+    /// slice without a declared size whose end only the connection's close marked could be one cut
+    /// short, and the file it would replace is whole.
+    static func refusesToReplace(revalidating: Bool, sink: BodySink, declaredSize: Int64?) -> AttemptFailure? {
+        guard revalidating, declaredSize == nil, !sink.hasDelimitedBody else { return nil }
+        return AttemptFailure(
+            kind: .truncated,
+            message: "the response declared no length, so a connection cut short could not be told from its end; the file in place is kept",
+            isTransient: false)
+    }
+
+    /// The validators job `j`'s request to `origin` carries: those of its revalidation, when they
+    /// came from that origin; none otherwise (a whole GET, its bytes compared).
+    func conditionalValidators(_ j: SliceID, at origin: String) -> OriginValidators {
+        guard let validators = revalidation(of: j)?.validators, validators.apply(to: origin) else { return OriginValidators() }
+        return validators
+    }
+
+    /// The origin job `j`'s last response came from (a redirect's target's, or its current
+    /// URL's), which the validators it carried belong to.
+    func answeringOrigin(_ j: SliceID) -> String? { machine.origin(j) }
 
     /// A 304: the file in place is the origin's current version. No file is touched; the mirror
     /// state renews its record (if the record still has the identity the request was made for).
@@ -24,6 +51,8 @@ extension RunDriver {
             attempts: Int(machine.book.jobs[j].attempts), duration: machine.book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero,
             displayURL: displayURL(j), httpVersion: httpVersion)
         outcome.revalidation = .notModified
+        var validators = validators
+        validators.origin = answeringOrigin(j)
         settle(j, outcome, validators: validators, confirmed: revalidation(of: j)?.file)
         finishResourceIfDone(r)
     }
@@ -38,6 +67,8 @@ extension RunDriver {
             attempts: Int(machine.book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
             duration: machine.book.firstStart(j).map { body.verifiedAt - $0 } ?? .zero, displayURL: displayURL(j), httpVersion: body.httpVersion)
         outcome.revalidation = .sameBytes
-        settle(j, outcome, file: kept, identity: body.file.identity, validators: body.validators)
+        var validators = body.validators
+        validators.origin = answeringOrigin(j)
+        settle(j, outcome, file: kept, identity: body.file.identity, validators: validators)
     }
 }

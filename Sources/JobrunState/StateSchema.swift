@@ -67,6 +67,7 @@ enum StateSchema {
         """
         ALTER TABLE slices ADD COLUMN etag TEXT;
         ALTER TABLE slices ADD COLUMN last_modified TEXT;
+        ALTER TABLE slices ADD COLUMN validator_origin TEXT;   -- scheme://host[:port] that sent them
         ALTER TABLE slices ADD COLUMN confirmed_at_ms INTEGER;
         """,
     ]
@@ -76,14 +77,14 @@ enum StateSchema {
     static let settledVersion = 3
     /// The first version with `origin_quarantine`.
     static let quarantineVersion = 4
-    /// The first version whose `slices` have `etag`, `last_modified` and `confirmed_at_ms`.
+    /// The first version whose `slices` have `etag`, `last_modified`, `validator_origin` and `confirmed_at_ms`.
     static let validatorsVersion = 5
 
     /// Each version's ``objectsByVersion``, fingerprinted (``fingerprint(_:)``): what a store
     /// opened is compared with, so that no command builds the schemas in memory at each start.
     /// `StateStoreTests` checks them against the migrations.
     static let fingerprints: [UInt64] = [
-        0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB, 0xA387_DC30_1D46_85CD, 0x39F0_A1FB_CE94_07EE,
+        0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB, 0xA387_DC30_1D46_85CD, 0x1954_220E_6522_AE9A,
     ]
 
     /// FNV-1a over the objects' descriptions, each followed by a zero byte: it tells one version's

@@ -28,7 +28,8 @@ extension StateStore {
         guard !confirmations.isEmpty else { return }
         let statement = try SQLiteDatabase.Statement(
             """
-            UPDATE slices SET confirmed_at_ms = ?1, etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified)
+            UPDATE slices SET confirmed_at_ms = ?1, etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
+                validator_origin = coalesce(?10, validator_origin)
             WHERE path = ?4 AND device = ?5 AND inode = ?6 AND size = ?7 AND mtime_ns = ?8 AND ctime_ns = ?9
             """, in: db)
         for start in stride(from: 0, to: confirmations.count, by: Self.rowsPerTransaction) {
@@ -43,6 +44,7 @@ extension StateStore {
                     statement.bind(7, c.file.size)
                     statement.bind(8, c.file.mtimeNanoseconds)
                     statement.bind(9, c.file.ctimeNanoseconds)
+                    statement.bind(10, c.validators.origin)
                     try statement.run()
                 }
             }

@@ -12,7 +12,7 @@ public final class StateStore {
     /// What the records' ``provenColumns`` read for `settled`: the column, or `NULL` in a store
     /// of an older schema opened to read only (its rows are judged by the old rule).
     private let settledColumn: String
-    /// `etag, last_modified, confirmed_at_ms`, or NULLs in a store of an older schema opened read-only.
+    /// `etag, last_modified, validator_origin, confirmed_at_ms`, or NULLs in a store of an older schema opened read-only.
     private let validatorColumns: String
     /// The schema has `origin_quarantine` (a store of an older one opened read-only has not).
     let hasQuarantine: Bool
@@ -56,7 +56,8 @@ public final class StateStore {
         // Checked before anything is written: a database jobrun cannot use is left as it is.
         let version = try StateSchema.check(db)
         settledColumn = readOnly && version < StateSchema.settledVersion ? "NULL" : "settled"
-        validatorColumns = readOnly && version < StateSchema.validatorsVersion ? "NULL, NULL, NULL" : "etag, last_modified, confirmed_at_ms"
+        validatorColumns =
+            readOnly && version < StateSchema.validatorsVersion ? "NULL, NULL, NULL, NULL" : "etag, last_modified, validator_origin, confirmed_at_ms"
         hasQuarantine = !readOnly || version >= StateSchema.quarantineVersion
         if readOnly { return }
         // WAL: readers (status, plan) never wait for a run that writes.
@@ -89,7 +90,7 @@ public final class StateStore {
     static let rowsPerTransaction = 4_096
     /// Rows per statement: one statement's step costs SQLite about as much as its rows.
     static let rowsPerStatement = 32
-    static let columns: Int32 = 15
+    static let columns: Int32 = 16
 
     /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
     /// ``rowsPerTransaction``: each all or none.
@@ -138,7 +139,8 @@ public final class StateStore {
         statement.bind(first + 12, s.isSettled ? Int64(1) : Int64(0))
         statement.bind(first + 13, s.validators.etag)
         statement.bind(first + 14, s.validators.lastModified)
-        statement.bind(first + 15, s.confirmedAtMilliseconds)
+        statement.bind(first + 15, s.validators.origin)
+        statement.bind(first + 16, s.confirmedAtMilliseconds)
     }
 
     /// An upsert of `rows` rows. A proof by hashing (no fetch time) keeps the fetch time of the
@@ -152,7 +154,7 @@ public final class StateStore {
         return try SQLiteDatabase.Statement(
             """
             INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms, settled, etag, last_modified, confirmed_at_ms) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+                fetched_at_ms, settled, etag, last_modified, validator_origin, confirmed_at_ms) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT (path) DO UPDATE SET resource = excluded.resource, size = excluded.size, digests = excluded.digests,
                 device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
                 seen_at_ns = excluded.seen_at_ns, settled = excluded.settled, proven_at_ms = excluded.proven_at_ms,
@@ -161,6 +163,7 @@ public final class StateStore {
                     WHEN size = excluded.size AND digests = excluded.digests AND length(digests) > 0 THEN fetched_at_ms END,
                 etag = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.etag WHEN \(sameFile) THEN etag END,
                 last_modified = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.last_modified WHEN \(sameFile) THEN last_modified END,
+                validator_origin = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.validator_origin WHEN \(sameFile) THEN validator_origin END,
                 confirmed_at_ms = CASE WHEN excluded.confirmed_at_ms IS NOT NULL THEN excluded.confirmed_at_ms WHEN \(sameFile) THEN confirmed_at_ms END
             """, in: db)
     }
@@ -183,8 +186,11 @@ public final class StateStore {
         var proven = ProvenFile(
             file: file, digests: ProvenDigests(packed: row.blob(2)), seenAtNanoseconds: row.integer(7), settled: row.optionalInteger(10).map { $0 != 0 },
             provenAtMilliseconds: row.integer(8), fetchedAtMilliseconds: row.optionalInteger(9))
-        proven.validators = OriginValidators(etag: row.optionalText(11), lastModified: row.optionalText(12))
-        proven.confirmedAtMilliseconds = row.optionalInteger(13)
+        // Sent back to a server as they are: what a store holds is held to what a response may carry.
+        proven.validators = OriginValidators(
+            etag: OriginValidators.sendable(row.optionalText(11)), lastModified: OriginValidators.sendable(row.optionalText(12)),
+            origin: row.optionalText(13))
+        proven.confirmedAtMilliseconds = row.optionalInteger(14)
         return proven
     }
 
@@ -200,7 +206,7 @@ public final class StateStore {
     /// What was recorded for `path`, if anything.
     func proven(path: String) throws(StateError) -> ProvenSlice? {
         let statement = try SQLiteDatabase.Statement("SELECT \(provenColumns), resource FROM slices WHERE path = ?1", in: db)
-        let resourceColumn: Int32 = 14
+        let resourceColumn: Int32 = 15
         statement.bind(1, path)
         var found: ProvenSlice?
         try statement.forEachRow { row in

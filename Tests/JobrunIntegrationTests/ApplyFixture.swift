@@ -145,6 +145,7 @@ struct ApplyJSON: Decodable {
         var revalidated: Int
         var unchanged: Int
         var replaced: Int
+        var pruned: Int
         var success: Bool
         var interruptedBySignal: Int?
         var stopReason: String?
@@ -232,10 +233,31 @@ struct ApplyJSON: Decodable {
         var limitPath: [LimitPoint]
     }
 
+    struct Prune: Decodable {
+        struct File: Decodable {
+            var resource: String
+            var path: String
+            var file: String
+            var foreign: Bool
+            var trashPath: String?
+            var error: String?
+        }
+
+        var state: String
+        var reason: String?
+        var maxDelete: String
+        var resources: [String]
+        var trash: String?
+        var pruned: Int
+        var failed: Int
+        var files: [File]
+    }
+
     var formatVersion: Int
     var jobrunVersion: String
     var summary: Summary
     var resources: [Resource]
+    var prune: Prune?
     var origins: [Origin]
 
     static func decode(_ text: String, context: @autoclosure () -> String) throws -> ApplyJSON {

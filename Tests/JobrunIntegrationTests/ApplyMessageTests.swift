@@ -178,7 +178,9 @@ import Testing
         #expect(plan.stdout.contains("~ folder.bin (10 B) [size only]: 'mirror/r/folder.bin' is a directory, not a regular file\n"), "\(plan)")
         #expect(plan.stdout.contains("~ sub/inner.bin (10 B) [size only]: 'mirror/r/sub' is a regular file, not a folder\n"), "\(plan)")
 
-        let result = try await fixture.apply()
+        // Without the offline pause: once the other slices have ended, the refusing port is the
+        // only origin with work, and its refusals would read as the network gone.
+        let result = try await fixture.apply(["--offline-wait", "0"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("! r/old.bin: Protocol: the server's reply is not HTTP/1.0 or later (an HTTP/0.9 reply, or not HTTP)"), "\(result)")
         #expect(result.stdout.contains("! r/refused.bin: Connect: the connection was refused"), "\(result)")

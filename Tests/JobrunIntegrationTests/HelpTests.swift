@@ -43,7 +43,7 @@ import Testing
         let titles = result.stdout.split(separator: "\n").filter { $0.first?.isUppercase == true && $0.hasSuffix(":") }
         #expect(
             titles == [
-                "MANIFESTS:", "SELECTION AND SHARDS:", "TRANSFERS:", "REPORTS:", "PROGRESS AND OUTPUT:", "MIRROR STATE:", "NETWORK POLICY:",
+                "MANIFESTS:", "SELECTION AND SHARDS:", "TRANSFERS:", "REPORTS:", "PROGRESS AND OUTPUT:", "MIRROR STATE:", "PRUNING:", "NETWORK POLICY:",
                 "DEADLINE AND OFFLINE:", "HOOKS:", "OPTIONS:",
             ], "\(result.stdout)")
         let root = try await Harness.run(["--help"], in: directory.path)

@@ -134,7 +134,7 @@ import Testing
         let slice = #""resource":"r","path":"a/b.ts","url":"http://h/a/b.ts""#
         let settledSlice = slice + #","origin":"http://h","failed_at":[]"#
         let zero =
-            #""fetched":0,"resumed":0,"repaired":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0,"revalidated":0,"unchanged":0,"replaced":0"#
+            #""fetched":0,"resumed":0,"repaired":0,"bytes_transferred":0,"up_to_date":0,"failed":0,"skipped":0,"deferred":0,"size_only":0,"unverified":0,"revalidated":0,"unchanged":0,"replaced":0,"pruned":0"#
         #expect(
             data == [
                 #"{"jobrun_version":"\#(JobrunVersion.current)","command":"plan","argv":["jobrun","plan"],"manifests_sha256":null}"#,

@@ -107,5 +107,8 @@ public struct ResourceSettings: Hashable, Sendable {
     public var hooks = HookSettings()
     /// Whether slices without a digest are asked of their origin again (a slice may override it).
     public var refresh = RefreshPolicy.never
+    /// Files in its folder that no slice names any more, and that jobrun fetched, are removed
+    /// (to the trash) once a run has completed every selected resource (`apply --prune` for all).
+    public var prune = false
     public init() {}
 }

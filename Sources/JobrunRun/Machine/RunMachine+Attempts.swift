@@ -19,7 +19,9 @@ extension RunMachine {
     /// a redirect's target. Whether a partial file may be there to resume: the plan was made by
     /// this process moments ago from one listing per folder, so a first attempt of a slice it classified fetch or refetch has none (a partial
     /// with matching metadata would have made it `resume`); later starts (retries, attempts given
-    /// back while offline), redirect hops and `resume` slices look on disk.
+    /// back while offline), redirect hops and `resume` slices look on disk, and so do slices to
+    /// `revalidate`, whose folders the plan did not list (a file in place is not looked for a
+    /// partial beside it): an interrupted revalidation's partial file is resumed as any other.
     mutating func attemptStarts(_ j: SliceID, isFirstStart: Bool) -> Bool {
         let continuesRedirect = review.redirectOrigin(j) != nil
         if !continuesRedirect {
@@ -27,7 +29,7 @@ extension RunMachine {
             review.forgetRedirect(j)
         }
         let planned = plan.entries[book.jobs[j].resource].decisions[book.jobs[j].slice].action
-        return continuesRedirect || !isFirstStart || planned == .resume
+        return continuesRedirect || !isFirstStart || planned == .resume || planned == .revalidate
     }
 
     /// Job `j`'s attempt failed with `failure`: retried or not (``AttemptReview/retry(_:after:attempts:policy:resourceTimeout:firstStart:now:random:isStopping:originFailed:)``).

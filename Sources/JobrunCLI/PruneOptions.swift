@@ -1,0 +1,88 @@
+import ArgumentParser
+import JobrunCore
+import JobrunFiles
+import JobrunManifest
+import JobrunPlan
+import JobrunState
+import JobrunSystem
+
+/// `--prune`, `--prune-foreign`, `--max-delete` and `--keep-trash` (`apply`; `plan` shows what
+/// would go): files no slice names any more, removed to the trash after a complete run
+/// (docs/apply.md, "Pruning").
+struct PruneOptions: ParsableArguments {
+    @Flag(
+        name: .long,
+        help:
+            "After a run that completed every selected resource, move the files in their folders that no slice names and that jobrun fetched to the trash (.jobrun/trash); a resource's 'prune: true' does so without it."
+    )
+    var prune = false
+
+    @Flag(
+        name: .customLong("prune-foreign"),
+        help: "Prune files no record says jobrun fetched too (another program's, or put there by hand); they are listed first.")
+    var pruneForeign = false
+
+    @Option(
+        name: .customLong("max-delete"),
+        help: ArgumentHelp(
+            "Prune nothing at all when more files than this would go: a count (100) or a share of the pruned resources' files (25%). Default 50%.",
+            valueName: "n|p%"))
+    var maxDelete: String?
+
+    var limit: DeleteLimit { maxDelete.flatMap { DeleteLimit(parsing: $0) } ?? .standard }
+
+    var options: PrunePlan.Options { PrunePlan.Options(all: prune, foreign: pruneForeign, limit: limit) }
+
+    func validate() throws {
+        if let maxDelete, DeleteLimit(parsing: maxDelete) == nil {
+            throw ValidationError("--max-delete: '\(maxDelete)' is neither a count (100) nor a percentage from 0% to 100% (25%)")
+        }
+    }
+
+    /// What a prune of `manifest` would remove (`nil` when no selected resource prunes), from
+    /// the records of `states`.
+    func plan(for manifest: Manifest, states: MirrorStates) -> PrunePlan? {
+        let options = options
+        guard manifest.resources.contains(where: { options.all || $0.settings.prune }) else {
+            if pruneForeign { StandardError.write("jobrun: warning: --prune-foreign prunes nothing without --prune or a resource with 'prune: true'\n") }
+            return nil
+        }
+        return PrunePlan.make(
+            manifest, options: options, recorded: { states.recordedFiles(root: $0) },
+            isFile: { root, path in
+                var status = stat()
+                return lstat(root == "." ? path : root + "/" + path, &status) == 0 && !FileStatus.isDirectory(mode: status.st_mode)
+            },
+            foreign: { root, directories, expected in ExtraFileScanner().scan(root: root, directories: directories, expected: expected).extraPaths })
+    }
+
+}
+
+/// `apply --keep-trash`: how long the trash keeps what a prune moved there.
+struct KeepTrashOption: ParsableArguments {
+    @Option(
+        name: .customLong("keep-trash"),
+        help: ArgumentHelp(
+            "How long pruned files stay in the trash before a later apply removes them (default 7d; 0: at the next apply).", valueName: "duration"))
+    var keepTrash: String?
+
+    static let defaultKeep: Duration = .seconds(7 * 86_400)
+
+    var keep: Duration {
+        if keepTrash == "0" { return .zero }
+        return keepTrash.flatMap { try? DurationParser.milliseconds($0).get() }.map { .milliseconds($0) } ?? Self.defaultKeep
+    }
+
+    func validate() throws {
+        if let keepTrash, keepTrash != "0", (try? DurationParser.milliseconds(keepTrash).get()) == nil {
+            throw ValidationError("--keep-trash: '\(keepTrash)' is not a duration (for example 12h, 7d; 0 empties the trash at the next apply)")
+        }
+    }
+
+    /// Removes the trash folders of `manifest`'s roots older than `--keep-trash`.
+    func expireTrash(of manifest: Manifest, now: Int64) {
+        for root in Set(manifest.resources.map(\.outputRoot)).sorted() {
+            Trash.expire(root: root, keptFor: keep.wholeMilliseconds, now: now)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import JobrunCore
+import JobrunSystem
+
+/// Where a prune puts what it removes: `ROOT/.jobrun/trash/STAMP/PATH`, one folder per run
+/// (``folderName(atMilliseconds:runID:)``), the files as they were (renamed, never copied, so a
+/// file keeps its inode and links), kept until ``expire(root:keptFor:now:)`` removes the folder.
+/// Restoring a run's files is a copy of hard links back: `cp -al ROOT/.jobrun/trash/STAMP/. ROOT/`.
+public enum Trash {
+    /// Below the output root.
+    public static let folder = ".jobrun/trash"
+
+    /// `20261129T064500Z-RUNID`: its time first, so that names sort by age and say it.
+    public static func folderName(atMilliseconds ms: Int64, runID: String) -> String {
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let compact = RFC3339.utcDateTime(secondsSince1970: seconds).filter { $0 != "-" && $0 != ":" } + "Z"
+        let safeID = runID.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        return compact + (safeID.isEmpty ? "" : "-" + safeID)
+    }
+
+    /// When a folder named by ``folderName(atMilliseconds:runID:)`` was made, in ms since the
+    /// epoch; `nil` for another name.
+    public static func madeAt(folderName name: String) -> Int64? {
+        let stamp = name.prefix { $0 != "-" }
+        guard stamp.count == 16, stamp.hasSuffix("Z") else { return nil }
+        let digits = Array(stamp.dropLast())
+        guard digits[8] == "T" else { return nil }
+        let text =
+            "\(String(digits[0..<4]))-\(String(digits[4..<6]))-\(String(digits[6..<8]))T\(String(digits[9..<11])):\(String(digits[11..<13])):\(String(digits[13..<15]))Z"
+        return RFC3339.milliseconds(text)
+    }
+
+    /// What moving one file came to.
+    public enum Moved: Sendable, Hashable {
+        /// In the trash, at this path below the root; `workingFiles` of its partial download moved with it.
+        case moved(trashPath: String)
+        /// Gone before it could be moved (nothing to do).
+        case gone
+        case failed(FileIOError)
+    }
+
+    /// Moves each of `paths` (below `root`, never through a link) into the trash folder `name`,
+    /// with its partial download's working files, in order.
+    public static func move(_ paths: [String], root: String, into name: String) -> [Moved] {
+        guard !paths.isEmpty else { return [] }
+        let rootFD: Int32
+        switch PathBeneath.openRoot(root, for: .listing) {
+        case .descriptor(let fd): rootFD = fd
+        default:
+            return paths.map { _ in .failed(FileIOError(path: root, operation: "open", code: ENOENT)) }
+        }
+        defer { closeDescriptor(rootFD) }
+        let trash = folder + "/" + name
+        var folders = Folders(rootFD: rootFD, rootPath: root)
+        defer { folders.closeAll() }
+        return paths.map { path in
+            let (parent, fileName) = SlashPath.split(path)
+            let display = joinPath(root, path)
+            guard let components = PathBeneath.components(ofDirectory: parent) else {
+                return .failed(FileIOError(path: display, operation: "move to the trash", code: EINVAL))
+            }
+            let source: Int32
+            switch PathBeneath.openDirectory(components, beneath: rootFD, rootPath: root, for: .listing) {
+            case .descriptor(let fd): source = fd
+            case .failed(.missing, _): return .gone
+            case .failed(let check, _):
+                if case .ioError(let p, let code, _) = check { return .failed(FileIOError(path: p, operation: "open", code: code)) }
+                return .failed(FileIOError(path: display, operation: "move to the trash", code: ENOTDIR))
+            }
+            defer { closeDescriptor(source) }
+            let name = String(fileName)
+            var status = stat()
+            if fstatat(source, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
+                return errno == ENOENT ? .gone : .failed(FileIOError(path: display, operation: "look at", code: errno))
+            }
+            guard !FileStatus.isDirectory(mode: status.st_mode) else {
+                return .failed(FileIOError(path: display, operation: "move to the trash", code: EISDIR))
+            }
+            let target = parent.isEmpty ? trash : trash + "/" + parent
+            let destination: Int32
+            do throws(FileIOError) {
+                destination = try folders.create(target)
+            } catch {
+                return .failed(error)
+            }
+            guard renameat(source, name, destination, name) == 0 else {
+                return .failed(FileIOError(path: display, operation: "move to the trash", code: errno))
+            }
+            // Its partial download is of a file no slice names any more: it goes with it.
+            for working in [WorkingFileName.partial(for: name), WorkingFileName.metadata(for: name)] {
+                if renameat(source, working, destination, working) != 0, errno != ENOENT { continue }
+            }
+            return .moved(trashPath: target + "/" + name)
+        }
+    }
+
+    /// Removes the trash folders of `root` made longer than `keptFor` (ms) before `now`; the
+    /// names of those removed, sorted. Folders of other names are left alone.
+    @discardableResult
+    public static func expire(root: String, keptFor: Int64, now: Int64) -> [String] {
+        let path = joinPath(root, folder)
+        var removed: [String] = []
+        for name in names(inFolder: path).sorted() {
+            guard let made = madeAt(folderName: name), now - made >= keptFor else { continue }
+            if TreeRemoval.remove(path + "/" + name) { removed.append(name) }
+        }
+        return removed
+    }
+
+    /// The names in the folder at `path` (not followed if a link), none when it cannot be listed.
+    static func names(inFolder path: String) -> [String] {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0, let stream = fdopendir(fd) else {
+            if fd >= 0 { closeDescriptor(fd) }
+            return []
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Folders of the trash opened or made, kept open for the files after them.
+    struct Folders {
+        let rootFD: Int32
+        let rootPath: String
+        var open: [String: Int32] = [:]
+
+        init(rootFD: Int32, rootPath: String) {
+            self.rootFD = rootFD
+            self.rootPath = rootPath
+        }
+
+        /// The descriptor of `relative` below the root, its missing folders made (none may be a link).
+        mutating func create(_ relative: String) throws(FileIOError) -> Int32 {
+            if let fd = open[relative] { return fd }
+            var parent = rootFD
+            var prefix = ""
+            for component in relative.split(separator: "/") {
+                prefix = prefix.isEmpty ? String(component) : prefix + "/" + component
+                if let fd = open[prefix] {
+                    parent = fd
+                    continue
+                }
+                var fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                if fd < 0, errno == ENOENT {
+                    if mkdirat(parent, String(component), 0o700) != 0, errno != EEXIST {
+                        throw FileIOError(path: joinPath(rootPath, prefix), operation: "create folder", code: errno)
+                    }
+                    fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+                guard fd >= 0 else { throw FileIOError(path: joinPath(rootPath, prefix), operation: "open folder", code: errno) }
+                open[prefix] = fd
+                parent = fd
+            }
+            return parent
+        }
+
+        func closeAll() {
+            for fd in open.values { closeDescriptor(fd) }
+        }
+    }
+}

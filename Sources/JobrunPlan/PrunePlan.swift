@@ -1,0 +1,150 @@
+public import JobrunCore
+public import JobrunManifest
+public import JobrunState
+
+/// A file a prune would remove: in a pruned resource's folder, named by no slice of the
+/// manifests.
+public struct PruneFile: Sendable, Hashable {
+    public var resource: String
+    /// The output root, as the manifests name it, and the path below it.
+    public var root: String
+    public var path: String
+    /// No record says jobrun fetched it (another program's file, or one jobrun only found there):
+    /// removed only when asked for explicitly (`--prune-foreign`).
+    public var isForeign: Bool
+
+    public init(resource: String, root: String, path: String, isForeign: Bool) {
+        self.resource = resource
+        self.root = root
+        self.path = path
+        self.isForeign = isForeign
+    }
+
+    /// As the user would type it: `root/path`.
+    public var file: String { root == "." ? path : root + "/" + path }
+}
+
+/// What a prune of a run would remove (``PrunePlan/make(_:options:recorded:isFile:foreign:)``),
+/// and whether its limit allows it.
+public struct PrunePlan: Sendable {
+    /// What `--prune`, `--prune-foreign` and `--max-delete` asked.
+    public struct Options: Sendable, Hashable {
+        /// Every selected resource (`--prune`); otherwise those with `prune: true`.
+        public var all = false
+        /// Files no record says jobrun fetched too (`--prune-foreign`).
+        public var foreign = false
+        public var limit = DeleteLimit.standard
+        public init(all: Bool = false, foreign: Bool = false, limit: DeleteLimit = .standard) {
+            self.all = all
+            self.foreign = foreign
+            self.limit = limit
+        }
+    }
+
+    /// Foreign files first (they are the ones to read twice), then by root and path.
+    public var files: [PruneFile]
+    /// The ids of the resources pruned, in the manifest's order.
+    public var resources: [String]
+    /// The files of those resources: their slices and the files to remove, which a percentage
+    /// limit counts from.
+    public var total: Int
+    public var limit: DeleteLimit
+
+    /// Why nothing may be removed (more files than the limit allows), or `nil`.
+    public var refusal: String? {
+        let allowed = limit.allowance(of: total)
+        guard files.count > allowed else { return nil }
+        let share: String
+        switch limit {
+        case .count: share = ""
+        case .percent: share = " of the \(total) files of the pruned resources"
+        }
+        return "\(files.count) files to prune, more than --max-delete \(limit) allows (\(allowed)\(share)); nothing was pruned"
+    }
+
+    /// The plan for the resources of `manifest` that `options` prunes. Pure but for the three
+    /// lookups it is given:
+    /// - `recorded`: what a root's mirror state records (`nil` when it has no store: none of its
+    ///   files is known to be jobrun's);
+    /// - `isFile`: whether a path below a root is a file or a link, not a folder (a record's file
+    ///   may be gone);
+    /// - `foreign`: the paths below a root's folders that the given set does not name (asked
+    ///   only with ``Options/foreign``).
+    ///
+    /// | the path                                                  | pruned         |
+    /// |-----------------------------------------------------------|----------------|
+    /// | named by a slice of any resource of the manifests         | never          |
+    /// | recorded for another resource than one pruned              | never          |
+    /// | recorded for a pruned resource, fetched by jobrun          | yes            |
+    /// | recorded for it but only found there, or not recorded      | `--prune-foreign` only |
+    /// | of a resource split over shards, another shard's           | never          |
+    public static func make(
+        _ manifest: Manifest, options: Options, recorded: (String) -> [StateStore.RecordedFile]?, isFile: (String, String) -> Bool,
+        foreign: (String, [String], Set<String>) -> [String]
+    ) -> PrunePlan {
+        let pruned = manifest.resources.filter { options.all || $0.settings.prune }
+        var plan = PrunePlan(files: [], resources: pruned.map(\.id), total: 0, limit: options.limit)
+        guard !pruned.isEmpty else { return plan }
+        var named: [String: Set<String>] = [:]
+        for r in manifest.declaredResources where pruned.contains(where: { $0.outputRoot == r.outputRoot }) {
+            for s in r.slices { named[r.outputRoot, default: []].insert(r.relativePath(of: s)) }
+        }
+        let owner = Ownership(manifest)
+        var files: [PruneFile] = []
+        for root in Set(pruned.map(\.outputRoot)).sorted() {
+            let here = pruned.filter { $0.outputRoot == root }
+            let names = named[root] ?? []
+            let records = recorded(root) ?? []
+            var recordedPaths = Set<String>()
+            for record in records {
+                recordedPaths.insert(record.path)
+                guard !names.contains(record.path), let r = here.first(where: { $0.id == record.resource }), r.contains(record.path),
+                    record.wasFetched || options.foreign, owner.owns(record.path, of: r), isFile(root, record.path)
+                else { continue }
+                files.append(PruneFile(resource: r.id, root: root, path: record.path, isForeign: !record.wasFetched))
+            }
+            guard options.foreign else { continue }
+            var seen = Set<String>()
+            for r in here {
+                for path in foreign(root, [r.dest], names) where !recordedPaths.contains(path) && owner.owns(path, of: r) {
+                    // Folders nest: a file below two pruned resources' folders goes to the innermost.
+                    guard seen.insert(path).inserted else { continue }
+                    let innermost = here.filter { $0.contains(path) }.max { $0.dest.count < $1.dest.count } ?? r
+                    files.append(PruneFile(resource: innermost.id, root: root, path: path, isForeign: true))
+                }
+            }
+        }
+        plan.files = files.sorted { ($0.isForeign ? 0 : 1, $0.root, $0.path) < ($1.isForeign ? 0 : 1, $1.root, $1.path) }
+        plan.total = pruned.reduce(0) { $0 + $1.slices.count } + files.count
+        return plan
+    }
+
+    /// Which shard prunes what: a resource placed whole on this shard, all of its files; one split
+    /// over the shards, the paths the layout puts here.
+    struct Ownership {
+        let shard: ShardSelection?
+        let declaredCounts: [String: Int]
+
+        init(_ manifest: Manifest) {
+            shard = manifest.shard
+            var counts: [String: Int] = [:]
+            for r in manifest.shard?.declared ?? [] { counts[r.id] = r.slices.count }
+            declaredCounts = counts
+        }
+
+        func owns(_ path: String, of r: Resource) -> Bool {
+            guard let shard, let declared = declaredCounts[r.id], declared != r.slices.count else { return true }
+            let slicePath = r.dest.isEmpty ? path : String(path.dropFirst(r.dest.count + 1))
+            return ShardLayout.shard(ofSlice: slicePath, resource: r.id, count: shard.spec.count) == shard.spec.index
+        }
+    }
+}
+
+extension Resource {
+    /// Whether `path` (relative to the output root) is in the resource's folder.
+    func contains(_ path: String) -> Bool {
+        dest.isEmpty
+            || (path.hasPrefix(dest) && path.utf8.count > dest.utf8.count
+                && path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: dest.utf8.count)] == UInt8(ascii: "/"))
+    }
+}
