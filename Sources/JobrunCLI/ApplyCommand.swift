@@ -227,12 +227,13 @@ struct ApplyCommand: DocumentedCommand {
         // After the run, with its records: what it fetched is named, what it dropped is not.
         recorder.waitUntilWritten()
         let now = RunID.milliseconds()
+        // Before this run's prune: what it moves there stays for --keep-trash from now.
+        keepTrashOption.expireTrash(of: manifest, now: now)
         if let prunePlan = pruneOptions.plan(for: manifest, states: states) {
             let report = Pruning.run(prunePlan, after: result, states: states, runID: runID, now: now)
             result.prune = report
             events.emit(.pruned(report))
         }
-        keepTrashOption.expireTrash(of: manifest, now: now)
         if sums != nil {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }

@@ -44,14 +44,18 @@ struct PruneOptions: ParsableArguments {
     func plan(for manifest: Manifest, states: MirrorStates) -> PrunePlan? {
         let options = options
         guard manifest.resources.contains(where: { options.all || $0.settings.prune }) else {
-            if pruneForeign { StandardError.write("jobrun: warning: --prune-foreign prunes nothing without --prune or a resource with 'prune: true'\n") }
+            if pruneForeign || maxDelete != nil {
+                StandardError.write(
+                    "jobrun: warning: --prune-foreign and --max-delete prune nothing without --prune or a selected resource with 'prune: true'\n")
+            }
             return nil
         }
         return PrunePlan.make(
             manifest, options: options, recorded: { states.recordedFiles(root: $0) },
-            isFile: { root, path in
+            identity: { root, path in
                 var status = stat()
-                return lstat(root == "." ? path : root + "/" + path, &status) == 0 && !FileStatus.isDirectory(mode: status.st_mode)
+                guard lstat(root == "." ? path : root + "/" + path, &status) == 0, !FileStatus.isDirectory(mode: status.st_mode) else { return nil }
+                return FileIdentity(status)
             },
             foreign: { root, directories, expected in ExtraFileScanner().scan(root: root, directories: directories, expected: expected).extraPaths })
     }

@@ -13,7 +13,7 @@ public enum Trash {
     public static func folderName(atMilliseconds ms: Int64, runID: String) -> String {
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let compact = RFC3339.utcDateTime(secondsSince1970: seconds).filter { $0 != "-" && $0 != ":" } + "Z"
-        let safeID = runID.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        let safeID = runID.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }
         return compact + (safeID.isEmpty ? "" : "-" + safeID)
     }
 
@@ -38,21 +38,69 @@ public enum Trash {
         case failed(FileIOError)
     }
 
-    /// Moves each of `paths` (below `root`, never through a link) into the trash folder `name`,
-    /// with its partial download's working files, in order.
-    public static func move(_ paths: [String], root: String, into name: String) -> [Moved] {
+    /// Why `paths` (below `root`) could not all be moved to its trash, one line each; empty when
+    /// they can: each is there, not a folder, reached without a link, in a folder this process may
+    /// write, and on the file system of the root's `.jobrun` (a rename cannot cross file systems).
+    /// A prune checks them all before it moves any, so that it moves all of them or none.
+    public static func obstacles(to paths: [String], root: String) -> [String] {
         guard !paths.isEmpty else { return [] }
+        guard case .descriptor(let rootFD) = PathBeneath.openRoot(root, for: .listing) else { return ["'\(root)' cannot be opened"] }
+        defer { closeDescriptor(rootFD) }
+        var status = stat()
+        let trashDevice: UInt64
+        if fstatat(rootFD, MirrorStateFolder.name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            guard FileStatus.isDirectory(mode: status.st_mode) else { return ["'\(joinPath(root, MirrorStateFolder.name))' is not a folder"] }
+            trashDevice = UInt64(status.st_dev)
+        } else {
+            guard fstat(rootFD, &status) == 0 else { return ["'\(root)' cannot be looked at"] }
+            trashDevice = UInt64(status.st_dev)
+        }
+        var found: [String] = []
+        for path in paths {
+            let (parent, fileName) = SlashPath.split(path)
+            let display = joinPath(root, path)
+            guard let components = PathBeneath.components(ofDirectory: parent),
+                case .descriptor(let folder) = PathBeneath.openDirectory(components, beneath: rootFD, rootPath: root, for: .listing)
+            else {
+                found.append("'\(display)': its folder cannot be reached without a link")
+                continue
+            }
+            defer { closeDescriptor(folder) }
+            if fstatat(folder, String(fileName), &status, AT_SYMLINK_NOFOLLOW) != 0 {
+                if errno != ENOENT { found.append("'\(display)': \(systemErrorText(errno))") }
+            } else if FileStatus.isDirectory(mode: status.st_mode) {
+                found.append("'\(display)' is a folder")
+            } else if UInt64(status.st_dev) != trashDevice {
+                found.append("'\(display)' is on another file system than '\(joinPath(root, Trash.folder))'")
+            } else if faccessat(folder, ".", W_OK, AT_EACCESS) != 0 {
+                found.append("'\(display)': its folder cannot be written (\(systemErrorText(errno)))")
+            }
+        }
+        return found
+    }
+
+    /// Moves each of `paths` (below `root`, never through a link) into a new trash folder named
+    /// `name` (`name-2`, … when one of that name is there already: never into another run's),
+    /// with its partial download's working files, in order; the folder's name, and each path's fate.
+    public static func move(_ paths: [String], root: String, into name: String) -> (folder: String, moved: [Moved]) {
+        guard !paths.isEmpty else { return (name, []) }
         let rootFD: Int32
         switch PathBeneath.openRoot(root, for: .listing) {
         case .descriptor(let fd): rootFD = fd
         default:
-            return paths.map { _ in .failed(FileIOError(path: root, operation: "open", code: ENOENT)) }
+            return (name, paths.map { _ in .failed(FileIOError(path: root, operation: "open", code: ENOENT)) })
         }
         defer { closeDescriptor(rootFD) }
-        let trash = folder + "/" + name
         var folders = Folders(rootFD: rootFD, rootPath: root)
         defer { folders.closeAll() }
-        return paths.map { path in
+        let made: String
+        do throws(FileIOError) {
+            made = try folders.createNew(folder, named: name)
+        } catch {
+            return (name, paths.map { _ in .failed(error) })
+        }
+        let trash = folder + "/" + made
+        let moved = paths.map { path -> Moved in
             let (parent, fileName) = SlashPath.split(path)
             let display = joinPath(root, path)
             guard let components = PathBeneath.components(ofDirectory: parent) else {
@@ -85,12 +133,14 @@ public enum Trash {
             guard renameat(source, name, destination, name) == 0 else {
                 return .failed(FileIOError(path: display, operation: "move to the trash", code: errno))
             }
-            // Its partial download is of a file no slice names any more: it goes with it.
+            // Its partial download is of a file no slice names any more: it goes with it (one that
+            // cannot is left as it is; the next run's plan removes what no slice resumes).
             for working in [WorkingFileName.partial(for: name), WorkingFileName.metadata(for: name)] {
-                if renameat(source, working, destination, working) != 0, errno != ENOENT { continue }
+                _ = renameat(source, working, destination, working)
             }
             return .moved(trashPath: target + "/" + name)
         }
+        return (made, moved)
     }
 
     /// Removes the trash folders of `root` made longer than `keptFor` (ms) before `now`; the
@@ -98,6 +148,11 @@ public enum Trash {
     @discardableResult
     public static func expire(root: String, keptFor: Int64, now: Int64) -> [String] {
         let path = joinPath(root, folder)
+        // Removal goes by path: neither folder on the way may be a link to elsewhere.
+        var status = stat()
+        for step in [joinPath(root, MirrorStateFolder.name), path] {
+            guard lstat(step, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else { return [] }
+        }
         var removed: [String] = []
         for name in names(inFolder: path).sorted() {
             guard let made = madeAt(folderName: name), now - made >= keptFor else { continue }
@@ -156,6 +211,18 @@ public enum Trash {
                 parent = fd
             }
             return parent
+        }
+
+        /// Makes the new folder `name` in `parent` (below the root, made as needed): `name`, or
+        /// `name-2`, `name-3`, … when it is taken; the name made.
+        mutating func createNew(_ parent: String, named name: String) throws(FileIOError) -> String {
+            let fd = try create(parent)
+            for k in 1...1_000 {
+                let candidate = k == 1 ? name : "\(name)-\(k)"
+                if mkdirat(fd, candidate, 0o700) == 0 { return candidate }
+                guard errno == EEXIST else { throw FileIOError(path: joinPath(rootPath, parent + "/" + candidate), operation: "create folder", code: errno) }
+            }
+            throw FileIOError(path: joinPath(rootPath, parent + "/" + name), operation: "create folder", code: EEXIST)
         }
 
         func closeAll() {

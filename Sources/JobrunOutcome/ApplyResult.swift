@@ -360,7 +360,9 @@ public struct ApplyResult: Sendable {
     public var pruneClause: String {
         guard let prune, !prune.files.isEmpty else { return "" }
         switch prune.state {
-        case .pruned: return "; \(prune.prunedCount) pruned" + (prune.failedCount > 0 ? " (\(prune.failedCount) could not be moved)" : "")
+        case .pruned:
+            guard prune.prunedCount + prune.failedCount > 0 else { return "" }
+            return "; \(prune.prunedCount) pruned" + (prune.failedCount > 0 ? " (\(prune.failedCount) could not be moved)" : "")
         case .refused: return "; prune refused"
         case .notRun: return "; nothing pruned"
         }

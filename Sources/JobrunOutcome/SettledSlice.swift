@@ -17,10 +17,27 @@ public struct SettledSlice: Sendable {
     public var file: FileIdentity?
     /// What the origin said identifies the version it sent or confirmed (ETag, Last-Modified),
     /// for a slice fetched or revalidated.
-    public var validators = OriginValidators()
+    public var validators: OriginValidators {
+        get { word?.validators ?? OriginValidators() }
+        set { word = newValue.isEmpty && confirmed == nil ? nil : OriginsWord(validators: newValue, confirmed: confirmed) }
+    }
     /// For a 304 to a revalidation: the recorded identity of the file it confirmed (the mirror
     /// state's record is renewed only while it still has it).
-    public var confirmed: FileIdentity?
+    public var confirmed: FileIdentity? {
+        get { word?.confirmed }
+        set { word = validators.isEmpty && newValue == nil ? nil : OriginsWord(validators: validators, confirmed: newValue) }
+    }
+    /// Boxed: only slices without a digest carry it, and every observer copies the event.
+    private var word: OriginsWord?
+
+    private final class OriginsWord: Sendable {
+        let validators: OriginValidators
+        let confirmed: FileIdentity?
+        init(validators: OriginValidators, confirmed: FileIdentity?) {
+            self.validators = validators
+            self.confirmed = confirmed
+        }
+    }
 
     public init(slice: SliceRef, outcome: SliceOutcome, integrity: SliceIntegrity, isBulk: Bool, index: Int? = nil, file: FileIdentity? = nil) {
         self.slice = slice

@@ -1,6 +1,7 @@
 public import JobrunCore
 public import JobrunManifest
 public import JobrunState
+public import JobrunSystem
 
 /// A file a prune would remove: in a pruned resource's folder, named by no slice of the
 /// manifests.
@@ -66,50 +67,60 @@ public struct PrunePlan: Sendable {
     /// lookups it is given:
     /// - `recorded`: what a root's mirror state records (`nil` when it has no store: none of its
     ///   files is known to be jobrun's);
-    /// - `isFile`: whether a path below a root is a file or a link, not a folder (a record's file
-    ///   may be gone);
+    /// - `identity`: the identity of what is at a path below a root, a link not followed (`nil`
+    ///   when nothing is there, or a folder);
     /// - `foreign`: the paths below a root's folders that the given set does not name (asked
     ///   only with ``Options/foreign``).
     ///
-    /// | the path                                                  | pruned         |
-    /// |-----------------------------------------------------------|----------------|
-    /// | named by a slice of any resource of the manifests         | never          |
-    /// | recorded for another resource than one pruned              | never          |
-    /// | recorded for a pruned resource, fetched by jobrun          | yes            |
-    /// | recorded for it but only found there, or not recorded      | `--prune-foreign` only |
-    /// | of a resource split over shards, another shard's           | never          |
+    /// | the path                                                                 | pruned         |
+    /// |--------------------------------------------------------------------------|----------------|
+    /// | named by a slice of any resource of the manifests (any root's, nested or not) | never     |
+    /// | in a `.jobrun` folder, or below another output root of the manifests      | never          |
+    /// | recorded for another resource than one pruned                            | never          |
+    /// | recorded for a pruned resource, fetched by jobrun, still that file (device, inode, size, modification time) | yes |
+    /// | recorded for it but only found there or changed since, or not recorded    | `--prune-foreign` only |
+    /// | not recorded, and in the folder of a resource not pruned (the innermost)  | never          |
+    /// | of a resource split over shards, another shard's                          | never          |
     public static func make(
-        _ manifest: Manifest, options: Options, recorded: (String) -> [StateStore.RecordedFile]?, isFile: (String, String) -> Bool,
+        _ manifest: Manifest, options: Options, recorded: (String) -> [StateStore.RecordedFile]?, identity: (String, String) -> FileIdentity?,
         foreign: (String, [String], Set<String>) -> [String]
     ) -> PrunePlan {
         let pruned = manifest.resources.filter { options.all || $0.settings.prune }
         var plan = PrunePlan(files: [], resources: pruned.map(\.id), total: 0, limit: options.limit)
         guard !pruned.isEmpty else { return plan }
-        var named: [String: Set<String>] = [:]
-        for r in manifest.declaredResources where pruned.contains(where: { $0.outputRoot == r.outputRoot }) {
-            for s in r.slices { named[r.outputRoot, default: []].insert(r.relativePath(of: s)) }
-        }
+        let declared = manifest.declaredResources
+        let prunedIDs = Set(pruned.map(\.id))
         let owner = Ownership(manifest)
         var files: [PruneFile] = []
         for root in Set(pruned.map(\.outputRoot)).sorted() {
             let here = pruned.filter { $0.outputRoot == root }
-            let names = named[root] ?? []
+            let names = Self.named(below: root, by: declared)
+            let nestedRoots = Set(declared.map(\.outputRoot)).compactMap { Self.relative($0, below: root) }.filter { !$0.isEmpty }
+            func mayGo(_ path: String) -> Bool {
+                !names.contains(path) && !path.split(separator: "/").contains(where: { $0 == MirrorStateFolder.name })
+                    && !nestedRoots.contains { path.hasPrefix($0 + "/") }
+            }
             let records = recorded(root) ?? []
             var recordedPaths = Set<String>()
             for record in records {
                 recordedPaths.insert(record.path)
-                guard !names.contains(record.path), let r = here.first(where: { $0.id == record.resource }), r.contains(record.path),
-                    record.wasFetched || options.foreign, owner.owns(record.path, of: r), isFile(root, record.path)
+                guard mayGo(record.path), let r = here.first(where: { $0.id == record.resource }), r.contains(record.path), owner.owns(record.path, of: r),
+                    let now = identity(root, record.path)
                 else { continue }
-                files.append(PruneFile(resource: r.id, root: root, path: record.path, isForeign: !record.wasFetched))
+                let isJobruns = record.wasFetched && now.isSameWrite(as: record.file)
+                guard isJobruns || options.foreign else { continue }
+                files.append(PruneFile(resource: r.id, root: root, path: record.path, isForeign: !isJobruns))
             }
             guard options.foreign else { continue }
             var seen = Set<String>()
+            let inRoot = declared.filter { $0.outputRoot == root }
             for r in here {
-                for path in foreign(root, [r.dest], names) where !recordedPaths.contains(path) && owner.owns(path, of: r) {
-                    // Folders nest: a file below two pruned resources' folders goes to the innermost.
-                    guard seen.insert(path).inserted else { continue }
-                    let innermost = here.filter { $0.contains(path) }.max { $0.dest.count < $1.dest.count } ?? r
+                for path in foreign(root, [r.dest], names) where !recordedPaths.contains(path) && mayGo(path) && seen.insert(path).inserted {
+                    // Folders nest: a file belongs to the innermost resource folder it is in, and
+                    // goes only when that resource is pruned here.
+                    guard let innermost = inRoot.filter({ $0.contains(path) }).max(by: { $0.dest.utf8.count < $1.dest.utf8.count }),
+                        prunedIDs.contains(innermost.id), owner.owns(path, of: innermost), identity(root, path) != nil
+                    else { continue }
                     files.append(PruneFile(resource: innermost.id, root: root, path: path, isForeign: true))
                 }
             }
@@ -117,6 +128,26 @@ public struct PrunePlan: Sendable {
         plan.files = files.sorted { ($0.isForeign ? 0 : 1, $0.root, $0.path) < ($1.isForeign ? 0 : 1, $1.root, $1.path) }
         plan.total = pruned.reduce(0) { $0 + $1.slices.count } + files.count
         return plan
+    }
+
+    /// Every path below `root` a slice of `resources` names: their own root's, and those of roots
+    /// nested in it (`mirror/sub` is below `mirror`).
+    static func named(below root: String, by resources: [Resource]) -> Set<String> {
+        var names = Set<String>()
+        for r in resources {
+            guard let prefix = relative(r.outputRoot, below: root) else { continue }
+            for s in r.slices { names.insert(prefix.isEmpty ? r.relativePath(of: s) : prefix + "/" + r.relativePath(of: s)) }
+        }
+        return names
+    }
+
+    /// `path` relative to `root` when it is `root` (`""`) or below it; `nil` otherwise. Both are
+    /// output roots as the manifests name them (made from the same current folder).
+    static func relative(_ path: String, below root: String) -> String? {
+        if path == root { return "" }
+        if root == "." { return path.hasPrefix("/") ? nil : path }
+        let base = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : nil
     }
 
     /// Which shard prunes what: a resource placed whole on this shard, all of its files; one split

@@ -1,13 +1,13 @@
 import JobrunOutcome
 
 extension HumanLog {
-    /// `- r/old.bin: pruned (to .jobrun/trash/…)` per file (foreign ones said so), a line for a
+    /// `- mirror/r/old.bin: pruned, to mirror/.jobrun/trash/…` per file (foreign ones said so), a line for a
     /// file that could not be moved, or why nothing was pruned.
     func pruneLines(_ prune: PruneReport) {
         switch prune.state {
         case .pruned:
             for file in prune.files {
-                let name = "\(file.planned.resource)/\(file.planned.path)"
+                let name = file.planned.file
                 let foreign = file.planned.isForeign ? " (not jobrun's: --prune-foreign)" : ""
                 if let error = file.error {
                     results("! \(name): not pruned: \(error)\n")

@@ -69,29 +69,28 @@ public final class StateRecorder: RunObserver {
             guard let plan, let index = settled.index, let k = entry(of: settled.slice.resource),
                 plan.entries[k].resource.slices.indices.contains(index)
             else { return }
-            let resource = plan.entries[k].resource
-            if let confirmed = settled.confirmed, settled.outcome.revalidation == .notModified {
-                let root = resource.outputRoot
+            // By reference into the plan: a copy of the resource would retain every field, for every slice.
+            let root = plan.entries[k].resource.outputRoot
+            let revalidation = settled.outcome.revalidation
+            if revalidation == .notModified, let confirmed = settled.confirmed {
                 confirmations[root, default: []].append(
                     StateStore.Confirmation(
-                        path: resource.relativePath(of: resource.slices[index]), file: confirmed, validators: settled.validators,
-                        atMilliseconds: FileIdentity.now() / 1_000_000))
+                        path: plan.entries[k].resource.relativePath(of: plan.entries[k].resource.slices[index]), file: confirmed,
+                        validators: settled.validators, atMilliseconds: FileIdentity.now() / 1_000_000))
                 if confirmations[root]?.count ?? 0 >= Self.confirmationBatch { flushConfirmations(root) }
                 return
             }
             // Files a fetch put in place (recorded once their renames are durable), and those a
             // revalidation's body proved as they are (nothing renamed: recorded at once).
             let status = settled.outcome.status
-            guard let file = settled.file,
-                status == .fetched || status == .resumed || status == .repaired || settled.outcome.revalidation == .sameBytes
-            else { return }
+            guard let file = settled.file, status == .fetched || status == .resumed || status == .repaired || revalidation == .sameBytes else { return }
             let committed = Committed(
                 entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
                 atMilliseconds: FileIdentity.now() / 1_000_000, validators: settled.validators)
-            if settled.outcome.revalidation == .sameBytes {
-                worker.enqueue(.files(root: resource.outputRoot, [committed]))
+            if revalidation == .sameBytes {
+                worker.enqueue(.files(root: root, [committed]))
             } else {
-                pending[resource.outputRoot, default: []].append(committed)
+                pending[root, default: []].append(committed)
             }
         case .synced(let root):
             if let committed = pending.removeValue(forKey: root), !committed.isEmpty { worker.enqueue(.files(root: root, committed)) }
@@ -248,8 +247,11 @@ public final class StateRecorder: RunObserver {
                     path: resource.relativePath(of: resource.slices[item.slice]), resource: resource.id, digests: item.digests,
                     file: file, seenAtNanoseconds: look.wall, settled: file.isSettled(seen: look),
                     provenAtMilliseconds: item.atMilliseconds, fetchedAtMilliseconds: item.atMilliseconds)
-                slice.validators = item.validators
-                slice.confirmedAtMilliseconds = item.atMilliseconds
+                // The origin's word counts for files a `refresh:` may ask again: those without a digest.
+                if resource.slices[item.slice].digests.isEmpty {
+                    slice.validators = item.validators
+                    slice.confirmedAtMilliseconds = item.atMilliseconds
+                }
                 proven.append(slice)
             }
             return proven

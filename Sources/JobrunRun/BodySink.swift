@@ -68,8 +68,10 @@ final class BodySink: TransferSink, @unchecked Sendable {
     private(set) var declaredEnd: ByteCount?
     /// The accepted response's version and length (for the next attempt's checks).
     private(set) var representation: Representation?
-    /// The accepted response's ETag and Last-Modified, as the mirror state records them.
+    /// The accepted response's ETag and Last-Modified, as the mirror state records them (only
+    /// for a slice without a digest: only such a slice is ever revalidated).
     private(set) var validators = OriginValidators()
+    private let keepsValidators: Bool
     /// The protocol marked where the body ends (Content-Length, chunked coding, an HTTP/2
     /// stream); when only the connection's close did, a cut connection looks like a whole body.
     private(set) var hasDelimitedBody = true
@@ -91,9 +93,10 @@ final class BodySink: TransferSink, @unchecked Sendable {
 
     init(
         file: PartialFile, check: ResponseCheck, algorithms: [DigestAlgorithm], keepsMetadata: Bool, sent: RequestSent,
-        progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0)
+        progress: (@Sendable (BodySink, ByteCount) -> Void)? = nil, buffers: BodyBufferPool = BodyBufferPool(keep: 0), keepsValidators: Bool = false
     ) {
         self.file = file
+        self.keepsValidators = keepsValidators
         self.file.mayHaveMetadata = keepsMetadata || check.resumeOffset > .zero || check.expectedSize == nil
         gate = ResponseGate(check: check, keepsMetadata: keepsMetadata, hashes: !algorithms.isEmpty)
         self.algorithms = algorithms
@@ -134,7 +137,7 @@ final class BodySink: TransferSink, @unchecked Sendable {
         case .body(let a, let s):
             (accepted, storage) = (a, s)
         }
-        validators = ResponseGate.validators(of: head)
+        if keepsValidators { validators = ResponseGate.validators(of: head) }
         let offset = accepted.offset
         declaredEnd = accepted.end
         representation = accepted.representation

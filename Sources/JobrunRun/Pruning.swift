@@ -33,17 +33,27 @@ public enum Pruning {
             return report
         }
         guard !plan.files.isEmpty else { return report }
+        // Every file is checked before any moves: a prune that would stop part way does not start.
+        var obstacles: [String] = []
+        for root in Set(plan.files.map(\.root)).sorted() {
+            obstacles += Trash.obstacles(to: plan.files.filter { $0.root == root }.map(\.path), root: root)
+        }
+        if !obstacles.isEmpty {
+            let more = obstacles.count > 3 ? " (and \(obstacles.count - 3) more)" : ""
+            report.state = .refused(reason: "\(obstacles.prefix(3).joined(separator: "; "))\(more); nothing was pruned")
+            return report
+        }
         let folder = Trash.folderName(atMilliseconds: now, runID: runID)
-        report.trashFolder = folder
         for root in Set(plan.files.map(\.root)).sorted() {
             let indices = report.files.indices.filter { report.files[$0].planned.root == root }
-            let moved = Trash.move(indices.map { report.files[$0].planned.path }, root: root, into: folder)
+            let (made, moved) = Trash.move(indices.map { report.files[$0].planned.path }, root: root, into: folder)
             var forgotten: [String] = []
             for (k, outcome) in zip(indices, moved) {
                 switch outcome {
                 case .moved(let trashPath):
                     report.files[k].trashPath = trashPath
                     forgotten.append(report.files[k].planned.path)
+                    if report.trashFolder == nil { report.trashFolder = made }
                 case .gone:
                     // Someone removed it meanwhile: nothing left to do, and its record goes.
                     forgotten.append(report.files[k].planned.path)

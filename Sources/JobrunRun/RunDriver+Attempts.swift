@@ -95,7 +95,7 @@ extension RunDriver {
             progress: { [applyRun] sink, written in
                 applyRun.post(.bodyProgress(job: j, sink: sink, written: written))
             },
-            buffers: bodyBuffers)
+            buffers: bodyBuffers, keepsValidators: slice.digests.isEmpty)
         let id = engines[engine].start(request, sink: sink) { result in
             applyRun.post(.transferDone(job: j, sink: sink, result: result))
         }
@@ -260,7 +260,7 @@ extension RunDriver {
     mutating func finishChecked(_ j: SliceID, sink: BodySink, outcome: DiskWorker.Outcome, httpVersion: String?) {
         switch outcome {
         case .stored(let digests):
-            if let refused = Self.refusesToReplace(revalidating: revalidation(of: j) != nil, sink: sink, declaredSize: slice(of: j).size) {
+            if isRevalidation(j), let refused = Self.refusesToReplace(sink: sink, declaredSize: slice(of: j).size) {
                 sink.file.discard()
                 retryOrFail(j, refused)
                 return
@@ -268,7 +268,7 @@ extension RunDriver {
             if sink.startOffset > 0 { machine.book.resumed(j) }
             queueCommit(
                 j,
-                VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, revalidates: revalidation(of: j) != nil))
+                VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, revalidates: isRevalidation(j)))
         case .mismatch(let expected, let actual):
             sink.file.discard()
             let (failure, restarts) = AttemptReview.mismatch(expected: expected, actual: actual, isUnvalidatedResume: sink.isUnvalidatedResume)

@@ -85,14 +85,12 @@ extension RunDriver {
                 httpVersion: body.httpVersion)
             outcome.hadUndeclaredLength = body.hadUndeclaredLength
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
-            if revalidation(of: j) != nil { outcome.revalidation = .replaced }
+            if isRevalidation(j) { outcome.revalidation = .replaced }
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the
             // rename's own time step.
-            var validators = body.validators
-            validators.origin = answeringOrigin(j)
-            settle(j, outcome, file: renamed, identity: body.file.identity, validators: validators)
+            settle(j, outcome, file: renamed, identity: body.file.identity, validators: recorded(body.validators, of: j))
         }
         for r in touched.sorted() { finishResourceIfDone(r) }
     }
@@ -126,7 +124,7 @@ extension RunDriver {
             queueCommit(
                 j,
                 VerifiedBody(
-                    sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, size: size, revalidates: revalidation(of: j) != nil
+                    sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, size: size, revalidates: isRevalidation(j)
                 ),
                 now: true)
         } else {

@@ -10,8 +10,14 @@ import JobrunSystem
 extension RunDriver {
     /// How job `j` is revalidated, when it is (a revalidation, or the resume of one's partial file).
     func revalidation(of j: SliceID) -> Revalidation? {
-        let entry = plan.entries[machine.book.jobs[j].resource]
-        return entry.revalidations.isEmpty ? nil : entry.revalidations[machine.book.jobs[j].slice]
+        let r = machine.book.jobs[j].resource
+        return plan.entries[r].revalidations.isEmpty ? nil : plan.entries[r].revalidations[machine.book.jobs[j].slice]
+    }
+
+    /// Whether job `j` revalidates a file in place (``revalidation(of:)``, without making it).
+    func isRevalidation(_ j: SliceID) -> Bool {
+        let r = machine.book.jobs[j].resource
+        return !plan.entries[r].revalidations.isEmpty && plan.entries[r].revalidations[machine.book.jobs[j].slice] != nil
     }
 
     /// Job `j`'s slice.
@@ -22,8 +28,8 @@ extension RunDriver {
     /// Why a verified body may not replace a file in place, or `nil`: a revalidation's body of a
     /// slice without a declared size whose end only the connection's close marked could be one cut
     /// short, and the file it would replace is whole.
-    static func refusesToReplace(revalidating: Bool, sink: BodySink, declaredSize: Int64?) -> AttemptFailure? {
-        guard revalidating, declaredSize == nil, !sink.hasDelimitedBody else { return nil }
+    static func refusesToReplace(sink: BodySink, declaredSize: Int64?) -> AttemptFailure? {
+        guard declaredSize == nil, !sink.hasDelimitedBody else { return nil }
         return AttemptFailure(
             kind: .truncated,
             message: "the response declared no length, so a connection cut short could not be told from its end; the file in place is kept",
@@ -41,6 +47,14 @@ extension RunDriver {
     /// URL's), which the validators it carried belong to.
     func answeringOrigin(_ j: SliceID) -> String? { machine.origin(j) }
 
+    /// `validators` as the mirror state records them: with the origin that sent them, when any was sent.
+    func recorded(_ validators: OriginValidators, of j: SliceID) -> OriginValidators {
+        guard !validators.isEmpty else { return validators }
+        var kept = validators
+        kept.origin = answeringOrigin(j)
+        return kept
+    }
+
     /// A 304: the file in place is the origin's current version. No file is touched; the mirror
     /// state renews its record (if the record still has the identity the request was made for).
     mutating func settleNotModified(_ j: SliceID, validators: OriginValidators, httpVersion: String?) {
@@ -51,9 +65,7 @@ extension RunDriver {
             attempts: Int(machine.book.jobs[j].attempts), duration: machine.book.firstStart(j).map { ContinuousClock.now - $0 } ?? .zero,
             displayURL: displayURL(j), httpVersion: httpVersion)
         outcome.revalidation = .notModified
-        var validators = validators
-        validators.origin = answeringOrigin(j)
-        settle(j, outcome, validators: validators, confirmed: revalidation(of: j)?.file)
+        settle(j, outcome, validators: recorded(validators, of: j), confirmed: revalidation(of: j)?.file)
         finishResourceIfDone(r)
     }
 
@@ -67,8 +79,6 @@ extension RunDriver {
             attempts: Int(machine.book.jobs[j].attempts), digests: reported.verified, computedDigests: reported.computed,
             duration: machine.book.firstStart(j).map { body.verifiedAt - $0 } ?? .zero, displayURL: displayURL(j), httpVersion: body.httpVersion)
         outcome.revalidation = .sameBytes
-        var validators = body.validators
-        validators.origin = answeringOrigin(j)
-        settle(j, outcome, file: kept, identity: body.file.identity, validators: validators)
+        settle(j, outcome, file: kept, identity: body.file.identity, validators: recorded(body.validators, of: j))
     }
 }

@@ -80,9 +80,14 @@ public final class StateStore {
 
     // MARK: Slices
 
-    /// Upserts of ``rowsPerStatement`` rows, and of one (for the rest), once prepared.
-    private var upsertMany: SQLiteDatabase.Statement?
-    private var upsertOne: SQLiteDatabase.Statement?
+    /// Upserts of ``rowsPerStatement`` rows and of one (for the rest), with the origin's word and
+    /// without it (most files have a digest, which never needs it), once prepared.
+    private var upserts: [UpsertKind: SQLiteDatabase.Statement] = [:]
+
+    private struct UpsertKind: Hashable {
+        var rows: Int
+        var withWord: Bool
+    }
     private var deletion: SQLiteDatabase.Statement?
 
     /// Rows written per transaction: a writer never holds the database for long, so another
@@ -91,6 +96,8 @@ public final class StateStore {
     /// Rows per statement: one statement's step costs SQLite about as much as its rows.
     static let rowsPerStatement = 32
     static let columns: Int32 = 16
+    /// The columns of a row without the origin's word (validators and confirmation time).
+    static let columnsWithoutWord: Int32 = 12
 
     /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
     /// ``rowsPerTransaction``: each all or none.
@@ -102,28 +109,33 @@ public final class StateStore {
     }
 
     private func record(_ slices: ArraySlice<ProvenSlice>) throws(StateError) {
-        let many: SQLiteDatabase.Statement
-        if let upsertMany { many = upsertMany } else { many = try Self.upsert(rows: Self.rowsPerStatement, in: db) }
-        upsertMany = many
+        let withWord = slices.contains { !$0.validators.isEmpty || $0.confirmedAtMilliseconds != nil }
+        let columns = withWord ? Self.columns : Self.columnsWithoutWord
+        let many = try upsert(UpsertKind(rows: Self.rowsPerStatement, withWord: withWord))
         try db.transaction { () throws(StateError) in
             var k = slices.startIndex
             while slices.endIndex - k >= Self.rowsPerStatement {
-                for row in 0..<Self.rowsPerStatement { Self.bind(slices[k + row], row: Int32(row), to: many) }
+                for row in 0..<Self.rowsPerStatement { Self.bind(slices[k + row], row: Int32(row), columns: columns, to: many) }
                 try many.run()
                 k += Self.rowsPerStatement
             }
             guard k < slices.endIndex else { return }
-            let one: SQLiteDatabase.Statement
-            if let upsertOne { one = upsertOne } else { one = try Self.upsert(rows: 1, in: db) }
-            upsertOne = one
+            let one = try upsert(UpsertKind(rows: 1, withWord: withWord))
             for s in slices[k...] {
-                Self.bind(s, row: 0, to: one)
+                Self.bind(s, row: 0, columns: columns, to: one)
                 try one.run()
             }
         }
     }
 
-    private static func bind(_ s: ProvenSlice, row: Int32, to statement: SQLiteDatabase.Statement) {
+    private func upsert(_ kind: UpsertKind) throws(StateError) -> SQLiteDatabase.Statement {
+        if let prepared = upserts[kind] { return prepared }
+        let statement = try Self.upsert(rows: kind.rows, withWord: kind.withWord, in: db)
+        upserts[kind] = statement
+        return statement
+    }
+
+    private static func bind(_ s: ProvenSlice, row: Int32, columns: Int32, to statement: SQLiteDatabase.Statement) {
         let first = row * columns
         statement.bind(first + 1, s.path)
         statement.bind(first + 2, s.resource)
@@ -137,6 +149,7 @@ public final class StateStore {
         statement.bind(first + 10, s.provenAtMilliseconds)
         statement.bind(first + 11, s.fetchedAtMilliseconds)
         statement.bind(first + 12, s.isSettled ? Int64(1) : Int64(0))
+        guard columns > columnsWithoutWord else { return }
         statement.bind(first + 13, s.validators.etag)
         statement.bind(first + 14, s.validators.lastModified)
         statement.bind(first + 15, s.validators.origin)
@@ -149,12 +162,14 @@ public final class StateStore {
     /// (validators, confirmation time) is kept by a proof that is not the origin's only while the
     /// file's identity is exactly the recorded one: a file changed in place is no longer the
     /// version the origin vouched for.
-    private static func upsert(rows: Int, in db: SQLiteDatabase) throws(StateError) -> SQLiteDatabase.Statement {
-        let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
+    /// Without the word (`withWord` false), the new row's are NULL, as the columns' default.
+    private static func upsert(rows: Int, withWord: Bool, in db: SQLiteDatabase) throws(StateError) -> SQLiteDatabase.Statement {
+        let row = "(" + Array(repeating: "?", count: Int(withWord ? columns : columnsWithoutWord)).joined(separator: ", ") + ")"
+        let word = withWord ? ", etag, last_modified, validator_origin, confirmed_at_ms" : ""
         return try SQLiteDatabase.Statement(
             """
             INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms, settled, etag, last_modified, validator_origin, confirmed_at_ms) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+                fetched_at_ms, settled\(word)) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT (path) DO UPDATE SET resource = excluded.resource, size = excluded.size, digests = excluded.digests,
                 device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
                 seen_at_ns = excluded.seen_at_ns, settled = excluded.settled, proven_at_ms = excluded.proven_at_ms,

@@ -39,7 +39,7 @@ import Testing
         #expect(!plan.stdout.contains("foreign.txt"), "\(plan)")
         #expect(fixture.directory.exists("mirror/r/d.bin"), "plan pruned")
 
-        let (result, report) = try await fixture.applyJSON(["--prune", "--events", "events.ndjson"])
+        let (result, report) = try await fixture.applyJSON(["--prune", "--events", "events.ndjson", "--junit", "junit.xml", "--keep-trash", "0"])
         #expect(result.status == 0, "\(result)")
         let prune = try #require(report.prune)
         #expect(prune.state == "pruned" && prune.pruned == 2 && report.summary.pruned == 2, "\(result)")
@@ -52,12 +52,16 @@ import Testing
         let validation = EventSchemaCheck.validate([fixture.directory.path("events.ndjson")])
         #expect(validation.ok, "\(validation.output)")
         #expect(fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"prune""#) == true)
+        let junit = try JUnitFile.parse(try #require(fixture.directory.contents(of: "junit.xml")))
+        #expect(junit.cases["r/prune"]?.kind == "passed", "\(junit)")
         // Their records went with them: status knows only what the manifest names.
         let status = try await fixture.run(["status", "site.yaml"])
         #expect(status.status == 0 && status.stdout.contains("3 of 3 slices proven"), "\(status)")
-        // The next prune finds nothing more.
+        // The next prune finds nothing more; --keep-trash 0 kept this run's trash until the next apply, the one after keeps it.
+        #expect(fixture.directory.exists("mirror/.jobrun/trash/\(trash)/r/d.bin"))
         let again = try await fixture.apply(["--prune"])
         #expect(again.status == 0 && !again.stdout.contains("pruned"), "\(again)")
+        #expect(fixture.directory.exists("mirror/.jobrun/trash/\(trash)/r/d.bin"))
 
         // The documented restore: hard links back, then the trash folder goes.
         let shell = BinaryRunner(executable: "/bin/sh", defaultTimeout: Harness.timeout)
@@ -74,8 +78,10 @@ import Testing
         try await Self.fetched(fixture)
         // 4 of the 5 files go: over half of them.
         try fixture.write(manifest: Self.manifest(fixture, ["a.bin"], prune: true))
-        let (refused, report) = try await fixture.applyJSON()
+        let (refused, report) = try await fixture.applyJSON(["--junit", "refused.xml"])
         #expect(refused.status == 1, "\(refused)")
+        let junit = try JUnitFile.parse(try #require(fixture.directory.contents(of: "refused.xml")))
+        #expect(junit.cases["r/prune"]?.kind == "failure" && junit.cases["r/prune"]?.type == "PruneRefused", "\(junit)")
         #expect(report.prune?.state == "refused" && report.prune?.pruned == 0, "\(refused)")
         #expect(report.prune?.reason == "4 files to prune, more than --max-delete 50% allows (2 of the 5 files of the pruned resources); nothing was pruned")
         #expect(["b.bin", "c.bin", "d.bin", "sub/e.bin"].allSatisfy { fixture.directory.exists("mirror/r/\($0)") })
