@@ -23,7 +23,9 @@
 
 Environment: SOAK_SLICES (10000), SOAK_SEED (1), SOAK_KILLS (10), SOAK_CHAOS_PERCENT (30),
 SOAK_ORIGINS (1, or 3), SOAK_CORRUPT_PERCENT (10, with three origins), SOAK_PACE (0.02 ms per KiB at
-the two faster origins: 50 MiB/s a connection),
+the two faster origins: 50 MiB/s a connection), SOAK_PRUNE (0, or 1: every apply runs with --prune;
+one slice in twenty leaves the manifest before the clean apply, which must move exactly those
+files to the trash, byte-identical, and nothing a manifest names),
 SOAK_DIR (/tmp/jobrun-soak; emptied first, only if it is a soak folder; after a pass only its
 logs/ are left, after a failure everything), SOAK_TIMEOUT (600 s:
 the whole soak fails past it), JOBRUN_PYTHON (the server's interpreter, default this one).
@@ -227,8 +229,9 @@ def origin_servers(folder, percent, seed, timeout, pace):
 
 
 class Soak:
-    def __init__(self, jobrun, folder, deadline, events=False):
+    def __init__(self, jobrun, folder, deadline, events=False, extra=()):
         self.events = events
+        self.extra = list(extra)  # after `apply soak.yaml`
         self.jobrun = jobrun
         self.folder = folder
         self.mirror = os.path.join(folder, "mirror")
@@ -242,6 +245,8 @@ class Soak:
         self.snapshots.append((time.monotonic(), frozenset(final_files(self.mirror))))
 
     def start(self, name, arguments):
+        if arguments[:1] == ["apply"]:
+            arguments = arguments + self.extra
         if self.events and arguments[:1] == ["apply"]:
             arguments = arguments + ["--events", os.path.join(self.folder, "logs", name + ".ndjson")]
         out = open(os.path.join(self.folder, "logs", name + ".out"), "w")
@@ -323,6 +328,9 @@ def main():
         except ValueError:
             raise SoakError("SOAK_PACE must be a number of milliseconds per KiB")
         percent = environment_int("SOAK_CORRUPT_PERCENT", 10) if origins == 3 else environment_int("SOAK_CHAOS_PERCENT", 30)
+        prune = environment_int("SOAK_PRUNE", 0)
+        if prune not in (0, 1):
+            raise SoakError("SOAK_PRUNE must be 0 or 1")
         timeout = environment_int("SOAK_TIMEOUT", 600, minimum=1)
         folder = os.path.abspath(os.environ.get("SOAK_DIR") or "/tmp/jobrun-soak")
         if percent > 100:
@@ -348,9 +356,18 @@ def main():
         print("soak: generated %s in %.1f s" % (soak_checks.size_text(sum(s["size"] for s in slices)),
                                                  generated - began), flush=True)
         servers = origin_servers(folder, percent, seed, timeout, pace) if origins == 3 else [Server(folder, percent, seed, timeout)]
-        write_manifest(os.path.join(folder, "soak.yaml"), slices, [server.base_url for server in servers])
-        soak = Soak(jobrun, folder, deadline, events=origins == 3)
+        bases = [server.base_url for server in servers]
+        write_manifest(os.path.join(folder, "soak.yaml"), slices, bases)
+        # The prune's limit during chaos allows everything: what keeps it from pruning there is that
+        # no run under chaos completes and that every file is named (none is dropped yet).
+        soak = Soak(jobrun, folder, deadline, events=origins == 3, extra=["--prune", "--max-delete", "100%"] if prune else [])
         soak.chaos_runs(kill_schedule(count, kills, seed))
+        dropped = []
+        if prune:
+            dropped = [record for index, record in enumerate(slices) if index % 20 == 7]
+            slices = [record for index, record in enumerate(slices) if index % 20 != 7]
+            write_manifest(os.path.join(folder, "soak.yaml"), slices, bases)
+            soak.extra = ["--prune", "--max-delete", "10%"]
         applied = servers[0].chaos(percent=0)
         refused = servers[1].refuse(0)["refused"] if origins == 3 else 0
         verify_status = None
@@ -360,7 +377,6 @@ def main():
         if not soak.timed_out:
             verify = soak.run("verify", ["verify", "soak.yaml", "--quiet"])
             verify_status = verify["status"]
-        bases = [server.base_url for server in servers]
         for server in servers:
             server.stop()
         servers = []
@@ -368,7 +384,8 @@ def main():
         figures = soak_checks.Figures(
             slices=slices, folder=folder, runs=soak.runs, snapshots=soak.snapshots, applied=applied["applied"],
             verify_status=verify_status, seconds=ended - began, generate_seconds=generated - began,
-            timeout=timeout, timed_out=soak.timed_out, kills=kills, origins=bases if origins == 3 else [], refused=refused)
+            timeout=timeout, timed_out=soak.timed_out, kills=kills, origins=bases if origins == 3 else [], refused=refused,
+            dropped=dropped if prune else None)
         passed = soak_checks.report(figures)
         if passed:
             # The logs stay; the gigabytes go. A failed soak keeps everything to look at.

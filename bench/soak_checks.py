@@ -27,6 +27,7 @@ class Figures:
     kills: int
     origins: list = field(default_factory=list)  # with SOAK_ORIGINS=3: the three base URLs, in order
     refused: int = 0                              # connections the second origin reset
+    dropped: object = None                        # with SOAK_PRUNE=1: the slices the clean apply's manifest left out
 
 
 def size_text(count):
@@ -98,7 +99,9 @@ def compare_mirror(slices, mirror):
 
 def leftovers(mirror):
     count = 0
-    for _, _, names in os.walk(mirror):
+    for folder, folders, names in os.walk(mirror):
+        if folder == mirror and ".jobrun" in folders:
+            folders.remove(".jobrun")  # the trash keeps a pruned file's partial download with it
         count += sum(1 for name in names if name.startswith(".") and name.endswith((".jobrun-part", ".jobrun-meta")))
     return count
 
@@ -183,6 +186,8 @@ def report(figures):
     ]
     if figures.origins:
         checks += origin_checks(figures, requests, dict(zip(logs, by_origin)))
+    if figures.dropped is not None:
+        checks.append(prune_check(figures, mirror))
     print("Checks")
     for name, passed, detail in checks:
         print("  %s  %s: %s" % ("PASS" if passed else "FAIL", name, detail))
@@ -238,6 +243,38 @@ def origin_checks(figures, requests, by_log):
         ("every settled slice names its origin", not unnamed and named > 0, "%d named, %d not%s" % (
             named, len(unnamed), (": " + ", ".join(unnamed[:5])) if unnamed else "")),
     ]
+
+
+def prune_check(figures, mirror):
+    """With SOAK_PRUNE=1: the clean apply moved each dropped slice's file to the trash, whole,
+    unless no record says jobrun fetched it (a kill between its rename and its record: the next
+    run found it there, and a prune leaves what jobrun cannot prove it wrote); nothing a manifest
+    names is in the trash."""
+    import sqlite3
+    trash = os.path.join(mirror, ".jobrun", "trash")
+    trashed = {}
+    for folder, _, names in os.walk(trash):
+        for name in names:
+            if not name.startswith("."):
+                path = os.path.join(folder, name)
+                key = os.path.relpath(path, trash).split(os.sep, 1)[1]
+                trashed[key] = path
+    fetched = set()
+    with sqlite3.connect("file:%s?mode=ro" % os.path.join(mirror, ".jobrun", "state.sqlite"), uri=True) as db:
+        fetched = {path for path, at in db.execute("SELECT path, fetched_at_ms FROM slices") if at is not None}
+    kept = {record["key"] for record in figures.slices}
+    stayed = [r["key"] for r in figures.dropped if os.path.lexists(os.path.join(mirror, r["key"]))]
+    unproven = [key for key in stayed if key not in fetched]
+    wrong = [r["key"] for r in figures.dropped if r["key"] not in stayed and (r["key"] not in trashed or file_sha256(trashed[r["key"]]) != r["sha256"])]
+    named = sorted(kept & set(trashed))
+    print("Pruned      %d files to the trash of %d dropped from the manifest; %d stayed, their fetch records lost to kills" % (
+        len(trashed), len(figures.dropped), len(unproven)))
+    bad = [key for key in stayed if key in fetched] + wrong + named
+    return ("the clean apply pruned the dropped slices jobrun knows it fetched, whole, and nothing named",
+            not bad and len(trashed) + len(unproven) == len(figures.dropped),
+            "%d in the trash byte-identical, %d stayed without a fetch record, %d stayed with one, %d missing or wrong, %d named in the trash%s" % (
+                len(trashed) - len(named), len(unproven), len(stayed) - len(unproven), len(wrong), len(named),
+                (": e.g. " + ", ".join(bad[:5])) if bad else ""))
 
 
 def _count(items):

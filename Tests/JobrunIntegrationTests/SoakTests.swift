@@ -35,4 +35,10 @@ import Testing
         let output = try await Self.soak(["SOAK_ORIGINS": "3", "SOAK_PACE": "0.5"], checks: 9)
         #expect(output.contains("every settled slice names its origin"), "\(output)")
     }
+
+    /// Every apply with `--prune`; one slice in twenty leaves the manifest before the clean apply.
+    @Test func aShortPruningSoakPassesEveryCheck() async throws {
+        let output = try await Self.soak(["SOAK_PRUNE": "1"], checks: 8)
+        #expect(output.contains("PASS  the clean apply pruned the dropped slices jobrun knows it fetched"), "\(output)")
+    }
 }
