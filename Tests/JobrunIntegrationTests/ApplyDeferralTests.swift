@@ -205,7 +205,9 @@ import Testing
         var parts = tm()
         gmtime_r(&now, &parts)
         let start = (Int(parts.tm_hour) + 12) % 24
-        let window = String(format: "%02d:%02d-%02d:%02d", start, Int(parts.tm_min), start, (Int(parts.tm_min) + 1) % 60)
+        // At minute 59 the window ends in the next hour: one minute, not twenty-three hours.
+        let end = (start * 60 + Int(parts.tm_min) + 1) % (24 * 60)
+        let window = String(format: "%02d:%02d-%02d:%02d", start, Int(parts.tm_min), end / 60, end % 60)
         try fixture.write(
             manifest: """
                 version: 1
