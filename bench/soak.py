@@ -363,7 +363,11 @@ def main():
         soak = Soak(jobrun, folder, deadline, events=origins == 3, extra=["--prune", "--max-delete", "100%"] if prune else [])
         soak.chaos_runs(kill_schedule(count, kills, seed))
         dropped = []
+        before = None
         if prune:
+            # What the clean apply can prune: the dropped slices' files in place now, those a record
+            # says jobrun fetched (a kill between a rename and its record leaves one found, not fetched).
+            before = (final_files(soak.mirror), soak_checks.fetched_paths(soak.mirror))
             dropped = [record for index, record in enumerate(slices) if index % 20 == 7]
             slices = [record for index, record in enumerate(slices) if index % 20 != 7]
             write_manifest(os.path.join(folder, "soak.yaml"), slices, bases)
@@ -385,7 +389,7 @@ def main():
             slices=slices, folder=folder, runs=soak.runs, snapshots=soak.snapshots, applied=applied["applied"],
             verify_status=verify_status, seconds=ended - began, generate_seconds=generated - began,
             timeout=timeout, timed_out=soak.timed_out, kills=kills, origins=bases if origins == 3 else [], refused=refused,
-            dropped=dropped if prune else None)
+            dropped=dropped if prune else None, before_clean=before)
         passed = soak_checks.report(figures)
         if passed:
             # The logs stay; the gigabytes go. A failed soak keeps everything to look at.

@@ -28,6 +28,7 @@ class Figures:
     origins: list = field(default_factory=list)  # with SOAK_ORIGINS=3: the three base URLs, in order
     refused: int = 0                              # connections the second origin reset
     dropped: object = None                        # with SOAK_PRUNE=1: the slices the clean apply's manifest left out
+    before_clean: object = None                   # with SOAK_PRUNE=1: (final files, paths recorded as fetched) before it
 
 
 def size_text(count):
@@ -97,12 +98,30 @@ def compare_mirror(slices, mirror):
     return counts, examples
 
 
-def leftovers(mirror):
+def fetched_paths(mirror):
+    """The paths the mirror state records as fetched by jobrun (none without a store)."""
+    import sqlite3
+    path = os.path.join(mirror, ".jobrun", "state.sqlite")
+    if not os.path.exists(path):
+        return set()
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        return {row[0] for row in db.execute("SELECT path FROM slices WHERE fetched_at_ms IS NOT NULL")}
+    finally:
+        db.close()
+
+
+def leftovers(mirror, ignored=()):
+    """Partial and metadata files left, but those of `ignored` keys (slices no manifest names any
+    more: a partial download of one is no run's to remove)."""
+    ignored = {os.path.join(os.path.dirname(k), "." + os.path.basename(k)) for k in ignored}
     count = 0
     for folder, folders, names in os.walk(mirror):
         if folder == mirror and ".jobrun" in folders:
             folders.remove(".jobrun")  # the trash keeps a pruned file's partial download with it
-        count += sum(1 for name in names if name.startswith(".") and name.endswith((".jobrun-part", ".jobrun-meta")))
+        relative = os.path.relpath(folder, mirror)
+        count += sum(1 for name in names if name.startswith(".") and name.endswith((".jobrun-part", ".jobrun-meta"))
+                     and os.path.join(relative, name.rsplit(".jobrun-", 1)[0]) not in ignored)
     return count
 
 
@@ -158,6 +177,7 @@ def report(figures):
         print(line)
     print("Time        %s in all (generating the files %s)" % (duration_text(figures.seconds), duration_text(figures.generate_seconds)))
 
+    dropped_keys = [r["key"] for r in figures.dropped or []]
     counts, examples = compare_mirror(slices, mirror)
     bad = len(slices) - counts.get("ok", 0)
     refetched = refetches(requests, figures.snapshots)
@@ -180,7 +200,7 @@ def report(figures):
         ("no committed slice fetched again", not refetched,
          "%d requests for slices already final at a restart%s" % (len(refetched), (
              ": " + ", ".join(key for key, _ in refetched[:5])) if refetched else "")),
-        ("no partial or metadata file left", leftovers(mirror) == 0, "%d left" % leftovers(mirror)),
+        ("no partial or metadata file left", leftovers(mirror, dropped_keys) == 0, "%d left" % leftovers(mirror, dropped_keys)),
         ("bounded in time", not figures.timed_out and figures.seconds <= figures.timeout,
          "%s of at most %s" % (duration_text(figures.seconds), duration_text(figures.timeout))),
     ]
@@ -246,34 +266,31 @@ def origin_checks(figures, requests, by_log):
 
 
 def prune_check(figures, mirror):
-    """With SOAK_PRUNE=1: the clean apply moved each dropped slice's file to the trash, whole,
-    unless no record says jobrun fetched it (a kill between its rename and its record: the next
-    run found it there, and a prune leaves what jobrun cannot prove it wrote); nothing a manifest
-    names is in the trash."""
-    import sqlite3
+    """With SOAK_PRUNE=1: the clean apply moved to the trash, whole, every dropped slice's file that
+    was in place before it with a record saying jobrun fetched it, left those without one (a kill
+    between a rename and its record) in place, and put nothing the manifest names there."""
     trash = os.path.join(mirror, ".jobrun", "trash")
     trashed = {}
     for folder, _, names in os.walk(trash):
         for name in names:
             if not name.startswith("."):
                 path = os.path.join(folder, name)
-                key = os.path.relpath(path, trash).split(os.sep, 1)[1]
-                trashed[key] = path
-    fetched = set()
-    with sqlite3.connect("file:%s?mode=ro" % os.path.join(mirror, ".jobrun", "state.sqlite"), uri=True) as db:
-        fetched = {path for path, at in db.execute("SELECT path, fetched_at_ms FROM slices") if at is not None}
+                trashed[os.path.relpath(path, trash).split(os.sep, 1)[1]] = path
+    present, fetched = figures.before_clean
     kept = {record["key"] for record in figures.slices}
-    stayed = [r["key"] for r in figures.dropped if os.path.lexists(os.path.join(mirror, r["key"]))]
-    unproven = [key for key in stayed if key not in fetched]
-    wrong = [r["key"] for r in figures.dropped if r["key"] not in stayed and (r["key"] not in trashed or file_sha256(trashed[r["key"]]) != r["sha256"])]
+    expected = [r for r in figures.dropped if r["key"] in present and r["key"] in fetched]
+    unknown = [r["key"] for r in figures.dropped if r["key"] in present and r["key"] not in fetched]
+    wrong = [r["key"] for r in expected if r["key"] not in trashed or file_sha256(trashed[r["key"]]) != r["sha256"]]
+    moved_unknown = [key for key in unknown if not os.path.lexists(os.path.join(mirror, key))]
     named = sorted(kept & set(trashed))
-    print("Pruned      %d files to the trash of %d dropped from the manifest; %d stayed, their fetch records lost to kills" % (
-        len(trashed), len(figures.dropped), len(unproven)))
-    bad = [key for key in stayed if key in fetched] + wrong + named
-    return ("the clean apply pruned the dropped slices jobrun knows it fetched, whole, and nothing named",
-            not bad and len(trashed) + len(unproven) == len(figures.dropped),
-            "%d in the trash byte-identical, %d stayed without a fetch record, %d stayed with one, %d missing or wrong, %d named in the trash%s" % (
-                len(trashed) - len(named), len(unproven), len(stayed) - len(unproven), len(wrong), len(named),
+    extra = sorted(set(trashed) - {r["key"] for r in expected} - set(named))
+    print("Pruned      %d files to the trash of %d dropped from the manifest (%d in place with a fetch record, %d without one, %d never fetched)" % (
+        len(trashed), len(figures.dropped), len(expected), len(unknown), len(figures.dropped) - len(expected) - len(unknown)))
+    bad = wrong + moved_unknown + named + extra
+    return ("the clean apply pruned the dropped slices jobrun knows it fetched, whole, and nothing else",
+            not bad and len(expected) > 0,
+            "%d of %d in the trash byte-identical; %d without a fetch record stayed; %d moved that should have stayed, %d named, %d other in the trash%s" % (
+                len(expected) - len(wrong), len(expected), len(unknown) - len(moved_unknown), len(moved_unknown), len(named), len(extra),
                 (": e.g. " + ", ".join(bad[:5])) if bad else ""))
 
 

@@ -49,8 +49,18 @@ public enum Trash {
         var status = stat()
         let trashDevice: UInt64
         if fstatat(rootFD, MirrorStateFolder.name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
-            guard FileStatus.isDirectory(mode: status.st_mode) else { return ["'\(joinPath(root, MirrorStateFolder.name))' is not a folder"] }
+            // The trash must be where it can be made: a folder of the state this process may
+            // write, its trash (if there) a folder too.
+            let state = joinPath(root, MirrorStateFolder.name)
+            guard FileStatus.isDirectory(mode: status.st_mode) else { return ["'\(state)' is not a folder"] }
             trashDevice = UInt64(status.st_dev)
+            var trashStatus = stat()
+            if fstatat(rootFD, folder, &trashStatus, AT_SYMLINK_NOFOLLOW) == 0 {
+                guard FileStatus.isDirectory(mode: trashStatus.st_mode) else { return ["'\(joinPath(root, folder))' is not a folder"] }
+                if faccessat(rootFD, folder, W_OK, AT_EACCESS) != 0 { return ["'\(joinPath(root, folder))' cannot be written"] }
+            } else if faccessat(rootFD, MirrorStateFolder.name, W_OK, AT_EACCESS) != 0 {
+                return ["'\(state)' cannot be written"]
+            }
         } else {
             guard fstat(rootFD, &status) == 0 else { return ["'\(root)' cannot be looked at"] }
             trashDevice = UInt64(status.st_dev)
@@ -62,7 +72,7 @@ public enum Trash {
             guard let components = PathBeneath.components(ofDirectory: parent),
                 case .descriptor(let folder) = PathBeneath.openDirectory(components, beneath: rootFD, rootPath: root, for: .listing)
             else {
-                found.append("'\(display)': its folder cannot be reached without a link")
+                found.append("'\(display)': its folder cannot be opened without following a link")
                 continue
             }
             defer { closeDescriptor(folder) }
@@ -201,7 +211,7 @@ public enum Trash {
                 }
                 var fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 if fd < 0, errno == ENOENT {
-                    if mkdirat(parent, String(component), 0o700) != 0, errno != EEXIST {
+                    if mkdirat(parent, String(component), 0o755) != 0, errno != EEXIST {
                         throw FileIOError(path: joinPath(rootPath, prefix), operation: "create folder", code: errno)
                     }
                     fd = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

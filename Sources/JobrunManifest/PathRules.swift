@@ -1,7 +1,7 @@
 import JobrunCore
 
 /// Lexical rules for destination paths: what a manifest may name below the output root.
-enum PathRules {
+public enum PathRules {
     static let maximumComponentBytes = 255
     static let maximumPathBytes = 4096
 
@@ -114,6 +114,12 @@ enum PathRules {
         case .workingFileName(let name):
             "\(field) '\(value)' has the name '\(name)', of the form jobrun keeps for its partial downloads ('.NAME.jobrun-part') and their metadata ('.NAME.jobrun-meta')"
         }
+    }
+
+    /// `path` made absolute from `currentDirectory` and normalised lexically: output roots compared
+    /// whatever way the manifests name them.
+    public static func absolute(_ path: String, from currentDirectory: String) -> String {
+        join(currentDirectory, path)
     }
 
     /// Joins and normalises filesystem paths lexically (`a/./b/../c` → `a/c`), keeping a leading `/`.

@@ -83,7 +83,7 @@ public struct PrunePlan: Sendable {
     /// | of a resource split over shards, another shard's                          | never          |
     public static func make(
         _ manifest: Manifest, options: Options, recorded: (String) -> [StateStore.RecordedFile]?, identity: (String, String) -> FileIdentity?,
-        foreign: (String, [String], Set<String>) -> [String]
+        foreign: (String, [String], Set<String>) -> [String], currentDirectory: String = FileManager.default.currentDirectoryPath
     ) -> PrunePlan {
         let pruned = manifest.resources.filter { options.all || $0.settings.prune }
         var plan = PrunePlan(files: [], resources: pruned.map(\.id), total: 0, limit: options.limit)
@@ -94,8 +94,11 @@ public struct PrunePlan: Sendable {
         var files: [PruneFile] = []
         for root in Set(pruned.map(\.outputRoot)).sorted() {
             let here = pruned.filter { $0.outputRoot == root }
-            let names = Self.named(below: root, by: declared)
-            let nestedRoots = Set(declared.map(\.outputRoot)).compactMap { Self.relative($0, below: root) }.filter { !$0.isEmpty }
+            let names = Self.named(below: root, by: declared, from: currentDirectory)
+            let absoluteRoot = PathRules.absolute(root, from: currentDirectory)
+            let nestedRoots = Set(declared.map { PathRules.absolute($0.outputRoot, from: currentDirectory) }).compactMap {
+                Self.relative($0, below: absoluteRoot)
+            }.filter { !$0.isEmpty }
             func mayGo(_ path: String) -> Bool {
                 !names.contains(path) && !path.split(separator: "/").contains(where: { $0 == MirrorStateFolder.name })
                     && !nestedRoots.contains { path.hasPrefix($0 + "/") }
@@ -118,10 +121,15 @@ public struct PrunePlan: Sendable {
                 for path in foreign(root, [r.dest], names) where !recordedPaths.contains(path) && mayGo(path) && seen.insert(path).inserted {
                     // Folders nest: a file belongs to the innermost resource folder it is in, and
                     // goes only when that resource is pruned here.
-                    guard let innermost = inRoot.filter({ $0.contains(path) }).max(by: { $0.dest.utf8.count < $1.dest.utf8.count }),
-                        prunedIDs.contains(innermost.id), owner.owns(path, of: innermost), identity(root, path) != nil
+                    // Two resources sharing the innermost folder: the file goes only if both are pruned.
+                    let containing = inRoot.filter { $0.contains(path) }
+                    let depth = containing.map(\.dest.utf8.count).max() ?? -1
+                    let innermost = containing.filter { $0.dest.utf8.count == depth }
+                    guard let first = innermost.first, innermost.allSatisfy({ prunedIDs.contains($0.id) }), owner.owns(path, of: first),
+                        identity(root, path) != nil
                     else { continue }
-                    files.append(PruneFile(resource: innermost.id, root: root, path: path, isForeign: true))
+                    let innermostID = innermost.first { candidate in here.contains { $0.id == candidate.id } }?.id ?? first.id
+                    files.append(PruneFile(resource: innermostID, root: root, path: path, isForeign: true))
                 }
             }
         }
@@ -130,13 +138,22 @@ public struct PrunePlan: Sendable {
         return plan
     }
 
-    /// Every path below `root` a slice of `resources` names: their own root's, and those of roots
-    /// nested in it (`mirror/sub` is below `mirror`).
-    static func named(below root: String, by resources: [Resource]) -> Set<String> {
+    /// Every path below `root` a slice of `resources` names, whichever root the slice is of: the
+    /// same, one nested in it (`mirror/sub` in `mirror`), or one around it; roots compared as
+    /// absolute paths (from `currentDirectory`).
+    static func named(below root: String, by resources: [Resource], from currentDirectory: String) -> Set<String> {
+        let base = PathRules.absolute(root, from: currentDirectory)
         var names = Set<String>()
         for r in resources {
-            guard let prefix = relative(r.outputRoot, below: root) else { continue }
-            for s in r.slices { names.insert(prefix.isEmpty ? r.relativePath(of: s) : prefix + "/" + r.relativePath(of: s)) }
+            let other = PathRules.absolute(r.outputRoot, from: currentDirectory)
+            if let prefix = relative(other, below: base) {
+                for s in r.slices { names.insert(prefix.isEmpty ? r.relativePath(of: s) : prefix + "/" + r.relativePath(of: s)) }
+            } else if relative(base, below: other) != nil {
+                // A root around this one: its slices in this root's folders, by their whole path.
+                for s in r.slices {
+                    if let inside = relative(other + "/" + r.relativePath(of: s), below: base) { names.insert(inside) }
+                }
+            }
         }
         return names
     }

@@ -17,7 +17,8 @@ extension HumanLog {
             }
         case .refused(let reason):
             guard !prune.files.isEmpty else { return }
-            results("! prune refused: \(reason); run with a higher --max-delete to allow it\n")
+            let advice = reason.contains("--max-delete") ? "; run with a higher --max-delete to allow it" : ""
+            results("! prune refused: \(reason)\(advice)\n")
         case .notRun(let reason):
             guard !prune.files.isEmpty, detail != .quiet else { return }
             results("- prune: \(prune.files.count) file\(prune.files.count == 1 ? "" : "s") no slice names stay: \(reason)\n")

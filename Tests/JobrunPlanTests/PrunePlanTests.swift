@@ -131,6 +131,29 @@ import Testing
         #expect(plan.files.map(\.path) == ["stray.txt"], "\(plan.files)")
     }
 
+    /// A root around the pruned one names files inside it: they stay.
+    @Test func aRootAroundThePrunedOneKeepsWhatItNames() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try dir.write(
+            file: "m.yaml",
+            contents:
+                "version: 1\ndefaults: {output: mirror}\nresources:\n  - {id: outer, base_url: 'https://a.example/', dest: '', slices: [{path: sub/x.bin}]}\n")
+        _ = try dir.write(
+            file: "n.yaml",
+            contents:
+                "version: 1\ndefaults: {output: mirror/sub}\nresources:\n  - {id: inner, base_url: 'https://a.example/', dest: '', prune: true, slices: [{path: y.bin}]}\n"
+        )
+        var options = ManifestLoader.Options()
+        options.currentDirectory = dir.path
+        let loaded = ManifestLoader.load(paths: [dir.path("m.yaml"), dir.path("n.yaml")], options: options)
+        let manifest = try #require(loaded.manifest, "\(loaded.diagnostics)")
+        let plan = PrunePlan.make(
+            manifest, options: PrunePlan.Options(foreign: true, limit: .count(100)), recorded: { _ in [] }, identity: { _, _ in Self.file },
+            foreign: { _, _, expected in ["x.bin", "z.bin"].filter { !expected.contains($0) } }, currentDirectory: dir.path)
+        #expect(plan.files.map(\.path) == ["z.bin"], "\(plan.files)")
+    }
+
     @Test func theLimitIsAllOrNothing() {
         #expect(DeleteLimit(parsing: "25%") == .percent(25) && DeleteLimit(parsing: "12.5%") == .percent(12.5))
         #expect(DeleteLimit(parsing: "100") == .count(100) && DeleteLimit(parsing: "0") == .count(0))
