@@ -1,4 +1,4 @@
-# bench/lib.sh — shared by bench/plan.sh, bench/verify.sh, bench/state.sh and bench/scale.sh (source it, do not run it).
+# bench/lib.sh — shared by the benchmarks under bench/ (source it, do not run it).
 #
 # measure NAME RUNS WARMUP CMD [ARG...]
 #   Runs CMD (stdout to /dev/null, stderr to $WORK/logs/NAME.stderr) WARMUP + RUNS times,
@@ -20,6 +20,33 @@ CLK_TCK=$(getconf CLK_TCK)
 BENCH_BIN=${BENCH_BIN:-/tmp/jobrun-bench-bin}
 
 die() { echo "bench: $*" >&2; exit 1; }
+
+# median: the median of the numbers on stdin, one a line.
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# private_nginx PREFIX LINE...: starts a private nginx (Debian nginx-light) whose config, logs,
+# temporary files and pid live under PREFIX, with LINE... in its http block (servers, root,
+# logging, rates); it is stopped when the script exits. The system's nginx is never touched.
+private_nginx() {
+    local prefix="$1" kind
+    shift
+    command -v nginx >/dev/null || die "nginx missing: apt-get install -y nginx-light"
+    mkdir -p "$prefix"/{logs,tmp}
+    NGINX_PID="$prefix/nginx.pid"
+    {
+        printf 'worker_processes 1;\npid %s;\nerror_log %s/logs/error.log warn;\n' "$NGINX_PID" "$prefix"
+        printf 'events { worker_connections 1024; }\nhttp {\n    tcp_nodelay on;\n    keepalive_requests 1000000;\n'
+        printf '    client_body_temp_path %s/tmp/body;\n' "$prefix"
+        for kind in proxy fastcgi uwsgi scgi; do printf '    %s_temp_path %s/tmp/%s;\n' "$kind" "$prefix" "$kind"; done
+        printf '    %s\n' "$@"
+        printf '}\n'
+    } >"$prefix/nginx.conf"
+    private_nginx_stop
+    nginx -q -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/logs/error.log"
+    trap private_nginx_stop EXIT
+    for _ in $(seq 50); do [[ -s "$NGINX_PID" ]] && break; sleep 0.1; done
+}
+private_nginx_stop() { if [[ -s "${NGINX_PID:-}" ]]; then kill -QUIT "$(cat "$NGINX_PID")" 2>/dev/null || true; fi; }
 
 # release_binary SCRIPT PATH: the absolute path of the jobrun binary a benchmark was given, or a
 # usage line (exit 2) naming SCRIPT when PATH is missing or not an executable.

@@ -10,39 +10,15 @@ set -euo pipefail
 bin="$(realpath "${1:?usage: bench/origins.sh BINARY}")"
 files="${FILES:-120}"; kib="${SIZE_KIB:-128}"; rate="${RATE:-1m}"; per_host="${PER_HOST:-4}"; runs="${RUNS:-3}"
 prefix="${PREFIX:-/tmp/jobrun-bench/origins}"
-command -v nginx >/dev/null || { echo "nginx missing: apt-get install -y nginx-light" >&2; exit 1; }
-mkdir -p "$prefix"/{corpus,logs,tmp,work}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$prefix"/{corpus,work}
 for i in $(seq 0 $((files - 1))); do
   f="$prefix/corpus/f$i.bin"
   [[ -s "$f" && $(stat -c %s "$f") -eq $((kib * 1024)) ]] || head -c $((kib * 1024)) /dev/urandom >"$f"
 done
-conf="$prefix/nginx.conf"; pidf="$prefix/nginx.pid"
-cat >"$conf" <<CONF
-worker_processes 1;
-pid $pidf;
-error_log $prefix/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile off;
-    tcp_nodelay on;
-    keepalive_requests 1000000;
-    client_body_temp_path $prefix/tmp/body;
-    proxy_temp_path $prefix/tmp/proxy;
-    fastcgi_temp_path $prefix/tmp/fastcgi;
-    uwsgi_temp_path $prefix/tmp/uwsgi;
-    scgi_temp_path $prefix/tmp/scgi;
-    root $prefix/corpus;
-    limit_rate $rate;
-    server { listen 127.0.0.1:8191; }
-    server { listen 127.0.0.1:8192; }
-}
-CONF
-stop() { [[ -s "$pidf" ]] && kill -QUIT "$(cat "$pidf")" 2>/dev/null || true; }
-stop
-nginx -q -p "$prefix" -c "$conf" -e "$prefix/logs/error.log"
-trap stop EXIT
-for _ in $(seq 50); do [[ -s "$pidf" ]] && break; sleep 0.1; done
+private_nginx "$prefix" "access_log off;" "sendfile off;" "root $prefix/corpus;" "limit_rate $rate;" \
+  "server { listen 127.0.0.1:8191; }" "server { listen 127.0.0.1:8192; }"
 
 manifest() {   # manifest ORIGINS...
   echo "version: 1"
@@ -56,7 +32,6 @@ manifest() {   # manifest ORIGINS...
 manifest http://127.0.0.1:8191/ >"$prefix/work/one.yaml"
 manifest http://127.0.0.1:8191/ http://127.0.0.1:8192/ >"$prefix/work/two.yaml"
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 declare -A rates
 for kind in one two; do
   for r in $(seq "$runs"); do

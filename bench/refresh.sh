@@ -10,9 +10,10 @@ set -euo pipefail
 bin="$(realpath "${1:?usage: bench/refresh.sh BINARY}")"
 files="${FILES:-10000}"; kib="${SIZE_KIB:-4}"; per_host="${PER_HOST:-16}"; runs="${RUNS:-3}"
 prefix="${PREFIX:-/tmp/jobrun-bench/refresh}"
-command -v nginx >/dev/null || { echo "nginx missing: apt-get install -y nginx-light" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "curl missing: apt-get install -y curl" >&2; exit 1; }
-mkdir -p "$prefix"/{corpus,logs,tmp,work}
+mkdir -p "$prefix"/{corpus,logs,work}
 if [[ ! -s "$prefix/corpus/.made-$files-$kib" ]]; then
   rm -rf "$prefix/corpus" && mkdir -p "$prefix/corpus"
   python3 - "$prefix/corpus" "$files" "$kib" <<'PY'
@@ -26,32 +27,8 @@ for i in range(files):
 PY
   touch "$prefix/corpus/.made-$files-$kib"
 fi
-conf="$prefix/nginx.conf"; pidf="$prefix/nginx.pid"
-cat >"$conf" <<CONF
-worker_processes 1;
-pid $pidf;
-error_log $prefix/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    log_format bytes '\$status \$body_bytes_sent';
-    access_log $prefix/logs/access.log bytes;
-    sendfile on;
-    tcp_nodelay on;
-    keepalive_requests 1000000;
-    client_body_temp_path $prefix/tmp/body;
-    proxy_temp_path $prefix/tmp/proxy;
-    fastcgi_temp_path $prefix/tmp/fastcgi;
-    uwsgi_temp_path $prefix/tmp/uwsgi;
-    scgi_temp_path $prefix/tmp/scgi;
-    root $prefix/corpus;
-    server { listen 127.0.0.1:8193; }
-}
-CONF
-stop() { [[ -s "$pidf" ]] && kill -QUIT "$(cat "$pidf")" 2>/dev/null || true; }
-stop
-nginx -q -p "$prefix" -c "$conf" -e "$prefix/logs/error.log"
-trap stop EXIT
-for _ in $(seq 50); do [[ -s "$pidf" ]] && break; sleep 0.1; done
+private_nginx "$prefix" "log_format bytes '\$status \$body_bytes_sent';" "access_log $prefix/logs/access.log bytes;" "sendfile on;" \
+  "root $prefix/corpus;" "server { listen 127.0.0.1:8193; }"
 
 paths=$(cd "$prefix/corpus" && find . -name '*.txt' | sed 's|^\./||' | sort)
 {
@@ -70,7 +47,6 @@ log="$prefix/logs/access.log"
 bodies() { awk -v from="$1" 'NR > from {n[$1]++; b += $2} END {printf "%d 200s, %d 304s, %d body bytes", n["200"], n["304"], b}' "$log"; }
 lines() { wc -l <"$log"; }
 elapsed() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 cd "$prefix/work"
 declare -a fetch=() reval=() whole=()
 for r in $(seq "$runs"); do

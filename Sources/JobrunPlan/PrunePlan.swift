@@ -22,7 +22,10 @@ public struct PruneFile: Sendable, Hashable {
     }
 
     /// As the user would type it: `root/path`.
-    public var file: String { root == "." ? path : root + "/" + path }
+    public var file: String { shown(path) }
+
+    /// `relative` (a path below the root, as the trash path) as the user would type it.
+    public func shown(_ relative: String) -> String { root == "." ? relative : root + "/" + relative }
 }
 
 /// What a prune of a run would remove (``PrunePlan/make(_:options:recorded:isFile:foreign:)``),

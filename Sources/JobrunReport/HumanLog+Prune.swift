@@ -12,7 +12,7 @@ extension HumanLog {
                 if let error = file.error {
                     results("! \(name): not pruned: \(error)\n")
                 } else if let trash = file.trashPath, detail != .quiet {
-                    results("- \(name): pruned\(foreign), to \(file.planned.root == "." ? trash : file.planned.root + "/" + trash)\n")
+                    results("- \(name): pruned\(foreign), to \(file.planned.shown(trash))\n")
                 }
             }
         case .refused(let reason):

@@ -33,19 +33,17 @@ public enum Pruning {
             return report
         }
         guard !plan.files.isEmpty else { return report }
-        // Every file is checked before any moves: a prune that would stop part way does not start.
-        var obstacles: [String] = []
-        for root in Set(plan.files.map(\.root)).sorted() {
-            obstacles += Trash.obstacles(to: plan.files.filter { $0.root == root }.map(\.path), root: root)
-        }
+        // By root: the trash of each is its own. Every file is checked before any moves: a prune
+        // that would stop part way does not start.
+        let byRoot = Dictionary(grouping: report.files.indices) { report.files[$0].planned.root }.sorted { $0.key < $1.key }
+        let obstacles = byRoot.flatMap { root, indices in Trash.obstacles(to: indices.map { report.files[$0].planned.path }, root: root) }
         if !obstacles.isEmpty {
             let more = obstacles.count > 3 ? " (and \(obstacles.count - 3) more)" : ""
             report.state = .refused(reason: "\(obstacles.prefix(3).joined(separator: "; "))\(more); nothing was pruned")
             return report
         }
         let folder = Trash.folderName(atMilliseconds: now, runID: runID)
-        for root in Set(plan.files.map(\.root)).sorted() {
-            let indices = report.files.indices.filter { report.files[$0].planned.root == root }
+        for (root, indices) in byRoot {
             let (made, moved) = Trash.move(indices.map { report.files[$0].planned.path }, root: root, into: folder)
             var forgotten: [String] = []
             for (k, outcome) in zip(indices, moved) {

@@ -63,9 +63,10 @@ extension RunDriver {
         // A revalidation asks conditionally with the file's validators, of the origin that sent
         // them only; a resume of an earlier revalidation's partial file continues a new version.
         let conditional = resume == nil ? conditionalValidators(j, at: origin) : OriginValidators()
+        var headers = next.headers.map { ($0.name, $0.value) }
+        headers.append(contentsOf: conditional.conditionalHeaders)
         var request = TransferRequest(
-            url: next.url,
-            headers: conditional.isEmpty ? next.headers.map { ($0.name, $0.value) } : next.headers.map { ($0.name, $0.value) } + conditional.conditionalHeaders,
+            url: next.url, headers: headers,
             rangeStart: resume?.offset.value, ifRange: resume?.validator?.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
@@ -260,15 +261,14 @@ extension RunDriver {
     mutating func finishChecked(_ j: SliceID, sink: BodySink, outcome: DiskWorker.Outcome, httpVersion: String?) {
         switch outcome {
         case .stored(let digests):
-            if isRevalidation(j), let refused = Self.refusesToReplace(sink: sink, declaredSize: slice(of: j).size) {
+            let revalidates = isRevalidation(j)
+            if revalidates, let refused = Self.refusesToReplace(sink: sink, declaredSize: slice(of: j).size) {
                 sink.file.discard()
                 retryOrFail(j, refused)
                 return
             }
             if sink.startOffset > 0 { machine.book.resumed(j) }
-            queueCommit(
-                j,
-                VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, revalidates: isRevalidation(j)))
+            queueCommit(j, VerifiedBody(sink: sink, digests: digests, verifiedAt: ContinuousClock.now, httpVersion: httpVersion, revalidates: revalidates))
         case .mismatch(let expected, let actual):
             sink.file.discard()
             let (failure, restarts) = AttemptReview.mismatch(expected: expected, actual: actual, isUnvalidatedResume: sink.isUnvalidatedResume)
