@@ -29,6 +29,7 @@ class Figures:
     refused: int = 0                              # connections the second origin reset
     dropped: object = None                        # with SOAK_PRUNE=1: the slices the clean apply's manifest left out
     before_clean: object = None                   # with SOAK_PRUNE=1: (final files, paths recorded as fetched) before it
+    published: bool = False                       # SOAK_PUBLISH=1: every resource has `publish: atomic`
 
 
 def size_text(count):
@@ -106,7 +107,12 @@ def fetched_paths(mirror):
         return set()
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     try:
-        return {row[0] for row in db.execute("SELECT path FROM slices WHERE fetched_at_ms IS NOT NULL")}
+        # A stage's records are its resource's files: `.jobrun/publish/ID/next/PATH` is `ID/PATH`.
+        paths = set()
+        for (path,) in db.execute("SELECT path FROM slices WHERE fetched_at_ms IS NOT NULL"):
+            parts = path.split("/", 4)
+            paths.add("%s/%s" % (parts[2], parts[4]) if parts[:2] == [".jobrun", "publish"] and len(parts) == 5 and parts[3] == "next" else path)
+        return paths
     finally:
         db.close()
 
@@ -208,6 +214,8 @@ def report(figures):
         checks += origin_checks(figures, requests, dict(zip(logs, by_origin)))
     if figures.dropped is not None:
         checks.append(prune_check(figures, mirror))
+    if figures.published:
+        checks.append(publish_check(figures, mirror))
     print("Checks")
     for name, passed, detail in checks:
         print("  %s  %s: %s" % ("PASS" if passed else "FAIL", name, detail))
@@ -292,6 +300,20 @@ def prune_check(figures, mirror):
             "%d of %d in the trash byte-identical; %d without a fetch record stayed; %d moved that should have stayed, %d named, %d other in the trash%s" % (
                 len(expected) - len(wrong), len(expected), len(unknown) - len(moved_unknown), len(moved_unknown), len(named), len(extra),
                 (": e.g. " + ", ".join(bad[:5])) if bad else ""))
+
+
+def publish_check(figures, mirror):
+    """With SOAK_PUBLISH=1: after the clean apply, every resource's folder is published (a
+    folder, not a link) and no stage is left."""
+    resources = sorted({record["key"].split("/", 1)[0] for record in figures.slices})
+    unpublished = [r for r in resources if os.path.islink(os.path.join(mirror, r)) or not os.path.isdir(os.path.join(mirror, r))]
+    publish = os.path.join(mirror, ".jobrun", "publish")
+    stages = sorted(r for r in (os.listdir(publish) if os.path.isdir(publish) else []) if os.path.lexists(os.path.join(publish, r, "next")))
+    retired = sum(len([n for n in os.listdir(os.path.join(publish, r)) if n != "next"]) for r in (os.listdir(publish) if os.path.isdir(publish) else []))
+    return ("every resource published atomically and no stage left", not unpublished and not stages and bool(resources),
+            "%d of %d published, %d stages left, %d replaced versions kept%s" % (
+                len(resources) - len(unpublished), len(resources), len(stages), retired,
+                (": e.g. " + ", ".join((unpublished + stages)[:5])) if unpublished or stages else ""))
 
 
 def _count(items):

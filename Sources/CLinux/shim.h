@@ -2,7 +2,7 @@
 // Glibc module is built without (sync_file_range for early writeback, syncfs for the batched
 // commit, pthread_setname_np for thread names, memfd_create for the lock holder's run id,
 // malloc_trim from malloc.h, the SCHED_BATCH policy, the O_PATH flag for symlink-proof lookups),
-// and openat2, which glibc does not wrap at all; and fstatfs's file system type, whose struct
+// renameat2 for atomic publication (glibc 2.28), and openat2, which glibc does not wrap at all; and fstatfs's file system type, whose struct
 // and function share a name Swift cannot tell apart. Declarations and inline wrappers (the
 // symbols are glibc's); nothing here exists on macOS.
 #ifndef JOBRUN_CLINUX_SHIM_H
@@ -46,6 +46,10 @@ enum { JOBRUN_SCHED_BATCH = 3 };
 /// O_PATH: a descriptor for lookups only (needs search permission on the parents, not read
 /// permission on the folder). fcntl.h names it only under _GNU_SOURCE; __O_PATH is always there.
 enum { JOBRUN_O_PATH = __O_PATH };
+
+/// renameat2(2) (Linux 3.15, glibc 2.28): RENAME_EXCHANGE trades two names' places in one step.
+extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+#define JOBRUN_RENAME_EXCHANGE 2u
 
 /// openat2(2) (Linux 5.6; glibc has no wrapper). Swift cannot call the variadic syscall(2);
 /// this fixed-argument function can. 437 is __NR_openat2 on every architecture (older headers

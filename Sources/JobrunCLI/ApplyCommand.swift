@@ -91,11 +91,19 @@ struct ApplyCommand: DocumentedCommand {
         (kept for --keep-trash); more than --max-delete of them (50% of the
         pruned resources' files by default), and none is moved; another
         program's files only with --prune-foreign (docs/apply.md, Pruning).
+        A resource with 'publish: atomic' is built in a stage beside its
+        folder (ROOT/.jobrun/publish/ID/next, unchanged files hard-linked)
+        and switched in whole, in one step, once the run completed it;
+        readers see the old version or the new one. A failed or stopped run
+        leaves the published folder as it was, and the next run continues
+        the stage (docs/apply.md, Atomic publication).
 
         Exit status 0 when every slice is verified (or deferred), 1 when any
-        failed (or a hook with 'on_hook_failure: fail' did, or a prune was
-        refused or could not move a file); 75 with --require-complete when
-        work was deferred.
+        failed (or a hook with 'on_hook_failure: fail' did, a prune was
+        refused or could not move a file, or a stage could not be switched
+        in); 74 when a stage cannot be made or an earlier one settled
+        (nothing is fetched then); 75
+        with --require-complete when work was deferred.
         """
 
     @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
@@ -149,7 +157,7 @@ struct ApplyCommand: DocumentedCommand {
         let events = run.events
         // stdout carries the JSON or the events then.
         let display = try progressOptions.install(on: events, runID: runID, resultsToStderr: reportOptions.json || eventOptions.isOnStdout)
-        let manifest: Manifest
+        var manifest: Manifest
         let saved = try SavedPlan.loaded(savedPlan)
         let savedShard = saved?.shard
         if let saved {
@@ -181,10 +189,17 @@ struct ApplyCommand: DocumentedCommand {
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)
         run.atEnd { end in hooks.finish(end, events: events) }
         let policy = conditionsOptions.context(for: manifest, states: states)
+        let published = manifest
+        // What a killed run left is settled before planning: the plan depends on it.
+        var publisher = try Publication.prepare(published, states: states, runID: runID)
         // Waiting for conditions, the plan defers nothing: the run's gate holds the work back.
-        let plan = Planner.plan(
-            for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
-            policy: deferralOptions.wait == nil ? policy : nil)
+        func makePlan(_ manifest: Manifest) -> Plan {
+            Planner.plan(
+                for: manifest, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
+                policy: deferralOptions.wait == nil ? policy : nil)
+        }
+        manifest = publisher.staging(published)
+        var plan = makePlan(manifest)
         events.emit(.planned(plan.counts))
         if let saved, let staleness = saved.staleness(against: manifest, plan: plan), !refreshOption.refresh {
             print("jobrun: error: the saved plan is stale: \(staleness); run 'jobrun plan' again, or apply with --refresh", to: &stderr)
@@ -192,6 +207,13 @@ struct ApplyCommand: DocumentedCommand {
         }
         for warning in plan.warnings { print("jobrun: warning: \(warning)", to: &stderr) }
         if !transferOptions.noSpaceCheck { try refuseUnlessItFits(plan) }
+        // A resource published atomically gets a stage only when the run changes something of it.
+        let stages = publisher.stageMap
+        let pruning = { pruneOptions.plan(for: published, states: states, stages: stages, quietly: true) }
+        if try Publication.begin(&publisher, for: plan, pruning: pruning, states: states) {
+            manifest = publisher.staging(published)
+            plan = makePlan(manifest)
+        }
         // Only a run that goes ahead records anything: a refused one leaves the root as it was.
         states.learn(plan.proofs)
         let recorder = StateRecorder(states: states, plan: plan, runID: runID, command: "apply", startedAt: run.startedAtMilliseconds)
@@ -229,11 +251,13 @@ struct ApplyCommand: DocumentedCommand {
         let now = RunID.milliseconds()
         // Before this run's prune: what it moves there stays for --keep-trash from now.
         keepTrashOption.expireTrash(of: manifest, now: now)
-        if let prunePlan = pruneOptions.plan(for: manifest, states: states) {
+        if let prunePlan = pruneOptions.plan(for: published, states: states, stages: publisher.stageMap) {
             let report = Pruning.run(prunePlan, after: result, states: states, runID: runID, now: now)
             result.prune = report
             events.emit(.pruned(report))
         }
+        publisher.publish(&result, runID: runID, now: RunID.milliseconds())
+        for report in result.publications { events.emit(.published(report)) }
         if sums != nil {
             // Before the reports, which then show these digests too.
             for problem in result.computeMissingSHA256() { print("jobrun: warning: \(problem)", to: &stderr) }

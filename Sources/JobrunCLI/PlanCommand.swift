@@ -4,6 +4,7 @@ import JobrunManifest
 import JobrunOutcome
 import JobrunPlan
 import JobrunReport
+import JobrunRun
 import JobrunState
 
 struct PlanCommand: DocumentedCommand {
@@ -91,11 +92,13 @@ struct PlanCommand: DocumentedCommand {
         }
         run.start(manifest)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
+        // A stage an earlier apply left is what the next apply continues.
+        let (staged, stages) = Publisher.view(manifest, states: states)
         var plan = Planner.plan(
-            for: manifest, parallelism: jobsOption.jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
+            for: staged, parallelism: jobsOption.jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
             policy: conditionsOptions.context(for: manifest, states: states))
         states.learn(plan.proofs)
-        plan.prune = pruneOptions.plan(for: manifest, states: states)
+        plan.prune = pruneOptions.plan(for: manifest, states: states, stages: stages)
         run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)
         var stderr = StandardError()

@@ -40,11 +40,11 @@ struct PruneOptions: ParsableArguments {
     }
 
     /// What a prune of `manifest` would remove (`nil` when no selected resource prunes), from
-    /// the records of `states`.
-    func plan(for manifest: Manifest, states: MirrorStates) -> PrunePlan? {
+    /// the records of `states`, the files of staged resources in their stages (`stages`); `quietly` says nothing of options that prune nothing.
+    func plan(for manifest: Manifest, states: MirrorStates, stages: StageMap = StageMap(), quietly: Bool = false) -> PrunePlan? {
         let options = options
         guard manifest.resources.contains(where: { options.all || $0.settings.prune }) else {
-            if pruneForeign || maxDelete != nil {
+            if pruneForeign || maxDelete != nil, !quietly {
                 StandardError.write(
                     "jobrun: warning: --prune-foreign and --max-delete prune nothing without --prune or a selected resource with 'prune: true'\n")
             }
@@ -57,6 +57,7 @@ struct PruneOptions: ParsableArguments {
                 guard lstat(root == "." ? path : root + "/" + path, &status) == 0, !FileStatus.isDirectory(mode: status.st_mode) else { return nil }
                 return FileIdentity(status)
             },
-            foreign: { root, directories, expected in ExtraFileScanner().scan(root: root, directories: directories, expected: expected).extraPaths })
+            foreign: { root, directories, expected in ExtraFileScanner().scan(root: root, directories: directories, expected: expected).extraPaths },
+            stages: stages)
     }
 }

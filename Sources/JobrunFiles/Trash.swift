@@ -92,7 +92,8 @@ public enum Trash {
     /// Moves each of `paths` (below `root`, never through a link) into a new trash folder named
     /// `name` (`name-2`, … when one of that name is there already: never into another run's),
     /// with its partial download's working files, in order; the folder's name, and each path's fate.
-    public static func move(_ paths: [String], root: String, into name: String) -> (folder: String, moved: [Moved]) {
+    /// In the trash, each goes by its name in `names` when given (a staged file by its published path).
+    public static func move(_ paths: [String], as names: [String]? = nil, root: String, into name: String) -> (folder: String, moved: [Moved]) {
         guard !paths.isEmpty else { return (name, []) }
         let rootFD: Int32
         switch PathBeneath.openRoot(root, for: .listing) {
@@ -110,8 +111,10 @@ public enum Trash {
             return (name, paths.map { _ in .failed(error) })
         }
         let trash = folder + "/" + made
-        let moved = paths.map { path -> Moved in
+        let moved = paths.indices.map { k -> Moved in
+            let path = paths[k]
             let (parent, fileName) = SlashPath.split(path)
+            let trashParent = names.flatMap { $0.count == paths.count ? SlashPath.split($0[k]).folder : nil } ?? parent
             let display = joinPath(root, path)
             guard let components = PathBeneath.components(ofDirectory: parent) else {
                 return .failed(FileIOError(path: display, operation: "move to the trash", code: EINVAL))
@@ -133,7 +136,7 @@ public enum Trash {
             guard !FileStatus.isDirectory(mode: status.st_mode) else {
                 return .failed(FileIOError(path: display, operation: "move to the trash", code: EISDIR))
             }
-            let target = parent.isEmpty ? trash : trash + "/" + parent
+            let target = trashParent.isEmpty ? trash : trash + "/" + trashParent
             let destination: Int32
             do throws(FileIOError) {
                 destination = try folders.create(target)

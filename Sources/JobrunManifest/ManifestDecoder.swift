@@ -29,7 +29,9 @@ struct ManifestDecoder {
     var networkDefaultsUse = NetworkDefaultsUse()
 
     static let topKeys = ["version", "defaults", "resources"]
-    static let settingKeys = ["concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks", "refresh", "prune"]
+    static let settingKeys = [
+        "concurrency", "retries", "timeouts", "network", "headers", "max_size", "tls", "priority", "hooks", "refresh", "prune", "publish",
+    ]
     static let defaultsKeys = ["output"] + settingKeys
     static let resourceKeys = ["id", "base_url", "base_urls", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
     static let sliceKeys = ["path", "url", "urls", "size", "headers", "refresh"] + DigestAlgorithm.allCases.map(\.rawValue)
@@ -177,6 +179,8 @@ struct ManifestDecoder {
                 if let policy = refreshPolicy(v, over: settings.refresh) { settings.refresh = policy }
             } else if doc.scalar(pair.key, equals: "prune") {
                 if let b = boolean(v, "prune") { settings.prune = b }
+            } else if doc.scalar(pair.key, equals: "publish") {
+                if let policy = publishPolicy(v, over: settings.publish) { settings.publish = policy }
             }
         }
     }

@@ -17,6 +17,44 @@ enum ManifestValidator {
         }
         checkDependencies(resources, firstByID: firstByID, into: &diagnostics)
         checkDestinations(resources, currentDirectory: currentDirectory, into: &diagnostics)
+        checkPublication(resources, currentDirectory: currentDirectory, into: &diagnostics)
+    }
+
+    // MARK: Atomic publication
+
+    /// A resource published atomically switches its whole folder: the folder must be its own, a
+    /// folder below the output root that holds no other resource's files and is inside none.
+    static func checkPublication(_ resources: [Resource], currentDirectory: String, into diagnostics: inout DiagnosticCollector) {
+        let atomic = resources.filter { !$0.id.isEmpty && $0.settings.publish.isAtomic }
+        guard !atomic.isEmpty else { return }
+        func folder(_ r: Resource) -> String { PathRules.join(currentDirectory, r.outputRoot) + (r.dest.isEmpty ? "" : "/" + r.dest) }
+        for r in atomic {
+            guard !r.dest.isEmpty else {
+                diagnostics.error(
+                    "resource '\(r.id)' has 'publish: atomic' but no 'dest': the switch replaces a folder of its own, and the output root itself holds the mirror state",
+                    at: r.location)
+                continue
+            }
+            let mine = folder(r)
+            for other in resources where other.id != r.id && !other.id.isEmpty {
+                let theirs = folder(other)
+                let relation: String
+                if theirs == mine {
+                    relation = "writes into the same folder"
+                } else if theirs.hasPrefix(mine + "/") {
+                    relation = "writes into a folder inside it"
+                } else if mine.hasPrefix(theirs + "/"), !other.slices.isEmpty {
+                    // A resource around it whose files are all outside it does not share it.
+                    guard other.slices.contains(where: { (theirs + "/" + $0.path).hasPrefix(mine + "/") }) else { continue }
+                    relation = "has slices inside it"
+                } else {
+                    continue
+                }
+                diagnostics.error(
+                    "resource '\(r.id)' has 'publish: atomic', which switches '\(display(mine, currentDirectory))' whole, but resource '\(other.id)' \(relation)",
+                    at: r.location, notes: [.note("'\(other.id)' is declared here", at: other.location)])
+            }
+        }
     }
 
     // MARK: Dependencies

@@ -29,7 +29,8 @@ extension Manifest {
         let units = resources.map { r in
             ShardLayout.Unit(
                 id: r.id, dependsOn: r.dependsOn.map(\.id), paths: r.slices.map(\.path), sizes: r.slices.map(\.size),
-                isSplittable: r.settings.hooks.commands.isEmpty)
+                // A resource with hooks, or published atomically (one stage, one switch), stays whole.
+                isSplittable: r.settings.hooks.commands.isEmpty && !r.settings.publish.isAtomic)
         }
         let layout = ShardLayout(units: units, count: spec.count)
         var narrowed = self
@@ -52,11 +53,13 @@ extension Manifest {
 
     /// 16 hex digits every shard of one plan shares: a sum (so the order of the manifests changes
     /// nothing) of every slice's identity, size and digests, and of what else the layout depends
-    /// on: each resource's dependencies and hooks, the count, and the jobrun that made it.
+    /// on: each resource's dependencies, hooks and atomic publication, the count, and the jobrun that made it.
     func planFingerprint(count: Int) -> String {
         var fingerprint = ShardLayout.fingerprint(resource: "jobrun", path: JobrunVersion.current, size: Int64(count), digests: [])
         for r in resources {
-            let edges = r.dependsOn.map(\.id).sorted().joined(separator: "\u{0}") + (r.settings.hooks.commands.isEmpty ? "" : "\u{0}hooks")
+            let edges =
+                r.dependsOn.map(\.id).sorted().joined(separator: "\u{0}") + (r.settings.hooks.commands.isEmpty ? "" : "\u{0}hooks")
+                + (r.settings.publish.isAtomic ? "\u{0}atomic" : "")
             fingerprint &+= ShardLayout.fingerprint(resource: r.id, path: "\u{0}" + edges, size: nil, digests: [])
             for s in r.slices {
                 fingerprint &+= ShardLayout.fingerprint(

@@ -296,6 +296,8 @@ public struct ApplyResult: Sendable {
     public var origins: [OriginUsageReport] = []
     /// What the run's prune did, when one was asked for.
     public var prune: PruneReport?
+    /// What became of each staged resource (`publish: atomic`), in the manifest's order.
+    public var publications: [PublishReport] = []
 
     public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries
@@ -352,7 +354,7 @@ public struct ApplyResult: Sendable {
         case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
         return
-            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(pruneClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(pruneClause)\(publishClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
     }
 
     /// `; 3 pruned` (`, 1 could not be moved`), `; prune refused` or `; nothing pruned`, when a
@@ -366,6 +368,15 @@ public struct ApplyResult: Sendable {
         case .refused: return "; prune refused"
         case .notRun: return "; nothing pruned"
         }
+    }
+
+    /// `; 2 published` (`, 1 could not be switched`) when resources published atomically were
+    /// switched in or failed to be; nothing otherwise.
+    public var publishClause: String {
+        let published = publications.count { $0.state == .published }
+        let failed = publications.count(where: \.isFailure)
+        guard published + failed > 0 else { return "" }
+        return "; \(published) published" + (failed > 0 ? " (\(failed) could not be switched)" : "")
     }
 
     /// `; offline for 42 s` (tenths under ten seconds), or nothing when the run never was.
@@ -440,13 +451,13 @@ public struct ApplyResult: Sendable {
         if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
         // One pass over the outcomes: the failed and skipped counts say what `isSuccess` would.
         let c = counts
-        if c.failed > 0 || failedHookCount > 0 || prune?.isFailure == true { return .failure }
+        if c.failed > 0 || failedHookCount > 0 || prune?.isFailure == true || publications.contains(where: \.isFailure) { return .failure }
         if let stopReason { return stopReason.exitStatus }
         return c.skipped == 0 ? .ok : .failure
     }
 
     public var isSuccess: Bool {
-        guard stopReason == nil, failedHookCount == 0, prune?.isFailure != true else { return false }
+        guard stopReason == nil, failedHookCount == 0, prune?.isFailure != true, !publications.contains(where: \.isFailure) else { return false }
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
                 let status = entries[e].outcomes[i].status

@@ -49,6 +49,8 @@ public enum RunEvent: Sendable {
     case originUsage(OriginUsageReport)
     /// The run's prune ended (`apply --prune`, `prune: true`): what it moved to the trash, or why nothing.
     case pruned(PruneReport)
+    /// A resource published atomically was switched in, left for the next run, or failed to be.
+    case published(PublishReport)
     /// The command ends; always the last event.
     case runEnded(RunEnd)
 }

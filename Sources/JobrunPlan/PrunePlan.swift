@@ -13,12 +13,16 @@ public struct PruneFile: Sendable, Hashable {
     /// No record says jobrun fetched it (another program's file, or one jobrun only found there):
     /// removed only when asked for explicitly (`--prune-foreign`).
     public var isForeign: Bool
+    /// Where the file is, below the root: `path`, or its place in the stage of a resource
+    /// published atomically (``StageMap``).
+    public var location: String
 
-    public init(resource: String, root: String, path: String, isForeign: Bool) {
+    public init(resource: String, root: String, path: String, isForeign: Bool, location: String? = nil) {
         self.resource = resource
         self.root = root
         self.path = path
         self.isForeign = isForeign
+        self.location = location ?? path
     }
 
     /// As the user would type it: `root/path`.
@@ -86,8 +90,22 @@ public struct PrunePlan: Sendable {
     /// | of a resource split over shards, another shard's                          | never          |
     public static func make(
         _ manifest: Manifest, options: Options, recorded: (String) -> [StateStore.RecordedFile]?, identity: (String, String) -> FileIdentity?,
-        foreign: (String, [String], Set<String>) -> [String], currentDirectory: String = FileManager.default.currentDirectoryPath
+        foreign: (String, [String], Set<String>) -> [String], stages: StageMap = StageMap(),
+        currentDirectory: String = FileManager.default.currentDirectoryPath
     ) -> PrunePlan {
+        // A staged resource's files are planned by their published paths, and looked at in its stage.
+        let recorded = stages.isEmpty ? recorded : { root in recorded(root).map { stages.published($0, root: root) } }
+        let identity = stages.isEmpty ? identity : { root, path in identity(root, stages.location(of: path, root: root)) }
+        let foreign =
+            stages.isEmpty
+            ? foreign
+            : { root, folders, names in
+                folders.flatMap { folder -> [String] in
+                    guard let stage = stages.stage(of: folder, root: root) else { return foreign(root, [folder], names) }
+                    let inStage = Set(names.filter { StageMap.rest(of: $0, below: folder) != nil }.map { stages.location(of: $0, root: root) })
+                    return foreign(root, [stage], inStage).compactMap { stages.publishedPath(of: $0, root: root) }
+                }
+            }
         let pruned = manifest.resources.filter { options.all || $0.settings.prune }
         var plan = PrunePlan(files: [], resources: pruned.map(\.id), total: 0, limit: options.limit)
         guard !pruned.isEmpty else { return plan }
@@ -115,7 +133,8 @@ public struct PrunePlan: Sendable {
                 else { continue }
                 let isJobruns = record.wasFetched && now.isSameWrite(as: record.file)
                 guard isJobruns || options.foreign else { continue }
-                files.append(PruneFile(resource: r.id, root: root, path: record.path, isForeign: !isJobruns))
+                files.append(
+                    PruneFile(resource: r.id, root: root, path: record.path, isForeign: !isJobruns, location: stages.location(of: record.path, root: root)))
             }
             guard options.foreign else { continue }
             var seen = Set<String>()
@@ -132,7 +151,7 @@ public struct PrunePlan: Sendable {
                         identity(root, path) != nil
                     else { continue }
                     let innermostID = innermost.first { candidate in here.contains { $0.id == candidate.id } }?.id ?? first.id
-                    files.append(PruneFile(resource: innermostID, root: root, path: path, isForeign: true))
+                    files.append(PruneFile(resource: innermostID, root: root, path: path, isForeign: true, location: stages.location(of: path, root: root)))
                 }
             }
         }

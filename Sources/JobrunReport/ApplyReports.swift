@@ -134,6 +134,14 @@ public enum ApplyReports {
         } else {
             w.null()
         }
+        w.key("publications")
+        w.beginArray()
+        for publication in result.publications {
+            w.beginObject()
+            w.publishFields(publication)
+            w.endObject()
+        }
+        w.endArray()
         w.key("origins")
         w.beginArray()
         for origin in result.origins {

@@ -38,6 +38,7 @@ extension EventStream {
         case .hookEnded: "hook_end"
         case .originUsage: "origin_usage"
         case .pruned: "prune"
+        case .published: "publish"
         case .runEnded: "run_end"
         case .synced: "synced"  // never written (`observe` leaves it out)
         }
@@ -110,6 +111,8 @@ extension EventStream {
             w.originUsageFields(usage)
         case .pruned(let prune):
             w.pruneFields(prune)
+        case .published(let publication):
+            w.publishFields(publication)
         case .stopRequested(let reason):
             w.key("reason"); w.string(reason.code)
             w.key("signal"); optional(reason.signal.map(Int64.init), &w)

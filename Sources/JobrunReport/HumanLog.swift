@@ -93,6 +93,8 @@ public final class HumanLog: RunObserver {
             hookLine(end)
         case .pruned(let prune):
             pruneLines(prune)
+        case .published(let publication):
+            publishLine(publication)
         case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted, .originUsage:
             break
         }

@@ -179,6 +179,7 @@ public enum ShardMerge {
             ("problems", .array(problems.map { .string($0) })),
             ("summary", .object(summary)),
             ("resources", .array(merged)),
+            ("publications", .array(Self.publications(of: shards.map { ($0.index, $0.input.document) }))),
             ("origins", .array(Self.origins(of: shards.map { ($0.index, $0.input.document) }))),
         ])
         let skipped = sum("skipped", in: summaries)
@@ -188,6 +189,17 @@ public enum ShardMerge {
 }
 
 extension ShardMerge {
+    /// Each shard's `publications`, with its `shard` index, in shard order: a resource published
+    /// atomically is placed whole on one shard, so each is one shard's.
+    static func publications(of shards: [(index: Int, document: JSONValue)]) -> [JSONValue] {
+        shards.sorted { $0.index < $1.index }.flatMap { index, document in
+            (document["publications"]?.arrayValue ?? []).compactMap { p -> JSONValue? in
+                guard case .object(let members) = p else { return nil }
+                return .object(members + [("shard", .int(Int64(index)))])
+            }
+        }
+    }
+
     /// Each shard's `origins`, with its `shard` index, by origin and then shard: the shards ran
     /// on their own connections, so what each carried stays its own.
     static func origins(of shards: [(index: Int, document: JSONValue)]) -> [JSONValue] {

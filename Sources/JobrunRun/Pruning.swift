@@ -36,7 +36,7 @@ public enum Pruning {
         // By root: the trash of each is its own. Every file is checked before any moves: a prune
         // that would stop part way does not start.
         let byRoot = Dictionary(grouping: report.files.indices) { report.files[$0].planned.root }.sorted { $0.key < $1.key }
-        let obstacles = byRoot.flatMap { root, indices in Trash.obstacles(to: indices.map { report.files[$0].planned.path }, root: root) }
+        let obstacles = byRoot.flatMap { root, indices in Trash.obstacles(to: indices.map { report.files[$0].planned.location }, root: root) }
         if !obstacles.isEmpty {
             let more = obstacles.count > 3 ? " (and \(obstacles.count - 3) more)" : ""
             report.state = .refused(reason: "\(obstacles.prefix(3).joined(separator: "; "))\(more); nothing was pruned")
@@ -44,17 +44,18 @@ public enum Pruning {
         }
         let folder = Trash.folderName(atMilliseconds: now, runID: runID)
         for (root, indices) in byRoot {
-            let (made, moved) = Trash.move(indices.map { report.files[$0].planned.path }, root: root, into: folder)
+            let (made, moved) = Trash.move(
+                indices.map { report.files[$0].planned.location }, as: indices.map { report.files[$0].planned.path }, root: root, into: folder)
             var forgotten: [String] = []
             for (k, outcome) in zip(indices, moved) {
                 switch outcome {
                 case .moved(let trashPath):
                     report.files[k].trashPath = trashPath
-                    forgotten.append(report.files[k].planned.path)
+                    forgotten.append(report.files[k].planned.location)
                     if report.trashFolder == nil { report.trashFolder = made }
                 case .gone:
                     // Someone removed it meanwhile: nothing left to do, and its record goes.
-                    forgotten.append(report.files[k].planned.path)
+                    forgotten.append(report.files[k].planned.location)
                 case .failed(let error):
                     report.files[k].error = "\(error.path): \(error.message)"
                 }

@@ -70,6 +70,16 @@ enum StateSchema {
         ALTER TABLE slices ADD COLUMN validator_origin TEXT;   -- scheme://host[:port] that sent them
         ALTER TABLE slices ADD COLUMN confirmed_at_ms INTEGER;
         """,
+        // 6: the stages of resources published atomically, so that a stopped run's stage is
+        // continued and a switch a kill interrupted is finished.
+        """
+        CREATE TABLE publications (
+            resource TEXT PRIMARY KEY,
+            dest TEXT NOT NULL,             -- the published folder, relative to the output root
+            stage_inode INTEGER NOT NULL,   -- the stage folder's: the published folder has it once switched
+            filled INTEGER NOT NULL DEFAULT 0   -- 1: every published file is linked into the stage
+        );
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -79,12 +89,15 @@ enum StateSchema {
     static let quarantineVersion = 4
     /// The first version whose `slices` have `etag`, `last_modified`, `validator_origin` and `confirmed_at_ms`.
     static let validatorsVersion = 5
+    /// The first version with `publications`.
+    static let publicationsVersion = 6
 
     /// Each version's ``objectsByVersion``, fingerprinted (``fingerprint(_:)``): what a store
     /// opened is compared with, so that no command builds the schemas in memory at each start.
     /// `StateStoreTests` checks them against the migrations.
     static let fingerprints: [UInt64] = [
         0xCBF2_9CE4_8422_2325, 0x35D4_27AE_7142_3371, 0x77AF_3A9C_4D44_7B5E, 0xFC70_9B88_6D2C_CAEB, 0xA387_DC30_1D46_85CD, 0x1954_220E_6522_AE9A,
+        0x5721_08BA_F5DD_05C6,
     ]
 
     /// FNV-1a over the objects' descriptions, each followed by a zero byte: it tells one version's

@@ -16,6 +16,8 @@ public final class StateStore {
     private let validatorColumns: String
     /// The schema has `origin_quarantine` (a store of an older one opened read-only has not).
     let hasQuarantine: Bool
+    /// Whether the schema has `publications` (a read-only store of an older schema has none).
+    let hasPublications: Bool
     /// Only readable: opened so, or on a file this process may not write.
     public var isReadOnly: Bool { db.isReadOnly }
     public var path: String { db.path }
@@ -59,6 +61,7 @@ public final class StateStore {
         validatorColumns =
             readOnly && version < StateSchema.validatorsVersion ? "NULL, NULL, NULL, NULL" : "etag, last_modified, validator_origin, confirmed_at_ms"
         hasQuarantine = !readOnly || version >= StateSchema.quarantineVersion
+        hasPublications = !readOnly || version >= StateSchema.publicationsVersion
         if readOnly { return }
         // WAL: readers (status, plan) never wait for a run that writes.
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {

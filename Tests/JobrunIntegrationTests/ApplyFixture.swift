@@ -258,7 +258,19 @@ struct ApplyJSON: Decodable {
     var summary: Summary
     var resources: [Resource]
     var prune: Prune?
+    var publications: [Publication]
     var origins: [Origin]
+
+    struct Publication: Decodable {
+        var resource: String
+        var state: String
+        var reason: String?
+        var folder: String
+        var stage: String
+        var retired: String?
+        var warning: String?
+        var keptUntil: String?
+    }
 
     static func decode(_ text: String, context: @autoclosure () -> String) throws -> ApplyJSON {
         let decoder = JSONDecoder()

@@ -3,7 +3,8 @@ import JobrunTestSupport
 import Testing
 
 /// `make soak` (`bench/soak.py`, docs/soak.md), short: 300 slices under chaos, two SIGKILLs,
-/// a clean apply and a verify, with every check of the full soak; and its three-origin mode.
+/// a clean apply and a verify, with every check of the full soak; and its three-origin, pruning
+/// and publishing modes.
 @Suite struct SoakTests {
     /// `bench/soak.py` with 300 slices, two kills and `environment`: its output, once it passed
     /// `checks` checks and every one of them.
@@ -40,5 +41,12 @@ import Testing
     @Test func aShortPruningSoakPassesEveryCheck() async throws {
         let output = try await Self.soak(["SOAK_PRUNE": "1"], checks: 8)
         #expect(output.contains("PASS  the clean apply pruned the dropped slices jobrun knows it fetched"), "\(output)")
+    }
+
+    /// Every resource published atomically, pruning too: the kills land in stages, and the clean
+    /// apply publishes everything.
+    @Test func aShortPublishingSoakPassesEveryCheck() async throws {
+        let output = try await Self.soak(["SOAK_PRUNE": "1", "SOAK_PUBLISH": "1"], checks: 9)
+        #expect(output.contains("PASS  every resource published atomically and no stage left"), "\(output)")
     }
 }

@@ -233,9 +233,9 @@ import JobrunSystem
         }
         let store = try StateStore(root: root)
         #expect(try store.schemaVersion() == StateSchema.currentVersion)
-        #expect(try store.db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 5)
+        #expect(try store.db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 6)
         let again = try StateStore(root: root)
-        #expect(try again.db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 5)
+        #expect(try again.db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 6)
     }
 
     /// A later proof by hashing keeps the time of the fetch while the file is the same one, or

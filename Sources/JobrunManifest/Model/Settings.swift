@@ -110,5 +110,7 @@ public struct ResourceSettings: Hashable, Sendable {
     /// Files in its folder that no slice names any more, and that jobrun fetched, are removed
     /// (to the trash) once a run has completed every selected resource (`apply --prune` for all).
     public var prune = false
+    /// Whether readers see its files change one by one, or its whole folder switch at once.
+    public var publish = PublishPolicy()
     public init() {}
 }
