@@ -13,7 +13,7 @@ RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
 APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench soak clean
+.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -134,6 +134,11 @@ bench-origins: release
 ## conditional (304s, no body) against their first fetch and curl's whole requests (FILES, SIZE_KIB, PER_HOST, RUNS)
 bench-refresh: release
 	@bash bench/refresh.sh "$(RELEASE_BIN)"
+
+## bench-publish: one changed file of a mirror of 100 and of 10,000 files applied in place and with
+## publish: atomic (a stage of hard links, one exchange) (SIZES, RUNS)
+bench-publish: release
+	@bash bench/publish.sh "$(RELEASE_BIN)"
 
 ## bench: the download benchmark (bench-plan and bench-verify run separately)
 bench: bench-apply

@@ -47,8 +47,10 @@ enum { JOBRUN_SCHED_BATCH = 3 };
 /// permission on the folder). fcntl.h names it only under _GNU_SOURCE; __O_PATH is always there.
 enum { JOBRUN_O_PATH = __O_PATH };
 
-/// renameat2(2) (Linux 3.15, glibc 2.28): RENAME_EXCHANGE trades two names' places in one step.
+/// renameat2(2) (Linux 3.15, glibc 2.28): RENAME_EXCHANGE trades two names' places in one step;
+/// RENAME_NOREPLACE renames only when the new name is free.
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+#define JOBRUN_RENAME_NOREPLACE 1u
 #define JOBRUN_RENAME_EXCHANGE 2u
 
 /// openat2(2) (Linux 5.6; glibc has no wrapper). Swift cannot call the variadic syscall(2);

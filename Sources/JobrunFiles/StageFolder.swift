@@ -52,11 +52,13 @@ public enum StageFolder {
             switch openFolder(published, beneath: rootFD) {
             case .success(let publishedFD?):
                 defer { closeDescriptor(publishedFD) }
-                var status = stat()
-                if fstat(publishedFD, &status) == 0 { _ = fchmod(stageFD, status.st_mode & 0o7777) }
                 var linker = Linker(root: root, published: published, stage: stage)
+                _ = fchmod(stageFD, 0o700)
                 linker.copy(from: publishedFD, to: stageFD, below: "")
                 if let error = linker.error { return .failure(error) }
+                // Once filled: a folder the published version may not write could not take its links before.
+                var status = stat()
+                if fstat(publishedFD, &status) == 0 { _ = fchmod(stageFD, status.st_mode & 0o7777) }
                 return .success(Filled(inode: inode, linked: linker.linked))
             case .success(nil):
                 return .success(Filled(inode: inode, linked: []))
@@ -157,8 +159,9 @@ public enum StageFolder {
         return .success(switched)
     }
 
-    /// Renames the stage (holding a replaced version after a switch) to `name` beside it.
-    public static func retire(root: String, id: String, as name: String) -> Result<Void, FileIOError> {
+    /// Renames the stage (holding a replaced version after a switch) beside it, to `name` or,
+    /// when that is taken (two retirements in one second of one run), `name-2`, …; the name it got.
+    public static func retire(root: String, id: String, as name: String) -> Result<String, FileIOError> {
         let base = joinPath(root, base(of: id))
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else { return .failure(FileIOError(path: root, operation: "open output root", code: errno)) }
@@ -170,9 +173,29 @@ public enum StageFolder {
         case .failure(let error): return .failure(error)
         }
         defer { closeDescriptor(fd) }
-        guard renameat(fd, "next", fd, name) == 0 else { return .failure(FileIOError(path: base + "/next", operation: "rename to '\(name)'", code: errno)) }
-        _ = fsync(fd)
-        return .success(())
+        for k in 1...1_000 {
+            let candidate = k == 1 ? name : "\(name)-\(k)"
+            if renameNew(fd, "next", candidate) == 0 {
+                _ = fsync(fd)
+                return .success(candidate)
+            }
+            guard errno == EEXIST else { return .failure(FileIOError(path: base + "/next", operation: "rename to '\(candidate)'", code: errno)) }
+        }
+        return .failure(FileIOError(path: base + "/next", operation: "rename to '\(name)'", code: EEXIST))
+    }
+
+    /// Renames `from` to `to` in the folder `fd` unless `to` is there (`EEXIST` then).
+    private static func renameNew(_ fd: Int32, _ from: String, _ to: String) -> Int32 {
+        #if os(Linux)
+        return renameat2(fd, from, fd, to, UInt32(JOBRUN_RENAME_NOREPLACE))
+        #else
+        var status = stat()
+        if fstatat(fd, to, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            errno = EEXIST
+            return -1
+        }
+        return renameat(fd, from, fd, to)
+        #endif
     }
 
     /// What removing a folder of links came to.
@@ -300,7 +323,7 @@ public enum StageFolder {
             errno = 0
             while let entry = readdir(stream) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." && !WorkingFileName.isReserved(name) { entries.append(name) }
+                if name != "." && name != ".." { entries.append(name) }
                 errno = 0
             }
             let listing = errno
@@ -310,6 +333,12 @@ public enum StageFolder {
                 return
             }
             for name in entries.sorted() {
+                // A partial download moves with the stage, where the run resumes it (it is written
+                // in place, so it is never shared with the published version).
+                if WorkingFileName.isReserved(name) {
+                    _ = renameat(sourceFD, name, targetFD, name)
+                    continue
+                }
                 let path = relative.isEmpty ? name : relative + "/" + name
                 // Another output root's state inside would be left behind with the replaced version.
                 guard name != MirrorStateFolder.name else {
@@ -371,8 +400,10 @@ public enum StageFolder {
                 return
             }
             defer { closeDescriptor(target) }
-            _ = fchmod(target, mode)
+            // A folder that was given its mode by an interrupted fill may need write permission back.
+            _ = fchmod(target, 0o700)
             copy(from: source, to: target, below: path)
+            _ = fchmod(target, mode)
         }
 
         private mutating func symbolicLink(_ name: String, path: String, from sourceFD: Int32, to targetFD: Int32) {

@@ -59,8 +59,10 @@ extension Publisher {
             report.state = .failed(error: "\(error.description); '\(report.folder)' stays as it was")
         case .success(let switched):
             if switched == .exchanged {
-                let name = Trash.folderName(atMilliseconds: now, runID: runID)
-                if case .failure(let error) = StageFolder.retire(root: s.root, id: s.id, as: name) {
+                let name: String
+                switch StageFolder.retire(root: s.root, id: s.id, as: Trash.folderName(atMilliseconds: now, runID: runID)) {
+                case .success(let retired): name = retired
+                case .failure(let error):
                     // The journal still says where things stand: the next run moves it aside and records the switch.
                     report.warning = "the replaced version stays in '\(report.stage)' until the next run: \(error.description)"
                     return report

@@ -27,8 +27,11 @@ public enum TreeRemoval {
     }
 
     /// Removes everything in the folder open on `fd` (on `device`), and closes it. Names are
-    /// kept as the bytes the folder holds, whatever their encoding.
+    /// kept as the bytes the folder holds, whatever their encoding. A folder jobrun may not write
+    /// (a mirror's read-only folder, kept in a replaced version) is given write permission first.
     private static func emptyFolder(_ fd: Int32, device: dev_t) {
+        var own = stat()
+        if fstat(fd, &own) == 0, own.st_mode & S_IRWXU != S_IRWXU { _ = fchmod(fd, (own.st_mode & 0o7777) | S_IRWXU) }
         guard let stream = fdopendir(fd) else {
             close(fd)
             return
@@ -40,7 +43,11 @@ public enum TreeRemoval {
             if name != [46, 0] && name != [46, 46, 0] { names.append(name) }
         }
         for name in names where unlinkat(fd, name, 0) != 0 {
-            let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            var child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            // A folder that may not be read: unlinkat said it is one (a link would have gone).
+            if child < 0, errno == EACCES, fchmodat(fd, name, S_IRWXU, 0) == 0 {
+                child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
             guard child >= 0 else { continue }
             var status = stat()
             guard fstat(child, &status) == 0, status.st_dev == device else {

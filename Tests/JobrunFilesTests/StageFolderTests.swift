@@ -25,7 +25,8 @@ import Testing
         #expect(try FileIdentity.ofFile(atPath: dir.path("mirror/\(stage)/a.bin")).inode == a.inode)
         #expect(filled.linked.first { $0.path == "a.bin" }?.after == a)
         #expect(dir.contents(of: "mirror/\(stage)/deep/b.bin") == "b")
-        #expect(!dir.exists("mirror/\(stage)/.c.bin.jobrun-part"))
+        // The partial download moved to the stage, where the run resumes it.
+        #expect(dir.contents(of: "mirror/\(stage)/.c.bin.jobrun-part") == "partial" && !dir.exists("mirror/site/.c.bin.jobrun-part"))
         var target = [CChar](repeating: 0, count: 64)
         #expect(readlink(dir.path("mirror/\(stage)/link"), &target, 63) == 5)
         // Filled again (an interrupted fill): what is there stays, nothing is linked twice.
@@ -34,6 +35,38 @@ import Testing
         let removal = StageFolder.discard(root: root, id: "site")
         #expect(removal.isComplete && removal.removed == ["next"] && removal.shared.contains(a.inode) && !dir.exists("mirror/\(stage)"))
         #expect(try FileIdentity.ofFile(atPath: dir.path("mirror/site/a.bin")).isSameWrite(as: a))
+    }
+
+    @Test func aSecondRetirementInTheSameSecondGetsANameOfItsOwn() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        let stage = StageFolder.stage(of: "site")
+        for k in 1...2 {
+            _ = try StageFolder.create(root: root, stage: stage).get()
+            _ = try dir.write(file: "mirror/\(stage)/v\(k)", contents: "\(k)")
+            #expect(try StageFolder.retire(root: root, id: "site", as: "20261129T090000Z-R").get() == (k == 1 ? "20261129T090000Z-R" : "20261129T090000Z-R-2"))
+        }
+        #expect(dir.contents(of: "mirror/.jobrun/publish/site/20261129T090000Z-R/v1") == "1")
+        #expect(dir.contents(of: "mirror/.jobrun/publish/site/20261129T090000Z-R-2/v2") == "2")
+    }
+
+    @Test func readOnlyFoldersAreStagedWhole() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let root = try dir.makeDirectory("mirror")
+        _ = try dir.write(file: "mirror/site/locked/a.bin", contents: "a")
+        _ = try dir.write(file: "mirror/site/sealed/b.bin", contents: "b")
+        #expect(chmod(dir.path("mirror/site/locked"), 0o555) == 0 && chmod(dir.path("mirror/site/sealed"), 0o500) == 0)
+        defer { _ = chmod(dir.path("mirror/site/locked"), 0o755) }
+        let stage = StageFolder.stage(of: "site")
+        let filled = try StageFolder.fill(root: root, published: "site", stage: stage).get()
+        #expect(filled.linked.map(\.path).sorted() == ["locked/a.bin", "sealed/b.bin"])
+        var status = stat()
+        #expect(stat(dir.path("mirror/\(stage)/locked"), &status) == 0 && status.st_mode & 0o7777 == 0o555)
+        // A stage of read-only folders (and a replaced version) is removed all the same.
+        let removal = StageFolder.discard(root: root, id: "site")
+        #expect(removal.isComplete && !dir.exists("mirror/\(stage)"), "\(removal)")
     }
 
     @Test func aFolderThatHoldsAnotherRootsStateIsNotStagedAndModesAreKept() throws {
@@ -82,7 +115,7 @@ import Testing
         #expect(dir.contents(of: "mirror/\(stage)/a.bin") == "v1")
 
         let name = Trash.folderName(atMilliseconds: 1_000_000, runID: "R")
-        try StageFolder.retire(root: root, id: "site", as: name).get()
+        #expect(try StageFolder.retire(root: root, id: "site", as: name).get() == name)
         #expect(dir.contents(of: "mirror/.jobrun/publish/site/\(name)/a.bin") == "v1" && !dir.exists("mirror/\(stage)"))
         #expect(StageFolder.expire(root: root, id: "site", keptFor: 60_000, now: 1_059_000).removed.isEmpty)
         // The published version shares no file with it here (a.bin was replaced): no shared inode.
