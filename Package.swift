@@ -44,8 +44,10 @@ let package = Package(
         .target(name: "JobrunSystem", dependencies: ["CLinux"], swiftSettings: strict),
         // The vocabulary: durations, byte counts, digests, URLs, paths, diagnostics.
         .target(name: "JobrunCore", dependencies: ["JobrunSystem"], swiftSettings: strict),
+        // Signatures of the lists a manifest reads: minisign and signify (Ed25519 by OpenSSL EVP).
+        .target(name: "JobrunTrust", dependencies: ["COpenSSL"], swiftSettings: strict),
         // Manifests and slice lists read, validated and located (libyaml).
-        .target(name: "JobrunManifest", dependencies: ["JobrunCore", "JobrunSystem", "CYAML"], swiftSettings: strict),
+        .target(name: "JobrunManifest", dependencies: ["JobrunCore", "JobrunSystem", "JobrunTrust", "CYAML"], swiftSettings: strict),
         // The files on disk for plan, apply and verify: checking and hashing them, extra files.
         .target(
             name: "JobrunFiles", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunState", "COpenSSL", "CLinux"], swiftSettings: strict),
@@ -108,6 +110,7 @@ let package = Package(
             name: "JobrunManifestTests", dependencies: ["JobrunManifest", "JobrunTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "JobrunJSONTests", dependencies: ["JobrunJSON", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunTrustTests", dependencies: ["JobrunTrust", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunStateTests", dependencies: ["JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunConditionsTests", dependencies: ["JobrunConditions", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
@@ -134,6 +137,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
     let fuzzers: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
         ("FuzzManifest", "manifest", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzChecksumList", "checksum-list", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
+        ("FuzzSignature", "signature", ["FuzzSupport", "JobrunTrust"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
         ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunJSON", "JobrunReport"]),
     ]

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"manifest checksum-list response-head report-json"}
+TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature response-head report-json"}
 SCRATCH=.build-fuzz
 WORK=$SCRATCH/fuzz
 
@@ -18,9 +18,10 @@ product() {
     case "$1" in
         manifest) echo FuzzManifest ;;
         checksum-list) echo FuzzChecksumList ;;
+        signature) echo FuzzSignature ;;
         response-head) echo FuzzResponseHead ;;
         report-json) echo FuzzReportJSON ;;
-        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, response-head, report-json)" >&2; exit 64 ;;
+        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, response-head, report-json)" >&2; exit 64 ;;
     esac
 }
 
@@ -70,6 +71,13 @@ seed() {
             # The first byte picks the resource's checksum: 0xff is none (guessed from the length).
             for f in $lists; do
                 { printf '\xff'; cat "$f"; } > "$dir/$(echo "$f" | tr '/' '_')"
+            done
+            ;;
+        signature)
+            # Keys and signatures made by minisign and signify-openbsd, behind a scheme byte.
+            for f in fuzz/corpus/signature/*; do
+                case "$f" in *.minisig|minisign*) scheme='\x00' ;; *) scheme='\x01' ;; esac
+                { printf "$scheme"; cat "$f"; } > "$dir/$(basename "$f")"
             done
             ;;
         response-head)

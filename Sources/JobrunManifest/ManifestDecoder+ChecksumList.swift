@@ -1,12 +1,16 @@
 import JobrunCore
 import JobrunSystem
+import JobrunTrust
 
 extension ManifestDecoder {
     /// Reads a `slices_from` list: `<hex>  <path>` or `<hex> *<path>` lines as `sha256sum` and its
-    /// siblings write them, `#` comments, blank lines and a leading byte order mark ignored, GNU's
-    /// `\`-escaped names understood.
+    /// siblings write them, and BSD tags (`SHA256 (<path>) = <hex>`, as `sha256sum --tag` and BSD's
+    /// `sha256` write them) for any of the six algorithms; `#` comments, blank lines and a leading
+    /// byte order mark ignored, GNU's `\`-escaped names understood.
     /// Problems are reported at their line and column in the list file.
-    mutating func checksumList(_ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?) -> [Slice] {
+    /// With `trust`, the list is read only once its signature verifies with the key: a list that
+    /// does not yields no slice, and the error says why.
+    mutating func checksumList(_ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
         let bytes: [UInt8]
         switch options.files.read(path) {
@@ -16,7 +20,31 @@ extension ManifestDecoder {
             return []
         }
         auxiliaryFiles.append((path, bytes))
+        if let trust, !isTrusted(bytes, listPath: path, trust: trust, node: node) { return [] }
         return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
+    }
+
+    /// Whether `list` (read from `listPath`) verifies with `trust`'s key and signature; an error
+    /// at the signature (or the list) when it does not.
+    private mutating func isTrusted(_ list: [UInt8], listPath: String, trust: ListTrust, node: YAMLNode) -> Bool {
+        let signaturePath = PathRules.join(manifestDirectory, trust.signature)
+        let at = location(trust.signatureNode ?? node)
+        let signature: [UInt8]
+        switch options.files.read(signaturePath) {
+        case .success(let bytes): signature = bytes
+        case .failure(let f):
+            diagnostics.error(
+                "cannot read the \(trust.key.scheme.rawValue) signature '\(signaturePath)' of '\(listPath)': \(FileReader.describe(f)); none of its slices is used",
+                at: at)
+            return false
+        }
+        auxiliaryFiles.append((signaturePath, signature))
+        if case .failure(let problem) = DetachedSignature.verify(list, signature: signature, key: trust.key) {
+            let line = problem.line.map { " (line \($0) of '\(signaturePath)')" } ?? ""
+            diagnostics.error("'\(listPath)' is not trusted: \(problem.message)\(line); none of its slices is used", at: at)
+            return false
+        }
+        return true
     }
 
     /// The slices a checksum list's `bytes` declare (pure: the list as read from `file`, which
@@ -56,6 +84,9 @@ extension ManifestDecoder {
             escaped = true
             i += 1
         }
+        if let tag = bsdTag(line[i...]) {
+            return bsdLine(line, tagAt: i, tag: tag, escaped: escaped, file: file, line: number, algorithm: algorithm, diagnostics: &diagnostics)
+        }
         let hexStart = i
         while i < line.endIndex, line[i] != 0x20, line[i] != 0x09 { i += 1 }
         let hex = String(decoding: line[hexStart..<i], as: UTF8.self)
@@ -69,6 +100,61 @@ extension ManifestDecoder {
         if i < line.endIndex, line[i] == 0x20 || line[i] == UInt8(ascii: "*") { i += 1 }
         let pathColumn = String(decoding: line[line.startIndex..<i], as: UTF8.self).unicodeScalars.count + 1
         let writtenPath = String(decoding: line[i...], as: UTF8.self)
+        _ = text
+        return slice(
+            hex: hex, hexColumn: hexColumn, writtenPath: writtenPath, pathColumn: pathColumn, escaped: escaped, tag: nil, at: at, algorithm: algorithm,
+            diagnostics: &diagnostics)
+    }
+
+    /// The algorithm a BSD tag line starts with (`SHA256 (`), if it starts with one.
+    static func bsdTag(_ rest: ArraySlice<UInt8>) -> DigestAlgorithm? {
+        for algorithm in DigestAlgorithm.allCases {
+            let tag = algorithm.rawValue.uppercased() + " ("
+            if rest.starts(with: tag.utf8) { return algorithm }
+        }
+        return nil
+    }
+
+    /// A BSD tag line, `ALG (<path>) = <hex>`: the path is what lies between the first `(` and the
+    /// last `) = `, so a name may hold parentheses.
+    private static func bsdLine(
+        _ line: ArraySlice<UInt8>, tagAt start: Int, tag: DigestAlgorithm, escaped: Bool, file: String, line number: Int, algorithm: DigestAlgorithm?,
+        diagnostics: inout DiagnosticCollector
+    ) -> Slice? {
+        func at(_ column: Int) -> SourceLocation { SourceLocation(file: file, line: number, column: column) }
+        func column(_ index: Int) -> Int { String(decoding: line[line.startIndex..<index], as: UTF8.self).unicodeScalars.count + 1 }
+        let open = start + tag.rawValue.utf8.count + 2
+        let separator = Array(") = ".utf8)
+        var close: Int?
+        var k = line.endIndex - separator.count
+        while k >= open {
+            if line[k..<(k + separator.count)].elementsEqual(separator) {
+                close = k
+                break
+            }
+            k -= 1
+        }
+        guard let close else {
+            diagnostics.error("expected '\(tag.rawValue.uppercased()) (<path>) = <digest>' in a checksum list line", at: at(column(start)))
+            return nil
+        }
+        if let algorithm, algorithm != tag {
+            diagnostics.error(
+                "the line is tagged \(tag.rawValue.uppercased()), but the resource's 'checksum' is \(algorithm.rawValue)", at: at(column(start)))
+            return nil
+        }
+        let hexStart = close + separator.count
+        let hex = String(decoding: line[hexStart...], as: UTF8.self).trimmingASCII()
+        return slice(
+            hex: hex, hexColumn: column(hexStart), writtenPath: String(decoding: line[open..<close], as: UTF8.self), pathColumn: column(open),
+            escaped: escaped, tag: tag, at: at, algorithm: tag, diagnostics: &diagnostics)
+    }
+
+    /// The slice of one line's digest and path, both as written (columns for the diagnostics).
+    private static func slice(
+        hex: String, hexColumn: Int, writtenPath: String, pathColumn: Int, escaped: Bool, tag: DigestAlgorithm?, at: (Int) -> SourceLocation,
+        algorithm: DigestAlgorithm?, diagnostics: inout DiagnosticCollector
+    ) -> Slice? {
         var pathText = writtenPath
         if escaped {
             guard let unescaped = unescapeChecksumName(pathText) else {
@@ -77,14 +163,13 @@ extension ManifestDecoder {
             }
             pathText = unescaped
         }
-        _ = text
         let candidates = DigestAlgorithm.candidates(forHexLength: hex.utf8.count)
         let chosen: DigestAlgorithm
         if let algorithm {
             guard hex.utf8.count == algorithm.hexLength else {
+                let why = tag == nil ? "the resource's 'checksum' is \(algorithm.rawValue)" : "the line is tagged \(algorithm.rawValue.uppercased())"
                 diagnostics.error(
-                    "\(algorithm.rawValue) digest has \(hex.utf8.count) hex digits; it needs \(algorithm.hexLength) (the resource's 'checksum' is \(algorithm.rawValue))",
-                    at: at(hexColumn))
+                    "\(algorithm.rawValue) digest has \(hex.utf8.count) hex digits; it needs \(algorithm.hexLength) (\(why))", at: at(hexColumn))
                 return nil
             }
             chosen = algorithm

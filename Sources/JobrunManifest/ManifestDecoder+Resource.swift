@@ -81,8 +81,13 @@ extension ManifestDecoder {
             }
         }
         let fromNode = doc.value(forKey: "slices_from", in: node)
-        if let n = fromNode, let text = string(n, "slices_from"), isFreeOfDeceptiveCharacters(text, node: n, field: "'slices_from'") {
-            slices.append(contentsOf: checksumList(text, node: n, algorithm: checksum))
+        if let n = fromNode, let source = sliceSource(n) {
+            let listed = checksumList(source.path, node: source.pathNode, algorithm: checksum, trust: source.trust)
+            let kept = source.include.isEmpty && source.exclude.isEmpty ? listed : listed.filter { source.keeps($0.path) }
+            if kept.isEmpty, !listed.isEmpty {
+                diagnostics.error("'include' and 'exclude' keep none of the \(listed.count) slices '\(source.path)' lists", at: location(n))
+            }
+            slices.append(contentsOf: kept)
         }
         if slicesNode == nil && fromNode == nil {
             diagnostics.error("resource '\(id)' has no 'slices' and no 'slices_from'", at: idLocation)

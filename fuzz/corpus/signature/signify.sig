@@ -1,0 +1,2 @@
+untrusted comment: verify with sk.pub
+RWQ238VRLhTu98PVWl2EE0jva2tZfC1X7kz+icaYZeT/S11pe0Ziv+gZXQJ0OqV8FVoqX1CLgatt05IaTXpmxGIMi2vX54qrnwQ=
