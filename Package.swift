@@ -138,6 +138,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
         ("FuzzManifest", "manifest", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzChecksumList", "checksum-list", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzSignature", "signature", ["FuzzSupport", "JobrunTrust"]),
+        ("FuzzPlaylist", "hls", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
         ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunJSON", "JobrunReport"]),
     ]

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature response-head report-json"}
+TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls response-head report-json"}
 SCRATCH=.build-fuzz
 WORK=$SCRATCH/fuzz
 
@@ -19,9 +19,10 @@ product() {
         manifest) echo FuzzManifest ;;
         checksum-list) echo FuzzChecksumList ;;
         signature) echo FuzzSignature ;;
+        hls) echo FuzzPlaylist ;;
         response-head) echo FuzzResponseHead ;;
         report-json) echo FuzzReportJSON ;;
-        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, response-head, report-json)" >&2; exit 64 ;;
+        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, response-head, report-json)" >&2; exit 64 ;;
     esac
 }
 
@@ -79,6 +80,9 @@ seed() {
                 case "$f" in *.minisig|minisign*) scheme='\x00' ;; *) scheme='\x01' ;; esac
                 { printf "$scheme"; cat "$f"; } > "$dir/$(basename "$f")"
             done
+            ;;
+        hls)
+            cp fuzz/corpus/hls/* "$dir/"
             ;;
         response-head)
             cp fuzz/corpus/head/* "$dir/"

@@ -10,7 +10,9 @@ extension ManifestDecoder {
     /// Problems are reported at their line and column in the list file.
     /// With `trust`, the list is read only once its signature verifies with the key: a list that
     /// does not yields no slice, and the error says why.
-    mutating func checksumList(_ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil) -> [Slice] {
+    mutating func checksumList(
+        _ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil, format: String = "sha256sum", origins: [ResourceOrigin] = []
+    ) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
         let bytes: [UInt8]
         switch options.files.read(path) {
@@ -21,6 +23,7 @@ extension ManifestDecoder {
         }
         auxiliaryFiles.append((path, bytes))
         if let trust, !isTrusted(bytes, listPath: path, trust: trust, node: node) { return [] }
+        if format == "hls" { return Self.playlistSlices(in: bytes, file: path, origins: origins, diagnostics: &diagnostics) }
         return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
     }
 

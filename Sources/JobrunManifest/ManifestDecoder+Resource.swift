@@ -82,7 +82,8 @@ extension ManifestDecoder {
         }
         let fromNode = doc.value(forKey: "slices_from", in: node)
         if let n = fromNode, let source = sliceSource(n) {
-            let listed = checksumList(source.path, node: source.pathNode, algorithm: checksum, trust: source.trust)
+            let listed = checksumList(
+                source.path, node: source.pathNode, algorithm: checksum, trust: source.trust, format: source.format, origins: origins ?? [])
             let kept = source.include.isEmpty && source.exclude.isEmpty ? listed : listed.filter { source.keeps($0.path) }
             if kept.isEmpty, !listed.isEmpty {
                 diagnostics.error("'include' and 'exclude' keep none of the \(listed.count) slices '\(source.path)' lists", at: location(n))

@@ -6,13 +6,15 @@ import JobrunTrust
 /// only the listed paths the patterns select.
 extension ManifestDecoder {
     static let sliceSourceKeys = ["path", "format", "include", "exclude", "signature", "minisign_key", "signify_key"]
-    /// The list formats `format:` takes (`sha256sum`: GNU lines and BSD tags of the six digests).
-    static let sliceSourceFormats = ["sha256sum"]
+    /// The list formats `format:` takes: `sha256sum` (GNU lines and BSD tags of the six digests),
+    /// `hls` (an HLS playlist: the files its URIs name).
+    static let sliceSourceFormats = ["sha256sum", "hls"]
 
     /// Where a resource's listed slices come from, and which of them it keeps.
     struct SliceSource {
         var path: String
         var pathNode: YAMLNode
+        var format = "sha256sum"
         var include: [PathGlob] = []
         var exclude: [PathGlob] = []
         /// The key the list must be signed with, when it must be.
@@ -39,11 +41,16 @@ extension ManifestDecoder {
         if doc.kind(node) == .mapping {
             checkKeys(node, allowed: Self.sliceSourceKeys, in: "'slices_from'")
             var ok = true
-            if let n = doc.value(forKey: "format", in: node), let format = string(n, "format"), !Self.sliceSourceFormats.contains(format) {
-                diagnostics.error(
-                    "'format' must be \(Self.sliceSourceFormats.joined(separator: ", ")), found '\(format)'\(Suggestions.didYouMean(format, in: Self.sliceSourceFormats))",
-                    at: location(n))
-                ok = false
+            var format = "sha256sum"
+            if let n = doc.value(forKey: "format", in: node), let text = string(n, "format") {
+                if Self.sliceSourceFormats.contains(text) {
+                    format = text
+                } else {
+                    diagnostics.error(
+                        "'format' must be \(Self.sliceSourceFormats.joined(separator: " or ")), found '\(text)'\(Suggestions.didYouMean(text, in: Self.sliceSourceFormats))",
+                        at: location(n))
+                    ok = false
+                }
             }
             let include = doc.value(forKey: "include", in: node).map { patterns($0, "include") }
             let exclude = doc.value(forKey: "exclude", in: node).map { patterns($0, "exclude") }
@@ -55,8 +62,8 @@ extension ManifestDecoder {
             let trust = listTrust(node, listPath: path)
             guard ok, let include = include ?? [], let exclude = exclude ?? [] else { return nil }
             switch trust {
-            case .unsigned: return SliceSource(path: path, pathNode: n, include: include, exclude: exclude)
-            case .signed(let trust): return SliceSource(path: path, pathNode: n, include: include, exclude: exclude, trust: trust)
+            case .unsigned: return SliceSource(path: path, pathNode: n, format: format, include: include, exclude: exclude)
+            case .signed(let trust): return SliceSource(path: path, pathNode: n, format: format, include: include, exclude: exclude, trust: trust)
             case .invalid: return nil
             }
         }
@@ -79,7 +86,7 @@ extension ManifestDecoder {
         let minisign = doc.value(forKey: "minisign_key", in: node)
         let signify = doc.value(forKey: "signify_key", in: node)
         let signatureNode = doc.value(forKey: "signature", in: node)
-        if let minisign, let signify {
+        if minisign != nil, let signify {
             diagnostics.error("'minisign_key' and 'signify_key' both given; a list is signed with one key", at: location(signify))
             return .invalid
         }
