@@ -1,6 +1,7 @@
 /// A glob on slash-separated paths, as `include:` and `exclude:` take them: `*` matches any run of
 /// characters but `/`, `?` one character but `/`, `[abc]`, `[a-z]` and `[!abc]` one of a set, `\x`
-/// the character `x`, and a whole `**` segment any number of folders (none included). A pattern
+/// the character `x`, and a whole `**` segment any number of folders (none included; at the end,
+/// at least one name: `docs/**` is what is below `docs`, not `docs` itself). A pattern
 /// without a `/` matches a file's name in any folder (`*.deb`); one with a `/` matches the whole
 /// path (`pool/main/**/*.deb`). Characters are compared as Unicode scalars, exactly.
 public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
@@ -29,7 +30,6 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
     public init(_ pattern: String) throws(Problem) {
         self.pattern = pattern
         guard !pattern.isEmpty else { throw Problem(message: "an empty pattern matches nothing", offset: 0) }
-        matchesNameOnly = !pattern.unicodeScalars.contains("/")
         var segments: [Segment] = []
         var offset = 0
         for text in pattern.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false) {
@@ -41,8 +41,16 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
             guard !text.isEmpty else { throw Problem(message: "an empty folder name ('//', or a '/' at an end) matches nothing", offset: offset) }
             segments.append(.parts(try Self.parts(Array(text), at: offset)))
         }
+        // `**` alone is every path, not a name.
+        matchesNameOnly = !pattern.unicodeScalars.contains("/") && segments != [.anyFolders]
+        // Each `**` multiplies the ways a path can be split: a few are all a pattern needs.
+        guard segments.count(where: { $0 == .anyFolders }) <= Self.mostAnyFolders else {
+            throw Problem(message: "more than \(Self.mostAnyFolders) '**' in one pattern", offset: 0)
+        }
         self.segments = segments
     }
+
+    static let mostAnyFolders = 4
 
     private static func parts(_ scalars: [Unicode.Scalar], at base: Int) throws(Problem) -> [Part] {
         var parts: [Part] = []
@@ -103,6 +111,8 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
         switch first {
         case .anyFolders:
             var rest = names
+            // At the end, `**` stands for at least one name.
+            if segments.count == 1 { return !names.isEmpty }
             while true {
                 if match(segments.dropFirst(), rest) { return true }
                 guard !rest.isEmpty else { return false }

@@ -11,7 +11,8 @@ extension ManifestDecoder {
     /// With `trust`, the list is read only once its signature verifies with the key: a list that
     /// does not yields no slice, and the error says why.
     mutating func checksumList(
-        _ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil, format: String = "sha256sum", origins: [ResourceOrigin] = []
+        _ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil, format: ListFormat = .sha256sum,
+        origins: [ResourceOrigin] = []
     ) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
         let bytes: [UInt8]
@@ -23,8 +24,10 @@ extension ManifestDecoder {
         }
         auxiliaryFiles.append((path, bytes))
         if let trust, !isTrusted(bytes, listPath: path, trust: trust, node: node) { return [] }
-        if format == "hls" { return Self.playlistSlices(in: bytes, file: path, origins: origins, diagnostics: &diagnostics) }
-        return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
+        switch format {
+        case .hls: return Self.playlistSlices(in: bytes, file: path, origins: origins, diagnostics: &diagnostics)
+        case .sha256sum: return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
+        }
     }
 
     /// Whether `list` (read from `listPath`) verifies with `trust`'s key and signature; an error

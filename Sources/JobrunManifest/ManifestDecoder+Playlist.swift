@@ -13,6 +13,11 @@ extension ManifestDecoder {
             }
             return []
         }
+        // A folder's URIs are below it: without its '/', a base URL names a file, not a folder.
+        if let first = playlist.references.first, let loose = origins.first(where: { !$0.url.hasSuffix("/") }) {
+            diagnostics.error("an HLS playlist's URIs are resolved below the base URL '\(loose.url)', which must end with '/'", at: first.location)
+            return []
+        }
         var seen = Set<String>()
         var slices: [Slice] = []
         for reference in playlist.references {
@@ -28,7 +33,8 @@ extension ManifestDecoder {
         _ reference: HLSPlaylist.Reference, base: ParsedURL, origins: [ResourceOrigin], diagnostics: inout DiagnosticCollector
     ) -> Slice? {
         var uri = Substring(reference.uri)
-        if let hash = uri.firstIndex(of: "#") { uri = uri[..<hash] }
+        // By scalars: a '#' or '?' followed by a combining mark is still one.
+        if let hash = uri.unicodeScalars.firstIndex(of: "#") { uri = uri[..<hash] }
         let isAbsolute = hasScheme(uri)
         var origin = base
         var relative: Substring
@@ -49,8 +55,8 @@ extension ManifestDecoder {
             relative = Substring(url.path.dropFirst(folder(of: at).count))
             query = url.query.map { Substring($0) }
         } else {
-            if let mark = uri.firstIndex(of: "?") {
-                query = uri[uri.index(after: mark)...]
+            if let mark = uri.unicodeScalars.firstIndex(of: "?") {
+                query = uri[uri.unicodeScalars.index(after: mark)...]
                 uri = uri[..<mark]
             }
             if uri.hasPrefix("/") {
@@ -70,6 +76,10 @@ extension ManifestDecoder {
         switch PathRules.normalize(decoded, allowEmpty: false, allowTrailingSlash: false) {
         case .success(let path):
             let ownURL = query.map { origin.origin + folder(of: origin) + ParsedURL.percentEncodePath(path) + "?" + $0 }
+            if let ownURL, case .failure = ParsedURL.parse(ownURL) {
+                diagnostics.error("the \(reference.kind.rawValue) URI '\(reference.uri)' has a query that is not a valid URL's", at: reference.location)
+                return nil
+            }
             return Slice(path: path, url: ownURL, location: reference.location)
         case .failure(let problem):
             diagnostics.error(

@@ -6,15 +6,19 @@ import JobrunTrust
 /// only the listed paths the patterns select.
 extension ManifestDecoder {
     static let sliceSourceKeys = ["path", "format", "include", "exclude", "signature", "minisign_key", "signify_key"]
-    /// The list formats `format:` takes: `sha256sum` (GNU lines and BSD tags of the six digests),
-    /// `hls` (an HLS playlist: the files its URIs name).
-    static let sliceSourceFormats = ["sha256sum", "hls"]
+    /// The list formats `format:` takes.
+    enum ListFormat: String, CaseIterable {
+        /// GNU lines and BSD tags of the six digests.
+        case sha256sum
+        /// An HLS playlist: the files its URIs name.
+        case hls
+    }
 
     /// Where a resource's listed slices come from, and which of them it keeps.
     struct SliceSource {
         var path: String
         var pathNode: YAMLNode
-        var format = "sha256sum"
+        var format = ListFormat.sha256sum
         var include: [PathGlob] = []
         var exclude: [PathGlob] = []
         /// The key the list must be signed with, when it must be.
@@ -41,14 +45,14 @@ extension ManifestDecoder {
         if doc.kind(node) == .mapping {
             checkKeys(node, allowed: Self.sliceSourceKeys, in: "'slices_from'")
             var ok = true
-            var format = "sha256sum"
+            var format = ListFormat.sha256sum
             if let n = doc.value(forKey: "format", in: node), let text = string(n, "format") {
-                if Self.sliceSourceFormats.contains(text) {
-                    format = text
+                if let known = ListFormat(rawValue: text) {
+                    format = known
                 } else {
+                    let names = ListFormat.allCases.map(\.rawValue)
                     diagnostics.error(
-                        "'format' must be \(Self.sliceSourceFormats.joined(separator: " or ")), found '\(text)'\(Suggestions.didYouMean(text, in: Self.sliceSourceFormats))",
-                        at: location(n))
+                        "'format' must be \(names.joined(separator: " or ")), found '\(text)'\(Suggestions.didYouMean(text, in: names))", at: location(n))
                     ok = false
                 }
             }
@@ -86,7 +90,7 @@ extension ManifestDecoder {
         let minisign = doc.value(forKey: "minisign_key", in: node)
         let signify = doc.value(forKey: "signify_key", in: node)
         let signatureNode = doc.value(forKey: "signature", in: node)
-        if minisign != nil, let signify {
+        if let signify, minisign != nil {
             diagnostics.error("'minisign_key' and 'signify_key' both given; a list is signed with one key", at: location(signify))
             return .invalid
         }
@@ -151,8 +155,8 @@ extension ManifestDecoder {
                 globs.append(try PathGlob(text))
             } catch {
                 var at = location(n)
-                // A quoted pattern's offset is past its quote.
-                at.column += error.offset + (doc.style(n) == .plain ? 0 : 1)
+                // A plain pattern is written as it reads; a quoted one may hold escapes: its start then.
+                if doc.style(n) == .plain { at.column += error.offset }
                 diagnostics.error("'\(field)' pattern '\(text)': \(error.message)", at: at)
                 ok = false
             }

@@ -18,7 +18,7 @@ public enum DetachedSignature {
         guard let text = String(validating: signature, as: UTF8.self) else { return .failure(TrustProblem("the signature file is not UTF-8 text")) }
         let lines = TextLines.split(text)
         guard lines.count >= 2, lines[0].hasPrefix("untrusted comment:") else {
-            return .failure(TrustProblem("not a \(key.scheme.rawValue) signature: it starts with an 'untrusted comment:' line", line: 1))
+            return .failure(TrustProblem("not a \(key.scheme.rawValue) signature, which starts with an 'untrusted comment:' line", line: 1))
         }
         guard let bytes = Base64.decode(lines[1]), bytes.count == 74 else {
             return .failure(TrustProblem("line 2 is not a \(key.scheme.rawValue) signature (74 bytes in base64)", line: 2))

@@ -44,24 +44,3 @@ public struct SignatureKey: Sendable, Hashable {
         return bytes.count == 42 && bytes[0] == UInt8(ascii: "E") && bytes[1] == UInt8(ascii: "d")
     }
 }
-
-/// Why a key, a signature or a signed file is not trusted.
-public struct TrustProblem: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
-    /// The line of the key or signature file it is about, when it is about one.
-    public var line: Int?
-
-    init(_ message: String, line: Int? = nil) {
-        self.message = message
-        self.line = line
-    }
-
-    public var description: String { message }
-}
-
-/// Lines of a key or signature file: `\n` or `\r\n` ends one.
-enum TextLines {
-    static func split(_ text: String) -> [Substring] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
-    }
-}

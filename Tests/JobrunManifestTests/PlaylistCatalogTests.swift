@@ -78,6 +78,13 @@ import Testing
         #expect(text.contains("index.m3u8:11:16: error: a quoted attribute value without its closing '\"'"), "\(text)")
         let notHLS = try loadManifests(["m.yaml": Self.manifest(), "index.m3u8": "seg.ts\n"]).rendered
         #expect(notHLS.contains("index.m3u8:1:1: error: not an HLS playlist: its first line is not '#EXTM3U'"), "\(notHLS)")
+        let loose = try loadManifests([
+            "m.yaml": Self.manifest(base: "base_url: https://cdn.example.com/class/923"), "index.m3u8": "#EXTM3U\n/class/other/x.ts\n",
+        ])
+        #expect(
+            loose.rendered.contains(
+                "index.m3u8:2:1: error: an HLS playlist's URIs are resolved below the base URL 'https://cdn.example.com/class/923', which must end with '/'"),
+            "\(loose.rendered)")
         let noBase = try loadManifests(["m.yaml": Self.manifest(base: "dest: x"), "index.m3u8": "#EXTM3U\nseg.ts\n"]).rendered
         #expect(noBase.contains("index.m3u8:2:1: error: an HLS playlist's URIs are resolved against the resource's 'base_url', and it has none"), "\(noBase)")
     }

@@ -53,6 +53,12 @@ import Testing
         let inline = try #require(keyText.split(separator: "\n").last.map(String.init))
         #expect(SignatureKey.isInline(inline) && !SignatureKey.isInline("keys/release.pub"))
         #expect((try? DetachedSignature.verify(Array(list.utf8), signature: signature, key: SignatureKey(parsing: inline, scheme: scheme)).get()) != nil)
+        // Keys and signatures with CRLF line ends (copied through Windows) read the same.
+        let crlfKey = try SignatureKey(parsing: keyText.replacingOccurrences(of: "\n", with: "\r\n"), scheme: scheme)
+        let crlfSignature = Array(String(decoding: signature, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        #expect(
+            try DetachedSignature.verify(Array(list.utf8), signature: crlfSignature, key: crlfKey).get().trustedComment
+                == (scheme == .minisign ? "release 1.0" : nil))
         // One byte changed in the list.
         var changed = Array(list.utf8)
         changed[3] ^= 1
