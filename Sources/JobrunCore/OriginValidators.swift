@@ -16,7 +16,7 @@ public struct OriginValidators: Hashable, Sendable {
     }
 
     /// Whether a request to `origin` may carry them: they came from it.
-    public func apply(to origin: String?) -> Bool { !isEmpty && origin != nil && self.origin == origin }
+    public func isFrom(_ origin: String) -> Bool { !isEmpty && self.origin == origin }
 
     /// A validator as a response carried it, when it can be sent back as it is: at most 1 KiB of
     /// visible ASCII and spaces (anything else is dropped, never echoed to a server).

@@ -127,6 +127,24 @@ public struct ParsedURL: Hashable, Sendable {
     private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
     private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
+    /// `%XX` escapes decoded as UTF-8; `nil` for a malformed escape or bytes that are not UTF-8.
+    public static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let c = utf8.first {
+            utf8 = utf8.dropFirst()
+            guard c == UInt8(ascii: "%") else {
+                bytes.append(c)
+                continue
+            }
+            guard utf8.count >= 2, let high = Digest.nibble(utf8[utf8.startIndex]), let low = Digest.nibble(utf8[utf8.index(after: utf8.startIndex)])
+            else { return nil }
+            bytes.append(high << 4 | low)
+            utf8 = utf8.dropFirst(2)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     /// Percent-encodes a relative file path for use after a base URL. Keeps unreserved characters,
     /// sub-delimiters, `:`, `@` and `/`; everything else, `%`, `?` and `#` included, is encoded, so the
     /// file `a%20b?.ts` is fetched as `a%2520b%3F.ts`.

@@ -214,11 +214,9 @@ public enum StageFolder {
     @discardableResult
     public static func expire(root: String, id: String, keptFor: Int64, now: Int64) -> Removal {
         var removal = Removal()
-        guard let path = unlinkedPath(root: root, base(of: id)) else { return removal }
-        for name in Trash.names(inFolder: path).sorted() {
-            guard let made = Trash.madeAt(folderName: name), now - made >= keptFor else { continue }
-            remove(path + "/" + name, into: &removal)
-            if removal.isComplete { removal.removed.append(name) }
+        removal.removed = Trash.expireStamped(in: base(of: id), root: root, keptFor: keptFor, now: now) { path in
+            remove(path, into: &removal)
+            return removal.isComplete
         }
         return removal
     }
@@ -227,7 +225,7 @@ public enum StageFolder {
     @discardableResult
     public static func discard(root: String, id: String) -> Removal {
         var removal = Removal()
-        guard let path = unlinkedPath(root: root, base(of: id)), FileStatus.kind(atPath: path + "/next") != nil else { return removal }
+        guard let path = Trash.unlinkedPath(root: root, base(of: id)), FileStatus.kind(atPath: path + "/next") != nil else { return removal }
         remove(path + "/next", into: &removal)
         if removal.isComplete { removal.removed.append("next") }
         return removal
@@ -265,32 +263,22 @@ public enum StageFolder {
         }
     }
 
-    /// `root/relative` when no folder on the way below the root is a link (removal goes by path).
-    private static func unlinkedPath(root: String, _ relative: String) -> String? {
-        var status = stat()
-        var path = root
-        for component in relative.split(separator: "/") {
-            path = joinPath(path, String(component))
-            guard lstat(path, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else { return nil }
-        }
-        return path
-    }
-
-    /// The folder `relative` below `rootFD`, opened without following a link; `nil` when it is
-    /// not there.
+    /// The folder `relative` below `rootFD` (``PathBeneath``: no link followed), opened to list;
+    /// `nil` when it is not there. A link or a file on the way is `ELOOP` or `ENOTDIR`.
     static func openFolder(_ relative: String, beneath rootFD: Int32) -> Result<Int32?, FileIOError> {
-        var fd = dup(rootFD)
-        for component in relative.split(separator: "/") {
-            let next = openat(fd, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let code = errno
-            closeDescriptor(fd)
-            guard next >= 0 else {
-                if code == ENOENT { return .success(nil) }
-                return .failure(FileIOError(path: relative, operation: "open folder", code: code))
-            }
-            fd = next
+        guard let components = PathBeneath.components(ofDirectory: Substring(relative)) else {
+            return .failure(FileIOError(path: relative, operation: "open folder", code: EINVAL))
         }
-        return .success(fd)
+        guard !components.isEmpty else { return .success(dup(rootFD)) }
+        switch PathBeneath.openDirectory(components, beneath: rootFD, rootPath: relative, for: .listing) {
+        case .descriptor(let fd): return .success(fd)
+        case .failed(.missing, _): return .success(nil)
+        case .failed(.ioError(let path, let code, _), _): return .failure(FileIOError(path: path, operation: "open folder", code: code))
+        case .failed(.notRegularFile(let path, let kind, _), _):
+            return .failure(FileIOError(path: path, operation: "open folder", code: kind == fileKindName(S_IFLNK) ? ELOOP : ENOTDIR))
+        case .failed:
+            return .failure(FileIOError(path: relative, operation: "open folder", code: ENOTDIR))
+        }
     }
 
     /// `renameat2(RENAME_EXCHANGE)`: 0, or -1 with `errno` set.

@@ -160,18 +160,32 @@ public enum Trash {
     /// names of those removed, sorted. Folders of other names are left alone.
     @discardableResult
     public static func expire(root: String, keptFor: Int64, now: Int64) -> [String] {
-        let path = joinPath(root, folder)
-        // Removal goes by path: neither folder on the way may be a link to elsewhere.
-        var status = stat()
-        for step in [joinPath(root, MirrorStateFolder.name), path] {
-            guard lstat(step, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else { return [] }
-        }
+        expireStamped(in: folder, root: root, keptFor: keptFor, now: now, removing: TreeRemoval.remove)
+    }
+
+    /// Removes the folders in `relative` (below `root`) named by ``folderName(atMilliseconds:runID:)``
+    /// longer than `keptFor` (ms) before `now`, each by `removing` (whether it went); the names
+    /// removed, sorted. Trash folders and replaced versions of a publication expire alike.
+    static func expireStamped(in relative: String, root: String, keptFor: Int64, now: Int64, removing: (String) -> Bool) -> [String] {
+        guard let path = unlinkedPath(root: root, relative) else { return [] }
         var removed: [String] = []
         for name in names(inFolder: path).sorted() {
             guard let made = madeAt(folderName: name), now - made >= keptFor else { continue }
-            if TreeRemoval.remove(path + "/" + name) { removed.append(name) }
+            if removing(path + "/" + name) { removed.append(name) }
         }
         return removed
+    }
+
+    /// `root/relative` when it is a folder and no folder on the way below the root is a link:
+    /// removal goes by path.
+    static func unlinkedPath(root: String, _ relative: String) -> String? {
+        var status = stat()
+        var path = root
+        for component in relative.split(separator: "/") {
+            path = joinPath(path, String(component))
+            guard lstat(path, &status) == 0, FileStatus.isDirectory(mode: status.st_mode) else { return nil }
+        }
+        return path
     }
 
     /// The names in the folder at `path` (not followed if a link), none when it cannot be listed.

@@ -29,30 +29,26 @@ struct HLSPlaylist {
     /// when it is not one (no `#EXTM3U` first).
     static func parse(_ bytes: [UInt8], file: String, diagnostics: inout DiagnosticCollector) -> HLSPlaylist? {
         var playlist = HLSPlaylist()
-        var lineNumber = 0
-        var start = FileReader.byteOrderMarkLength(bytes)
         var sawHeader = false
+        var isPlaylist = true
         var variantPending = false
-        while start < bytes.count {
-            lineNumber += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            var lineEnd = end
-            while lineEnd > start, bytes[lineEnd - 1] == 0x0D || bytes[lineEnd - 1] == 0x20 || bytes[lineEnd - 1] == 0x09 { lineEnd -= 1 }
-            defer { start = end + 1 }
-            let line = bytes[start..<lineEnd]
-            guard !line.isEmpty else { continue }
+        FileReader.forEachLine(in: bytes) { lineNumber, whole in
+            guard isPlaylist else { return }
+            var line = whole
+            while let last = line.last, last == 0x20 || last == 0x09 || last == 0x0D { line = line.dropLast() }
+            guard !line.isEmpty else { return }
             guard let text = String(validating: line, as: UTF8.self) else {
                 diagnostics.error("invalid UTF-8 in a playlist line", at: SourceLocation(file: file, line: lineNumber, column: 1))
-                continue
+                return
             }
             if !sawHeader {
                 guard text == "#EXTM3U" else {
                     diagnostics.error("not an HLS playlist: its first line is not '#EXTM3U'", at: SourceLocation(file: file, line: lineNumber, column: 1))
-                    return nil
+                    isPlaylist = false
+                    return
                 }
                 sawHeader = true
-                continue
+                return
             }
             if text.hasPrefix("#") {
                 if text.hasPrefix("#EXT-X-STREAM-INF:") {
@@ -62,12 +58,13 @@ struct HLSPlaylist {
                         playlist.references.append(Reference(uri: uri, kind: kind, location: SourceLocation(file: file, line: lineNumber, column: column)))
                     }
                 }
-                continue  // another tag, or a comment
+                return  // another tag, or a comment
             }
             playlist.references.append(
                 Reference(uri: text, kind: variantPending ? .variant : .segment, location: SourceLocation(file: file, line: lineNumber, column: 1)))
             variantPending = false
         }
+        guard isPlaylist else { return nil }
         guard sawHeader else {
             diagnostics.error("not an HLS playlist: it is empty", at: SourceLocation(file: file, line: 1, column: 1))
             return nil

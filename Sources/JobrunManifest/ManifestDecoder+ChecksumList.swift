@@ -57,19 +57,9 @@ extension ManifestDecoder {
     /// only names the diagnostics' location).
     static func checksumEntries(in bytes: [UInt8], file path: String, algorithm: DigestAlgorithm?, diagnostics: inout DiagnosticCollector) -> [Slice] {
         var slices: [Slice] = []
-        var lineNumber = 0
         // A UTF-8 byte order mark (Windows tools write one) is skipped and not counted in columns, as in manifests.
-        var start = FileReader.byteOrderMarkLength(bytes)
-        while start < bytes.count {
-            lineNumber += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            var lineEnd = end
-            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            if let s = checksumLine(bytes[start..<lineEnd], file: path, line: lineNumber, algorithm: algorithm, diagnostics: &diagnostics) {
-                slices.append(s)
-            }
-            start = end + 1
+        FileReader.forEachLine(in: bytes) { number, line in
+            if let s = checksumLine(line, file: path, line: number, algorithm: algorithm, diagnostics: &diagnostics) { slices.append(s) }
         }
         return slices
     }

@@ -18,10 +18,11 @@ extension ManifestDecoder {
             diagnostics.error("an HLS playlist's URIs are resolved below the base URL '\(loose.url)', which must end with '/'", at: first.location)
             return []
         }
+        let bases = origins.compactMap { try? ParsedURL.parse($0.url).get() }
         var seen = Set<String>()
         var slices: [Slice] = []
         for reference in playlist.references {
-            guard let slice = resolve(reference, base: base, origins: origins, diagnostics: &diagnostics), seen.insert(slice.path).inserted else { continue }
+            guard let slice = resolve(reference, base: base, bases: bases, diagnostics: &diagnostics), seen.insert(slice.path).inserted else { continue }
             slices.append(slice)
         }
         return slices
@@ -30,7 +31,7 @@ extension ManifestDecoder {
     /// A reference's slice: its path below the origin it is at (the first, for a relative URI), and
     /// its own URL when it has a query (a token the origin asks for).
     private static func resolve(
-        _ reference: HLSPlaylist.Reference, base: ParsedURL, origins: [ResourceOrigin], diagnostics: inout DiagnosticCollector
+        _ reference: HLSPlaylist.Reference, base: ParsedURL, bases: [ParsedURL], diagnostics: inout DiagnosticCollector
     ) -> Slice? {
         var uri = Substring(reference.uri)
         // By scalars: a '#' or '?' followed by a combining mark is still one.
@@ -44,7 +45,6 @@ extension ManifestDecoder {
                 diagnostics.error("the \(reference.kind.rawValue) URI '\(reference.uri)' is not an http or https URL", at: reference.location)
                 return nil
             }
-            let bases = origins.compactMap { try? ParsedURL.parse($0.url).get() }
             guard let at = bases.first(where: { $0.origin == url.origin && url.path.hasPrefix(folder(of: $0)) }) else {
                 diagnostics.error(
                     "the \(reference.kind.rawValue) URI '\(reference.uri)' is outside the resource's origins; a playlist's URIs stay below its 'base_url' or 'base_urls'",
@@ -69,7 +69,7 @@ extension ManifestDecoder {
             }
             relative = uri
         }
-        guard let decoded = percentDecoded(relative) else {
+        guard let decoded = ParsedURL.percentDecoded(relative) else {
             diagnostics.error("the \(reference.kind.rawValue) URI '\(reference.uri)' has a malformed '%' escape", at: reference.location)
             return nil
         }
@@ -104,31 +104,5 @@ extension ManifestDecoder {
     private static func folder(of base: ParsedURL) -> String {
         guard let slash = base.path.lastIndex(of: "/") else { return "/" }
         return String(base.path[...slash])
-    }
-
-    /// `%XX` escapes decoded as UTF-8; `nil` for a malformed escape or bytes that are not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8[...]
-        while let c = utf8.first {
-            utf8 = utf8.dropFirst()
-            guard c == UInt8(ascii: "%") else {
-                bytes.append(c)
-                continue
-            }
-            guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.index(after: utf8.startIndex)]) else { return nil }
-            bytes.append(high << 4 | low)
-            utf8 = utf8.dropFirst(2)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -65,11 +65,13 @@ extension ManifestDecoder {
             guard let path = string(n, "path"), isFreeOfDeceptiveCharacters(path, node: n, field: "'slices_from' path") else { return nil }
             let trust = listTrust(node, listPath: path)
             guard ok, let include = include ?? [], let exclude = exclude ?? [] else { return nil }
+            var source = SliceSource(path: path, pathNode: n, format: format, include: include, exclude: exclude)
             switch trust {
-            case .unsigned: return SliceSource(path: path, pathNode: n, format: format, include: include, exclude: exclude)
-            case .signed(let trust): return SliceSource(path: path, pathNode: n, format: format, include: include, exclude: exclude, trust: trust)
+            case .unsigned: break
+            case .signed(let trust): source.trust = trust
             case .invalid: return nil
             }
+            return source
         }
         guard let path = string(node, "slices_from", expected: "a file name, or a mapping with 'path'"),
             isFreeOfDeceptiveCharacters(path, node: node, field: "'slices_from'")

@@ -32,7 +32,7 @@ public struct PruneFile: Sendable, Hashable {
     public func shown(_ relative: String) -> String { root == "." ? relative : root + "/" + relative }
 }
 
-/// What a prune of a run would remove (``PrunePlan/make(_:options:recorded:isFile:foreign:)``),
+/// What a prune of a run would remove (``PrunePlan/make(_:options:recorded:identity:foreign:stages:currentDirectory:)``),
 /// and whether its limit allows it.
 public struct PrunePlan: Sendable {
     /// What `--prune`, `--prune-foreign` and `--max-delete` asked.
@@ -139,20 +139,19 @@ public struct PrunePlan: Sendable {
             guard options.foreign else { continue }
             var seen = Set<String>()
             let inRoot = declared.filter { $0.outputRoot == root }
-            for r in here {
-                for path in foreign(root, [r.dest], names) where !recordedPaths.contains(path) && mayGo(path) && seen.insert(path).inserted {
-                    // Folders nest: a file belongs to the innermost resource folder it is in, and
-                    // goes only when that resource is pruned here.
-                    // Two resources sharing the innermost folder: the file goes only if both are pruned.
-                    let containing = inRoot.filter { $0.contains(path) }
-                    let depth = containing.map(\.dest.utf8.count).max() ?? -1
-                    let innermost = containing.filter { $0.dest.utf8.count == depth }
-                    guard let first = innermost.first, innermost.allSatisfy({ prunedIDs.contains($0.id) }), owner.owns(path, of: first),
-                        identity(root, path) != nil
-                    else { continue }
-                    let innermostID = innermost.first { candidate in here.contains { $0.id == candidate.id } }?.id ?? first.id
-                    files.append(PruneFile(resource: innermostID, root: root, path: path, isForeign: true, location: stages.location(of: path, root: root)))
-                }
+            // One walk of every pruned folder (a folder inside another is walked once, as part of it).
+            for path in foreign(root, here.map(\.dest), names) where !recordedPaths.contains(path) && mayGo(path) && seen.insert(path).inserted {
+                // Folders nest: a file belongs to the innermost resource folder it is in, and
+                // goes only when that resource is pruned here.
+                // Two resources sharing the innermost folder: the file goes only if both are pruned.
+                let containing = inRoot.filter { $0.contains(path) }
+                let depth = containing.map(\.dest.utf8.count).max() ?? -1
+                let innermost = containing.filter { $0.dest.utf8.count == depth }
+                guard let first = innermost.first, innermost.allSatisfy({ prunedIDs.contains($0.id) }), owner.owns(path, of: first),
+                    identity(root, path) != nil
+                else { continue }
+                let innermostID = innermost.first { candidate in here.contains { $0.id == candidate.id } }?.id ?? first.id
+                files.append(PruneFile(resource: innermostID, root: root, path: path, isForeign: true, location: stages.location(of: path, root: root)))
             }
         }
         plan.files = files.sorted { ($0.isForeign ? 0 : 1, $0.root, $0.path) < ($1.isForeign ? 0 : 1, $1.root, $1.path) }

@@ -1,5 +1,6 @@
 import JobrunJSON
 import JobrunOutcome
+import JobrunPlan
 
 extension JSONWriter {
     /// A prune's fields: `state` (`pruned`, `refused`, `not_run`), `reason`, `max_delete`,
@@ -17,14 +18,20 @@ extension JSONWriter {
         beginArray()
         for file in prune.files {
             beginObject()
-            key("resource"); string(file.planned.resource)
-            key("path"); string(file.planned.path)
-            key("file"); string(file.planned.file)
-            key("foreign"); bool(file.planned.isForeign)
+            pruneFileFields(file.planned)
             key("trash_path"); if let path = file.trashPath { string(path) } else { null() }
             key("error"); if let error = file.error { string(error) } else { null() }
             endObject()
         }
         endArray()
+    }
+
+    /// A file a prune would remove, as a plan and a prune's report both list it: `resource`,
+    /// `path`, `file`, `foreign`.
+    mutating func pruneFileFields(_ file: PruneFile) {
+        key("resource"); string(file.resource)
+        key("path"); string(file.path)
+        key("file"); string(file.file)
+        key("foreign"); bool(file.isForeign)
     }
 }

@@ -86,10 +86,7 @@ public enum PlanJSON {
             w.beginArray()
             for file in prune.files {
                 w.beginObject()
-                w.key("resource"); w.string(file.resource)
-                w.key("path"); w.string(file.path)
-                w.key("file"); w.string(file.file)
-                w.key("foreign"); w.bool(file.isForeign)
+                w.pruneFileFields(file)
                 w.endObject()
             }
             w.endArray()

@@ -33,9 +33,11 @@ public final class StateRecorder: RunObserver {
     private let plan: Plan?
     /// Committed files by output root, until the root's next sync.
     private var pending: [String: [Committed]] = [:]
-    /// 304s to revalidations by output root, written in batches (no file changed: no sync to wait for).
+    /// 304s to revalidations by output root, and files a revalidation's body proved as they are,
+    /// written in batches (no file changed: no sync to wait for).
     private var confirmations: [String: [StateStore.Confirmation]] = [:]
-    /// Confirmations a root gathers before they are written.
+    private var unchanged: [String: [Committed]] = [:]
+    /// Confirmations (or unchanged files) a root gathers before they are written.
     static let confirmationBatch = 512
     private let worker: Worker?
     /// Resources the stores remember as deferred: only their completion is worth a write.
@@ -81,14 +83,15 @@ public final class StateRecorder: RunObserver {
                 return
             }
             // Files a fetch put in place (recorded once their renames are durable), and those a
-            // revalidation's body proved as they are (nothing renamed: recorded at once).
+            // revalidation's body proved as they are (nothing renamed: recorded with the confirmations).
             let status = settled.outcome.status
             guard let file = settled.file, status == .fetched || status == .resumed || status == .repaired || revalidation == .sameBytes else { return }
             let committed = Committed(
                 entry: k, slice: index, file: file, digests: settled.outcome.digests + settled.outcome.computedDigests,
                 atMilliseconds: FileIdentity.now() / 1_000_000, validators: settled.validators)
             if revalidation == .sameBytes {
-                worker.enqueue(.files(root: root, [committed]))
+                unchanged[root, default: []].append(committed)
+                if unchanged[root]?.count ?? 0 >= Self.confirmationBatch { flushConfirmations(root) }
             } else {
                 pending[root, default: []].append(committed)
             }
@@ -114,7 +117,7 @@ public final class StateRecorder: RunObserver {
             let q = StateStore.QuarantinedOrigin(origin: origin, untilMilliseconds: now + StateStore.QuarantinedOrigin.rememberedFor, reason: last)
             for root in Set(plan.entries.map(\.resource.outputRoot)).sorted() { worker.enqueue(.quarantined(root: root, q, atMilliseconds: now)) }
         case .runEnded(let end):
-            for root in confirmations.keys.sorted() { flushConfirmations(root) }
+            for root in Set(confirmations.keys).union(unchanged.keys).sorted() { flushConfirmations(root) }
             worker.enqueue(.end(end))
             worker.finish()
         default:
@@ -122,9 +125,10 @@ public final class StateRecorder: RunObserver {
         }
     }
 
+    /// Writes `root`'s gathered confirmations and unchanged files.
     private func flushConfirmations(_ root: String) {
-        guard let batch = confirmations.removeValue(forKey: root), !batch.isEmpty else { return }
-        worker?.enqueue(.confirmed(root: root, batch))
+        if let batch = confirmations.removeValue(forKey: root), !batch.isEmpty { worker?.enqueue(.confirmed(root: root, batch)) }
+        if let files = unchanged.removeValue(forKey: root), !files.isEmpty { worker?.enqueue(.files(root: root, files)) }
     }
 
     private func entry(of resource: String) -> Int? {

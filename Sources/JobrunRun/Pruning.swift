@@ -35,17 +35,18 @@ public enum Pruning {
         guard !plan.files.isEmpty else { return report }
         // By root: the trash of each is its own. Every file is checked before any moves: a prune
         // that would stop part way does not start.
-        let byRoot = Dictionary(grouping: report.files.indices) { report.files[$0].planned.root }.sorted { $0.key < $1.key }
-        let obstacles = byRoot.flatMap { root, indices in Trash.obstacles(to: indices.map { report.files[$0].planned.location }, root: root) }
+        let byRoot = Dictionary(grouping: report.files.indices) { report.files[$0].planned.root }.sorted { $0.key < $1.key }.map { root, indices in
+            (root: root, indices: indices, locations: indices.map { report.files[$0].planned.location })
+        }
+        let obstacles = byRoot.flatMap { Trash.obstacles(to: $0.locations, root: $0.root) }
         if !obstacles.isEmpty {
             let more = obstacles.count > 3 ? " (and \(obstacles.count - 3) more)" : ""
             report.state = .refused(reason: "\(obstacles.prefix(3).joined(separator: "; "))\(more); nothing was pruned")
             return report
         }
         let folder = Trash.folderName(atMilliseconds: now, runID: runID)
-        for (root, indices) in byRoot {
-            let (made, moved) = Trash.move(
-                indices.map { report.files[$0].planned.location }, as: indices.map { report.files[$0].planned.path }, root: root, into: folder)
+        for (root, indices, locations) in byRoot {
+            let (made, moved) = Trash.move(locations, as: indices.map { report.files[$0].planned.path }, root: root, into: folder)
             var forgotten: [String] = []
             for (k, outcome) in zip(indices, moved) {
                 switch outcome {

@@ -16,29 +16,26 @@ extension Publisher {
         }
     }
 
-    /// What becomes of each staged resource of `result`'s run, in the order they are switched: a
-    /// resource after the staged ones it depends on, and only once they are published.
+    /// What becomes of each staged resource of `result`'s run, in the order they are switched: the
+    /// plan's, where a resource comes after those it depends on; and one only once the staged
+    /// ones it depends on are published.
     func publications(after result: ApplyResult, runID: String, now: Int64) -> [PublishReport] {
         let pruned = Set(result.prune?.files.filter { $0.trashPath != nil }.map(\.planned.resource) ?? [])
-        var pending = result.entries.filter { staged[$0.resource.id] != nil }
-        var decided: [String: Bool] = [:]
+        var published: [String: Bool] = [:]
         var reports: [PublishReport] = []
-        while !pending.isEmpty {
-            // Dependencies form no cycle (the manifest is validated): some entry is always ready.
-            let k = pending.firstIndex { e in e.resource.dependsOn.allSatisfy { staged[$0.id] == nil || decided[$0.id] != nil } } ?? 0
-            let entry = pending.remove(at: k)
-            let held = entry.resource.dependsOn.first { decided[$0.id] == false }?.id
-            let report = publication(of: entry, heldBy: held, pruned: pruned.contains(entry.resource.id), stop: result.stopReason, runID: runID, now: now)
-            decided[entry.resource.id] = report.state == .published || report.state == .unchanged
+        for entry in result.entries {
+            guard let s = staged[entry.resource.id] else { continue }
+            let held = entry.resource.dependsOn.first { published[$0.id] == false }?.id
+            let report = publication(of: entry, s, heldBy: held, pruned: pruned.contains(s.id), stop: result.stopReason, runID: runID, now: now)
+            published[s.id] = report.state == .published || report.state == .unchanged
             reports.append(report)
         }
         return reports
     }
 
     private func publication(
-        of entry: ApplyResult.Entry, heldBy dependency: String?, pruned: Bool, stop: StopReason?, runID: String, now: Int64
+        of entry: ApplyResult.Entry, _ s: Staged, heldBy dependency: String?, pruned: Bool, stop: StopReason?, runID: String, now: Int64
     ) -> PublishReport {
-        let s = staged[entry.resource.id] ?? Staged(id: entry.resource.id, root: "", dest: "", stage: "", grace: .zero)
         var report = PublishReport(resource: s.id, folder: Self.shown(s.root, s.dest), stage: Self.shown(s.root, s.stage), state: .published)
         if let why = Self.obstacle(entry, stop: stop) ?? dependency.map({ "resource '\($0)', which it depends on, was not published" }) {
             report.state = .notPublished(reason: "\(why); '\(report.folder)' stays as it was, and the next run continues the stage")

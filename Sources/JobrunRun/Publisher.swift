@@ -89,7 +89,7 @@ public struct Publisher: Sendable {
             notes.append("resource '\(r.id)': the switch an earlier run made is recorded now")
             return
         }
-        if r.settings.publish.isAtomic, remembered.dest == r.dest, StageFolder.inode(ofFolder: stage, root: root) == remembered.inode {
+        if Self.continues(remembered, of: r) {
             if !remembered.isFilled { try fill(r, inode: remembered.inode) }
             staged[r.id] = Staged(id: r.id, root: root, dest: r.dest, stage: stage, grace: r.settings.publish.grace)
             return
@@ -107,11 +107,17 @@ public struct Publisher: Sendable {
         for r in manifest.resources where r.settings.publish.isAtomic {
             if remembered[r.outputRoot] == nil { remembered[r.outputRoot] = states.stages(root: r.outputRoot) ?? [:] }
             let stage = StageFolder.stage(of: r.id)
-            guard let s = remembered[r.outputRoot]?[r.id], s.isFilled, s.dest == r.dest, StageFolder.inode(ofFolder: stage, root: r.outputRoot) == s.inode
-            else { continue }
+            guard let s = remembered[r.outputRoot]?[r.id], s.isFilled, Self.continues(s, of: r) else { continue }
             publisher.staged[r.id] = Staged(id: r.id, root: r.outputRoot, dest: r.dest, stage: stage, grace: r.settings.publish.grace)
         }
         return (publisher.staging(manifest), publisher.stageMap)
+    }
+
+    /// Whether the stage the store remembers is `r`'s to continue: `r` is still published
+    /// atomically to the folder it was made for, and the stage folder is the one remembered.
+    static func continues(_ remembered: StateStore.Stage, of r: Resource) -> Bool {
+        r.settings.publish.isAtomic && remembered.dest == r.dest
+            && StageFolder.inode(ofFolder: StageFolder.stage(of: r.id), root: r.outputRoot) == remembered.inode
     }
 
     /// The resources of `manifest` that publish atomically and have no stage yet.

@@ -85,7 +85,7 @@ extension RunDriver {
                 httpVersion: body.httpVersion)
             outcome.hadUndeclaredLength = body.hadUndeclaredLength
             if isRepair { outcome.repairReason = decision.reason ?? "another file was in its place" }
-            if isRevalidation(j) { outcome.revalidation = .replaced }
+            if body.replacesOnlyIfDifferent { outcome.revalidation = .replaced }
             // The mirror state records the file once the rename is durable, if it is then still
             // the file as renamed, change time included: a later change (one that puts the size
             // and modification time back, too) sets another change time, except within the

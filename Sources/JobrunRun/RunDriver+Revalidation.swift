@@ -14,10 +14,9 @@ extension RunDriver {
         return plan.entries[r].revalidations.isEmpty ? nil : plan.entries[r].revalidations[machine.book.jobs[j].slice]
     }
 
-    /// Whether job `j` revalidates a file in place (``revalidation(of:)``, without making it).
+    /// Whether job `j` revalidates a file in place: its plan's decision says so.
     func isRevalidation(_ j: SliceID) -> Bool {
-        let r = machine.book.jobs[j].resource
-        return !plan.entries[r].revalidations.isEmpty && plan.entries[r].revalidations[machine.book.jobs[j].slice] != nil
+        plan.entries[machine.book.jobs[j].resource].decisions[machine.book.jobs[j].slice].action == .revalidate
     }
 
     /// Job `j`'s slice.
@@ -39,19 +38,16 @@ extension RunDriver {
     /// The validators job `j`'s request to `origin` carries: those of its revalidation, when they
     /// came from that origin; none otherwise (a whole GET, its bytes compared).
     func conditionalValidators(_ j: SliceID, at origin: String) -> OriginValidators {
-        guard let validators = revalidation(of: j)?.validators, validators.apply(to: origin) else { return OriginValidators() }
+        guard let validators = revalidation(of: j)?.validators, validators.isFrom(origin) else { return OriginValidators() }
         return validators
     }
 
-    /// The origin job `j`'s last response came from (a redirect's target's, or its current
-    /// URL's), which the validators it carried belong to.
-    func answeringOrigin(_ j: SliceID) -> String? { machine.origin(j) }
-
-    /// `validators` as the mirror state records them: with the origin that sent them, when any was sent.
+    /// `validators` as the mirror state records them: with the origin job `j`'s last response came
+    /// from (a redirect's target's, or its current URL's), when any was sent.
     func recorded(_ validators: OriginValidators, of j: SliceID) -> OriginValidators {
         guard !validators.isEmpty else { return validators }
         var kept = validators
-        kept.origin = answeringOrigin(j)
+        kept.origin = machine.origin(j)
         return kept
     }
 

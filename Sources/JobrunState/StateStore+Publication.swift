@@ -61,8 +61,7 @@ extension StateStore {
     public func adoptLinks(_ links: [StageLink], of resource: String, dest: String, stage: String) throws(StateError) {
         try db.transaction { () throws(StateError) in
             try retimeRows(links, dest: dest)
-            let columns =
-                "resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms, fetched_at_ms, settled, etag, last_modified, validator_origin, confirmed_at_ms"
+            let columns = Self.rowColumns.dropFirst().joined(separator: ", ")
             // substr counts characters: the prefix's length is SQLite's, whatever the encoding.
             try db.query(
                 """

@@ -59,7 +59,8 @@ public final class StateStore {
         let version = try StateSchema.check(db)
         settledColumn = readOnly && version < StateSchema.settledVersion ? "NULL" : "settled"
         validatorColumns =
-            readOnly && version < StateSchema.validatorsVersion ? "NULL, NULL, NULL, NULL" : "etag, last_modified, validator_origin, confirmed_at_ms"
+            readOnly && version < StateSchema.validatorsVersion
+            ? Array(repeating: "NULL", count: Self.wordColumns.count).joined(separator: ", ") : Self.wordColumns.joined(separator: ", ")
         hasQuarantine = !readOnly || version >= StateSchema.quarantineVersion
         hasPublications = !readOnly || version >= StateSchema.publicationsVersion
         if readOnly { return }
@@ -98,9 +99,16 @@ public final class StateStore {
     static let rowsPerTransaction = 4_096
     /// Rows per statement: one statement's step costs SQLite about as much as its rows.
     static let rowsPerStatement = 32
-    static let columns: Int32 = 16
-    /// The columns of a row without the origin's word (validators and confirmation time).
-    static let columnsWithoutWord: Int32 = 12
+    /// The columns a row is written with, path first, and of those the origin's word (validators
+    /// and confirmation time), last.
+    static let rowColumns =
+        [
+            "path", "resource", "size", "digests", "device", "inode", "mtime_ns", "ctime_ns", "seen_at_ns", "proven_at_ms", "fetched_at_ms", "settled",
+        ] + wordColumns
+    static let wordColumns = ["etag", "last_modified", "validator_origin", "confirmed_at_ms"]
+    static let columns = Int32(rowColumns.count)
+    /// The columns of a row without the origin's word.
+    static let columnsWithoutWord = columns - Int32(wordColumns.count)
 
     /// Records `slices` as proven, replacing what was recorded for their paths, in transactions of
     /// ``rowsPerTransaction``: each all or none.
@@ -168,11 +176,10 @@ public final class StateStore {
     /// Without the word (`withWord` false), the new row's are NULL, as the columns' default.
     private static func upsert(rows: Int, withWord: Bool, in db: SQLiteDatabase) throws(StateError) -> SQLiteDatabase.Statement {
         let row = "(" + Array(repeating: "?", count: Int(withWord ? columns : columnsWithoutWord)).joined(separator: ", ") + ")"
-        let word = withWord ? ", etag, last_modified, validator_origin, confirmed_at_ms" : ""
+        let named = rowColumns.prefix(Int(withWord ? columns : columnsWithoutWord)).joined(separator: ", ")
         return try SQLiteDatabase.Statement(
             """
-            INSERT INTO slices (path, resource, size, digests, device, inode, mtime_ns, ctime_ns, seen_at_ns, proven_at_ms,
-                fetched_at_ms, settled\(word)) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            INSERT INTO slices (\(named)) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT (path) DO UPDATE SET resource = excluded.resource, size = excluded.size, digests = excluded.digests,
                 device = excluded.device, inode = excluded.inode, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
                 seen_at_ns = excluded.seen_at_ns, settled = excluded.settled, proven_at_ms = excluded.proven_at_ms,

@@ -86,4 +86,20 @@ extension FileReader {
     public static func byteOrderMarkLength(_ bytes: some Collection<UInt8>) -> Int {
         bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     }
+
+    /// Calls `body` with each line of a text file's `bytes` and its number (from 1): a leading
+    /// byte order mark skipped, lines ended by LF, a CR before it dropped.
+    public static func forEachLine(in bytes: [UInt8], _ body: (_ number: Int, _ line: ArraySlice<UInt8>) -> Void) {
+        var number = 0
+        var start = byteOrderMarkLength(bytes)
+        while start < bytes.count {
+            number += 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            var lineEnd = end
+            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            body(number, bytes[start..<lineEnd])
+            start = end + 1
+        }
+    }
 }

@@ -94,7 +94,7 @@ import Testing
             ManifestDecoder.hasScheme("https://x") && ManifestDecoder.hasScheme("skd:x") && !ManifestDecoder.hasScheme("a/b:c")
                 && !ManifestDecoder.hasScheme("1a:b"))
         #expect(
-            ManifestDecoder.percentDecoded("a%20b%C3%A9") == "a bé" && ManifestDecoder.percentDecoded("%e") == nil
-                && ManifestDecoder.percentDecoded("%ff") == nil)
+            ParsedURL.percentDecoded("a%20b%C3%A9") == "a bé" && ParsedURL.percentDecoded("%e") == nil
+                && ParsedURL.percentDecoded("%ff") == nil)
     }
 }

@@ -41,7 +41,7 @@ import Testing
                 manifest, options: options, recorded: { $0 == root ? records : nil },
                 identity: { _, path in path == "r/deleted.bin" ? nil : path == "r/replaced.bin" ? Self.other : Self.file },
                 foreign: { _, folders, expected in
-                    folders == ["r"] ? ["r/kept.bin", "r/stray.txt", "r/found.bin"].filter { !expected.contains($0) } : []
+                    folders.contains("r") ? ["r/kept.bin", "r/stray.txt", "r/found.bin"].filter { !expected.contains($0) } : []
                 })
         }
         // `prune: true` on no resource, and no --prune: nothing to prune.
@@ -70,7 +70,7 @@ import Testing
             whole, options: PrunePlan.Options(foreign: true), recorded: { _ in [] }, identity: { _, _ in Self.file },
             foreign: { _, folders, expected in
                 // The root's walk sees inner's folder too; a file there belongs to inner.
-                (folders == [""] ? ["inner/stray.bin", "top-stray.bin", "inner/a.bin", "index.html"] : ["inner/stray.bin", "inner/a.bin"])
+                (folders.contains("") ? ["inner/stray.bin", "top-stray.bin", "inner/a.bin", "index.html"] : ["inner/stray.bin", "inner/a.bin"])
                     .filter { !expected.contains($0) }
             })
         #expect(plan.files.map { "\($0.resource):\($0.path)" } == ["inner:inner/stray.bin", "top:top-stray.bin"], "\(plan.files)")
