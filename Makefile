@@ -10,10 +10,10 @@ UNAME_S := $(shell uname -s)
 RELEASE_FLAGS ?= $(if $(filter Linux,$(UNAME_S)),--static-swift-stdlib)
 RELEASE_BUILD = $(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release
 RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
-APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc minisign signify-openbsd
+APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc minisign signify-openbsd liblzma-dev zlib1g-dev gpgv gpg xz-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench soak clean
+.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench-debian bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
 deps:
@@ -62,7 +62,8 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(FORMATTED)
 
-## fuzz: libFuzzer targets (manifest loader, checksum lists, response heads), FUZZ_SECONDS each
+## fuzz: libFuzzer targets (manifests, lists, signatures, playlists, Debian indexes, response heads,
+## reports), FUZZ_SECONDS each
 ## (default 60); new inputs and crashes go under .build-fuzz/fuzz (docs/fuzzing.md)
 FUZZ_SECONDS ?= 60
 fuzz: deps
@@ -139,6 +140,11 @@ bench-refresh: release
 ## publish: atomic (a stage of hard links, one exchange) (SIZES, RUNS)
 bench-publish: release
 	@bash bench/publish.sh "$(RELEASE_BIN)"
+
+## bench-debian: planning a mirror of Debian bookworm main amd64 (63,000 packages) from its
+## InRelease and Packages(.xz): fetched, verified, decompressed, read and planned (RUNS)
+bench-debian: release
+	@bash bench/debian.sh "$(RELEASE_BIN)"
 
 ## bench: the download benchmark (bench-plan and bench-verify run separately)
 bench: bench-apply

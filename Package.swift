@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // Debian indexes' compression (JobrunCatalog): the system liblzma and zlib.
+        .systemLibrary(
+            name: "CCompression", path: "Sources/CCompression", pkgConfig: "liblzma",
+            providers: [.apt(["liblzma-dev", "zlib1g-dev"]), .brew(["xz", "zlib"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -57,6 +61,11 @@ let package = Package(
             swiftSettings: strict),
         // What a run produces (slice outcomes, failures, the result) and its events and observers:
         // below both Run and Report.
+        // Catalogs a resource's slices come from, fetched and trusted before planning.
+        .target(
+            name: "JobrunCatalog",
+            dependencies: ["JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunFetch", "JobrunFiles", "CCompression"],
+            swiftSettings: strict),
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunFiles", "JobrunPlan"], swiftSettings: strict),
         // JSON read and written: the parser of outside documents and the writer of every report.
         .target(name: "JobrunJSON", swiftSettings: strict),
@@ -92,7 +101,7 @@ let package = Package(
             name: "JobrunCLI",
             dependencies: [
                 "JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunFiles", "JobrunPlan", "JobrunReport", "JobrunFetch", "JobrunOutcome",
-                "JobrunRun",
+                "JobrunRun", "JobrunCatalog",
                 "JobrunState",
                 "JobrunConditions",
                 "JobrunHooks",
@@ -114,6 +123,7 @@ let package = Package(
         .testTarget(name: "JobrunStateTests", dependencies: ["JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunConditionsTests", dependencies: ["JobrunConditions", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunFetchTests", dependencies: ["JobrunFetch", "JobrunTestSupport"], swiftSettings: strict),
+        .testTarget(name: "JobrunCatalogTests", dependencies: ["JobrunCatalog", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunOutcomeTests", dependencies: ["JobrunOutcome", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunHooksTests", dependencies: ["JobrunHooks", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
         .testTarget(name: "JobrunRunTests", dependencies: ["JobrunRun", "JobrunOutcome", "JobrunState", "JobrunTestSupport"], swiftSettings: strict),
@@ -139,6 +149,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
         ("FuzzChecksumList", "checksum-list", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzSignature", "signature", ["FuzzSupport", "JobrunTrust"]),
         ("FuzzPlaylist", "hls", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
+        ("FuzzDebian", "debian", ["FuzzSupport", "JobrunCore", "JobrunManifest", "JobrunTrust"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
         ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunJSON", "JobrunReport"]),
     ]

@@ -3,14 +3,14 @@
 # with the seed corpus; exits non-zero, naming the reproducer, when one of them crashes.
 #
 #   FUZZ_SECONDS   seconds per target (default 60)
-#   FUZZ_TARGETS   which targets, space-separated (default: all four)
+#   FUZZ_TARGETS   which targets, space-separated (default: all of them)
 #   FUZZ_FLAGS     extra libFuzzer flags (e.g. -jobs=2 -workers=2, -only_ascii=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls response-head report-json"}
+TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls debian response-head report-json"}
 SCRATCH=.build-fuzz
 WORK=$SCRATCH/fuzz
 
@@ -20,9 +20,10 @@ product() {
         checksum-list) echo FuzzChecksumList ;;
         signature) echo FuzzSignature ;;
         hls) echo FuzzPlaylist ;;
+        debian) echo FuzzDebian ;;
         response-head) echo FuzzResponseHead ;;
         report-json) echo FuzzReportJSON ;;
-        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, response-head, report-json)" >&2; exit 64 ;;
+        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, debian, response-head, report-json)" >&2; exit 64 ;;
     esac
 }
 
@@ -83,6 +84,13 @@ seed() {
             ;;
         hls)
             cp fuzz/corpus/hls/* "$dir/"
+            ;;
+        debian)
+            # A selector byte: 0 a Release, 1 a Packages index, 2 an armored key.
+            for f in fuzz/corpus/debian/*; do
+                case "$f" in *Release*) selector='\x00' ;; *Packages*) selector='\x01' ;; *) selector='\x02' ;; esac
+                { printf "$selector"; cat "$f"; } > "$dir/$(basename "$f")"
+            done
             ;;
         response-head)
             cp fuzz/corpus/head/* "$dir/"

@@ -9,6 +9,7 @@ import JobrunOutcome
 import JobrunRun
 import JobrunState
 import JobrunFiles
+import JobrunCatalog
 
 struct ApplyCommand: DocumentedCommand {
     static let configuration = CommandConfiguration(
@@ -177,6 +178,10 @@ struct ApplyCommand: DocumentedCommand {
                     from: manifestOptions.load(
                         requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
+        // Before the run's start, which counts the slices the catalogs add.
+        let catalogs = Catalogs.read(
+            manifest, mode: .fetch, options: manifestOptions, caFile: transferOptions.cacert, requiringDigests: digestOption.requireDigests)
+        manifest = catalogs.manifest
         run.start(manifest)
         let sums = shardOptions.expand(reportOptions.recordSums, saved: savedShard).map(RecordSums.init(template:))
         try sums?.check(manifest)
@@ -185,6 +190,7 @@ struct ApplyCommand: DocumentedCommand {
         // Held until the hooks have run and the run's end is recorded, whichever way the run ends:
         // the hooks write to the outboxes, and the next run reads the mirror state.
         run.afterEnd { lock.release() }
+        for warning in catalogs.keep() { print("jobrun: warning: \(warning)", to: &stderr) }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)
         run.atEnd { end in hooks.finish(end, events: events) }
@@ -246,6 +252,7 @@ struct ApplyCommand: DocumentedCommand {
             throw ExitCode(ExitStatus.ioError.rawValue)
         }
         hooks.settle(&result, events: events)
+        result.catalogs = catalogs.reports
         // After the run, with its records: what it fetched is named, what it dropped is not.
         recorder.waitUntilWritten()
         let now = RunID.milliseconds()

@@ -79,7 +79,7 @@ struct PlanCommand: DocumentedCommand {
     }
 
     func plan(_ run: CommandRun) throws {
-        let manifest: Manifest
+        var manifest: Manifest
         do {
             manifest = try shardOptions.narrow(
                 resourceOptions.select(
@@ -90,6 +90,10 @@ struct PlanCommand: DocumentedCommand {
             // terraform's contract: with --detailed-exitcode, any error is 1.
             throw outputOptions.detailedExitcode ? ExitCode(ExitStatus.failure.rawValue) : exit
         }
+        // Fetched, never kept: the next apply compares against the same copy.
+        let catalogs = Catalogs.read(
+            manifest, mode: .fetch, options: manifestOptions, requiringDigests: digestOption.requireDigests)
+        manifest = catalogs.manifest
         run.start(manifest)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         // A stage an earlier apply left is what the next apply continues.
@@ -98,6 +102,7 @@ struct PlanCommand: DocumentedCommand {
             for: staged, parallelism: jobsOption.jobs, memory: MirrorStateOptions.memory(of: states, recognizing: !stateOptions.rehash),
             policy: conditionsOptions.context(for: manifest, states: states))
         states.learn(plan.proofs)
+        plan.catalogs = catalogs.reports
         plan.prune = pruneOptions.plan(for: manifest, states: states, stages: stages)
         run.events.emit(.planned(plan.counts))
         ProcessLifetime.keepUntilExit(plan)
@@ -132,6 +137,7 @@ struct PlanCommand: DocumentedCommand {
             }
         }
         run.summarize(counts: plan.counts.named(resources: plan.entries.count), summaryLine: plan.summaryLine)
+        if catalogs.refusedCount > 0 { throw ExitCode(ExitStatus.failure.rawValue) }
         if outputOptions.detailedExitcode && (plan.counts.hasChanges || plan.prune?.files.isEmpty == false) {
             throw ExitCode(ExitStatus.changesPresent.rawValue)
         }

@@ -85,7 +85,8 @@ struct StatusCommand: DocumentedCommand {
 
     func run() throws {
         let runID = try RunIdentity.resolve()
-        let manifest = try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load()))
+        let catalogs = Catalogs.read(try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load())), mode: .kept, options: manifestOptions)
+        let manifest = catalogs.manifest
         let states = MirrorStateOptions.open(for: manifest, access: .reading)
         let status = MirrorStatus.survey(manifest, states: states, runLimit: runs, maxAgeMilliseconds: maxAgeMilliseconds)
         // A store that is there but unusable was reported when it was opened.
@@ -97,6 +98,6 @@ struct StatusCommand: DocumentedCommand {
         } else {
             StandardOutput.write(StatusReports.text(status, problemsOnly: quietOption.quiet))
         }
-        if !status.isOK { throw ExitCode(ExitStatus.failure.rawValue) }
+        if !status.isOK || catalogs.refusedCount > 0 { throw ExitCode(ExitStatus.failure.rawValue) }
     }
 }

@@ -68,7 +68,11 @@ struct VerifyCommand: DocumentedCommand {
     }
 
     func verify(_ run: CommandRun) throws {
-        let manifest = try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest)))
+        // What the mirror was made from: the catalogs the last apply kept, not today's.
+        let catalogs = Catalogs.read(
+            try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest))), mode: .kept, options: manifestOptions,
+            requiringDigests: checkOptions.requireDigests)
+        let manifest = catalogs.manifest
         run.start(manifest)
         let sums = shardOptions.expand(reportOptions.recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
@@ -98,7 +102,9 @@ struct VerifyCommand: DocumentedCommand {
             if eventOptions.isOnStdout { StandardError.write(text) } else { StandardOutput.write(text) }
         }
         run.summarize(counts: result.namedCounts, summaryLine: VerifyReports.summaryLine(result))
-        let failed = !result.counts.isAllOK || !result.scanErrors.isEmpty || (checkOptions.failOnExtra && !(result.extraFiles ?? []).isEmpty)
+        let failed =
+            catalogs.refusedCount > 0 || !result.counts.isAllOK || !result.scanErrors.isEmpty
+            || (checkOptions.failOnExtra && !(result.extraFiles ?? []).isEmpty)
         if failed { throw ExitCode(ExitStatus.failure.rawValue) }
     }
 }

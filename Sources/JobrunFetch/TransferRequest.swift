@@ -180,7 +180,7 @@ public struct TransferResult: Sendable {
     public var newConnections = 0
 
     /// A transfer that ended before any response: cancelled, or refused before it started.
-    static func failed(_ failure: Failure) -> TransferResult {
+    public static func failed(_ failure: Failure) -> TransferResult {
         TransferResult(head: nil, failure: failure, bodyBytes: 0, httpVersion: nil, duration: .zero)
     }
 }

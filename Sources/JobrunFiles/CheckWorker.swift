@@ -97,6 +97,8 @@ final class CheckWorker {
         }
         let size = Int64(status.st_size)
         if let expected = expectation.size, expected != size {
+            // A file that differs keeps its identity: the plan tells a new version from a change on disk by it.
+            observation?.pointee = FileObservation(identity: FileIdentity(status), seenAt: seenAt)
             return .sizeMismatch(expected: expected, actual: size)
         }
         if !expectation.isHashed {
@@ -129,12 +131,19 @@ final class CheckWorker {
             return .sizeMismatch(expected: expected, actual: openedSize)
         }
         let check = hash(fd, size: openedSize, for: expectation)
-        if let observation, check.isOK {
-            // The proof holds for the identity only if the file did not change while it was read.
+        if let observation {
+            // The finding holds for the identity only if the file did not change while it was read.
             let before = FileIdentity(status)
             let unchanged = fstat(fd, &status) == 0 && FileIdentity(status) == before
-            observation.pointee = FileObservation(
-                proof: .hashed, identity: unchanged ? before : nil, seenAt: seenAt.of(fileOn: before.device, coarseDevice: coarseDevice))
+            switch check {
+            case .ok:
+                observation.pointee = FileObservation(
+                    proof: .hashed, identity: unchanged ? before : nil, seenAt: seenAt.of(fileOn: before.device, coarseDevice: coarseDevice))
+            case .digestMismatch, .sizeMismatch:
+                observation.pointee = FileObservation(identity: unchanged ? before : nil, seenAt: seenAt)
+            default:
+                break
+            }
         }
         return check
     }

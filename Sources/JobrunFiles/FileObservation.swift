@@ -14,8 +14,9 @@ public struct FileObservation: Sendable, Hashable {
 
     /// `nil` for a file that did not pass.
     public var proof: Proof?
-    /// The file's identity as it was proven; `nil` when it changed while it was read (the
-    /// proof then holds for no identity), or when the file did not pass.
+    /// The file's identity as it was proven, or, for a file whose size or digest differs, as it
+    /// was found; `nil` when it changed while it was read (the finding then holds for no
+    /// identity), or when it is missing or not a regular file.
     public var identity: FileIdentity?
     /// When the identity was taken (wall clock, ns since the epoch).
     public var seenAt: Int64

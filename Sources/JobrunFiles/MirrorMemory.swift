@@ -79,7 +79,9 @@ public struct MirrorMemory: Sendable {
                     case .hashed, .metadata:
                         if observation.proof == .hashed { proofs.hashed += 1 }
                         guard case .ok(_, let digests) = results.checks[k], let file = observation.identity else {
-                            if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
+                            if hasRecord, !MirrorMemory.stillDescribes(known[expectation.root]?[expectation.relativePath], results.checks[k], observation) {
+                                proofs.stale[expectation.root, default: []].append(expectation.relativePath)
+                            }
                             continue
                         }
                         // A stat proves nothing new of a file already recorded as it is (and must not
@@ -92,7 +94,9 @@ public struct MirrorMemory: Sendable {
                                 settled: observation.isSettled,
                                 provenAtMilliseconds: observation.seenAt / 1_000_000, fetchedAtMilliseconds: nil))
                     case nil:
-                        if hasRecord { proofs.stale[expectation.root, default: []].append(expectation.relativePath) }
+                        if hasRecord, !MirrorMemory.stillDescribes(known[expectation.root]?[expectation.relativePath], results.checks[k], observation) {
+                            proofs.stale[expectation.root, default: []].append(expectation.relativePath)
+                        }
                     }
                 }
             }
@@ -117,6 +121,20 @@ public struct MirrorMemory: Sendable {
     /// By output root (of `roots`), the paths of `records` that no slice of `manifest` names and where
     /// no file is any more: a slice taken out of the manifests, its file deleted. A record whose
     /// file is still there is kept: another set of manifests may mirror into the same root.
+    /// Whether `record` still holds for a file whose check failed: the file has the identity it
+    /// had when proven, and what was read of it now (its size; its digests, when it was hashed)
+    /// agrees with the record. Such a file is the version proven before, which the slice no
+    /// longer lists: its record stays, for the plan to say so and for runs that fail to fetch
+    /// the new one.
+    public static func stillDescribes(_ record: ProvenFile?, _ check: FileCheck, _ observation: FileObservation) -> Bool {
+        guard let record, let identity = observation.identity, record.file == identity else { return false }
+        switch check {
+        case .sizeMismatch(_, let actual): return actual == record.file.size
+        case .digestMismatch(_, let actual, let size): return size == record.file.size && !actual.isEmpty && actual.allSatisfy(record.digests.contains)
+        default: return false
+        }
+    }
+
     static func unnamedAndGone(
         in roots: Set<String>, records: [String: [String: ProvenFile]], manifest: Manifest
     ) -> [String: [String]] {

@@ -1,10 +1,10 @@
 import JobrunCore
-import JobrunSystem
+public import JobrunSystem
 
 extension FileReader {
     /// Why a manifest or checksum list (read with the 256 MiB limit, `YAMLParser.maximumFileSize`)
     /// could not be read.
-    static func describe(_ failure: Failure) -> String {
+    public static func describe(_ failure: Failure) -> String {
         switch failure {
         case .system(let e): systemErrorText(e)
         case .notRegularFile: "not a regular file"

@@ -11,7 +11,7 @@ extension ManifestDecoder {
     /// With `trust`, the list is read only once its signature verifies with the key: a list that
     /// does not yields no slice, and the error says why.
     mutating func checksumList(
-        _ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil, format: ListFormat = .sha256sum,
+        _ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil, format: CatalogFormat = .sha256sum,
         origins: [ResourceOrigin] = []
     ) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
@@ -27,6 +27,7 @@ extension ManifestDecoder {
         switch format {
         case .hls: return Self.playlistSlices(in: bytes, file: path, origins: origins, diagnostics: &diagnostics)
         case .sha256sum: return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
+        case .debian: return []  // never a file: a repository is fetched (``debianSource``)
         }
     }
 

@@ -81,18 +81,23 @@ extension ManifestDecoder {
             }
         }
         let fromNode = doc.value(forKey: "slices_from", in: node)
-        if let n = fromNode, let source = sliceSource(n) {
-            let listed = checksumList(
-                source.path, node: source.pathNode, algorithm: checksum, trust: source.trust, format: source.format, origins: origins ?? [])
-            let kept = source.include.isEmpty && source.exclude.isEmpty ? listed : listed.filter { source.keeps($0.path) }
-            if kept.isEmpty, !listed.isEmpty {
-                diagnostics.error("'include' and 'exclude' keep none of the \(listed.count) slices '\(source.path)' lists", at: location(n))
+        var catalog: CatalogSource?
+        if let n = fromNode, let source = sliceSource(n, origins: origins ?? []) {
+            switch source.place {
+            case .file(let path):
+                let listed = checksumList(path, node: source.placeNode, algorithm: checksum, trust: source.trust, format: source.format, origins: origins ?? [])
+                let kept = source.include.isEmpty && source.exclude.isEmpty ? listed : listed.filter { source.keeps($0.path) }
+                if kept.isEmpty, !listed.isEmpty {
+                    diagnostics.error("'include' and 'exclude' keep none of the \(listed.count) slices '\(path)' lists", at: location(n))
+                }
+                slices.append(contentsOf: kept)
+            case .url(let url):
+                catalog = self.catalog(source, url: url, algorithm: checksum)
             }
-            slices.append(contentsOf: kept)
         }
         if slicesNode == nil && fromNode == nil {
             diagnostics.error("resource '\(id)' has no 'slices' and no 'slices_from'", at: idLocation)
-        } else if slices.isEmpty && diagnostics.errorCount == errorsBefore && !slicesHaveErrors {
+        } else if slices.isEmpty && catalog == nil && diagnostics.errorCount == errorsBefore && !slicesHaveErrors {
             diagnostics.error("resource '\(id)' has no slices", at: idLocation)
         }
         if origins == nil && doc.value(forKey: "base_url", in: node) == nil && doc.value(forKey: "base_urls", in: node) == nil {
@@ -102,9 +107,11 @@ extension ManifestDecoder {
         }
 
         noteSecretsOverOrigins(origins ?? [], headers: settings.headers, slices: slices, at: doc.value(forKey: "base_urls", in: node))
-        return Resource(
+        var resource = Resource(
             id: id, location: idLocation, manifestFile: file, origins: origins ?? [], outputRoot: outputRoot, dest: dest,
             dependsOn: dependsOn, checksum: checksum, settings: settings, slices: slices)
+        resource.catalog = catalog
+        return resource
     }
 
     /// Validates a URL: http or https (file only when allowed), no user-info, no control or other

@@ -29,6 +29,18 @@ extension ManifestDecoder {
         }
     }
 
+    /// A scalar, or a list of them: their nodes; `nil` (with a diagnostic: `'FIELD' must be a
+    /// WHAT or a list of WHATs`) for anything else.
+    mutating func oneOrList(_ node: YAMLNode, _ field: String, of what: String) -> [YAMLNode]? {
+        switch doc.kind(node) {
+        case .scalar: return [node]
+        case .sequence: return Array(doc.items(node))
+        default:
+            diagnostics.error("'\(field)' must be a \(what) or a list of \(what)s; found \(doc.kindDescription(node))", at: location(node))
+            return nil
+        }
+    }
+
     /// A non-null scalar's text. `expected` names what the field holds, for the message about a
     /// mapping or list in its place.
     mutating func string(_ node: YAMLNode, _ field: String, expected: String = "a string") -> String? {

@@ -2,23 +2,27 @@ import JobrunCore
 import JobrunSystem
 import JobrunTrust
 
-/// `slices_from:` as a file name, or as a mapping `{path, format, include, exclude}` that keeps
-/// only the listed paths the patterns select.
+/// `slices_from:` as a file name, or as a mapping `{path | url, format, include, exclude, …}` that
+/// keeps only the listed paths the patterns select.
 extension ManifestDecoder {
-    static let sliceSourceKeys = ["path", "format", "include", "exclude", "signature", "minisign_key", "signify_key"]
-    /// The list formats `format:` takes.
-    enum ListFormat: String, CaseIterable {
-        /// GNU lines and BSD tags of the six digests.
-        case sha256sum
-        /// An HLS playlist: the files its URIs name.
-        case hls
-    }
+    static let sliceSourceKeys = [
+        "path", "url", "format", "include", "exclude", "signature", "minisign_key", "signify_key", "suite", "components", "architectures", "keyring",
+    ]
 
     /// Where a resource's listed slices come from, and which of them it keeps.
     struct SliceSource {
-        var path: String
-        var pathNode: YAMLNode
-        var format = ListFormat.sha256sum
+        /// A file relative to the manifest's folder, read now; or a catalog's absolute URL,
+        /// fetched at each run (``CatalogSource``).
+        enum Place {
+            case file(String)
+            case url(String)
+        }
+        var place: Place
+        var placeNode: YAMLNode
+        var format = CatalogFormat.sha256sum
+        /// For `format: debian`: what of the repository, and the keyring (relative to the manifest's folder).
+        var debian: DebianSelection?
+        var keyring: String?
         var include: [PathGlob] = []
         var exclude: [PathGlob] = []
         /// The key the list must be signed with, when it must be.
@@ -34,38 +38,66 @@ extension ManifestDecoder {
     struct ListTrust {
         var key: SignatureKey
         var keyNode: YAMLNode
-        /// Relative to the manifest's folder: `signature:`, or the list's name with `.minisig`
-        /// (minisign) or `.sig` (signify), as the tools name it.
+        /// Relative to the manifest's folder (a file) or the catalog's URL: `signature:`, or the
+        /// list's name with `.minisig` (minisign) or `.sig` (signify), as the tools name it.
         var signature: String
         var signatureNode: YAMLNode?
     }
 
-    /// The source `node` gives; `nil` (with diagnostics) when it gives none.
-    mutating func sliceSource(_ node: YAMLNode) -> SliceSource? {
+    /// The source `node` gives; `nil` (with diagnostics) when it gives none. A relative `url:` is
+    /// resolved against the first of `origins`.
+    mutating func sliceSource(_ node: YAMLNode, origins: [ResourceOrigin]) -> SliceSource? {
         if doc.kind(node) == .mapping {
             checkKeys(node, allowed: Self.sliceSourceKeys, in: "'slices_from'")
             var ok = true
-            var format = ListFormat.sha256sum
+            var format = CatalogFormat.sha256sum
             if let n = doc.value(forKey: "format", in: node), let text = string(n, "format") {
-                if let known = ListFormat(rawValue: text) {
+                if let known = CatalogFormat(rawValue: text) {
                     format = known
                 } else {
-                    let names = ListFormat.allCases.map(\.rawValue)
+                    let names = CatalogFormat.allCases.map(\.rawValue)
                     diagnostics.error(
-                        "'format' must be \(names.joined(separator: " or ")), found '\(text)'\(Suggestions.didYouMean(text, in: names))", at: location(n))
+                        "'format' must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), found '\(text)'\(Suggestions.didYouMean(text, in: names))",
+                        at: location(n))
                     ok = false
                 }
             }
             let include = doc.value(forKey: "include", in: node).map { patterns($0, "include") }
             let exclude = doc.value(forKey: "exclude", in: node).map { patterns($0, "exclude") }
-            guard let n = doc.value(forKey: "path", in: node) else {
-                diagnostics.error("missing required key 'path' in 'slices_from' (the checksum list, relative to the manifest)", at: location(node))
+            if format == .debian {
+                let source = debianSource(node, origins: origins)
+                guard ok, var source, let include = include ?? [], let exclude = exclude ?? [] else { return nil }
+                (source.include, source.exclude) = (include, exclude)
+                return source
+            }
+            let pathNode = doc.value(forKey: "path", in: node)
+            let urlNode = doc.value(forKey: "url", in: node)
+            let place: SliceSource.Place
+            let placeNode: YAMLNode
+            if pathNode != nil, let urlNode {
+                diagnostics.error("'path' and 'url' both given in 'slices_from'; a list is read from a file or fetched, not both", at: location(urlNode))
+                return nil
+            } else if let n = pathNode {
+                guard let path = string(n, "path"), isFreeOfDeceptiveCharacters(path, node: n, field: "'slices_from' path") else { return nil }
+                (place, placeNode) = (.file(path), n)
+            } else if let n = urlNode {
+                guard let url = catalogURL(n, origins: origins) else { return nil }
+                (place, placeNode) = (.url(url), n)
+            } else {
+                diagnostics.error(
+                    "missing required key 'path' or 'url' in 'slices_from' (the list: a file relative to the manifest, or a URL fetched at each run)",
+                    at: location(node))
                 return nil
             }
-            guard let path = string(n, "path"), isFreeOfDeceptiveCharacters(path, node: n, field: "'slices_from' path") else { return nil }
-            let trust = listTrust(node, listPath: path)
+            let trust = listTrust(
+                node,
+                listPath: {
+                    switch place {
+                    case .file(let p), .url(let p): p
+                    }
+                }())
             guard ok, let include = include ?? [], let exclude = exclude ?? [] else { return nil }
-            var source = SliceSource(path: path, pathNode: n, format: format, include: include, exclude: exclude)
+            var source = SliceSource(place: place, placeNode: placeNode, format: format, include: include, exclude: exclude)
             switch trust {
             case .unsigned: break
             case .signed(let trust): source.trust = trust
@@ -76,7 +108,35 @@ extension ManifestDecoder {
         guard let path = string(node, "slices_from", expected: "a file name, or a mapping with 'path'"),
             isFreeOfDeceptiveCharacters(path, node: node, field: "'slices_from'")
         else { return nil }
-        return SliceSource(path: path, pathNode: node)
+        return SliceSource(place: .file(path), placeNode: node)
+    }
+
+    /// `url:`, absolute (an http or https URL), or relative to the resource's first origin.
+    private mutating func catalogURL(_ node: YAMLNode, origins: [ResourceOrigin]) -> String? {
+        guard let text = string(node, "url", expected: "the catalog's URL") else { return nil }
+        if case .failure(.missingScheme) = ParsedURL.parse(text) {
+            guard let base = origins.first.flatMap({ try? ParsedURL.parse($0.url).get() }) else {
+                diagnostics.error("'slices_from' url '\(text)' is relative, and the resource has no 'base_url' to resolve it against", at: location(node))
+                return nil
+            }
+            return checkURL(RedirectPolicy.resolve(text, against: base), node: node, field: "url")?.text
+        }
+        return checkURL(text, node: node, field: "url")?.text
+    }
+
+    /// The catalog a `url:` source names, for the resource to fetch at each run; `nil` (with a
+    /// diagnostic) when its signature's URL is not one.
+    mutating func catalog(_ source: SliceSource, url: String, algorithm: DigestAlgorithm?) -> CatalogSource? {
+        var catalog = CatalogSource(
+            url: url, format: source.format, include: source.include, exclude: source.exclude, algorithm: algorithm, location: location(source.placeNode))
+        catalog.debian = source.debian
+        catalog.keyring = source.keyring.map { PathRules.join(manifestDirectory, $0) }
+        if let trust = source.trust, let base = try? ParsedURL.parse(url).get() {
+            let signatureURL = RedirectPolicy.resolve(trust.signature, against: base)
+            guard checkURL(signatureURL, node: trust.signatureNode ?? source.placeNode, field: "signature") != nil else { return nil }
+            catalog.trust = CatalogTrust(key: trust.key, signatureURL: signatureURL, location: location(trust.keyNode))
+        }
+        return catalog
     }
 
     /// What `slices_from`'s mapping asks of its list's signature.
@@ -138,14 +198,7 @@ extension ManifestDecoder {
 
     /// One pattern or a list of them; `nil` (with a diagnostic for each bad one) when any is bad.
     private mutating func patterns(_ node: YAMLNode, _ field: String) -> [PathGlob]? {
-        let nodes: [YAMLNode]
-        switch doc.kind(node) {
-        case .scalar: nodes = [node]
-        case .sequence: nodes = Array(doc.items(node))
-        default:
-            diagnostics.error("'\(field)' must be a pattern or a list of patterns; found \(doc.kindDescription(node))", at: location(node))
-            return nil
-        }
+        guard let nodes = oneOrList(node, field, of: "pattern") else { return nil }
         var globs: [PathGlob] = []
         var ok = true
         for n in nodes {

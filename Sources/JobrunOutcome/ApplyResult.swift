@@ -298,6 +298,8 @@ public struct ApplyResult: Sendable {
     public var prune: PruneReport?
     /// What became of each staged resource (`publish: atomic`), in the manifest's order.
     public var publications: [PublishReport] = []
+    /// What became of each resource's catalog before planning, in the manifest's order.
+    public var catalogs: [CatalogReport] = []
 
     public init(entries: [Entry], stopReason: StopReason?, elapsed: Duration) {
         self.entries = entries
@@ -354,7 +356,16 @@ public struct ApplyResult: Sendable {
         case .stopped(.offline): return stoppedLine(c, "Apply stopped offline")
         }
         return
-            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(pruneClause)\(publishClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+            "Apply \(word)! Slices: \(c.fetched) fetched (\(ByteCount(c.fetchedBytes)))\(c.repairedClause), \(c.resumed) resumed, \(c.upToDate) up to date, \(c.failed) failed, \(c.deferred) deferred\(deferredBreakdown)\(c.revalidatedClause)\(catalogClause)\(pruneClause)\(publishClause)\(offlineClause)\(hookClause)\(c.withoutDigests.summaryClause)."
+    }
+
+    /// Resources whose catalog was refused: nothing of them was planned or fetched.
+    public var refusedCatalogs: Int { catalogs.count { $0.state == .refused } }
+
+    /// `; 1 catalog refused` when a resource's catalog was; nothing otherwise.
+    public var catalogClause: String {
+        let refused = refusedCatalogs
+        return refused == 0 ? "" : "; \(refused) catalog\(refused == 1 ? "" : "s") refused"
     }
 
     /// `; 3 pruned` (`, 1 could not be moved`), `; prune refused` or `; nothing pruned`, when a
@@ -451,13 +462,17 @@ public struct ApplyResult: Sendable {
         if case .signal = stopReason, let stopReason { return stopReason.exitStatus }
         // One pass over the outcomes: the failed and skipped counts say what `isSuccess` would.
         let c = counts
-        if c.failed > 0 || failedHookCount > 0 || prune?.isFailure == true || publications.contains(where: \.isFailure) { return .failure }
+        if c.failed > 0 || failedHookCount > 0 || prune?.isFailure == true || publications.contains(where: \.isFailure) || refusedCatalogs > 0 {
+            return .failure
+        }
         if let stopReason { return stopReason.exitStatus }
         return c.skipped == 0 ? .ok : .failure
     }
 
     public var isSuccess: Bool {
-        guard stopReason == nil, failedHookCount == 0, prune?.isFailure != true, !publications.contains(where: \.isFailure) else { return false }
+        guard stopReason == nil, failedHookCount == 0, prune?.isFailure != true, !publications.contains(where: \.isFailure), refusedCatalogs == 0 else {
+            return false
+        }
         for e in entries.indices {
             for i in entries[e].outcomes.indices {
                 let status = entries[e].outcomes[i].status

@@ -67,6 +67,7 @@ extension Plan {
                 ? " (\(Self.transferText(bytes: c.bytesToTransfer, unsized: c.unsizedToTransfer, slices: c.fetch + c.resume + c.refetch)))" : ""
             out += "\(c.hasChanges ? "~" : c.deferred > 0 ? "?" : "=") \(r.id) -> \(place)/: \(parts.joined(separator: ", "))\(bytes)\n"
             if r.origins.count > 1 { out += "    origins, in order: \(r.origins.map(\.url).joined(separator: ", "))\n" }
+            if let catalog = catalogs.first(where: { $0.resource == r.id }) { out += "    \(catalog.line)\n" }
             if let deferral = entry.deferral { out += "    \(deferral.message)\n" }
             for cause in entry.overridden { out += "    warning: deferred for longer than max_deferral, runs despite: \(cause.detail)\n" }
             guard verbose else { continue }
@@ -78,6 +79,7 @@ extension Plan {
                 out += "    \(Self.sigil(d.action)) \(s.path)\(size)\(marker)\(reason)\n"
             }
         }
+        for catalog in catalogs where catalog.state == .refused { out += "! \(catalog.resource): refused: \(catalog.error ?? "")\n" }
         if let prune, !problemsOnly {
             for file in prune.files where verbose || file.isForeign {
                 out += "- \(file.file): to prune\(file.isForeign ? " (not jobrun's: --prune-foreign)" : "") [\(file.resource)]\n"

@@ -123,4 +123,7 @@ public struct Plan: Sendable {
     public var proofs = CheckProofs()
     /// What `apply` would prune after a complete run, when a prune is asked for (`--prune`, `prune: true`).
     public var prune: PrunePlan?
+    /// What each resource's catalog holds now against the copy the last run kept, in the
+    /// manifest's order.
+    public var catalogs: [CatalogReport] = []
 }

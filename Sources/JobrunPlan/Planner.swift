@@ -88,6 +88,12 @@ public enum Planner {
                 for index in segment.slices {
                     let s = r.slices[index]
                     var decision = decide(checks[k], for: s)
+                    if decision.action == .refetch,
+                        k < results.observations.count,
+                        let newer = newVersion(checks[k], observed: results.observations[k], record: memory?.known[r.outputRoot]?[r.relativePath(of: s)])
+                    {
+                        decision = newer
+                    }
                     if decision.action == .upToDate, r.settings.refresh.mode != .never || s.refresh != nil,
                         let due = Revalidation.due(
                             r.refresh(of: s), identity: k < results.observations.count ? results.observations[k].identity : nil,
@@ -137,6 +143,21 @@ public enum Planner {
                 space: SpaceCheck.needs(of: entries, measure: measure))
             plan.proofs = proofs.finish(manifest)
             return plan
+        }
+    }
+
+    /// A file that differs from its slice only because the slice now lists another version (a
+    /// catalog's new digest or size): the file is still the one jobrun fetched and recorded, so
+    /// the slice is fetched as new, not repaired. `nil` for a file that changed on disk.
+    static func newVersion(_ check: FileCheck, observed: FileObservation, record: ProvenFile?) -> SliceDecision? {
+        guard let record, record.fetchedAtMilliseconds != nil, MirrorMemory.stillDescribes(record, check, observed) else { return nil }
+        switch check {
+        case .sizeMismatch(let expected, let actual):
+            return SliceDecision(action: .fetch, reason: "another version is listed: \(expected) bytes, the one in place has \(actual)")
+        case .digestMismatch(let expected, _, _):
+            return SliceDecision(action: .fetch, reason: "another version is listed: \(expected.algorithm.rawValue) \(expected.hex)")
+        default:
+            return nil
         }
     }
 

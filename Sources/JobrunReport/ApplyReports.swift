@@ -142,6 +142,7 @@ public enum ApplyReports {
             w.endObject()
         }
         w.endArray()
+        w.catalogs(result.catalogs)
         w.key("origins")
         w.beginArray()
         for origin in result.origins {

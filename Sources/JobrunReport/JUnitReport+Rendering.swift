@@ -1,3 +1,5 @@
+public import JobrunCore
+
 extension JUnitReport {
     /// The report as UTF-8 XML text, ending with a newline.
     public func render() -> String {

@@ -75,6 +75,7 @@ public enum PlanJSON {
         w.beginArray()
         for need in plan.space { writeSpace(need, into: &w) }
         w.endArray()
+        w.catalogs(plan.catalogs)
         // `null` unless a prune is asked for: what apply would prune after a complete run.
         w.key("prune")
         if let prune = plan.prune {

@@ -179,7 +179,8 @@ public enum ShardMerge {
             ("problems", .array(problems.map { .string($0) })),
             ("summary", .object(summary)),
             ("resources", .array(merged)),
-            ("publications", .array(Self.publications(of: shards.map { ($0.index, $0.input.document) }))),
+            ("catalogs", .array(Self.perShard("catalogs", of: shards.map { ($0.index, $0.input.document) }))),
+            ("publications", .array(Self.perShard("publications", of: shards.map { ($0.index, $0.input.document) }))),
             ("origins", .array(Self.origins(of: shards.map { ($0.index, $0.input.document) }))),
         ])
         let skipped = sum("skipped", in: summaries)
@@ -189,11 +190,11 @@ public enum ShardMerge {
 }
 
 extension ShardMerge {
-    /// Each shard's `publications`, with its `shard` index, in shard order: a resource published
-    /// atomically is placed whole on one shard, so each is one shard's.
-    static func publications(of shards: [(index: Int, document: JSONValue)]) -> [JSONValue] {
+    /// Each shard's `catalogs` or `publications`, with its `shard` index, in shard order: a
+    /// resource is on one shard, and so are its catalog and its publication.
+    static func perShard(_ key: String, of shards: [(index: Int, document: JSONValue)]) -> [JSONValue] {
         shards.sorted { $0.index < $1.index }.flatMap { index, document in
-            (document["publications"]?.arrayValue ?? []).compactMap { p -> JSONValue? in
+            (document[key]?.arrayValue ?? []).compactMap { p -> JSONValue? in
                 guard case .object(let members) = p else { return nil }
                 return .object(members + [("shard", .int(Int64(index)))])
             }

@@ -90,6 +90,9 @@ import JobrunFiles
         #expect(RedirectPolicy.resolve("/root.ts", against: base) == "https://h:8443/root.ts")
         #expect(RedirectPolicy.resolve("//cdn/x", against: base) == "https://cdn/x")
         #expect(RedirectPolicy.resolve("http://a/b", against: base) == "http://a/b")
+        #expect(RedirectPolicy.resolve("../up/./x?q=../a", against: base) == "https://h:8443/up/x?q=../a")
+        #expect(RedirectPolicy.resolve("/a/../../b/..", against: base) == "https://h:8443/")
+        #expect(RedirectPolicy.resolve("sub/.", against: base) == "https://h:8443/dir/sub/")
     }
 }
 

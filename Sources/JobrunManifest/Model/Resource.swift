@@ -19,6 +19,9 @@ public struct Resource: Sendable {
     public var checksum: DigestAlgorithm?
     public var settings: ResourceSettings
     public var slices: [Slice]
+    /// The catalog fetched at each run that adds to ``slices`` (`slices_from: {url: …}`), until
+    /// it has been read.
+    public var catalog: CatalogSource?
 
     public init(
         id: String, location: SourceLocation, manifestFile: String, baseURL: String? = nil, origins: [ResourceOrigin] = [], outputRoot: String,

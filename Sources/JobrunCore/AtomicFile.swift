@@ -1,4 +1,3 @@
-import JobrunCore
 import JobrunSystem
 
 /// Writes whole files so that readers see either the old file or the complete new one.

@@ -1,5 +1,3 @@
-public import JobrunCore
-
 /// Decides whether a redirect may be followed and which headers go along. Pure.
 public enum RedirectPolicy {
     public static let maximumHops = 10
@@ -38,7 +36,7 @@ public enum RedirectPolicy {
     }
 
     /// RFC 3986 reference resolution for the forms servers send: absolute, `//host/…`, `/path`, `rel`.
-    static func resolve(_ location: String, against base: ParsedURL) -> String {
+    public static func resolve(_ location: String, against base: ParsedURL) -> String {
         let trimmed = location.trimmingASCII()
         if let colon = trimmed.firstIndex(of: ":"), !trimmed[..<colon].contains("/"),
             trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
@@ -46,9 +44,29 @@ public enum RedirectPolicy {
             return trimmed
         }
         if trimmed.hasPrefix("//") { return base.scheme + ":" + trimmed }
-        if trimmed.hasPrefix("/") { return base.origin + trimmed }
+        if trimmed.hasPrefix("/") { return base.origin + removingDotSegments(trimmed) }
         var dir = base.path
         if let slash = dir.lastIndex(of: "/") { dir = String(dir[...slash]) } else { dir = "/" }
-        return base.origin + dir + trimmed
+        return base.origin + removingDotSegments(dir + trimmed)
+    }
+
+    /// RFC 3986 5.2.4 on a rooted reference's path (its query and fragment left as they are):
+    /// `/a/b/../c/./d` is `/a/c/d`, and `..` never climbs above the root.
+    static func removingDotSegments(_ reference: String) -> String {
+        let end = reference.firstIndex { $0 == "?" || $0 == "#" } ?? reference.endIndex
+        let segments = reference[..<end].split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.contains(where: { $0 == "." || $0 == ".." }) else { return reference }
+        var kept: [Substring] = []
+        for (i, segment) in segments.enumerated() {
+            let isLast = i == segments.count - 1
+            switch segment {
+            case ".": if isLast { kept.append("") }
+            case "..":
+                if !kept.isEmpty { kept.removeLast() }
+                if isLast { kept.append("") }
+            default: kept.append(segment)
+            }
+        }
+        return "/" + kept.joined(separator: "/") + reference[end...]
     }
 }

@@ -1,5 +1,4 @@
 import JobrunCore
-public import JobrunManifest
 
 extension Backoff {
     /// The wait before attempt `attempt + 1`, after `attempt` failed attempts (1-based), with full

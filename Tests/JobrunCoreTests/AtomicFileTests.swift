@@ -1,5 +1,5 @@
 import Foundation
-import JobrunReport
+import JobrunCore
 import JobrunTestSupport
 import Testing
 
@@ -10,8 +10,11 @@ import Testing
         let path = directory.path("report.xml")
         try AtomicFile.write(Array("first".utf8), to: path)
         #expect(directory.contents(of: "report.xml") == "first")
-        try JUnitFixtures.mixed.write(to: path)
-        #expect(directory.contents(of: "report.xml") == JUnitFixtures.mixed.render())
+        try AtomicFile.write(to: path) { (append: ([UInt8]) throws(FileWriteError) -> Void) throws(FileWriteError) in
+            try append(Array("second, ".utf8))
+            try append(Array("in parts".utf8))
+        }
+        #expect(directory.contents(of: "report.xml") == "second, in parts")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.xml"])
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o644)

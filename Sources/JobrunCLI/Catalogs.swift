@@ -1,0 +1,34 @@
+import JobrunCatalog
+import JobrunCore
+import JobrunManifest
+import JobrunOutcome
+
+/// The commands' step between loading the manifests and planning: each resource's catalog read
+/// (``CatalogResolver``), and why any was refused on stderr, located.
+enum Catalogs {
+    /// `manifest`'s catalogs fetched (`.fetch`) or read from the copies kept in the output roots
+    /// (`.kept`); the refused resources are left out of the manifest returned.
+    static func read(
+        _ manifest: Manifest, mode: CatalogResolver.Mode, options: ManifestOptions, caFile: String? = nil, requiringDigests: Bool = false
+    ) -> CatalogResolution {
+        var resolver = CatalogResolver(mode: mode, currentDirectory: FileManager.default.currentDirectoryPath)
+        resolver.caFile = caFile
+        resolver.allowsFileScheme = options.allowFileURLs
+        resolver.requiresDigests = requiringDigests
+        let resolution = resolver.resolve(manifest)
+        report(resolution)
+        return resolution
+    }
+
+    /// Every refused resource's problems with the lines of the catalog they are in, then a line
+    /// for each refused resource.
+    static func report(_ resolution: CatalogResolution) {
+        guard resolution.refusedCount > 0 else { return }
+        var sources = SourceFiles()
+        for source in resolution.sources { sources.add(source.name, bytes: source.bytes) }
+        StandardError.write(DiagnosticRenderer(sources: sources).render(resolution.diagnostics))
+        for report in resolution.reports where report.state == .refused {
+            StandardError.write("jobrun: error: resource '\(report.resource)' refused; nothing of it is planned or fetched\n")
+        }
+    }
+}

@@ -1,0 +1,216 @@
+public import JobrunCore
+public import JobrunManifest
+import JobrunSystem
+
+/// Reads each resource's catalog (``CatalogSource``) into its slices before anything is planned:
+/// fetched (conditionally, against the copy kept from the last run) or read from that copy, its
+/// signature verified, its entries read. A resource whose catalog cannot be trusted or read is
+/// refused, and so is every resource that depends on it: nothing of them is planned or fetched,
+/// and the others go on.
+public struct CatalogResolver: Sendable {
+    public enum Mode: Sendable {
+        /// Ask the origin (`apply`, `plan`).
+        case fetch
+        /// Read only the kept copy (`verify`, `status`): what the mirror was last made from.
+        case kept
+    }
+
+    /// Bytes a catalog (or its signature) may have at most.
+    public static let maxCatalogBytes = 256 << 20
+
+    public var mode: Mode
+    /// What relative output roots are relative to.
+    public var currentDirectory: String
+    /// `--require-digests`: every slice a catalog yields must declare a digest.
+    public var requiresDigests = false
+    /// `--cacert`, over each resource's `ca_file`.
+    public var caFile: String?
+    public var allowsFileScheme = false
+    /// Seconds since the epoch, for a Debian Release's `Valid-Until`.
+    public var now: @Sendable () -> Int64 = { FileIdentity.now() / 1_000_000_000 }
+    /// The `gpgv` program Debian repositories are verified with; found on `PATH` when `nil`.
+    public var gpgv: String?
+
+    public init(mode: Mode, currentDirectory: String) {
+        self.mode = mode
+        self.currentDirectory = currentDirectory
+    }
+
+    /// `manifest` with its catalogs read, and what became of each.
+    public func resolve(_ manifest: Manifest) -> CatalogResolution {
+        var resolution = CatalogResolution(manifest: manifest)
+        guard manifest.resources.contains(where: { $0.catalog != nil }) else { return resolution }
+        var refused = Set<String>()
+        var admitted = manifest.resources.filter { $0.catalog == nil }
+        for index in manifest.resources.indices {
+            var resource = manifest.resources[index]
+            guard let catalog = resource.catalog else { continue }
+            let read = self.read(catalog, of: resource, into: &resolution)
+            switch read {
+            case .failure(let refusal):
+                refuse(resource, catalog: catalog, problems: refusal.diagnostics, into: &resolution, refused: &refused)
+            case .success(let (slices, report)):
+                resource.slices.append(contentsOf: slices)
+                // The rules the manifest's own slices passed at load, now with these.
+                let problems = ManifestLoader.checkSlices(admitted + [resource], currentDirectory: currentDirectory, requiresDigests: requiresDigests)
+                    .filter { $0.severity == .error }
+                if !problems.isEmpty {
+                    resolution.updates.removeAll { $0.resourceID == resource.id }
+                    refuse(resource, catalog: catalog, problems: problems, into: &resolution, refused: &refused)
+                    continue
+                }
+                admitted.append(resource)
+                resolution.manifest.resources[index] = resource
+                resolution.reports.append(report)
+            }
+        }
+        refuseDependents(of: &refused, in: &resolution)
+        resolution.manifest.resources.removeAll { refused.contains($0.id) }
+        resolution.updates.removeAll { refused.contains($0.resourceID) }
+        return resolution
+    }
+
+    private func refuse(
+        _ resource: Resource, catalog: CatalogSource, problems: [Diagnostic], into resolution: inout CatalogResolution, refused: inout Set<String>
+    ) {
+        refused.insert(resource.id)
+        resolution.diagnostics.append(contentsOf: problems)
+        let first = problems.first { $0.severity == .error } ?? problems.first
+        resolution.reports.append(CatalogReport(resource: resource.id, url: catalog.url, state: .refused, error: first?.message ?? "refused"))
+    }
+
+    /// Every resource that depends, directly or not, on a refused one is refused too.
+    private func refuseDependents(of refused: inout Set<String>, in resolution: inout CatalogResolution) {
+        var grew = !refused.isEmpty
+        while grew {
+            grew = false
+            for resource in resolution.manifest.resources where !refused.contains(resource.id) {
+                guard let dependency = resource.dependsOn.first(where: { refused.contains($0.id) }) else { continue }
+                refused.insert(resource.id)
+                grew = true
+                let message = "resource '\(resource.id)' depends on '\(dependency.id)', whose catalog was refused; nothing of it is fetched"
+                resolution.diagnostics.append(.error(message, at: dependency.location))
+                resolution.reports.append(
+                    CatalogReport(resource: resource.id, url: resource.catalog?.url ?? "", state: .refused, error: message))
+            }
+        }
+    }
+
+    /// The catalog's kept slices and its report, or the problems that refuse it.
+    private func read(
+        _ catalog: CatalogSource, of resource: Resource, into resolution: inout CatalogResolution
+    ) -> Result<([Slice], CatalogReport), CatalogRefusal> {
+        let cache = CatalogCache(root: resource.outputRoot, resourceID: resource.id)
+        // A copy kept under another signature URL (or none) is not the copy of this catalog.
+        let kept = cache.read(url: catalog.url).flatMap { $0.signatureURL == catalog.trust?.signatureURL ? $0 : nil }
+        var copy: CatalogCache.Copy
+        var state: CatalogReport.State
+        switch mode {
+        case .kept:
+            guard let kept else {
+                return .failure(
+                    CatalogRefusal(
+                        "'\(catalog.url)' has not been fetched into this mirror yet ('jobrun apply' fetches it); none of its slices is used",
+                        at: catalog.location))
+            }
+            (copy, state) = (kept, .cached)
+        case .fetch:
+            switch fetch(catalog, of: resource, kept: kept) {
+            case .failure(let error):
+                return .failure(CatalogRefusal("\(error.message); none of its slices is used", at: catalog.location))
+            case .success(let fetched):
+                (copy, state) = fetched
+            }
+        }
+        resolution.sources.append((catalog.url, copy.catalog))
+        if let signature = copy.signature, let name = copy.signatureURL { resolution.sources.append((name, signature)) }
+        var indexes: [(sha256: Digest, bytes: [UInt8])] = []
+        var fetchedIndex = false
+        let slices: [Slice]
+        switch catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: mode == .fetch, sources: &resolution.sources) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let read): (slices, indexes, fetchedIndex) = (read.slices, read.indexes, read.fetchedIndex)
+        }
+        var report = CatalogReport(resource: resource.id, url: catalog.url, state: state, slices: slices.count)
+        if state == .fetched || fetchedIndex {
+            resolution.updates.append(CatalogResolution.Update(resourceID: resource.id, cache: cache, copy: copy, indexes: indexes))
+        }
+        switch state {
+        case .fetched:
+            // Against what the kept copy yields (from what is kept only: nothing is fetched for it).
+            var ignored: [(name: String, bytes: [UInt8])] = []
+            if let kept, case .success(let before) = catalogSlices(of: catalog, kept, resource: resource, cache: cache, fetching: false, sources: &ignored) {
+                report.changes = CatalogChanges.between(before.slices, slices)
+            }
+        case .notModified, .cached: report.changes = CatalogReport.Changes()
+        case .refused: break
+        }
+        return .success((slices, report))
+    }
+
+    /// The slices a copy of the catalog yields: a list or playlist read, or a Debian repository's
+    /// chain followed (its indexes fetched only when `fetching`).
+    private func catalogSlices(
+        of catalog: CatalogSource, _ copy: CatalogCache.Copy, resource: Resource, cache: CatalogCache, fetching: Bool,
+        sources: inout [(name: String, bytes: [UInt8])]
+    ) -> Result<DebianCatalog.Read, CatalogRefusal> {
+        guard catalog.format == .debian, let selection = catalog.debian else {
+            return CatalogReader.slices(
+                of: catalog, list: copy.catalog, signature: copy.signature, file: catalog.url, signatureFile: copy.signatureURL ?? "", origins: resource.origins
+            ).map { DebianCatalog.Read(slices: $0, indexes: [], fetchedIndex: false) }
+        }
+        var chain = DebianCatalog(
+            catalog: catalog, selection: selection, root: resource.origins.first?.url ?? "", cache: cache, now: now(), gpgv: gpgv)
+        if fetching {
+            chain.fetch = { url, size in
+                var download = self.download(url, of: resource)
+                download.limit = Int(clamping: size)
+                return download.fetch().map(\.body)
+            }
+        }
+        return chain.read(inRelease: copy.catalog, sources: &sources)
+    }
+
+    /// The catalog as its origin has it now, and its signature when it is signed: the kept copy
+    /// when the origin says it has not changed.
+    private func fetch(
+        _ catalog: CatalogSource, of resource: Resource, kept: CatalogCache.Copy?
+    ) -> Result<(CatalogCache.Copy, CatalogReport.State), CatalogFetchError> {
+        var download = self.download(catalog.url, of: resource)
+        download.validators = kept?.validators
+        let response: CatalogDownload.Response
+        switch download.fetch() {
+        case .failure(let error): return .failure(error)
+        case .success(let r): response = r
+        }
+        if response.notModified, let kept { return .success((kept, .notModified)) }
+        var copy = CatalogCache.Copy(url: catalog.url, signatureURL: nil, validators: response.validators, catalog: response.body, signature: nil)
+        if let trust = catalog.trust {
+            switch self.download(trust.signatureURL, of: resource).fetch() {
+            case .failure(let error): return .failure(error)
+            case .success(let signature):
+                copy.signatureURL = trust.signatureURL
+                copy.signature = signature.body
+            }
+        }
+        return .success((copy, .fetched))
+    }
+
+    /// A GET of `url` with the resource's limits, sending its headers only to its own origins
+    /// (merged with that origin's own), and only the headers that may cross origins elsewhere.
+    private func download(_ url: String, of resource: Resource) -> CatalogDownload {
+        let settings = resource.settings
+        var headers = settings.headers.filter(\.crossesOrigins)
+        if let origin = try? ParsedURL.parse(url).get().origin,
+            let k = resource.origins.firstIndex(where: { (try? ParsedURL.parse($0.url).get().origin) == origin })
+        {
+            let atOrigin = resource.origins[k].headers
+            headers = atOrigin.isEmpty ? settings.headers : HeaderField.merge(settings.headers, over: atOrigin)
+        }
+        var download = CatalogDownload(
+            url: url, headers: headers, limit: Self.maxCatalogBytes, timeouts: settings.timeouts, retries: settings.retries,
+            caFile: caFile ?? settings.caFile)
+        download.allowsFileScheme = allowsFileScheme
+        return download
+    }
+}

@@ -1,0 +1,90 @@
+import JobrunCore
+import JobrunSystem
+import JobrunTrust
+
+/// Verifies a clearsigned file (a Debian `InRelease`) with `gpgv` against a keyring, as apt does,
+/// and hands back only the text the signature covers. gpgv runs with a private home, an empty
+/// environment but `LC_ALL=C`, and nothing of jobrun's open files.
+struct OpenPGPVerifier: Sendable {
+    /// The keyring: a binary keyring (`.gpg`), or one ASCII-armored (`.asc`), which is dearmored first.
+    var keyring: String
+    /// The `gpgv` program; found on `PATH` when `nil`.
+    var program: String?
+
+    /// The signed text of `clearsigned`, or why it is not trusted.
+    func verify(_ clearsigned: [UInt8], name: String) -> Result<[UInt8], CatalogFetchError> {
+        guard let gpgv = program ?? Self.find("gpgv") else {
+            return .failure(CatalogFetchError("'\(name)' cannot be verified: gpgv is not installed (the Debian package gpgv)", isTransient: false))
+        }
+        guard let folder = Self.makeFolder() else {
+            return .failure(CatalogFetchError("cannot make a private folder for gpgv: \(systemErrorText(errno))", isTransient: false))
+        }
+        defer { _ = TreeRemoval.remove(folder) }
+        let signed = folder + "/InRelease"
+        let text = folder + "/Release"
+        let status = folder + "/status"
+        var keyringPath = keyring
+        do {
+            try AtomicFile.write(clearsigned, to: signed)
+            let key: [UInt8]
+            switch FileReader.read(keyring, limit: 16 << 20) {
+            case .success(let bytes): key = bytes
+            case .failure(let failure):
+                return .failure(CatalogFetchError("cannot read the keyring '\(keyring)': \(FileReader.describe(failure))", isTransient: false))
+            }
+            if let binary = ArmoredKey.dearmor(key) {
+                keyringPath = folder + "/keyring.gpg"
+                try AtomicFile.write(binary, to: keyringPath)
+            }
+        } catch {
+            return .failure(CatalogFetchError("cannot hand '\(name)' to gpgv: \(error)", isTransient: false))
+        }
+        let argv = ["gpgv", "--homedir", folder, "--status-fd", "1", "--keyring", keyringPath, "--output", text, signed]
+        let spawned = ProcessSpawn.spawn(gpgv, argv: argv, environment: ["LC_ALL=C"]) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, status, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let pid: pid_t
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let error): return .failure(CatalogFetchError("cannot start gpgv: \(error.description)", isTransient: false))
+        }
+        var waitStatus: Int32 = 0
+        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
+        let exit = ProcessSpawn.termination(waitStatus).exitStatus
+        let lines = FileReader.text(status, limit: 1 << 20) ?? ""
+        let verdict = GPGStatus(lines)
+        if let problem = verdict.problem(keyring: keyring) {
+            return .failure(CatalogFetchError("'\(name)' is not trusted: \(problem)", isTransient: false))
+        }
+        guard exit == 0, verdict.isGood else {
+            return .failure(
+                CatalogFetchError("'\(name)' is not trusted: gpgv did not verify it (exit status \(exit.map(String.init) ?? "none"))", isTransient: false))
+        }
+        switch FileReader.read(text, limit: CatalogResolver.maxCatalogBytes) {
+        case .success(let bytes): return .success(bytes)
+        case .failure(let failure):
+            return .failure(CatalogFetchError("cannot read what gpgv verified of '\(name)': \(FileReader.describe(failure))", isTransient: false))
+        }
+    }
+
+    /// `name` in the folders of `PATH` (or the usual ones without it).
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = folder + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    private static func makeFolder() -> String? {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/jobrun-gpgv-XXXXXX").utf8CString)
+        return template.withUnsafeMutableBufferPointer { buffer in
+            guard let p = buffer.baseAddress, mkdtemp(p) != nil else { return nil }
+            return String(cString: p)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+public import JobrunCore
+public import JobrunTrust
+
+/// A catalog a resource's slices come from that is fetched at each run (`slices_from: {url: …}`),
+/// not read with the manifest: where it is, how it is read, which of its slices are kept, and the
+/// key it must be signed with.
+public struct CatalogSource: Sendable {
+    /// Absolute: `url:` as written, or resolved against the resource's first origin.
+    public var url: String
+    public var format: CatalogFormat
+    public var include: [PathGlob]
+    public var exclude: [PathGlob]
+    /// The key and detached signature the catalog must verify with, when it must.
+    public var trust: CatalogTrust?
+    /// The algorithm a `sha256sum` list's bare hex digests are read as (the resource's `checksum`).
+    public var algorithm: DigestAlgorithm?
+    /// Where `url:` is written.
+    public var location: SourceLocation
+    /// For `format: debian`: the suite, components and architectures mirrored.
+    public var debian: DebianSelection?
+    /// For `format: debian`: the OpenPGP keyring `InRelease` must verify with (absolute, or
+    /// relative to the current directory).
+    public var keyring: String?
+
+    public init(
+        url: String, format: CatalogFormat, include: [PathGlob] = [], exclude: [PathGlob] = [], trust: CatalogTrust? = nil,
+        algorithm: DigestAlgorithm? = nil, location: SourceLocation
+    ) {
+        self.url = url
+        self.format = format
+        self.include = include
+        self.exclude = exclude
+        self.trust = trust
+        self.algorithm = algorithm
+        self.location = location
+    }
+
+    /// Kept: selected by an `include` pattern (any, when there is none) and by no `exclude` one.
+    public func keeps(_ path: String) -> Bool {
+        (include.isEmpty || include.contains { $0.matches(path) }) && !exclude.contains { $0.matches(path) }
+    }
+}
+
+/// A catalog's signature: the key it must verify with and where its detached signature is.
+public struct CatalogTrust: Sendable {
+    public var key: SignatureKey
+    /// Absolute: `signature:` resolved against the catalog's URL, or the catalog's URL with
+    /// `.minisig` (minisign) or `.sig` (signify), as the tools name it.
+    public var signatureURL: String
+    /// Where the key is given.
+    public var location: SourceLocation
+
+    public init(key: SignatureKey, signatureURL: String, location: SourceLocation) {
+        self.key = key
+        self.signatureURL = signatureURL
+        self.location = location
+    }
+}
+
+/// The formats `slices_from`'s `format:` takes.
+public enum CatalogFormat: String, CaseIterable, Sendable {
+    /// GNU lines and BSD tags of the six digests.
+    case sha256sum
+    /// An HLS playlist: the files its URIs name.
+    case hls
+    /// A Debian repository: `InRelease`, the `Packages` indexes it lists, and their pool files.
+    case debian
+}
+
+/// What of a Debian repository a resource mirrors.
+public struct DebianSelection: Sendable, Hashable {
+    public var suite: String
+    public var components: [String]
+    public var architectures: [String]
+
+    public init(suite: String, components: [String], architectures: [String]) {
+        self.suite = suite
+        self.components = components
+        self.architectures = architectures
+    }
+}

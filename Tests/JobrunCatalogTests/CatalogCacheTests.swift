@@ -1,0 +1,34 @@
+import JobrunCore
+import JobrunManifest
+import JobrunTestSupport
+import Testing
+
+@testable import JobrunCatalog
+
+/// The copy of a catalog kept from the last run, and what changed between two versions.
+@Suite struct CatalogCacheTests {
+    @Test func aCopyIsKeptAndReadBackOnlyWholeAndForItsURL() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let cache = CatalogCache(root: root.path, resourceID: "rel")
+        let copy = CatalogCache.Copy(
+            url: "https://e.com/SUMS", signatureURL: "https://e.com/SUMS.sig", validators: OriginValidators(etag: "\"v1\"", lastModified: nil),
+            catalog: Array("list\n".utf8), signature: Array("sig\n".utf8))
+        try cache.write(copy)
+        let read = try #require(cache.read(url: "https://e.com/SUMS"))
+        #expect(read.catalog == copy.catalog && read.signature == copy.signature && read.validators?.etag == "\"v1\"")
+        #expect(read.signatureURL == "https://e.com/SUMS.sig")
+        #expect(cache.read(url: "https://e.com/OTHER") == nil, "a copy of another URL was taken")
+        // A catalog that is not the one recorded (changed on disk, or a write cut short) is no copy.
+        try root.write(file: ".jobrun/catalogs/rel/catalog", contents: "changed\n")
+        #expect(cache.read(url: "https://e.com/SUMS") == nil)
+    }
+
+    @Test func changesCountNewRemovedAndChangedPaths() {
+        let at = SourceLocation(file: "f", line: 1, column: 1)
+        let before = [Slice(path: "a", size: 1, location: at), Slice(path: "b", size: 2, location: at), Slice(path: "c", size: 3, location: at)]
+        let after = [Slice(path: "a", size: 1, location: at), Slice(path: "b", size: 5, location: at), Slice(path: "d", size: 3, location: at)]
+        #expect(CatalogChanges.between(before, after) == CatalogReport.Changes(added: 1, removed: 1, changed: 1))
+        #expect(CatalogChanges.between(before, before).isEmpty)
+    }
+}

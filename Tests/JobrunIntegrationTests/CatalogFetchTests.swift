@@ -1,0 +1,119 @@
+import Foundation
+import JobrunTestSupport
+import Testing
+
+/// `slices_from: {url: …}` on the real binary: a catalog fetched before planning, asked again
+/// conditionally, kept for `verify`, its changes planned and pruned, and one that is not trusted
+/// refusing its resource alone, before any of its payload is requested.
+@Suite struct CatalogFetchTests {
+    /// A fault server serving `upstream/` (beside the mirror in the fixture's folder).
+    struct Upstream {
+        let fixture: ApplyFixture
+        let upstream: TemporaryDirectory
+
+        init() throws {
+            upstream = try TemporaryDirectory(prefix: "jobrun-upstream")
+            do {
+                fixture = try ApplyFixture(FaultServer.Options(root: upstream.path))
+            } catch {
+                upstream.remove()
+                throw error
+            }
+        }
+
+        func finish() {
+            fixture.finish()
+            upstream.remove()
+        }
+
+        /// Writes `files` (name → content) and a SHA256SUMS of the `listed` ones into `folder`.
+        func publish(_ files: [String: String], listed: [String]? = nil, in folder: String = "rel") throws {
+            for (name, content) in files { try upstream.write(file: "\(folder)/\(name)", contents: content) }
+            let list = (listed ?? files.keys.sorted()).map { "\(PortableSHA256.hex(of: Array(files[$0, default: ""].utf8)))  \($0)\n" }
+            try upstream.write(file: "\(folder)/SHA256SUMS", contents: list.joined())
+        }
+    }
+
+    @Test func aCatalogIsFetchedAskedAgainConditionallyAndItsChangesArePlannedAndPruned() async throws {
+        let u = try Upstream()
+        defer { u.finish() }
+        let fixture = u.fixture
+        try u.publish(["a.bin": "alpha", "b.bin": "bravo"])
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: rel
+                    base_url: "\(fixture.url("/rel/"))"
+                    slices_from: {url: SHA256SUMS}
+                """)
+        let first = try await fixture.applyJSON()
+        #expect(first.result.status == 0 && first.report.summary.fetched == 2, "\(first.result)")
+        #expect(fixture.directory.bytes(of: "mirror/rel/b.bin") == Array("bravo".utf8))
+        #expect(first.result.stdout.contains("\"state\": \"fetched\""), "\(first.result.stdout)")
+        #expect(fixture.directory.bytes(of: "mirror/.jobrun/catalogs/rel/catalog") == u.upstream.bytes(of: "rel/SHA256SUMS"))
+
+        // Unchanged: asked with its ETag, answered 304, nothing fetched.
+        let second = try await fixture.apply()
+        #expect(second.status == 0 && second.stdout.contains("0 fetched"), "\(second)")
+        let asked = try await fixture.requests("/rel/SHA256SUMS", count: 2)
+        #expect(asked.last?.status == 304, "\(asked)")
+        #expect(asked.last?.headers.contains { $0.name.lowercased() == "if-none-match" } == true, "\(asked)")
+
+        // verify reads the kept copy: no request.
+        let before = try await fixture.sentRequests().count
+        try await fixture.expectVerified()
+        #expect(try await fixture.sentRequests().count == before, "verify asked the origin")
+
+        // A new version: one slice added, one removed, one changed.
+        try u.publish(["a.bin": "alpha 2", "c.bin": "charlie"])
+        let plan = try await fixture.run(["plan", "site.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains("catalog \(fixture.url("/rel/SHA256SUMS")): fetched, 1 new, 1 removed, 1 changed (2 slices)"), "\(plan)")
+        let third = try await fixture.apply(["--prune"])
+        // The changed file is a new version fetched, not a repair: it is the file fetched before.
+        #expect(third.status == 0 && third.stdout.contains("2 fetched (14 B), 0 resumed") && third.stdout.contains("1 pruned"), "\(third)")
+        #expect(fixture.directory.bytes(of: "mirror/rel/a.bin") == Array("alpha 2".utf8))
+        #expect(fixture.size(of: "mirror/rel/b.bin") == nil)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/minisign"), "needs minisign"))
+    func aCatalogThatIsNotTrustedRefusesItsResourceAloneBeforeAnyOfItsPayload() async throws {
+        let u = try Upstream()
+        defer { u.finish() }
+        let fixture = u.fixture
+        try u.publish(["a.bin": "alpha"])
+        let minisign = BinaryRunner(executable: "/usr/bin/minisign", defaultTimeout: .seconds(30))
+        for step in [["-G", "-W", "-p", "release.pub", "-s", "release.sec"], ["-S", "-s", "release.sec", "-m", u.upstream.path("rel/SHA256SUMS")]] {
+            let made = try await minisign.run(step, workingDirectory: fixture.directory.path)
+            try #require(made.status == 0, "\(made)")
+        }
+        // Changed after it was signed.
+        try u.upstream.write(file: "rel/SHA256SUMS", contents: "\(PortableSHA256.hex(of: Array("bravo".utf8)))  a.bin\n")
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: rel
+                    base_url: "\(fixture.url("/rel/"))"
+                    slices_from: {url: SHA256SUMS, minisign_key: release.pub}
+                  - id: other
+                    base_url: "\(fixture.url("/gen/300/"))"
+                    slices: [{path: x.bin}]
+                  - id: after
+                    base_url: "\(fixture.url("/gen/300/"))"
+                    depends_on: [rel]
+                    slices: [{path: y.bin}]
+                """)
+        let (result, report) = try await fixture.applyJSON()
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("SHA256SUMS' is not trusted: the minisign signature does not match the file"), "\(result)")
+        #expect(result.stderr.contains("resource 'rel' refused") && result.stderr.contains("resource 'after' refused"), "\(result)")
+        #expect(result.stdout.contains("\"state\": \"refused\""), "\(result.stdout)")
+        #expect(report.summary.fetched == 1)
+        #expect(fixture.directory.bytes(of: "mirror/other/x.bin") != nil)
+        let sent = try await fixture.sentRequests().map(\.path).sorted()
+        #expect(sent == ["/gen/300/x.bin", "/rel/SHA256SUMS", "/rel/SHA256SUMS.minisig"], "\(sent)")
+        #expect(fixture.size(of: "mirror/.jobrun/catalogs/rel/catalog") == nil, "a catalog that is not trusted was kept")
+    }
+}

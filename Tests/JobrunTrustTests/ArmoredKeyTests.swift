@@ -1,0 +1,28 @@
+import Testing
+
+@testable import JobrunTrust
+
+/// ASCII-armored key blocks, as repositories publish their keys, made binary for gpgv.
+@Suite struct ArmoredKeyTests {
+    @Test func theBodyIsDecodedWithOrWithoutHeadersAndChecksum() {
+        let armored = """
+            -----BEGIN PGP PUBLIC KEY BLOCK-----
+            Comment: made for a test
+
+            AQIDBAUG
+            BwgJ
+            =ABCD
+            -----END PGP PUBLIC KEY BLOCK-----
+
+            """
+        #expect(ArmoredKey.dearmor(Array(armored.utf8)) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        let bare = "-----BEGIN PGP PUBLIC KEY BLOCK-----\r\nAQID\r\n-----END PGP PUBLIC KEY BLOCK-----\r\n"
+        #expect(ArmoredKey.dearmor(Array(bare.utf8)) == [1, 2, 3])
+    }
+
+    @Test func binaryKeysAndBrokenArmorAreNotDearmored() {
+        #expect(ArmoredKey.dearmor([0x99, 0x01, 0x0D]) == nil)
+        #expect(ArmoredKey.dearmor(Array("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n!!!\n-----END PGP PUBLIC KEY BLOCK-----\n".utf8)) == nil)
+        #expect(ArmoredKey.dearmor(Array("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n-----END PGP PUBLIC KEY BLOCK-----\n".utf8)) == nil)
+    }
+}
