@@ -10,7 +10,7 @@ UNAME_S := $(shell uname -s)
 RELEASE_FLAGS ?= $(if $(filter Linux,$(UNAME_S)),--static-swift-stdlib)
 RELEASE_BUILD = $(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release
 RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
-APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc minisign signify-openbsd liblzma-dev zlib1g-dev gpgv gpg xz-utils
+APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc minisign signify-openbsd liblzma-dev zlib1g-dev gpgv gpg xz-utils libxml2 dpkg apt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench-debian bench soak clean

@@ -59,13 +59,13 @@ let package = Package(
         .target(
             name: "JobrunPlan", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunFiles", "JobrunState", "JobrunConditions"],
             swiftSettings: strict),
-        // What a run produces (slice outcomes, failures, the result) and its events and observers:
-        // below both Run and Report.
         // Catalogs a resource's slices come from, fetched and trusted before planning.
         .target(
             name: "JobrunCatalog",
-            dependencies: ["JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunFetch", "JobrunFiles", "CCompression"],
+            dependencies: ["JobrunCore", "JobrunSystem", "JobrunJSON", "JobrunManifest", "JobrunTrust", "JobrunFetch", "JobrunFiles", "CCompression"],
             swiftSettings: strict),
+        // What a run produces (slice outcomes, failures, the result) and its events and observers:
+        // below both Run and Report.
         .target(name: "JobrunOutcome", dependencies: ["JobrunCore", "JobrunSystem", "JobrunManifest", "JobrunFiles", "JobrunPlan"], swiftSettings: strict),
         // JSON read and written: the parser of outside documents and the writer of every report.
         .target(name: "JobrunJSON", swiftSettings: strict),
@@ -150,6 +150,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
         ("FuzzSignature", "signature", ["FuzzSupport", "JobrunTrust"]),
         ("FuzzPlaylist", "hls", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzDebian", "debian", ["FuzzSupport", "JobrunCore", "JobrunManifest", "JobrunTrust"]),
+        ("FuzzMetalink", "metalink", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
         ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunJSON", "JobrunReport"]),
     ]

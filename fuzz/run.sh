@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls debian response-head report-json"}
+TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls debian metalink response-head report-json"}
 SCRATCH=.build-fuzz
 WORK=$SCRATCH/fuzz
 
@@ -21,9 +21,10 @@ product() {
         signature) echo FuzzSignature ;;
         hls) echo FuzzPlaylist ;;
         debian) echo FuzzDebian ;;
+        metalink) echo FuzzMetalink ;;
         response-head) echo FuzzResponseHead ;;
         report-json) echo FuzzReportJSON ;;
-        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, debian, response-head, report-json)" >&2; exit 64 ;;
+        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, debian, metalink, response-head, report-json)" >&2; exit 64 ;;
     esac
 }
 
@@ -84,6 +85,9 @@ seed() {
             ;;
         hls)
             cp fuzz/corpus/hls/* "$dir/"
+            ;;
+        metalink)
+            cp fuzz/corpus/metalink/* "$dir/"
             ;;
         debian)
             # A selector byte: 0 a Release, 1 a Packages index, 2 an armored key.

@@ -99,10 +99,17 @@ struct ApplyCommand: DocumentedCommand {
         leaves the published folder as it was, and the next run continues
         the stage (docs/apply.md, Atomic publication).
 
+        A resource whose slices come from a catalog ('slices_from' with
+        'url:' or 'format: debian') has it fetched once the output roots are
+        locked, conditionally, its signature verified before any of its
+        payload is requested; one that cannot be trusted or read refuses
+        that resource (and those depending on it), the others go on
+        (docs/manifest.md, Catalogs fetched at each run).
+
         Exit status 0 when every slice is verified (or deferred), 1 when any
         failed (or a hook with 'on_hook_failure: fail' did, a prune was
-        refused or could not move a file, or a stage could not be switched
-        in); 74 when a stage cannot be made or an earlier one settled
+        refused or could not move a file, a stage could not be switched
+        in, or a resource's catalog was refused); 74 when a stage cannot be made or an earlier one settled
         (nothing is fetched then); 75
         with --require-complete when work was deferred.
         """
@@ -178,10 +185,6 @@ struct ApplyCommand: DocumentedCommand {
                     from: manifestOptions.load(
                         requiringDigests: digestOption.requireDigests, concurrency: concurrencyOptions.override, digest: run.manifestsDigest)))
         }
-        // Before the run's start, which counts the slices the catalogs add.
-        let catalogs = Catalogs.read(
-            manifest, mode: .fetch, options: manifestOptions, caFile: transferOptions.cacert, requiringDigests: digestOption.requireDigests)
-        manifest = catalogs.manifest
         run.start(manifest)
         let sums = shardOptions.expand(reportOptions.recordSums, saved: savedShard).map(RecordSums.init(template:))
         try sums?.check(manifest)
@@ -190,6 +193,11 @@ struct ApplyCommand: DocumentedCommand {
         // Held until the hooks have run and the run's end is recorded, whichever way the run ends:
         // the hooks write to the outboxes, and the next run reads the mirror state.
         run.afterEnd { lock.release() }
+        // Once the roots are this run's: a run that cannot have them asks nothing of any origin.
+        let catalogs = Catalogs.read(
+            manifest, mode: .fetch, allowingFileURLs: saved?.allowFileURLs ?? manifestOptions.allowFileURLs, caFile: transferOptions.cacert,
+            requiringDigests: digestOption.requireDigests)
+        manifest = catalogs.manifest
         for warning in catalogs.keep() { print("jobrun: warning: \(warning)", to: &stderr) }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)

@@ -9,21 +9,21 @@ enum Catalogs {
     /// `manifest`'s catalogs fetched (`.fetch`) or read from the copies kept in the output roots
     /// (`.kept`); the refused resources are left out of the manifest returned.
     static func read(
-        _ manifest: Manifest, mode: CatalogResolver.Mode, options: ManifestOptions, caFile: String? = nil, requiringDigests: Bool = false
+        _ manifest: Manifest, mode: CatalogResolver.Mode, allowingFileURLs: Bool, caFile: String? = nil, requiringDigests: Bool = false
     ) -> CatalogResolution {
         var resolver = CatalogResolver(mode: mode, currentDirectory: FileManager.default.currentDirectoryPath)
         resolver.caFile = caFile
-        resolver.allowsFileScheme = options.allowFileURLs
+        resolver.allowsFileScheme = allowingFileURLs
         resolver.requiresDigests = requiringDigests
         let resolution = resolver.resolve(manifest)
         report(resolution)
         return resolution
     }
 
-    /// Every refused resource's problems with the lines of the catalog they are in, then a line
-    /// for each refused resource.
+    /// Every problem with the lines of the catalog it is in (a refused resource's, and warnings
+    /// such as a URL a catalog may not lead to), then a line for each refused resource.
     static func report(_ resolution: CatalogResolution) {
-        guard resolution.refusedCount > 0 else { return }
+        guard !resolution.diagnostics.isEmpty else { return }
         var sources = SourceFiles()
         for source in resolution.sources { sources.add(source.name, bytes: source.bytes) }
         StandardError.write(DiagnosticRenderer(sources: sources).render(resolution.diagnostics))

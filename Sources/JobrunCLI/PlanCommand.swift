@@ -47,6 +47,13 @@ struct PlanCommand: DocumentedCommand {
         its bytes were last proven pass without being read; --rehash reads
         every file. plan records what it hashes into a state that exists,
         and never creates one.
+        A resource's catalog ('slices_from' with 'url:' or 'format: debian')
+        is fetched (never kept: apply keeps it) and verified; a line under
+        the resource says what changed since the copy the last apply kept:
+          catalog https://example.org/SHA256SUMS: fetched, 3 new,
+          1 removed, 2 changed (412 slices)
+        A catalog that cannot be trusted refuses its resource ('!' line) and
+        the exit status is 1.
         """
 
     @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
@@ -92,7 +99,7 @@ struct PlanCommand: DocumentedCommand {
         }
         // Fetched, never kept: the next apply compares against the same copy.
         let catalogs = Catalogs.read(
-            manifest, mode: .fetch, options: manifestOptions, requiringDigests: digestOption.requireDigests)
+            manifest, mode: .fetch, allowingFileURLs: manifestOptions.allowFileURLs, requiringDigests: digestOption.requireDigests)
         manifest = catalogs.manifest
         run.start(manifest)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)

@@ -20,7 +20,9 @@ struct StatusCommand: DocumentedCommand {
         Cheap: one stat per slice, and what 'apply', 'plan' and 'verify'
         recorded in each output root's mirror state (.jobrun/state.sqlite);
         no file's bytes are read, nothing is fetched, the mirror is not
-        written to. A slice is
+        written to (a resource's catalog is read from the copy the last
+        apply kept: its signature verified, a Debian index decompressed).
+        A slice is
           proven    its file is what the state recorded when its bytes
                     were last proven (hashed, or fetched and verified)
                     against the digests the manifest expects now
@@ -85,7 +87,8 @@ struct StatusCommand: DocumentedCommand {
 
     func run() throws {
         let runID = try RunIdentity.resolve()
-        let catalogs = Catalogs.read(try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load())), mode: .kept, options: manifestOptions)
+        let catalogs = Catalogs.read(
+            try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load())), mode: .kept, allowingFileURLs: manifestOptions.allowFileURLs)
         let manifest = catalogs.manifest
         let states = MirrorStateOptions.open(for: manifest, access: .reading)
         let status = MirrorStatus.survey(manifest, states: states, runLimit: runs, maxAgeMilliseconds: maxAgeMilliseconds)

@@ -44,7 +44,11 @@ struct VerifyCommand: DocumentedCommand {
         last proven passes without being read:
           ...; 12 proven by hashing, 176 unchanged since proven.
         What verify hashes is recorded in a mirror state that exists.
-        Exit status 0 when every slice is ok, 1 otherwise.
+        A resource's catalog ('slices_from' with 'url:' or 'format: debian')
+        is the copy the last apply kept, verified again, never fetched: the
+        mirror is checked against what it was made from.
+        Exit status 0 when every slice is ok, 1 otherwise (a catalog that was
+        never kept, or no longer verifies, too).
         """
 
     @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
@@ -70,7 +74,8 @@ struct VerifyCommand: DocumentedCommand {
     func verify(_ run: CommandRun) throws {
         // What the mirror was made from: the catalogs the last apply kept, not today's.
         let catalogs = Catalogs.read(
-            try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest))), mode: .kept, options: manifestOptions,
+            try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest))), mode: .kept,
+            allowingFileURLs: manifestOptions.allowFileURLs,
             requiringDigests: checkOptions.requireDigests)
         let manifest = catalogs.manifest
         run.start(manifest)

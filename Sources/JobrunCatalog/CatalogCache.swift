@@ -27,6 +27,10 @@ public struct CatalogCache: Sendable {
         public var validators: OriginValidators?
         public var catalog: [UInt8]
         public var signature: [UInt8]?
+        /// What it was verified with (``CatalogResolver/trustIdentity(of:)``).
+        public var trust: String?
+        /// A Debian Release's `Date`, in seconds: a later Release may not be older.
+        public var releaseDate: Int64?
     }
 
     /// The kept copy of the catalog at `url`, when there is a whole one of that URL.
@@ -40,12 +44,13 @@ public struct CatalogCache: Sendable {
         let signatureURL = meta["signature_url"]?.stringValue
         var signature: [UInt8]?
         if signatureURL != nil {
-            guard case .success(let bytes) = FileReader.read(folder + "/signature", limit: 1 << 20) else { return nil }
+            guard case .success(let bytes) = FileReader.read(folder + "/signature", limit: CatalogResolver.maxSignatureBytes) else { return nil }
             signature = bytes
         }
         let validators = OriginValidators(etag: meta["etag"]?.stringValue, lastModified: meta["last_modified"]?.stringValue)
         return Copy(
-            url: url, signatureURL: signatureURL, validators: validators.isEmpty ? nil : validators, catalog: catalog, signature: signature)
+            url: url, signatureURL: signatureURL, validators: validators.isEmpty ? nil : validators, catalog: catalog, signature: signature,
+            trust: meta["trust"]?.stringValue, releaseDate: meta["release_date"]?.intValue)
     }
 
     /// Keeps `copy` in place of the last: the catalog and signature first, each whole (written
@@ -69,6 +74,14 @@ public struct CatalogCache: Sendable {
         if let date = copy.validators?.lastModified {
             w.key("last_modified")
             w.string(date)
+        }
+        if let trust = copy.trust {
+            w.key("trust")
+            w.string(trust)
+        }
+        if let date = copy.releaseDate {
+            w.key("release_date")
+            w.int(date)
         }
         w.key("sha256")
         w.string((try? Digest.compute(.sha256, of: copy.catalog))?.hex ?? "")

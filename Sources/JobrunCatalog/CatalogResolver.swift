@@ -1,4 +1,4 @@
-public import JobrunCore
+import JobrunCore
 public import JobrunManifest
 import JobrunSystem
 
@@ -15,8 +15,10 @@ public struct CatalogResolver: Sendable {
         case kept
     }
 
-    /// Bytes a catalog (or its signature) may have at most.
+    /// Bytes a catalog may have at most.
     public static let maxCatalogBytes = 256 << 20
+    /// Bytes a detached signature may have at most.
+    public static let maxSignatureBytes = 1 << 20
 
     public var mode: Mode
     /// What relative output roots are relative to.
@@ -101,8 +103,9 @@ public struct CatalogResolver: Sendable {
         _ catalog: CatalogSource, of resource: Resource, into resolution: inout CatalogResolution
     ) -> Result<([Slice], CatalogReport), CatalogRefusal> {
         let cache = CatalogCache(root: resource.outputRoot, resourceID: resource.id)
-        // A copy kept under another signature URL (or none) is not the copy of this catalog.
-        let kept = cache.read(url: catalog.url).flatMap { $0.signatureURL == catalog.trust?.signatureURL ? $0 : nil }
+        // A copy kept under another signature URL or another key is not the copy of this catalog.
+        let trust = Self.trustIdentity(of: catalog)
+        let kept = cache.read(url: catalog.url).flatMap { $0.signatureURL == catalog.trust?.signatureURL && $0.trust == trust ? $0 : nil }
         var copy: CatalogCache.Copy
         var state: CatalogReport.State
         switch mode {
@@ -116,30 +119,42 @@ public struct CatalogResolver: Sendable {
             (copy, state) = (kept, .cached)
         case .fetch:
             switch fetch(catalog, of: resource, kept: kept) {
-            case .failure(let error):
-                return .failure(CatalogRefusal("\(error.message); none of its slices is used", at: catalog.location))
-            case .success(let fetched):
-                (copy, state) = fetched
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let fetched): (copy, state) = fetched
             }
+        }
+        copy.trust = trust
+        var read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: mode == .fetch, keptDate: kept?.releaseDate)
+        if case .failure = read, state == .notModified {
+            // The kept copy no longer reads (changed on disk, a keyring that since changed): the
+            // origin is asked for the whole catalog again.
+            switch fetch(catalog, of: resource, kept: nil) {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let fetched): (copy, state) = fetched
+            }
+            copy.trust = trust
+            read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: true, keptDate: kept?.releaseDate)
         }
         resolution.sources.append((catalog.url, copy.catalog))
         if let signature = copy.signature, let name = copy.signatureURL { resolution.sources.append((name, signature)) }
-        var indexes: [(sha256: Digest, bytes: [UInt8])] = []
-        var fetchedIndex = false
-        let slices: [Slice]
-        switch catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: mode == .fetch, sources: &resolution.sources) {
-        case .failure(let refusal): return .failure(refusal)
-        case .success(let read): (slices, indexes, fetchedIndex) = (read.slices, read.indexes, read.fetchedIndex)
+        let result: DebianCatalog.Read
+        switch read {
+        case .failure(let refusal):
+            resolution.sources.append(contentsOf: refusal.sources)
+            return .failure(refusal.refusal)
+        case .success(let r): result = r
         }
+        resolution.diagnostics.append(contentsOf: result.warnings)
+        let slices = result.slices
+        copy.releaseDate = result.releaseDate
         var report = CatalogReport(resource: resource.id, url: catalog.url, state: state, slices: slices.count)
-        if state == .fetched || fetchedIndex {
-            resolution.updates.append(CatalogResolution.Update(resourceID: resource.id, cache: cache, copy: copy, indexes: indexes))
+        if state == .fetched || result.fetchedIndex {
+            resolution.updates.append(CatalogResolution.Update(resourceID: resource.id, cache: cache, copy: copy, indexes: result.indexes))
         }
         switch state {
         case .fetched:
             // Against what the kept copy yields (from what is kept only: nothing is fetched for it).
-            var ignored: [(name: String, bytes: [UInt8])] = []
-            if let kept, case .success(let before) = catalogSlices(of: catalog, kept, resource: resource, cache: cache, fetching: false, sources: &ignored) {
+            if let kept, case .success(let before) = catalogSlices(of: catalog, kept, resource: resource, cache: cache, fetching: false, keptDate: nil) {
                 report.changes = CatalogChanges.between(before.slices, slices)
             }
         case .notModified, .cached: report.changes = CatalogReport.Changes()
@@ -148,32 +163,61 @@ public struct CatalogResolver: Sendable {
         return .success((slices, report))
     }
 
+    /// What the kept copy of a signed catalog was verified with: a minisign or signify key's id,
+    /// or the SHA-256 of a Debian repository's keyring. A copy verified with another is not reused.
+    static func trustIdentity(of catalog: CatalogSource) -> String? {
+        if let trust = catalog.trust { return trust.key.scheme.rawValue + ":" + trust.key.keyIDText }
+        if let keyring = catalog.keyring, case .success(let bytes) = FileReader.read(keyring, limit: 16 << 20) {
+            return "keyring:" + ((try? Digest.compute(.sha256, of: bytes))?.hex ?? "")
+        }
+        return nil
+    }
+
+    /// A catalog's refusal, with the files (by the names its diagnostics use) it was found in.
+    struct Refusal: Error {
+        var refusal: CatalogRefusal
+        var sources: [(name: String, bytes: [UInt8])] = []
+    }
+
     /// The slices a copy of the catalog yields: a list or playlist read, or a Debian repository's
-    /// chain followed (its indexes fetched only when `fetching`).
+    /// chain followed (its indexes fetched only when `fetching`, its Release judged current only
+    /// then; `keptDate` is the Date of the Release the mirror was last made from).
     private func catalogSlices(
-        of catalog: CatalogSource, _ copy: CatalogCache.Copy, resource: Resource, cache: CatalogCache, fetching: Bool,
-        sources: inout [(name: String, bytes: [UInt8])]
-    ) -> Result<DebianCatalog.Read, CatalogRefusal> {
+        of catalog: CatalogSource, _ copy: CatalogCache.Copy, resource: Resource, cache: CatalogCache, fetching: Bool, keptDate: Int64?
+    ) -> Result<DebianCatalog.Read, Refusal> {
         guard catalog.format == .debian, let selection = catalog.debian else {
+            var warnings: [Diagnostic] = []
             return CatalogReader.slices(
-                of: catalog, list: copy.catalog, signature: copy.signature, file: catalog.url, signatureFile: copy.signatureURL ?? "", origins: resource.origins
-            ).map { DebianCatalog.Read(slices: $0, indexes: [], fetchedIndex: false) }
+                of: catalog, list: copy.catalog, signature: copy.signature, file: catalog.url, signatureFile: copy.signatureURL ?? "",
+                origins: resource.origins,
+                warnings: &warnings
+            ).map { DebianCatalog.Read(slices: $0, indexes: [], fetchedIndex: false, warnings: warnings) }.mapError { Refusal(refusal: $0) }
         }
         var chain = DebianCatalog(
             catalog: catalog, selection: selection, root: resource.origins.first?.url ?? "", cache: cache, now: now(), gpgv: gpgv)
+        chain.roots = resource.origins.map(\.url)
+        chain.keptDate = keptDate
+        chain.judgesCurrency = fetching
         if fetching {
             chain.fetch = { url, size in
                 var download = self.download(url, of: resource)
-                download.limit = Int(clamping: size)
+                download.limit = Int(clamping: min(size, Int64(Self.maxCatalogBytes)))
                 return download.fetch().map(\.body)
             }
         }
-        return chain.read(inRelease: copy.catalog, sources: &sources)
+        var sources: [(name: String, bytes: [UInt8])] = []
+        return chain.read(inRelease: copy.catalog, sources: &sources).mapError { Refusal(refusal: $0, sources: sources) }
     }
 
     /// The catalog as its origin has it now, and its signature when it is signed: the kept copy
     /// when the origin says it has not changed.
     private func fetch(
+        _ catalog: CatalogSource, of resource: Resource, kept: CatalogCache.Copy?
+    ) -> Result<(CatalogCache.Copy, CatalogReport.State), CatalogRefusal> {
+        fetchCopy(catalog, of: resource, kept: kept).mapError { CatalogRefusal("\($0.message); none of its slices is used", at: catalog.location) }
+    }
+
+    private func fetchCopy(
         _ catalog: CatalogSource, of resource: Resource, kept: CatalogCache.Copy?
     ) -> Result<(CatalogCache.Copy, CatalogReport.State), CatalogFetchError> {
         var download = self.download(catalog.url, of: resource)
@@ -186,7 +230,9 @@ public struct CatalogResolver: Sendable {
         if response.notModified, let kept { return .success((kept, .notModified)) }
         var copy = CatalogCache.Copy(url: catalog.url, signatureURL: nil, validators: response.validators, catalog: response.body, signature: nil)
         if let trust = catalog.trust {
-            switch self.download(trust.signatureURL, of: resource).fetch() {
+            var signatureDownload = self.download(trust.signatureURL, of: resource)
+            signatureDownload.limit = Self.maxSignatureBytes
+            switch signatureDownload.fetch() {
             case .failure(let error): return .failure(error)
             case .success(let signature):
                 copy.signatureURL = trust.signatureURL

@@ -13,13 +13,23 @@ struct DebianCatalog {
     var selection: DebianSelection
     /// The repository's root: the resource's first origin, ending with `/`.
     var root: String
+    /// Every origin of the resource, in order (the index's by-hash URLs at each).
+    var roots: [String] = []
     var cache: CatalogCache
     /// Fetches an index (its URL and the Release's size for it) when it is not kept.
     var fetch: ((_ url: String, _ size: Int64) -> Result<[UInt8], CatalogFetchError>)?
     /// The current time, in seconds since the epoch, for `Valid-Until`.
     var now: Int64
     var gpgv: String?
+    /// The `Date` of the Release the mirror was last made from: a Release older than it is a
+    /// rollback, refused.
+    var keptDate: Int64?
+    /// Whether the Release must be current (`Valid-Until`, a `Date` not in the future): when it
+    /// is fetched, not when `verify` reads the copy the mirror was made from.
+    var judgesCurrency = true
 
+    /// How far a Release's `Date` may be ahead of this machine's clock.
+    static let clockSkew: Int64 = 600
     /// Bytes an index may decompress to at most.
     static let maximumIndexBytes = 1 << 30
 
@@ -29,6 +39,10 @@ struct DebianCatalog {
         var indexes: [(sha256: Digest, bytes: [UInt8])]
         /// Some index was fetched rather than taken from the kept copy.
         var fetchedIndex: Bool
+        /// What was found wrong that did not refuse the catalog.
+        var warnings: [Diagnostic] = []
+        /// The Release's `Date`.
+        var releaseDate: Int64?
     }
 
     private var suiteFolder: String { "dists/" + selection.suite + "/" }
@@ -42,7 +56,7 @@ struct DebianCatalog {
         case .success(let t): text = t
         }
         sources.append((inReleaseURL, text))
-        var diagnostics = DiagnosticCollector()
+        var diagnostics = DiagnosticCollector(limit: CatalogRefusal.reportedProblems)
         guard let release = DebianRelease.parse(text, file: inReleaseURL, diagnostics: &diagnostics), !diagnostics.hasErrors else {
             return .failure(CatalogRefusal(diagnostics.diagnostics))
         }
@@ -66,7 +80,7 @@ struct DebianCatalog {
                 }
                 var found: (index: DebianRelease.Index, bytes: [UInt8])?
                 for (k, candidate) in candidates.enumerated() {
-                    switch indexBytes(candidate, absentIsNext: k < candidates.count - 1) {
+                    switch indexBytes(candidate, byHash: release.acquiresByHash, absentIsNext: k < candidates.count - 1) {
                     case .failure(let refusal): return .failure(refusal)
                     case .success(nil): continue
                     case .success(let (b, fetched)?):
@@ -81,30 +95,24 @@ struct DebianCatalog {
                 read.indexes.append((index.sha256, bytes))
                 let indexURL = root + suiteFolder + index.path
                 let indexAt = SourceLocation(file: inReleaseURL, line: index.line, column: 1)
-                slices.append(Slice(path: suiteFolder + index.path, size: index.size, digests: [index.sha256], location: indexAt))
                 if release.acquiresByHash {
-                    let byHash = suiteFolder + folder + "by-hash/SHA256/" + index.sha256.hex
+                    // Fetched by hash: what the Release signs, even once the name holds a newer index.
+                    let byHash = suiteFolder + Self.byHashPath(of: index)
+                    let urls = roots.map { $0 + ParsedURL.percentEncodePath(byHash) }
+                    slices.append(Slice(path: suiteFolder + index.path, urls: urls, size: index.size, digests: [index.sha256], location: indexAt))
                     slices.append(Slice(path: byHash, size: index.size, digests: [index.sha256], location: indexAt))
+                } else {
+                    slices.append(Slice(path: suiteFolder + index.path, size: index.size, digests: [index.sha256], location: indexAt))
                 }
                 let packages: [UInt8]
                 switch Decompression.decompress(bytes, format: format, limit: Self.maximumIndexBytes) {
                 case .failure(let error): return .failure(CatalogRefusal("'\(indexURL)' cannot be decompressed: \(error.message)", at: indexAt))
                 case .success(let p): packages = p
                 }
-                let listed = DebianPackages.slices(in: packages, file: indexURL, keeps: keeps, diagnostics: &diagnostics)
+                DebianPackages.read(packages, file: indexURL, keeps: keeps, into: &pool, seen: &seen, diagnostics: &diagnostics)
                 if diagnostics.hasErrors {
                     sources.append((indexURL, packages))
                     return .failure(CatalogRefusal(diagnostics.diagnostics))
-                }
-                for slice in listed {
-                    if let earlier = seen[slice.path] {
-                        guard pool[earlier].size == slice.size, pool[earlier].digests == slice.digests else {
-                            return .failure(CatalogRefusal("'\(slice.path)' is listed by two indexes with another size or SHA256", at: slice.location))
-                        }
-                        continue
-                    }
-                    seen[slice.path] = pool.count
-                    pool.append(slice)
                 }
             }
         }
@@ -112,6 +120,7 @@ struct DebianCatalog {
             return .failure(CatalogRefusal("'include' and 'exclude' keep none of the repository's packages", at: catalog.location))
         }
         read.slices = slices + pool
+        read.releaseDate = release.date
         return .success(read)
     }
 
@@ -121,9 +130,19 @@ struct DebianCatalog {
             let named = [release.suite, release.codename].compactMap { $0 }.map { "'\($0)'" }.joined(separator: " or ")
             return "the Release is of \(named.isEmpty ? "no suite" : named), not '\(selection.suite)'"
         }
-        if let validUntil = release.validUntil, validUntil < now {
-            return
-                "the Release of '\(selection.suite)' expired on \(RFC3339.utc(milliseconds: validUntil * 1000)) (Valid-Until); a mirror made from it would be stale"
+        if judgesCurrency {
+            if let validUntil = release.validUntil, validUntil < now {
+                return
+                    "the Release of '\(selection.suite)' expired on \(RFC3339.utcDateTime(secondsSince1970: validUntil))Z (Valid-Until); a mirror made from it would be stale"
+            }
+            if let date = release.date, date > now + Self.clockSkew {
+                return
+                    "the Release of '\(selection.suite)' is dated \(RFC3339.utcDateTime(secondsSince1970: date))Z, in the future: it is not valid yet (or this machine's clock is wrong)"
+            }
+            if let date = release.date, let keptDate, date < keptDate {
+                return
+                    "the Release of '\(selection.suite)' is dated \(RFC3339.utcDateTime(secondsSince1970: date))Z, before the one this mirror was made from (\(RFC3339.utcDateTime(secondsSince1970: keptDate))Z): a rollback"
+            }
         }
         if !release.components.isEmpty, let missing = selection.components.first(where: { !release.components.contains($0) }) {
             return "the Release of '\(selection.suite)' has no component '\(missing)' (it has \(release.components.joined(separator: ", ")))"
@@ -136,17 +155,26 @@ struct DebianCatalog {
 
     /// The index's bytes, from the kept copy or fetched, checked against the Release; `nil` when
     /// the origin has no such file and `absentIsNext` (another compression is listed).
-    private func indexBytes(_ index: DebianRelease.Index, absentIsNext: Bool) -> Result<([UInt8], fetched: Bool)?, CatalogRefusal> {
+    private func indexBytes(_ index: DebianRelease.Index, byHash: Bool, absentIsNext: Bool) -> Result<([UInt8], fetched: Bool)?, CatalogRefusal> {
         if let kept = cache.readIndex(index.sha256), kept.count == index.size { return .success((kept, false)) }
-        let url = root + suiteFolder + index.path
+        var url = root + suiteFolder + index.path
         let at = SourceLocation(file: inReleaseURL, line: index.line, column: 1)
         guard let fetch else {
             // Only what is kept is read: another compression may be.
             if absentIsNext { return .success(nil) }
             return .failure(CatalogRefusal("'\(url)' has not been fetched into this mirror yet ('jobrun apply' fetches it)", at: at))
         }
+        var answer: Result<[UInt8], CatalogFetchError>
+        if byHash {
+            // By its hash, as apt asks when the Release offers it: the name may already be a newer index's.
+            let hashed = root + suiteFolder + Self.byHashPath(of: index)
+            answer = fetch(hashed, index.size)
+            if case .failure(let error) = answer, error.isAbsent { answer = fetch(url, index.size) } else { url = hashed }
+        } else {
+            answer = fetch(url, index.size)
+        }
         let bytes: [UInt8]
-        switch fetch(url, index.size) {
+        switch answer {
         case .failure(let error) where error.isAbsent && absentIsNext: return .success(nil)
         case .failure(let error): return .failure(CatalogRefusal("\(error.message); nothing of the repository is used", at: at))
         case .success(let b): bytes = b
@@ -168,4 +196,10 @@ struct DebianCatalog {
     }
 
     static func sha256(_ bytes: [UInt8]) -> Digest? { try? Digest.compute(.sha256, of: bytes) }
+
+    /// `main/binary-amd64/by-hash/SHA256/HEX`: where a Release that says `Acquire-By-Hash: yes`
+    /// keeps each index under its hash.
+    static func byHashPath(of index: DebianRelease.Index) -> String {
+        SlashPath.folder(of: index.path) + "/by-hash/SHA256/" + index.sha256.hex
+    }
 }

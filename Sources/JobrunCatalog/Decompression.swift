@@ -101,9 +101,3 @@ enum Decompression {
         }
     }
 }
-
-/// Why an index could not be decompressed.
-struct DecompressionError: Error, Sendable, Hashable {
-    var message: String
-    init(_ message: String) { self.message = message }
-}

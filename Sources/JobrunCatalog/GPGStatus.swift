@@ -1,30 +1,41 @@
-/// What gpgv said of a signature on its status lines (`--status-fd`, gnupg's doc/DETAILS), read
-/// as apt reads them: a good signature needs `GOODSIG` and `VALIDSIG`, and any of the others
-/// named here refuses it.
-struct GPGStatus: Sendable, Hashable {
-    /// Keyword → its arguments, for the keywords that decide.
-    var found: [String: [String]] = [:]
+/// What gpgv said of a clearsigned file's signatures on its status lines (`--status-fd`, gnupg's
+/// doc/DETAILS), judged as apt judges them: the file is trusted when some signature is good
+/// (`GOODSIG` with the `VALIDSIG` of the same key) and none is bad (`BADSIG`). A file signed by
+/// several keys, some of them not in the keyring or expired (as Debian signs its releases), is
+/// trusted by its good signature.
+struct GPGStatus: Sendable {
+    /// Each status line's keyword and arguments, in order.
+    var lines: [(keyword: String, arguments: [String])] = []
 
     init(_ text: String) {
         for line in text.split(separator: "\n") {
             let words = line.split(separator: " ").map(String.init)
             guard words.count >= 2, words[0] == "[GNUPG:]" else { continue }
-            if found[words[1]] == nil { found[words[1]] = Array(words.dropFirst(2)) }
+            lines.append((words[1], Array(words.dropFirst(2))))
         }
     }
 
-    var isGood: Bool { found["GOODSIG"] != nil && found["VALIDSIG"] != nil }
+    private func first(_ keyword: String) -> [String]? { lines.first { $0.keyword == keyword }?.arguments }
 
-    /// Why the signature is refused, naming the key; `nil` when nothing refuses it.
+    /// The keys (long key ids) of the good signatures: a `GOODSIG` whose key a `VALIDSIG`'s
+    /// fingerprint ends with.
+    var goodSigners: [String] {
+        let fingerprints = lines.filter { $0.keyword == "VALIDSIG" }.compactMap { $0.arguments.first?.uppercased() }
+        return lines.filter { $0.keyword == "GOODSIG" }.compactMap { $0.arguments.first?.uppercased() }.filter { id in
+            fingerprints.contains { $0.hasSuffix(id) }
+        }
+    }
+
+    /// Why the file is not trusted, naming the key; `nil` when it is.
     func problem(keyring: String) -> String? {
-        func key(_ keyword: String) -> String { found[keyword]?.first ?? "unknown" }
-        if found["NO_PUBKEY"] != nil { return "it is signed by key \(key("NO_PUBKEY")), which is not in the keyring '\(keyring)'" }
-        if found["BADSIG"] != nil { return "the signature by key \(key("BADSIG")) does not match it (it was changed after it was signed)" }
-        if found["EXPSIG"] != nil { return "the signature by key \(key("EXPSIG")) has expired" }
-        if found["EXPKEYSIG"] != nil { return "it is signed by key \(key("EXPKEYSIG")), which has expired" }
-        if found["REVKEYSIG"] != nil { return "it is signed by key \(key("REVKEYSIG")), which was revoked" }
-        if let args = found["ERRSIG"] { return "gpgv could not check the signature by key \(args.first ?? "unknown") (error code \(args.last ?? "?"))" }
-        if found["NODATA"] != nil { return "it holds no OpenPGP signature" }
-        return nil
+        if let bad = first("BADSIG") { return "the signature by key \(bad.first ?? "unknown") does not match it (it was changed after it was signed)" }
+        guard goodSigners.isEmpty else { return nil }
+        if let key = first("NO_PUBKEY") { return "it is signed by key \(key.first ?? "unknown"), which is not in the keyring '\(keyring)'" }
+        if let key = first("EXPSIG") { return "the signature by key \(key.first ?? "unknown") has expired" }
+        if let key = first("EXPKEYSIG") { return "it is signed by key \(key.first ?? "unknown"), which has expired" }
+        if let key = first("REVKEYSIG") { return "it is signed by key \(key.first ?? "unknown"), which was revoked" }
+        if let args = first("ERRSIG") { return "gpgv could not check the signature by key \(args.first ?? "unknown") (error code \(args.last ?? "?"))" }
+        if first("NODATA") != nil { return "it holds no OpenPGP signature" }
+        return "gpgv found no good signature"
     }
 }

@@ -11,8 +11,13 @@ struct OpenPGPVerifier: Sendable {
     /// The `gpgv` program; found on `PATH` when `nil`.
     var program: String?
 
+    /// How long gpgv may take before it is stopped.
+    static let timeout: Duration = .seconds(120)
+
     /// The signed text of `clearsigned`, or why it is not trusted.
     func verify(_ clearsigned: [UInt8], name: String) -> Result<[UInt8], CatalogFetchError> {
+        func refuse(_ why: String) -> Result<[UInt8], CatalogFetchError> { .failure(CatalogFetchError("'\(name)' is not trusted: \(why)", isTransient: false)) }
+        if let problem = ClearsignedText.problem(clearsigned) { return refuse(problem) }
         guard let gpgv = program ?? Self.find("gpgv") else {
             return .failure(CatalogFetchError("'\(name)' cannot be verified: gpgv is not installed (the Debian package gpgv)", isTransient: false))
         }
@@ -23,19 +28,27 @@ struct OpenPGPVerifier: Sendable {
         let signed = folder + "/InRelease"
         let text = folder + "/Release"
         let status = folder + "/status"
-        var keyringPath = keyring
+        // The keyring goes into the private folder as a binary keyring, whatever its form: gpgv
+        // reads a name without a slash in its home.
+        let keyringPath = folder + "/keyring.gpg"
+        let key: [UInt8]
+        switch FileReader.read(keyring, limit: 16 << 20) {
+        case .success(let bytes): key = bytes
+        case .failure(let failure):
+            return .failure(CatalogFetchError("cannot read the keyring '\(keyring)': \(FileReader.describe(failure))", isTransient: false))
+        }
+        let binary: [UInt8]
+        if ArmoredKey.isArmored(key) {
+            guard let dearmored = ArmoredKey.dearmor(key) else {
+                return .failure(CatalogFetchError("the keyring '\(keyring)' is ASCII-armored, and its armor is malformed", isTransient: false))
+            }
+            binary = dearmored
+        } else {
+            binary = key
+        }
         do {
             try AtomicFile.write(clearsigned, to: signed)
-            let key: [UInt8]
-            switch FileReader.read(keyring, limit: 16 << 20) {
-            case .success(let bytes): key = bytes
-            case .failure(let failure):
-                return .failure(CatalogFetchError("cannot read the keyring '\(keyring)': \(FileReader.describe(failure))", isTransient: false))
-            }
-            if let binary = ArmoredKey.dearmor(key) {
-                keyringPath = folder + "/keyring.gpg"
-                try AtomicFile.write(binary, to: keyringPath)
-            }
+            try AtomicFile.write(binary, to: keyringPath)
         } catch {
             return .failure(CatalogFetchError("cannot hand '\(name)' to gpgv: \(error)", isTransient: false))
         }
@@ -50,22 +63,32 @@ struct OpenPGPVerifier: Sendable {
         case .success(let child): pid = child
         case .failure(let error): return .failure(CatalogFetchError("cannot start gpgv: \(error.description)", isTransient: false))
         }
-        var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 && errno == EINTR {}
-        let exit = ProcessSpawn.termination(waitStatus).exitStatus
-        let lines = FileReader.text(status, limit: 1 << 20) ?? ""
-        let verdict = GPGStatus(lines)
-        if let problem = verdict.problem(keyring: keyring) {
-            return .failure(CatalogFetchError("'\(name)' is not trusted: \(problem)", isTransient: false))
-        }
-        guard exit == 0, verdict.isGood else {
-            return .failure(
-                CatalogFetchError("'\(name)' is not trusted: gpgv did not verify it (exit status \(exit.map(String.init) ?? "none"))", isTransient: false))
-        }
+        guard Self.wait(for: pid, atMost: Self.timeout) else { return refuse("gpgv did not finish within \(Self.timeout.secondsText)") }
+        // gpgv's exit status says whether every signature verified; apt, and jobrun, go by the
+        // good one among them (``GPGStatus``).
+        let verdict = GPGStatus(FileReader.text(status, limit: 1 << 20) ?? "")
+        if let problem = verdict.problem(keyring: keyring) { return refuse(problem) }
         switch FileReader.read(text, limit: CatalogResolver.maxCatalogBytes) {
         case .success(let bytes): return .success(bytes)
         case .failure(let failure):
             return .failure(CatalogFetchError("cannot read what gpgv verified of '\(name)': \(FileReader.describe(failure))", isTransient: false))
+        }
+    }
+
+    /// Waits for `pid` to exit, polling; kills it (and waits) after `limit`.
+    /// - Returns: whether it exited by itself in time.
+    static func wait(for pid: pid_t, atMost limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while true {
+            let got = waitpid(pid, &status, WNOHANG)
+            if got == pid || (got < 0 && errno != EINTR) { return true }
+            if ContinuousClock.now >= deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                return false
+            }
+            usleep(2_000)
         }
     }
 

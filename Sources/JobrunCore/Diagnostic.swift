@@ -43,21 +43,35 @@ public struct Diagnostic: Hashable, Sendable {
 /// Collects diagnostics instead of throwing the first one, so a user sees every mistake at once.
 public struct DiagnosticCollector: Sendable {
     public private(set) var diagnostics: [Diagnostic] = []
+    /// How many errors and warnings are kept at most, when limited: a file of outside input
+    /// (a catalog) with a problem on each of its million lines is reported by its first ones and
+    /// a count, not held whole in memory.
+    public let limit: Int?
+    /// Errors and warnings past ``limit``, counted only.
+    public private(set) var dropped = 0
 
-    public init() {}
+    public init(limit: Int? = nil) { self.limit = limit }
 
-    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    public var hasErrors: Bool { dropped > 0 || diagnostics.contains { $0.severity == .error } }
     public var errorCount: Int { diagnostics.count { $0.severity == .error } }
     public var warningCount: Int { diagnostics.count { $0.severity == .warning } }
 
-    public mutating func emit(_ diagnostic: Diagnostic) { diagnostics.append(diagnostic) }
+    public mutating func emit(_ diagnostic: Diagnostic) { keep(diagnostic) }
 
     public mutating func error(_ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) {
-        diagnostics.append(.error(message, at: location, notes: notes))
+        keep(.error(message, at: location, notes: notes))
     }
 
     public mutating func warning(_ message: String, at location: SourceLocation?, notes: [Diagnostic] = []) {
-        diagnostics.append(.warning(message, at: location, notes: notes))
+        keep(.warning(message, at: location, notes: notes))
+    }
+
+    private mutating func keep(_ diagnostic: Diagnostic) {
+        guard let limit, diagnostics.count >= limit else { return diagnostics.append(diagnostic) }
+        dropped += 1
+        if dropped == 1 {
+            diagnostics.append(.error("more problems follow; only the first \(limit) are reported", at: diagnostic.location))
+        }
     }
 
     public mutating func append(contentsOf other: [Diagnostic]) { diagnostics.append(contentsOf: other) }

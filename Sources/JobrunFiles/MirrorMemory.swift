@@ -118,9 +118,6 @@ public struct MirrorMemory: Sendable {
         }
     }
 
-    /// By output root (of `roots`), the paths of `records` that no slice of `manifest` names and where
-    /// no file is any more: a slice taken out of the manifests, its file deleted. A record whose
-    /// file is still there is kept: another set of manifests may mirror into the same root.
     /// Whether `record` still holds for a file whose check failed: the file has the identity it
     /// had when proven, and what was read of it now (its size; its digests, when it was hashed)
     /// agrees with the record. Such a file is the version proven before, which the slice no
@@ -135,6 +132,9 @@ public struct MirrorMemory: Sendable {
         }
     }
 
+    /// By output root (of `roots`), the paths of `records` that no slice of `manifest` names and where
+    /// no file is any more: a slice taken out of the manifests, its file deleted. A record whose
+    /// file is still there is kept: another set of manifests may mirror into the same root.
     static func unnamedAndGone(
         in roots: Set<String>, records: [String: [String: ProvenFile]], manifest: Manifest
     ) -> [String: [String]] {

@@ -12,10 +12,14 @@ public enum CatalogReader {
     ///   - file: the name the catalog's lines are located by (its URL).
     ///   - signatureFile: the name the signature's lines are located by.
     ///   - origins: the resource's origins, which an HLS playlist's URIs resolve against.
+    ///   - warnings: what was found wrong that did not refuse the catalog (a Metalink URL that
+    ///     may not be used).
     public static func slices(
-        of catalog: CatalogSource, list: [UInt8], signature: [UInt8]?, file: String, signatureFile: String, origins: [ResourceOrigin]
+        of catalog: CatalogSource, list: [UInt8], signature: [UInt8]?, file: String, signatureFile: String, origins: [ResourceOrigin],
+        warnings: inout [Diagnostic]
     ) -> Result<[Slice], CatalogRefusal> {
-        var diagnostics = DiagnosticCollector()
+        var diagnostics = DiagnosticCollector(limit: CatalogRefusal.reportedProblems)
+        defer { warnings.append(contentsOf: diagnostics.diagnostics.filter { $0.severity != .error }) }
         if let trust = catalog.trust {
             guard let signature else {
                 return .failure(
@@ -31,6 +35,10 @@ public enum CatalogReader {
         switch catalog.format {
         case .hls: listed = ManifestDecoder.playlistSlices(in: list, file: file, origins: origins, diagnostics: &diagnostics)
         case .sha256sum: listed = ManifestDecoder.checksumEntries(in: list, file: file, algorithm: catalog.algorithm, diagnostics: &diagnostics)
+        case .metalink:
+            var allowed = Set(origins.compactMap { try? ParsedURL.parse($0.url).get().origin })
+            if let own = try? ParsedURL.parse(file).get().origin { allowed.insert(own) }
+            listed = MetalinkSlices.slices(in: list, file: file, allowance: CatalogAllowance(origins: allowed, hosts: catalog.allow), diagnostics: &diagnostics)
         case .debian:
             // A repository is a chain of files (InRelease, its indexes), read where they are fetched.
             return .failure(CatalogRefusal("'\(file)' is a Debian repository's InRelease, read with its indexes", at: catalog.location))
@@ -43,16 +51,12 @@ public enum CatalogReader {
         }
         return .success(kept)
     }
-}
 
-extension ManifestLoader {
-    /// The cross-resource rules that involve slices (distinct files, no file where a folder must
-    /// be; every slice with a digest under `--require-digests`), for resources whose catalogs
-    /// have been read since they were loaded.
-    public static func checkSlices(_ resources: [Resource], currentDirectory: String, requiresDigests: Bool) -> [Diagnostic] {
-        var collector = DiagnosticCollector()
-        ManifestValidator.checkDestinations(resources, currentDirectory: currentDirectory, into: &collector)
-        if requiresDigests { DigestRequirement.check(resources, into: &collector) }
-        return collector.diagnostics
+    /// ``slices(of:list:signature:file:signatureFile:origins:warnings:)``, its warnings dropped.
+    public static func slices(
+        of catalog: CatalogSource, list: [UInt8], signature: [UInt8]?, file: String, signatureFile: String, origins: [ResourceOrigin]
+    ) -> Result<[Slice], CatalogRefusal> {
+        var warnings: [Diagnostic] = []
+        return slices(of: catalog, list: list, signature: signature, file: file, signatureFile: signatureFile, origins: origins, warnings: &warnings)
     }
 }

@@ -14,8 +14,19 @@ public enum DebianPackages {
     ) -> [Slice] {
         var slices: [Slice] = []
         var seen: [String: Int] = [:]
+        read(bytes, file: file, keeps: keeps, into: &slices, seen: &seen, diagnostics: &diagnostics)
+        return slices
+    }
+
+    /// Adds the index's slices to `slices` (several indexes of one repository go into one list):
+    /// a file another index already listed (an `all` package in each architecture's) is the same
+    /// file, or an error. `seen` is where each path is in `slices`.
+    public static func read(
+        _ bytes: [UInt8], file: String, keeps: (_ package: String, _ path: String) -> Bool, into slices: inout [Slice], seen: inout [String: Int],
+        diagnostics: inout DiagnosticCollector
+    ) {
         var count = 0
-        var syntax = DiagnosticCollector()
+        var syntax = DiagnosticCollector(limit: CatalogRefusal.reportedProblems)
         defer { diagnostics.append(contentsOf: syntax.diagnostics) }
         ControlStanzas.forEach(in: bytes, file: file, diagnostics: &syntax) { fields, line in
             count += 1
@@ -65,7 +76,6 @@ public enum DebianPackages {
             }
             guard keeps(name, path) else { return true }
             if let earlier = seen[path] {
-                // One file listed twice (an `all` package in two indexes): the same file, or an error.
                 if slices[earlier].size != bytes || slices[earlier].digests != [digest] {
                     diagnostics.error("package '\(name)': '\(path)' is listed twice with another size or SHA256", at: fileAt)
                 }
@@ -75,7 +85,6 @@ public enum DebianPackages {
             slices.append(Slice(path: path, size: bytes, digests: [digest], location: fileAt))
             return true
         }
-        return slices
     }
 
     private struct Field {

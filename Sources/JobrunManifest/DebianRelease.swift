@@ -30,7 +30,7 @@ public struct DebianRelease: Sendable {
     public static func parse(_ bytes: [UInt8], file: String, diagnostics: inout DiagnosticCollector) -> DebianRelease? {
         var release = DebianRelease()
         var sawList = false
-        var syntax = DiagnosticCollector()
+        var syntax = DiagnosticCollector(limit: CatalogRefusal.reportedProblems)
         defer { diagnostics.append(contentsOf: syntax.diagnostics) }
         ControlStanzas.forEach(in: bytes, file: file, diagnostics: &syntax) { fields, _ in
             for field in fields {

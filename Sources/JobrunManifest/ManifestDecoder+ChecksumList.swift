@@ -12,7 +12,7 @@ extension ManifestDecoder {
     /// does not yields no slice, and the error says why.
     mutating func checksumList(
         _ relative: String, node: YAMLNode, algorithm: DigestAlgorithm?, trust: ListTrust? = nil, format: CatalogFormat = .sha256sum,
-        origins: [ResourceOrigin] = []
+        origins: [ResourceOrigin] = [], allow: [PathGlob] = []
     ) -> [Slice] {
         let path = PathRules.join(manifestDirectory, relative)
         let bytes: [UInt8]
@@ -28,6 +28,9 @@ extension ManifestDecoder {
         case .hls: return Self.playlistSlices(in: bytes, file: path, origins: origins, diagnostics: &diagnostics)
         case .sha256sum: return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
         case .debian: return []  // never a file: a repository is fetched (``debianSource``)
+        case .metalink:
+            let allowance = CatalogAllowance(origins: Set(origins.compactMap { try? ParsedURL.parse($0.url).get().origin }), hosts: allow)
+            return MetalinkSlices.slices(in: bytes, file: path, allowance: allowance, diagnostics: &diagnostics)
         }
     }
 

@@ -85,7 +85,8 @@ extension ManifestDecoder {
         if let n = fromNode, let source = sliceSource(n, origins: origins ?? []) {
             switch source.place {
             case .file(let path):
-                let listed = checksumList(path, node: source.placeNode, algorithm: checksum, trust: source.trust, format: source.format, origins: origins ?? [])
+                let listed = checksumList(
+                    path, node: source.placeNode, algorithm: checksum, trust: source.trust, format: source.format, origins: origins ?? [], allow: source.allow)
                 let kept = source.include.isEmpty && source.exclude.isEmpty ? listed : listed.filter { source.keeps($0.path) }
                 if kept.isEmpty, !listed.isEmpty {
                     diagnostics.error("'include' and 'exclude' keep none of the \(listed.count) slices '\(path)' lists", at: location(n))

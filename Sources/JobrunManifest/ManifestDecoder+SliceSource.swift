@@ -6,7 +6,7 @@ import JobrunTrust
 /// keeps only the listed paths the patterns select.
 extension ManifestDecoder {
     static let sliceSourceKeys = [
-        "path", "url", "format", "include", "exclude", "signature", "minisign_key", "signify_key", "suite", "components", "architectures", "keyring",
+        "path", "url", "format", "include", "exclude", "signature", "minisign_key", "signify_key", "suite", "components", "architectures", "keyring", "allow",
     ]
 
     /// Where a resource's listed slices come from, and which of them it keeps.
@@ -25,6 +25,8 @@ extension ManifestDecoder {
         var keyring: String?
         var include: [PathGlob] = []
         var exclude: [PathGlob] = []
+        /// `allow:`: hosts a catalog's URLs may lead to beyond its own origin and the resource's.
+        var allow: [PathGlob] = []
         /// The key the list must be signed with, when it must be.
         var trust: ListTrust?
 
@@ -98,6 +100,10 @@ extension ManifestDecoder {
                 }())
             guard ok, let include = include ?? [], let exclude = exclude ?? [] else { return nil }
             var source = SliceSource(place: place, placeNode: placeNode, format: format, include: include, exclude: exclude)
+            if let n = doc.value(forKey: "allow", in: node) {
+                guard let hosts = patterns(n, "allow") else { return nil }
+                source.allow = hosts
+            }
             switch trust {
             case .unsigned: break
             case .signed(let trust): source.trust = trust
@@ -130,6 +136,7 @@ extension ManifestDecoder {
         var catalog = CatalogSource(
             url: url, format: source.format, include: source.include, exclude: source.exclude, algorithm: algorithm, location: location(source.placeNode))
         catalog.debian = source.debian
+        catalog.allow = source.allow
         catalog.keyring = source.keyring.map { PathRules.join(manifestDirectory, $0) }
         if let trust = source.trust, let base = try? ParsedURL.parse(url).get() {
             let signatureURL = RedirectPolicy.resolve(trust.signature, against: base)

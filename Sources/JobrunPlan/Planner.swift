@@ -170,6 +170,9 @@ public enum Planner {
     /// | regular file, size or a digest differs   | refetch     |
     /// | symlink, folder or other non-file        | refetch (apply refuses to replace it) |
     /// | unreadable                               | refetch     |
+    ///
+    /// A refetch of a file that is still the version jobrun fetched and recorded becomes a fetch
+    /// of the version now listed (``newVersion(_:observed:record:)``): not a repair.
     public static func decide(_ check: FileCheck, for slice: Slice) -> SliceDecision {
         switch check {
         case .ok:

@@ -201,6 +201,15 @@ public enum ApplyReports {
                     properties: JUnitReport.Property.describing(r, runID: runID),
                     testCases: cases + hookCases(of: r.id, in: result) + prune, systemOut: notes.systemOut)
             })
+        // A resource refused for its catalog has no entry: a suite of its own says why.
+        for refused in result.catalogs where refused.state == .refused {
+            let message = refused.error ?? "its catalog was refused"
+            let catalog = JUnitReport.TestCase(
+                classname: refused.resource, name: "catalog", time: .zero,
+                result: .error(type: "catalog_refused", message: message, text: "catalog: \(refused.url)\n\(message)\nnothing of the resource was fetched"))
+            report.suites.append(
+                JUnitReport.Suite(name: refused.resource, package: "jobrun.apply", timestamp: timestamp, hostname: hostname, testCases: [catalog]))
+        }
         if let reason = result.stopReason {
             report.suites.append(incompleteRun(result, reason: reason, timestamp: timestamp, hostname: hostname, runID: runID))
         }

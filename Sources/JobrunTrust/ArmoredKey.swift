@@ -1,6 +1,11 @@
 /// OpenPGP ASCII armor (RFC 4880 §6.2) around a public key block, as `gpg --armor --export`
 /// writes it and as repositories publish their keys (`.asc`): gpgv reads only the binary form.
 public enum ArmoredKey {
+    /// Whether `text` holds an armored public key block (to dearmor, or to refuse as malformed).
+    public static func isArmored(_ text: [UInt8]) -> Bool {
+        text.firstRange(of: Array("-----BEGIN PGP PUBLIC KEY BLOCK-----".utf8)) != nil
+    }
+
     /// The binary key block of an armored `text`; `nil` when it is not armored (it may be binary
     /// already) or its body is not base64.
     public static func dearmor(_ text: [UInt8]) -> [UInt8]? {

@@ -29,8 +29,18 @@ import Testing
         let chain = Self.chain()
         #expect(chain.check(Self.release()) == nil)
         #expect(chain.check(Self.release(codename: "trixie")) == "the Release is of 'stable' or 'trixie', not 'bookworm'")
-        #expect(chain.check(Self.release(validUntil: 1_783_764_996))?.hasPrefix("the Release of 'bookworm' expired on 2026-07-11T10:16:36") == true)
+        #expect(chain.check(Self.release(validUntil: 1_783_764_996))?.hasPrefix("the Release of 'bookworm' expired on 2026-07-11T10:16:36Z") == true)
         #expect(chain.check(Self.release(validUntil: 1_783_764_997)) == nil)
+        var dated = Self.release()
+        dated.date = 1_783_764_997 + 3_600
+        #expect(chain.check(dated)?.contains("in the future: it is not valid yet") == true)
+        dated.date = 1_783_764_997 - 86_400
+        var kept = Self.chain()
+        kept.keptDate = 1_783_764_997 - 3_600
+        #expect(kept.check(dated)?.hasSuffix("before the one this mirror was made from (2026-07-11T09:16:37Z): a rollback") == true)
+        // The copy the mirror was made from is read as it was: verify does not judge it current.
+        kept.judgesCurrency = false
+        #expect(kept.check(dated) == nil && kept.check(Self.release(validUntil: 1)) == nil)
         var other = Self.chain()
         other.selection.components = ["non-free"]
         #expect(other.check(Self.release()) == "the Release of 'bookworm' has no component 'non-free' (it has main, contrib)")
@@ -39,18 +49,25 @@ import Testing
     }
 
     @Test func gpgvVerdictsAreReadAsAptReadsThem() {
-        let good = GPGStatus("[GNUPG:] NEWSIG\n[GNUPG:] GOODSIG BC86F42B4471C61B jobrun test\n[GNUPG:] VALIDSIG D1E8 2026 0 4\n")
-        #expect(good.isGood && good.problem(keyring: "k") == nil)
-        #expect(!GPGStatus("[GNUPG:] GOODSIG X y\n").isGood, "a GOODSIG without VALIDSIG")
+        let good = "[GNUPG:] NEWSIG\n[GNUPG:] GOODSIG BC86F42B4471C61B jobrun test\n[GNUPG:] VALIDSIG D1E823F928F3029CEDB21AC1BC86F42B4471C61B 2026 0 4\n"
+        #expect(GPGStatus(good).goodSigners == ["BC86F42B4471C61B"] && GPGStatus(good).problem(keyring: "k") == nil)
+        // Debian signs with several keys: one in the keyring is enough, the others not found or expired.
+        let several =
+            "[GNUPG:] NEWSIG\n[GNUPG:] ERRSIG 6ED0E7B82643E131 22 8 01 1 9\n[GNUPG:] NO_PUBKEY 6ED0E7B82643E131\n" + good
+            + "[GNUPG:] NEWSIG\n[GNUPG:] EXPKEYSIG 0E98404D386FA1D9 old\n"
+        #expect(GPGStatus(several).problem(keyring: "k") == nil)
+        #expect(GPGStatus("[GNUPG:] GOODSIG BC86F42B4471C61B x\n").problem(keyring: "k") == "gpgv found no good signature", "a GOODSIG without VALIDSIG")
+        #expect(GPGStatus("[GNUPG:] GOODSIG AAAA x\n[GNUPG:] VALIDSIG D1E8BBBB 2026\n").goodSigners.isEmpty, "a VALIDSIG of another key")
+        #expect(GPGStatus(good + "[GNUPG:] BADSIG AB x\n").problem(keyring: "k")?.contains("does not match it") == true, "a bad signature beside a good one")
         #expect(
             GPGStatus("[GNUPG:] ERRSIG AB 22 8 01 1 9\n[GNUPG:] NO_PUBKEY AB\n").problem(keyring: "k")
                 == "it is signed by key AB, which is not in the keyring 'k'")
-        #expect(GPGStatus("[GNUPG:] BADSIG AB x\n").problem(keyring: "k")?.contains("does not match it") == true)
         #expect(GPGStatus("[GNUPG:] EXPSIG AB x\n[GNUPG:] VALIDSIG F\n").problem(keyring: "k") == "the signature by key AB has expired")
         #expect(GPGStatus("[GNUPG:] EXPKEYSIG AB x\n").problem(keyring: "k") == "it is signed by key AB, which has expired")
         #expect(GPGStatus("[GNUPG:] REVKEYSIG AB x\n").problem(keyring: "k") == "it is signed by key AB, which was revoked")
         #expect(GPGStatus("[GNUPG:] NODATA 1\n").problem(keyring: "k") == "it holds no OpenPGP signature")
-        #expect(GPGStatus("GOODSIG AB\nVALIDSIG F\n").isGood == false, "lines without the status prefix are not gpgv's")
+        #expect(
+            GPGStatus("GOODSIG BC86F42B4471C61B\nVALIDSIG D1E823F928F3029CEDB21AC1BC86F42B4471C61B\n").goodSigners.isEmpty, "lines without the status prefix")
     }
 
     @Test(.enabled(if: ["/usr/bin/xz", "/usr/bin/gzip"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }, "needs xz and gzip"))

@@ -105,8 +105,10 @@ import Testing
                     depends_on: [rel]
                     slices: [{path: y.bin}]
                 """)
-        let (result, report) = try await fixture.applyJSON()
+        let (result, report) = try await fixture.applyJSON(["--junit", "junit.xml"])
         #expect(result.status == 1, "\(result)")
+        let junit = String(decoding: fixture.directory.bytes(of: "junit.xml") ?? [], as: UTF8.self)
+        #expect(junit.contains("<testcase classname=\"rel\" name=\"catalog\"") && junit.contains("type=\"catalog_refused\""), "\(junit)")
         #expect(result.stderr.contains("SHA256SUMS' is not trusted: the minisign signature does not match the file"), "\(result)")
         #expect(result.stderr.contains("resource 'rel' refused") && result.stderr.contains("resource 'after' refused"), "\(result)")
         #expect(result.stdout.contains("\"state\": \"refused\""), "\(result.stdout)")
@@ -115,5 +117,56 @@ import Testing
         let sent = try await fixture.sentRequests().map(\.path).sorted()
         #expect(sent == ["/gen/300/x.bin", "/rel/SHA256SUMS", "/rel/SHA256SUMS.minisig"], "\(sent)")
         #expect(fixture.size(of: "mirror/.jobrun/catalogs/rel/catalog") == nil, "a catalog that is not trusted was kept")
+    }
+}
+
+/// A Metalink fetched as a resource's catalog: three URLs per file, the run failing over
+/// between them in priority order; a URL elsewhere than the catalog may lead is never asked.
+@Suite struct MetalinkCatalogTests {
+    @Test func aMetalinksURLsFeedFailoverAndStayWhereTheyMayLead() async throws {
+        let upstream = try TemporaryDirectory(prefix: "jobrun-metalink")
+        defer { upstream.remove() }
+        var options = FaultServer.Options()
+        options.root = upstream.path
+        options.hasSecondPort = true
+        let fixture = try ApplyFixture(options)
+        defer { fixture.finish() }
+        let second = try #require(fixture.server.secondPort)
+        let other = "http://127.0.0.1:\(second)"
+        let files = ["a.bin", "b.bin"]
+        let entries = files.map { name in
+            """
+              <file name="\(name)">
+                <size>300</size>
+                <hash type="sha-256">\(Generated.sha256Hex(size: 300, name: name))</hash>
+                <url priority="3">\(other)/gen/300/\(name)</url>
+                <url priority="1">\(fixture.url("/fault/status=503/gen/300/\(name)"))</url>
+                <url priority="2">\(fixture.url("/fault/reset_at=10/gen/300/\(name)"))</url>
+                <url priority="4">http://169.254.169.254/latest/meta-data/</url>
+              </file>
+            """
+        }
+        try upstream.write(
+            file: "dl/files.meta4",
+            contents: "<?xml version=\"1.0\"?>\n<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\">\n\(entries.joined(separator: "\n"))\n</metalink>\n")
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: dl
+                    retries: {attempts: 3, backoff: {initial: 10ms, max: 10ms}}
+                    slices_from: {url: "\(fixture.url("/dl/files.meta4"))", format: metalink, allow: "127.0.0.1"}
+                """)
+        let (run, report) = try await fixture.applyJSON()
+        #expect(run.status == 0 && report.summary.fetched == 2, "\(run)")
+        #expect(run.stderr.contains("http://169.254.169.254/latest/meta-data/' of 'a.bin' is at http://169.254.169.254"), "\(run)")
+        for name in files {
+            #expect(fixture.directory.bytes(of: "mirror/dl/\(name)") == Generated.bytes(size: 300, name: name))
+            let slice = try #require(report.resources.first?.slices.first { $0.path == name })
+            #expect(slice.url == "\(other)/gen/300/\(name)", "\(slice.url)")
+            #expect(slice.failedAt.map(\.url) == [fixture.url("/fault/status=503/gen/300/\(name)"), fixture.url("/fault/reset_at=10/gen/300/\(name)")])
+        }
+        let asked = try await fixture.sentRequests().map(\.path)
+        #expect(!asked.contains { $0.contains("meta-data") }, "\(asked)")
     }
 }

@@ -19,12 +19,12 @@ struct DebianCatalogTests {
         let upstream: TemporaryDirectory
         static let script = (SharedPaths.packageRoot(startingAt: #filePath) ?? ".") + "/Tests/Support/debrepo.sh"
 
-        init() async throws {
+        init(byHash: Bool = false) async throws {
             upstream = try TemporaryDirectory(prefix: "jobrun-debian")
             do {
                 fixture = try ApplyFixture(FaultServer.Options(root: upstream.path))
                 try await script(["key", upstream.path])
-                try await script(["build", upstream.path, upstream.path("repo")])
+                try await script(["build", upstream.path, upstream.path("repo")], environment: byHash ? ["BYHASH": "1"] : [:])
                 try fixture.directory.write(file: "archive.asc", bytes: upstream.bytes(of: "key.asc") ?? [])
                 try fixture.write(
                     manifest: """
@@ -45,8 +45,8 @@ struct DebianCatalogTests {
             }
         }
 
-        func script(_ arguments: [String]) async throws {
-            let made = try await BinaryRunner(executable: "/bin/bash", defaultTimeout: .seconds(60)).run([Self.script] + arguments)
+        func script(_ arguments: [String], environment: [String: String] = [:]) async throws {
+            let made = try await BinaryRunner(executable: "/bin/bash", defaultTimeout: .seconds(60)).run([Self.script] + arguments, environment: environment)
             try #require(made.status == 0, "debrepo.sh \(arguments): \(made)")
         }
 
@@ -75,6 +75,26 @@ struct DebianCatalogTests {
         #expect(order.prefix(2) == ["/repo/dists/jobrun-test/InRelease", "/repo/dists/jobrun-test/main/binary-amd64/Packages.xz"], "\(order)")
         try await fixture.expectVerified()
 
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get") {
+            try await expectAptUses(mirror: fixture.directory.path("mirror"), key: repo.upstream.path("key.gpg"), in: repo.upstream)
+        }
+        await repo.finish()
+    }
+
+    @Test func indexesOfferedByHashAreFetchedByHash() async throws {
+        let repo = try await Repository(byHash: true)
+        let fixture = repo.fixture
+        let result = try await fixture.apply()
+        #expect(result.status == 0 && result.stdout.contains("5 fetched"), "\(result)")
+        let index = "dists/jobrun-test/main/binary-amd64/Packages.xz"
+        let hash = PortableSHA256.hex(of: repo.upstream.bytes(of: "repo/" + index) ?? [])
+        let byHash = "dists/jobrun-test/main/binary-amd64/by-hash/SHA256/" + hash
+        for path in [index, byHash] {
+            #expect(fixture.directory.bytes(of: "mirror/debian/" + path) == repo.upstream.bytes(of: "repo/" + index), "\(path)")
+        }
+        // Never by its name, which a newer index may already hold.
+        let asked = try await fixture.sentRequests().map(\.path)
+        #expect(!asked.contains("/repo/" + index) && asked.contains("/repo/" + byHash), "\(asked)")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get") {
             try await expectAptUses(mirror: fixture.directory.path("mirror"), key: repo.upstream.path("key.gpg"), in: repo.upstream)
         }

@@ -123,4 +123,16 @@ import Testing
         #expect(missing.contains("cannot read 'keyring' file"), "\(missing)")
         #expect(missing.contains("a Debian repository is the resource's 'base_url', which must end with '/'"), "\(missing)")
     }
+
+    @Test func aCatalogOfBadLinesIsReportedByItsFirstProblems() {
+        let catalog = CatalogSource(url: "https://e.com/SUMS", format: .sha256sum, location: SourceLocation(file: "m.yaml", line: 5, column: 5))
+        let junk = Array(String(repeating: "not a checksum line\n", count: 5_000).utf8)
+        guard case .failure(let refusal) = CatalogReader.slices(of: catalog, list: junk, signature: nil, file: catalog.url, signatureFile: "", origins: [])
+        else {
+            Issue.record("a catalog of junk was read")
+            return
+        }
+        #expect(refusal.diagnostics.count == CatalogRefusal.reportedProblems + 1)
+        #expect(refusal.diagnostics.last?.message == "more problems follow; only the first 100 are reported")
+    }
 }

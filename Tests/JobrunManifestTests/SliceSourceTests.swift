@@ -79,7 +79,8 @@ import Testing
                 slices_from: {path: s.sums, include: "*.nothing"}
             """, extra: ["s.sums": "\(Self.sha256)  a.deb\n"])
         #expect(text.contains("m.yaml:5:91: error: unknown key 'when' in 'slices_from'"), "\(text)")
-        #expect(text.contains("m.yaml:5:41: error: 'format' must be sha256sum, hls or debian, found 'sha265sum' (did you mean 'sha256sum'?)"), "\(text)")
+        #expect(
+            text.contains("m.yaml:5:41: error: 'format' must be sha256sum, hls, debian or metalink, found 'sha265sum' (did you mean 'sha256sum'?)"), "\(text)")
         #expect(text.contains("m.yaml:5:62: error: 'include' pattern 'a[b': a '[' without its ']'"), "\(text)")
         #expect(text.contains("m.yaml:5:83: error: 'exclude' must be a pattern or a list of patterns; found a mapping"), "\(text)")
         #expect(text.contains("m.yaml:8:18: error: missing required key 'path' or 'url' in 'slices_from'"), "\(text)")

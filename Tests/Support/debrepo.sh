@@ -6,7 +6,9 @@
 #   debrepo.sh key DIR                 a signing key in DIR/gnupg, its public keyring DIR/key.gpg
 #                                      (and DIR/key.asc, armored)
 #   debrepo.sh build DIR REPO [VERSION] the repository in REPO, signed with DIR's key; VERSION
-#                                      (default 1) goes into the packages' contents
+#                                      (default 1) goes into the packages' contents; with BYHASH=1
+#                                      the Release says Acquire-By-Hash and the indexes are also
+#                                      under by-hash/SHA256/
 #   debrepo.sh sign DIR REPO [GPGARGS]  signs REPO's Release again into InRelease (extra gpg
 #                                      arguments: --faked-system-time, --default-sig-expire)
 #   debrepo.sh stop DIR                stops DIR's gpg-agent
@@ -58,11 +60,19 @@ build)
         echo "Valid-Until: $(LC_ALL=C date -u -R -d '+7 days' | sed 's/+0000/UTC/')"
         echo "Architectures: amd64"
         echo "Components: main"
+        [ "${BYHASH:-0}" = 1 ] && echo "Acquire-By-Hash: yes"
         echo "SHA256:"
         for f in main/binary-amd64/Packages main/binary-amd64/Packages.xz; do
             echo " $(sha256sum "$repo/dists/$codename/$f" | cut -d' ' -f1) $(stat -c %s "$repo/dists/$codename/$f") $f"
         done
     } > "$release"
+    if [ "${BYHASH:-0}" = 1 ]; then
+        mkdir -p "$repo/dists/$codename/main/binary-amd64/by-hash/SHA256"
+        for f in Packages Packages.xz; do
+            src=$repo/dists/$codename/main/binary-amd64/$f
+            cp "$src" "$repo/dists/$codename/main/binary-amd64/by-hash/SHA256/$(sha256sum "$src" | cut -d' ' -f1)"
+        done
+    fi
     "${gpg[@]}" --clearsign -o "$repo/dists/$codename/InRelease" "$release"
     ;;
 sign)

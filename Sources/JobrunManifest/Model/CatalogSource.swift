@@ -1,5 +1,4 @@
 public import JobrunCore
-public import JobrunTrust
 
 /// A catalog a resource's slices come from that is fetched at each run (`slices_from: {url: …}`),
 /// not read with the manifest: where it is, how it is read, which of its slices are kept, and the
@@ -16,6 +15,8 @@ public struct CatalogSource: Sendable {
     public var algorithm: DigestAlgorithm?
     /// Where `url:` is written.
     public var location: SourceLocation
+    /// Hosts beyond the catalog's origin and the resource's that URLs it yields may lead to (`allow:`).
+    public var allow: [PathGlob] = []
     /// For `format: debian`: the suite, components and architectures mirrored.
     public var debian: DebianSelection?
     /// For `format: debian`: the OpenPGP keyring `InRelease` must verify with (absolute, or
@@ -38,44 +39,5 @@ public struct CatalogSource: Sendable {
     /// Kept: selected by an `include` pattern (any, when there is none) and by no `exclude` one.
     public func keeps(_ path: String) -> Bool {
         (include.isEmpty || include.contains { $0.matches(path) }) && !exclude.contains { $0.matches(path) }
-    }
-}
-
-/// A catalog's signature: the key it must verify with and where its detached signature is.
-public struct CatalogTrust: Sendable {
-    public var key: SignatureKey
-    /// Absolute: `signature:` resolved against the catalog's URL, or the catalog's URL with
-    /// `.minisig` (minisign) or `.sig` (signify), as the tools name it.
-    public var signatureURL: String
-    /// Where the key is given.
-    public var location: SourceLocation
-
-    public init(key: SignatureKey, signatureURL: String, location: SourceLocation) {
-        self.key = key
-        self.signatureURL = signatureURL
-        self.location = location
-    }
-}
-
-/// The formats `slices_from`'s `format:` takes.
-public enum CatalogFormat: String, CaseIterable, Sendable {
-    /// GNU lines and BSD tags of the six digests.
-    case sha256sum
-    /// An HLS playlist: the files its URIs name.
-    case hls
-    /// A Debian repository: `InRelease`, the `Packages` indexes it lists, and their pool files.
-    case debian
-}
-
-/// What of a Debian repository a resource mirrors.
-public struct DebianSelection: Sendable, Hashable {
-    public var suite: String
-    public var components: [String]
-    public var architectures: [String]
-
-    public init(suite: String, components: [String], architectures: [String]) {
-        self.suite = suite
-        self.components = components
-        self.architectures = architectures
     }
 }
