@@ -36,6 +36,7 @@ static inline CURLcode jobrun_easy_setopt_ptr(void *f, CURL *h, CURLoption o, vo
 static inline CURLcode jobrun_easy_setopt_str(void *f, CURL *h, CURLoption o, const char *v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_slist(void *f, CURL *h, CURLoption o, struct curl_slist *v) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_write(void *f, CURL *h, CURLoption o, size_t (*v)(char *, size_t, size_t, void *)) { return JOBRUN_SETOPT(h, o, v); }
+static inline CURLcode jobrun_easy_setopt_prereq(void *f, CURL *h, CURLoption o, int (*v)(void *, char *, char *, int, int)) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_setopt_xferinfo(void *f, CURL *h, CURLoption o, int (*v)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return JOBRUN_SETOPT(h, o, v); }
 static inline CURLcode jobrun_easy_getinfo_long(void *f, CURL *h, CURLINFO i, long *v) { return JOBRUN_GETINFO(h, i, v); }
 static inline CURLcode jobrun_easy_getinfo_off(void *f, CURL *h, CURLINFO i, curl_off_t *v) { return JOBRUN_GETINFO(h, i, v); }

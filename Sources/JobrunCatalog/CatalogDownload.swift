@@ -128,7 +128,7 @@ public struct CatalogDownload: Sendable {
     static func describe(_ failure: TransferResult.Failure) -> String {
         switch failure {
         case .resolve(let m), .connect(let m), .timeout(let m), .connectTimeout(let m), .tls(let m), .network(let m), .truncated(let m),
-            .protocolRefused(let m):
+            .protocolRefused(let m), .addressRefused(let m):
             m
         case .abortedBySink: "the transfer was aborted"
         case .cancelled: "cancelled"

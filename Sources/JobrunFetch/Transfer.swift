@@ -42,6 +42,8 @@ final class Transfer {
     private var discarded: Int64 = 0
     private var sinkAborted = false
     private var idleTimedOut = false
+    /// Why the connection's address was refused (``mayReach(_:)``), when it was.
+    private var refusedAddress: String?
     private var lastProgress = ContinuousClock.now
     private var lastReceived: Int64 = -1
 
@@ -116,7 +118,22 @@ final class Transfer {
                     return t.progress(received: Int64(received)) ? 0 : 1
                 }), "progress function")
         problems.check(jobrun_easy_setopt_long(api.easySetopt, easy, CURLOPT_NOPROGRESS, 0), "progress")
+        // Once connected, before the request is sent: the address a request may not reach.
+        problems.check(
+            jobrun_easy_setopt_prereq(
+                api.easySetopt, easy, CURLOPT_PREREQFUNCTION,
+                { userdata, primaryIP, _, _, _ in
+                    guard let t = Transfer.from(userdata: userdata) else { return 1 }
+                    return t.mayReach(primaryIP.map { String(cString: $0) } ?? "") ? 0 : 1
+                }), "prereq function")
         return problems.message
+    }
+
+    /// Whether the request may go to the address its connection reached (``TransferRequest/addressRule``).
+    func mayReach(_ ip: String) -> Bool {
+        guard let rule = request.addressRule, let why = rule.refusal(of: ip) else { return true }
+        refusedAddress = why
+        return false
     }
 
     /// Sets this transfer's own options on a handle ``prepare(_:for:)`` made for its profile.
@@ -156,6 +173,7 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_HEADERDATA, me), "header data")
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_WRITEDATA, me), "write data")
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_XFERINFODATA, me), "progress data")
+        problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_PREREQDATA, me), "prereq data")
         return problems.message
     }
 
@@ -255,6 +273,8 @@ final class Transfer {
         var failure: TransferResult.Failure?
         if cancelled {
             failure = .cancelled
+        } else if let refusedAddress {
+            failure = .addressRefused(refusedAddress)
         } else if idleTimedOut {
             failure = .timeout("no data received for \(request.idleTimeout.wholeMilliseconds / 1000) s")
         } else if sinkAborted && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK) {

@@ -1,3 +1,5 @@
+public import JobrunCore
+
 /// One HTTP request for the engine: where, which headers, from which byte, and how long to wait.
 public struct TransferRequest: Sendable {
     public var url: String
@@ -21,6 +23,9 @@ public struct TransferRequest: Sendable {
     /// to resize the buffer of a handle that has already allocated one, so easy handles are
     /// reused only by transfers with the same buffer size (and CA file, and schemes).
     public var receiveBufferSize: Int?
+    /// The addresses the connection may reach, when limited (a URL a catalog led to): checked
+    /// on the address connected to, before the request is sent.
+    public var addressRule: AddressRule?
 
     /// The URL is `https:` (schemes are case-insensitive: a manifest may say `HTTPS://`). The
     /// driver spreads such transfers over its engines; the engine lets them wait for a
@@ -146,6 +151,8 @@ public struct TransferResult: Sendable {
         case truncated(String)
         /// The scheme is not allowed (only http and https, and file when asked for).
         case protocolRefused(String)
+        /// The connection reached an address the request may not (``TransferRequest/addressRule``).
+        case addressRefused(String)
         /// The sink refused the head or aborted the body.
         case abortedBySink
         /// Cancelled by the caller.
@@ -157,7 +164,7 @@ public struct TransferResult: Sendable {
         public var isTransient: Bool {
             switch self {
             case .resolve, .connect, .timeout, .connectTimeout, .network, .truncated: true
-            case .tls, .protocolRefused, .abortedBySink, .cancelled, .other: false
+            case .tls, .protocolRefused, .addressRefused, .abortedBySink, .cancelled, .other: false
             }
         }
     }

@@ -14,6 +14,8 @@ public enum SliceErrorKind: String, Sendable, Hashable {
     case tooLarge = "TooLarge"
     case redirect = "Redirect"
     case protocolRefused = "Protocol"
+    /// A URL a catalog led to reached an address that is not public, which `allow:` does not name.
+    case addressRefused = "AddressRefused"
     case rangeMismatch = "RangeMismatch"
     /// A response contradicting itself or an earlier one for the same version (a 200 carrying
     /// `Content-Range`, another total for the same validator, a body shorter than declared).

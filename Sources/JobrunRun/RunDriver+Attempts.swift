@@ -70,6 +70,8 @@ extension RunDriver {
             rangeStart: resume?.offset.value, ifRange: resume?.validator?.value,
             connectTimeout: settings.timeouts.connect, idleTimeout: settings.timeouts.request,
             totalTimeout: deadline - now, caFile: options.caFile ?? settings.caFile, allowsFileScheme: options.allowsFileURLs)
+        // A catalog's resource: where its catalog led, only public addresses or those 'allow' names.
+        if let catalog = resource.catalog { request.addressRule = catalog.addressRule(for: next.url, origins: resource.origins) }
         // Large slices: a bigger receive buffer means fewer reads and loop turns per byte (the
         // curl tool uses 100 KiB; measured in docs/performance.md). Small slices (unsized ones by
         // their resource's mean so far) keep libcurl's 16 KiB and the pool of reused easy handles.

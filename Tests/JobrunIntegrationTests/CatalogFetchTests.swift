@@ -170,3 +170,49 @@ import Testing
         #expect(!asked.contains { $0.contains("meta-data") }, "\(asked)")
     }
 }
+
+/// A host `allow:` names whose address is loopback, which `allow:` does not name: refused on the
+/// address it connected to, before the request is sent.
+@Suite struct CatalogAddressTests {
+    @Test func aCatalogsURLMayNotReachAPrivateAddressThatAllowDoesNotName() async throws {
+        let upstream = try TemporaryDirectory(prefix: "jobrun-metalink")
+        defer { upstream.remove() }
+        var options = FaultServer.Options()
+        options.root = upstream.path
+        options.hasSecondPort = true
+        let fixture = try ApplyFixture(options)
+        defer { fixture.finish() }
+        let second = try #require(fixture.server.secondPort)
+        try upstream.write(
+            file: "dl/files.meta4",
+            contents: """
+                <metalink xmlns="urn:ietf:params:xml:ns:metalink">
+                  <file name="a.bin"><size>300</size><url>http://localhost:\(second)/gen/300/a.bin</url></file>
+                </metalink>
+
+                """)
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: dl
+                    slices_from: {url: "\(fixture.url("/dl/files.meta4"))", format: metalink, allow: localhost}
+                """)
+        let (run, report) = try await fixture.applyJSON()
+        #expect(run.status == 1, "\(run)")
+        let slice = try #require(report.resources.first?.slices.first)
+        #expect(slice.error?.type == "AddressRefused" && slice.error?.message.contains("which is not a public address") == true, "\(run.stdout)")
+        let atSecond = try await fixture.sentRequests().filter { $0.port == second }
+        #expect(atSecond.isEmpty, "a request reached the loopback address: \(atSecond)")
+        // Named, the address is allowed.
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: dl
+                    slices_from: {url: "\(fixture.url("/dl/files.meta4"))", format: metalink, allow: [localhost, 127.0.0.0/8, "::1"]}
+                """)
+        let allowed = try await fixture.apply()
+        #expect(allowed.status == 0 && allowed.stdout.contains("1 fetched"), "\(allowed)")
+    }
+}

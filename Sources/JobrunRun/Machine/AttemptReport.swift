@@ -101,7 +101,7 @@ struct AttemptReport {
         case .tls:
             // A TLS handshake, even a failed one, went over a connection that was made.
             return .answered
-        case .cancelled, .protocolRefused, .other:
+        case .cancelled, .protocolRefused, .addressRefused, .other:
             return .unknown
         case .abortedBySink:
             return verdict == nil ? .unknown : .answered

@@ -163,6 +163,7 @@ struct AttemptReview {
         case .network(let m): AttemptFailure(kind: .network, message: m, isTransient: true)
         case .truncated(let m): AttemptFailure(kind: .truncated, message: m, isTransient: true)
         case .protocolRefused(let m): AttemptFailure(kind: .protocolRefused, message: m, isTransient: false)
+        case .addressRefused(let m): AttemptFailure(kind: .addressRefused, message: m, isTransient: false)
         case .abortedBySink: AttemptFailure(kind: .other, message: "aborted", isTransient: false)
         case .cancelled: AttemptFailure(kind: .interrupted, message: "interrupted", isTransient: false)
         case .other(let code, let m): AttemptFailure(kind: .other, message: "\(m) (curl error \(code))", isTransient: false)
