@@ -31,6 +31,8 @@ public struct CatalogCache: Sendable {
         public var trust: String?
         /// A Debian Release's `Date`, in seconds: a later Release may not be older.
         public var releaseDate: Int64?
+        /// A Debian Release's `Valid-Until`, in seconds: past it, the copy is read anew (and refused).
+        public var validUntil: Int64?
     }
 
     /// The kept copy of the catalog at `url`, when there is a whole one of that URL.
@@ -50,7 +52,7 @@ public struct CatalogCache: Sendable {
         let validators = OriginValidators(etag: meta["etag"]?.stringValue, lastModified: meta["last_modified"]?.stringValue)
         return Copy(
             url: url, signatureURL: signatureURL, validators: validators.isEmpty ? nil : validators, catalog: catalog, signature: signature,
-            trust: meta["trust"]?.stringValue, releaseDate: meta["release_date"]?.intValue)
+            trust: meta["trust"]?.stringValue, releaseDate: meta["release_date"]?.intValue, validUntil: meta["valid_until"]?.intValue)
     }
 
     /// Keeps `copy` in place of the last: the catalog and signature first, each whole (written
@@ -81,6 +83,10 @@ public struct CatalogCache: Sendable {
         }
         if let date = copy.releaseDate {
             w.key("release_date")
+            w.int(date)
+        }
+        if let date = copy.validUntil {
+            w.key("valid_until")
             w.int(date)
         }
         w.key("sha256")

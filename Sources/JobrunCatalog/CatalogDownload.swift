@@ -17,6 +17,10 @@ public struct CatalogDownload: Sendable {
     public var retries: RetryPolicy
     public var caFile: String?
     public var allowsFileScheme = false
+    /// Origins the manifest names (the resource's, the catalog's own): anywhere else a redirect
+    /// leads, only public addresses, and those `allowedAddresses` holds, may be reached.
+    public var trustedOrigins: Set<String> = []
+    public var allowedAddresses: [AddressRange] = []
 
     public init(url: String, headers: [HeaderField], limit: Int, timeouts: Timeouts, retries: RetryPolicy, caFile: String?) {
         self.url = url
@@ -103,9 +107,13 @@ public struct CatalogDownload: Sendable {
             if let etag = validators.etag { sent.append((name: "If-None-Match", value: etag)) }
             if let date = validators.lastModified { sent.append((name: "If-Modified-Since", value: date)) }
         }
-        return TransferRequest(
+        var request = TransferRequest(
             url: url, headers: sent, connectTimeout: timeouts.connect, idleTimeout: timeouts.request, totalTimeout: timeouts.resource, caFile: caFile,
             allowsFileScheme: allowsFileScheme)
+        if let origin = try? ParsedURL.parse(url).get().origin, !trustedOrigins.contains(origin) {
+            request.addressRule = AddressRule(allowed: allowedAddresses)
+        }
+        return request
     }
 
     /// The transfer, on an engine of its own that this thread drives until it ends.

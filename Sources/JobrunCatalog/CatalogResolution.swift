@@ -22,6 +22,9 @@ public struct CatalogResolution: Sendable {
         var copy: CatalogCache.Copy
         /// A Debian repository's indexes, by their SHA-256.
         var indexes: [(sha256: Digest, bytes: [UInt8])] = []
+        /// The slices the copy yields, and the key they are kept under.
+        var slices: [Slice] = []
+        var readingKey = ""
     }
 
     init(manifest: Manifest) { self.manifest = manifest }
@@ -37,6 +40,7 @@ public struct CatalogResolution: Sendable {
             do {
                 try update.cache.write(update.copy)
                 if !update.indexes.isEmpty { try update.cache.writeIndexes(update.indexes) }
+                try update.cache.writeSlices(update.slices, key: update.readingKey)
             } catch {
                 warnings.append(
                     "the catalog of resource '\(update.resourceID)' could not be kept in '\(update.cache.folder)': \(error); the next run fetches it whole")

@@ -105,7 +105,8 @@ public struct CatalogResolver: Sendable {
         let cache = CatalogCache(root: resource.outputRoot, resourceID: resource.id)
         // A copy kept under another signature URL or another key is not the copy of this catalog.
         let trust = Self.trustIdentity(of: catalog)
-        let kept = cache.read(url: catalog.url).flatMap { $0.signatureURL == catalog.trust?.signatureURL && $0.trust == trust ? $0 : nil }
+        let previous = cache.read(url: catalog.url)
+        let kept = previous.flatMap { $0.signatureURL == catalog.trust?.signatureURL && $0.trust == trust ? $0 : nil }
         var copy: CatalogCache.Copy
         var state: CatalogReport.State
         switch mode {
@@ -124,7 +125,14 @@ public struct CatalogResolver: Sendable {
             }
         }
         copy.trust = trust
-        var read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: mode == .fetch, keptDate: kept?.releaseDate)
+        // A copy that did not change is not read again: the slices it yielded were kept with it.
+        let key = Self.readingKey(of: catalog, copy: copy, resource: resource)
+        let expired = mode == .fetch && (copy.validUntil.map { $0 < now() } ?? false)
+        if state != .fetched, !expired, let slices = cache.readSlices(key: key, file: catalog.url) {
+            return .success(
+                (slices, CatalogReport(resource: resource.id, url: catalog.url, state: state, slices: slices.count, changes: CatalogReport.Changes())))
+        }
+        var read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: mode == .fetch, keptDate: previous?.releaseDate)
         if case .failure = read, state == .notModified {
             // The kept copy no longer reads (changed on disk, a keyring that since changed): the
             // origin is asked for the whole catalog again.
@@ -133,7 +141,7 @@ public struct CatalogResolver: Sendable {
             case .success(let fetched): (copy, state) = fetched
             }
             copy.trust = trust
-            read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: true, keptDate: kept?.releaseDate)
+            read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: true, keptDate: previous?.releaseDate)
         }
         resolution.sources.append((catalog.url, copy.catalog))
         if let signature = copy.signature, let name = copy.signatureURL { resolution.sources.append((name, signature)) }
@@ -147,10 +155,13 @@ public struct CatalogResolver: Sendable {
         resolution.diagnostics.append(contentsOf: result.warnings)
         let slices = result.slices
         copy.releaseDate = result.releaseDate
+        copy.validUntil = result.validUntil
         var report = CatalogReport(resource: resource.id, url: catalog.url, state: state, slices: slices.count)
-        if state == .fetched || result.fetchedIndex {
-            resolution.updates.append(CatalogResolution.Update(resourceID: resource.id, cache: cache, copy: copy, indexes: result.indexes))
-        }
+        // Kept by apply: a new copy, or a copy whose slices were not kept (with these settings) yet.
+        resolution.updates.append(
+            CatalogResolution.Update(
+                resourceID: resource.id, cache: cache, copy: copy, indexes: result.indexes, slices: slices,
+                readingKey: Self.readingKey(of: catalog, copy: copy, resource: resource)))
         switch state {
         case .fetched:
             // Against what the kept copy yields (from what is kept only: nothing is fetched for it).
@@ -163,10 +174,26 @@ public struct CatalogResolver: Sendable {
         return .success((slices, report))
     }
 
+    /// What a catalog's slices depend on besides its bytes: how it is read (format, patterns,
+    /// digest algorithm, Debian selection), what verified it and against which origins; as a
+    /// SHA-256, the key of the slices kept with a copy.
+    static func readingKey(of catalog: CatalogSource, copy: CatalogCache.Copy, resource: Resource) -> String {
+        var parts = [
+            catalog.format.rawValue, catalog.algorithm?.rawValue ?? "-", copy.trust ?? "-", copy.signatureURL ?? "-",
+            catalog.include.map(\.pattern).joined(separator: "\u{1}"), catalog.exclude.map(\.pattern).joined(separator: "\u{1}"),
+            catalog.allow.map(\.pattern).joined(separator: "\u{1}"), resource.origins.map(\.url).joined(separator: "\u{1}"),
+        ]
+        if let debian = catalog.debian {
+            parts += [debian.suite, debian.components.joined(separator: ","), debian.architectures.joined(separator: ",")]
+        }
+        let text = Array(parts.joined(separator: "\u{0}").utf8) + [0] + copy.catalog + [0] + (copy.signature ?? [])
+        return (try? Digest.compute(.sha256, of: text))?.hex ?? ""
+    }
+
     /// What the kept copy of a signed catalog was verified with: a minisign or signify key's id,
     /// or the SHA-256 of a Debian repository's keyring. A copy verified with another is not reused.
     static func trustIdentity(of catalog: CatalogSource) -> String? {
-        if let trust = catalog.trust { return trust.key.scheme.rawValue + ":" + trust.key.keyIDText }
+        if let trust = catalog.trust { return trust.key.scheme.rawValue + ":" + trust.key.keyIDText + ":" + trust.key.publicKeyHex }
         if let keyring = catalog.keyring, case .success(let bytes) = FileReader.read(keyring, limit: 16 << 20) {
             return "keyring:" + ((try? Digest.compute(.sha256, of: bytes))?.hex ?? "")
         }
@@ -257,6 +284,12 @@ public struct CatalogResolver: Sendable {
             url: url, headers: headers, limit: Self.maxCatalogBytes, timeouts: settings.timeouts, retries: settings.retries,
             caFile: caFile ?? settings.caFile)
         download.allowsFileScheme = allowsFileScheme
+        if let catalog = resource.catalog {
+            var trusted = Set(resource.origins.compactMap { try? ParsedURL.parse($0.url).get().origin })
+            if let own = try? ParsedURL.parse(catalog.url).get().origin { trusted.insert(own) }
+            download.trustedOrigins = trusted
+            download.allowedAddresses = catalog.allow.compactMap { AddressRange($0.pattern) }
+        }
         return download
     }
 }

@@ -41,8 +41,9 @@ struct DebianCatalog {
         var fetchedIndex: Bool
         /// What was found wrong that did not refuse the catalog.
         var warnings: [Diagnostic] = []
-        /// The Release's `Date`.
+        /// The Release's `Date` and `Valid-Until`.
         var releaseDate: Int64?
+        var validUntil: Int64?
     }
 
     private var suiteFolder: String { "dists/" + selection.suite + "/" }
@@ -98,7 +99,8 @@ struct DebianCatalog {
                 if release.acquiresByHash {
                     // Fetched by hash: what the Release signs, even once the name holds a newer index.
                     let byHash = suiteFolder + Self.byHashPath(of: index)
-                    let urls = roots.map { $0 + ParsedURL.percentEncodePath(byHash) }
+                    // By hash at each origin first, then by name (a mirror without by-hash copies).
+                    let urls = roots.map { $0 + ParsedURL.percentEncodePath(byHash) } + roots.map { $0 + ParsedURL.percentEncodePath(suiteFolder + index.path) }
                     slices.append(Slice(path: suiteFolder + index.path, urls: urls, size: index.size, digests: [index.sha256], location: indexAt))
                     slices.append(Slice(path: byHash, size: index.size, digests: [index.sha256], location: indexAt))
                 } else {
@@ -121,6 +123,7 @@ struct DebianCatalog {
         }
         read.slices = slices + pool
         read.releaseDate = release.date
+        read.validUntil = release.validUntil
         return .success(read)
     }
 
@@ -138,6 +141,9 @@ struct DebianCatalog {
             if let date = release.date, date > now + Self.clockSkew {
                 return
                     "the Release of '\(selection.suite)' is dated \(RFC3339.utcDateTime(secondsSince1970: date))Z, in the future: it is not valid yet (or this machine's clock is wrong)"
+            }
+            if release.date == nil, keptDate != nil {
+                return "the Release of '\(selection.suite)' has no Date, and the one this mirror was made from had one: it cannot be told from an older one"
             }
             if let date = release.date, let keptDate, date < keptDate {
                 return

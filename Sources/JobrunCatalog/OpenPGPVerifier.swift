@@ -63,11 +63,12 @@ struct OpenPGPVerifier: Sendable {
         case .success(let child): pid = child
         case .failure(let error): return .failure(CatalogFetchError("cannot start gpgv: \(error.description)", isTransient: false))
         }
-        guard Self.wait(for: pid, atMost: Self.timeout) else { return refuse("gpgv did not finish within \(Self.timeout.secondsText)") }
+        guard let exit = Self.wait(for: pid, atMost: Self.timeout) else { return refuse("gpgv did not finish within \(Self.timeout.secondsText)") }
         // gpgv's exit status says whether every signature verified; apt, and jobrun, go by the
-        // good one among them (``GPGStatus``).
+        // good one among them (``GPGStatus``), when the others explain the failure.
         let verdict = GPGStatus(FileReader.text(status, limit: 1 << 20) ?? "")
         if let problem = verdict.problem(keyring: keyring) { return refuse(problem) }
+        if exit != 0, !verdict.explainsFailure { return refuse("gpgv failed (exit status \(exit.map(String.init) ?? "none"))") }
         switch FileReader.read(text, limit: CatalogResolver.maxCatalogBytes) {
         case .success(let bytes): return .success(bytes)
         case .failure(let failure):
@@ -76,17 +77,19 @@ struct OpenPGPVerifier: Sendable {
     }
 
     /// Waits for `pid` to exit, polling; kills it (and waits) after `limit`.
-    /// - Returns: whether it exited by itself in time.
-    static func wait(for pid: pid_t, atMost limit: Duration) -> Bool {
+    /// - Returns: its exit status (`nil` inside when a signal ended it), or `nil` when it was
+    ///   stopped at the limit.
+    static func wait(for pid: pid_t, atMost limit: Duration) -> Int32?? {
         let deadline = ContinuousClock.now + limit
         var status: Int32 = 0
         while true {
             let got = waitpid(pid, &status, WNOHANG)
-            if got == pid || (got < 0 && errno != EINTR) { return true }
+            if got == pid { return .some(ProcessSpawn.termination(status).exitStatus) }
+            if got < 0 && errno != EINTR { return .some(nil) }
             if ContinuousClock.now >= deadline {
                 kill(pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return false
+                return nil
             }
             usleep(2_000)
         }

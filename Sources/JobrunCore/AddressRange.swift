@@ -58,28 +58,41 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
         return ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
     }
 
-    /// Addresses that are not on the public internet: loopback, link-local (169.254.169.254, the
-    /// cloud metadata service, among them), private and unique-local, shared (carrier-grade NAT),
-    /// unspecified, multicast and reserved. An IPv4 address mapped into IPv6 is judged as IPv4.
-    public static let notPublic: [AddressRange] = [
-        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16",
-        "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4", "::/128", "::1/128", "fe80::/10", "fc00::/7", "ff00::/8",
+    /// IPv4 addresses that are not on the public internet: loopback, link-local (169.254.169.254,
+    /// the cloud metadata service, among them), private, shared (carrier-grade NAT), this
+    /// network, documentation, benchmarking, 6to4 relay, multicast, reserved and broadcast.
+    public static let notPublicIPv4: [AddressRange] = [
+        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24",
+        "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
     ].compactMap { AddressRange($0) }
 
-    /// What `address` is judged as: an IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`) or
-    /// translated (`64:ff9b::a.b.c.d`) is its IPv4 address.
+    /// IPv6: only global unicast (`2000::/3`) is public, less Teredo, documentation and
+    /// local-use NAT64; 6to4 is judged by the IPv4 address it carries.
+    static let globalIPv6 = AddressRange("2000::/3")
+    static let notPublicGlobalIPv6: [AddressRange] = ["2001::/32", "2001:db8::/32", "64:ff9b:1::/48"].compactMap { AddressRange($0) }
+    static let sixToFour = AddressRange("2002::/16")
+
+    /// What `address` is judged as: an IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`),
+    /// translated (`64:ff9b::a.b.c.d`) or compatible (`::a.b.c.d`) is its IPv4 address.
     public static func effective(_ address: [UInt8]) -> [UInt8] {
         guard address.count == 16 else { return address }
+        let prefix = Array(address[0..<12])
         let mapped: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
         let translated: [UInt8] = [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
-        if Array(address[0..<12]) == mapped || Array(address[0..<12]) == translated { return Array(address[12...]) }
+        let compatible = [UInt8](repeating: 0, count: 12)
+        if prefix == mapped || prefix == translated { return Array(address[12...]) }
+        // `::` and `::1` are themselves; `::a.b.c.d` is a.b.c.d.
+        if prefix == compatible, address[12..<15].contains(where: { $0 != 0 }) { return Array(address[12...]) }
         return address
     }
 
-    /// Whether `address` is on the public internet (``notPublic`` holds none of it).
+    /// Whether `address` is on the public internet.
     public static func isPublic(_ address: [UInt8]) -> Bool {
         let judged = effective(address)
-        return !notPublic.contains { $0.contains(judged) }
+        if judged.count == 4 { return !notPublicIPv4.contains { $0.contains(judged) } }
+        guard globalIPv6?.contains(judged) == true, !notPublicGlobalIPv6.contains(where: { $0.contains(judged) }) else { return false }
+        if sixToFour?.contains(judged) == true { return isPublic(Array(judged[2..<6])) }
+        return true
     }
 }
 

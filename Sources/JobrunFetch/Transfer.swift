@@ -173,6 +173,9 @@ final class Transfer {
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_HEADERDATA, me), "header data")
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_WRITEDATA, me), "write data")
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_XFERINFODATA, me), "progress data")
+        // A request whose address is checked goes straight to its host: through a proxy, the
+        // address connected to would be the proxy's.
+        problems.check(jobrun_easy_setopt_str(api.easySetopt, easy, CURLOPT_NOPROXY, request.addressRule == nil ? nil : "*"), "no proxy")
         problems.check(jobrun_easy_setopt_ptr(api.easySetopt, easy, CURLOPT_PREREQDATA, me), "prereq data")
         return problems.message
     }

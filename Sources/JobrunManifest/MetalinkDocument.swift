@@ -26,7 +26,7 @@ struct MetalinkDocument {
         let reader: XMLReader
         switch XMLReader.make(bytes) {
         case .failure(let error):
-            diagnostics.error(error.message, at: at(1))
+            diagnostics.error(error.message, at: at(error.line ?? 1))
             return nil
         case .success(let r): reader = r
         }
@@ -113,6 +113,9 @@ struct MetalinkDocument {
                     document.files.append(done)
                     current = nil
                 }
+            case .documentType?:
+                diagnostics.error("a document type declaration is not read in a Metalink", at: at(reader.line))
+                return nil
             case nil:
                 continue
             }

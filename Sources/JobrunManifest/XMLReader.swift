@@ -8,51 +8,65 @@ import Synchronization
 final class XMLReader {
     /// Node types of `xmlTextReaderNodeType`.
     enum NodeType: Int32 {
-        case element = 1, text = 3, cdata = 4, endElement = 15
+        case element = 1, text = 3, cdata = 4, documentType = 10, endElement = 15
     }
 
     private let api: XMLReaderAPI
     private let reader: OpaquePointer
     /// The first error libxml2 reported, with its line.
     private let errors: ErrorBox
-    /// The document's bytes, kept alive while the reader reads them.
-    private let bytes: [UInt8]
+    /// The document, which the reader reads from as it goes.
+    private let buffer: UnsafeMutableBufferPointer<CChar>
 
     /// A reader of `bytes`, or why there is none (libxml2 not installed, or it refused to start).
+    /// A document with a document type declaration is refused unread: an entity a DTD declares
+    /// is expanded wherever an attribute holds it, as often as it is read.
     static func make(_ bytes: [UInt8]) -> Result<XMLReader, XMLReaderError> {
+        if let doctype = bytes.firstRange(of: Array("<!DOCTYPE".utf8)) {
+            let line = bytes[..<doctype.lowerBound].count { $0 == 0x0A } + 1
+            return .failure(XMLReaderError("a document type declaration (<!DOCTYPE …>) is not read in a Metalink", line: line))
+        }
         switch XMLReaderAPI.shared {
         case .failure(let error): return .failure(error)
         case .success(let api):
-            // NONET | NOERROR | NOWARNING; no NOENT (entities stay unexpanded), no DTDLOAD.
-            let options: Int32 = (1 << 11) | (1 << 5) | (1 << 6)
-            let reader: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.flatMap { base in
-                    base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { api.forMemory($0, Int32(clamping: buffer.count), nil, nil, options) }
-                }
+            // NONET, and NO_XXE where libxml2 knows it; no NOENT (entities stay unexpanded), no
+            // DTDLOAD; errors come to the handler below, not to stderr.
+            let options: Int32 = (1 << 11) | (1 << 23)
+            // libxml2 reads the document as it goes: it gets a copy of its own, freed with the reader.
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, bytes.count))
+            bytes.withUnsafeBufferPointer { source in
+                source.withMemoryRebound(to: CChar.self) { _ = buffer.initialize(fromContentsOf: $0) }
             }
-            guard let reader else { return .failure(XMLReaderError("libxml2 could not start reading the document")) }
+            guard let reader = api.forMemory(buffer.baseAddress, Int32(clamping: bytes.count), nil, nil, options) else {
+                buffer.deallocate()
+                return .failure(XMLReaderError("libxml2 could not start reading the document"))
+            }
             let errors = ErrorBox()
             api.setErrorHandler(
                 reader,
-                { box, message, _, locator in
-                    guard let box else { return }
+                { box, message, severity, locator in
+                    // 2 and 4: errors; warnings (1 and 3) do not explain a failure.
+                    guard let box, severity == 2 || severity == 4 else { return }
                     let errors = Unmanaged<ErrorBox>.fromOpaque(box).takeUnretainedValue()
                     guard errors.first == nil else { return }
                     let text = message.map { String(cString: $0).trimmingASCII([0x20, 0x09, 0x0A, 0x0D]) } ?? "malformed XML"
                     errors.first = (text, Int(XMLReaderAPI.shared.map { $0.locatorLine(locator) }.get(or: 0)))
                 }, Unmanaged.passUnretained(errors).toOpaque())
-            return .success(XMLReader(api: api, reader: reader, errors: errors, bytes: bytes))
+            return .success(XMLReader(api: api, reader: reader, errors: errors, buffer: buffer))
         }
     }
 
-    private init(api: XMLReaderAPI, reader: OpaquePointer, errors: ErrorBox, bytes: [UInt8]) {
+    private init(api: XMLReaderAPI, reader: OpaquePointer, errors: ErrorBox, buffer: UnsafeMutableBufferPointer<CChar>) {
         self.api = api
         self.reader = reader
         self.errors = errors
-        self.bytes = bytes
+        self.buffer = buffer
     }
 
-    deinit { api.free(reader) }
+    deinit {
+        api.free(reader)
+        buffer.deallocate()
+    }
 
     /// Moves to the next node: `true`, `false` at the end, or the error that stopped it.
     func read() -> Result<Bool, XMLReaderError> {
@@ -139,7 +153,7 @@ final class XMLReaderAPI: @unchecked Sendable {
     #if canImport(Darwin)
     static let libraryNames = ["libxml2.2.dylib"]
     #else
-    static let libraryNames = ["libxml2.so.2"]
+    static let libraryNames = ["libxml2.so.2", "libxml2.so.16"]
     #endif
 
     /// libxml2, loaded once (by whichever thread asks first).

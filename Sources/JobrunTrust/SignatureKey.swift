@@ -12,6 +12,8 @@ public struct SignatureKey: Sendable, Hashable {
 
     /// The key id as minisign prints it (`2DFE2E18474440A4`: its bytes in reverse, in hex).
     public var keyIDText: String { Self.idText(keyID) }
+    /// The key itself, in hex: two keys with one id (made so on purpose) differ here.
+    public var publicKeyHex: String { publicKey.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
 
     static func idText(_ id: [UInt8]) -> String {
         id.reversed().map { byte in

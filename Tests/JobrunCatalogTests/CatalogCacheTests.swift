@@ -24,6 +24,28 @@ import Testing
         #expect(cache.read(url: "https://e.com/SUMS") == nil)
     }
 
+    @Test func theSlicesOfACopyAreKeptUnderTheirKey() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let cache = CatalogCache(root: root.path, resourceID: "rel")
+        try cache.write(CatalogCache.Copy(url: "https://e.com/M", signatureURL: nil, validators: nil, catalog: [1], signature: nil))
+        let at = SourceLocation(file: "https://e.com/M", line: 7, column: 1)
+        let digest = Digest(algorithm: .sha256, bytes: Array(repeating: 0xAB, count: 32))
+        let slices = [
+            Slice(path: "dir/a file.bin", urls: ["https://a.example/x", "https://b.example/x?t=1"], size: 12, digests: [digest], location: at),
+            Slice(path: "b", location: at),
+        ]
+        try cache.writeSlices(slices, key: "k1")
+        let read = try #require(cache.readSlices(key: "k1", file: "https://e.com/M"))
+        #expect(read.map(\.path) == ["dir/a file.bin", "b"] && read[0].urls == slices[0].urls && read[0].size == 12 && read[0].digests == [digest])
+        #expect(read[1].urls.isEmpty && read[1].size == nil && read[1].digests.isEmpty && read[0].location == at)
+        #expect(cache.readSlices(key: "k2", file: "f") == nil, "slices kept under another key were used")
+        // Cut short: not used.
+        let whole = root.bytes(of: ".jobrun/catalogs/rel/slices") ?? []
+        try root.write(file: ".jobrun/catalogs/rel/slices", bytes: Array(whole.dropLast(8)))
+        #expect(cache.readSlices(key: "k1", file: "f") == nil)
+    }
+
     @Test func changesCountNewRemovedAndChangedPaths() {
         let at = SourceLocation(file: "f", line: 1, column: 1)
         let before = [Slice(path: "a", size: 1, location: at), Slice(path: "b", size: 2, location: at), Slice(path: "c", size: 3, location: at)]

@@ -38,6 +38,9 @@ import Testing
         var kept = Self.chain()
         kept.keptDate = 1_783_764_997 - 3_600
         #expect(kept.check(dated)?.hasSuffix("before the one this mirror was made from (2026-07-11T09:16:37Z): a rollback") == true)
+        var undated = Self.release()
+        undated.date = nil
+        #expect(kept.check(undated)?.contains("has no Date") == true)
         // The copy the mirror was made from is read as it was: verify does not judge it current.
         kept.judgesCurrency = false
         #expect(kept.check(dated) == nil && kept.check(Self.release(validUntil: 1)) == nil)
@@ -66,6 +69,10 @@ import Testing
         #expect(GPGStatus("[GNUPG:] EXPKEYSIG AB x\n").problem(keyring: "k") == "it is signed by key AB, which has expired")
         #expect(GPGStatus("[GNUPG:] REVKEYSIG AB x\n").problem(keyring: "k") == "it is signed by key AB, which was revoked")
         #expect(GPGStatus("[GNUPG:] NODATA 1\n").problem(keyring: "k") == "it holds no OpenPGP signature")
+        let weak = "[GNUPG:] GOODSIG BC86F42B4471C61B t\n[GNUPG:] VALIDSIG D1E823F928F3029CEDB21AC1BC86F42B4471C61B 2026-11-29 1795000000 0 4 0 22 2 01 D1E8\n"
+        #expect(GPGStatus(weak).problem(keyring: "k")?.contains("weak hash") == true, "a SHA-1 signature")
+        #expect(GPGStatus(weak.replacingOccurrences(of: " 22 2 01", with: " 22 8 01")).problem(keyring: "k") == nil, "a SHA-256 one")
+        #expect(GPGStatus("[GNUPG:] NO_PUBKEY AB\n").explainsFailure && !GPGStatus(good).explainsFailure)
         #expect(
             GPGStatus("GOODSIG BC86F42B4471C61B\nVALIDSIG D1E823F928F3029CEDB21AC1BC86F42B4471C61B\n").goodSigners.isEmpty, "lines without the status prefix")
     }

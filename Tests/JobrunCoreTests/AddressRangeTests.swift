@@ -24,7 +24,9 @@ import Testing
         ] {
             #expect(rule.refusal(of: refused) != nil, "\(refused)")
         }
-        for allowed in ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "8.8.8.8"] { #expect(rule.refusal(of: allowed) == nil, "\(allowed)") }
+        for allowed in ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "8.8.8.8", "2002:808:808::1", "64:ff9b::808:808"] {
+            #expect(rule.refusal(of: allowed) == nil, "\(allowed)")
+        }
         let named = AddressRule(allowed: [try #require(AddressRange("10.0.0.0/8")), try #require(AddressRange("127.0.0.1"))])
         #expect(named.refusal(of: "10.9.9.9") == nil && named.refusal(of: "127.0.0.1") == nil && named.refusal(of: "::ffff:127.0.0.1") == nil)
         #expect(named.refusal(of: "127.0.0.2")?.contains("not a public address") == true)

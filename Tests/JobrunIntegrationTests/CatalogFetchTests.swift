@@ -214,5 +214,18 @@ import Testing
                 """)
         let allowed = try await fixture.apply()
         #expect(allowed.status == 0 && allowed.stdout.contains("1 fetched"), "\(allowed)")
+
+        // The catalog itself, redirected away from its origin to a loopback address: refused too.
+        let before = try await fixture.sentRequests().filter { $0.port == second }.count
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: dl
+                    slices_from: {url: "\(fixture.url("/redirect-port/\(second)/dl/files.meta4"))", format: metalink}
+                """)
+        let redirected = try await fixture.apply()
+        #expect(redirected.status == 1 && redirected.stderr.contains("which is not a public address"), "\(redirected)")
+        #expect(try await fixture.sentRequests().filter { $0.port == second }.count == before, "the redirect reached the loopback address")
     }
 }

@@ -74,6 +74,9 @@ struct DebianCatalogTests {
         let order = try await fixture.sentRequests().map(\.path)
         #expect(order.prefix(2) == ["/repo/dists/jobrun-test/InRelease", "/repo/dists/jobrun-test/main/binary-amd64/Packages.xz"], "\(order)")
         try await fixture.expectVerified()
+        // Unchanged (a 304), the repository is not verified or read again: no gpgv on PATH needed.
+        let again = try await fixture.apply(environment: ["PATH": "/nonexistent"])
+        #expect(again.status == 0 && again.stdout.contains("0 fetched") && again.stdout.contains("4 up to date"), "\(again)")
 
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get") {
             try await expectAptUses(mirror: fixture.directory.path("mirror"), key: repo.upstream.path("key.gpg"), in: repo.upstream)
