@@ -106,7 +106,7 @@ public struct CatalogResolver: Sendable {
         // A copy kept under another signature URL or another key is not the copy of this catalog.
         let trust = Self.trustIdentity(of: catalog)
         let previous = cache.read(url: catalog.url)
-        let kept = previous.flatMap { $0.signatureURL == catalog.trust?.signatureURL && $0.trust == trust ? $0 : nil }
+        let kept = previous.flatMap { $0.signatureURL == catalog.signatureURL && $0.trust == trust ? $0 : nil }
         var copy: CatalogCache.Copy
         var state: CatalogReport.State
         switch mode {
@@ -213,6 +213,18 @@ public struct CatalogResolver: Sendable {
         of catalog: CatalogSource, _ copy: CatalogCache.Copy, resource: Resource, cache: CatalogCache, fetching: Bool, keptDate: Int64?
     ) -> Result<DebianCatalog.Read, Refusal> {
         guard catalog.format == .debian, let selection = catalog.debian else {
+            // A detached OpenPGP signature first: nothing of the list is read before it verifies.
+            if let keyring = catalog.keyring, catalog.openPGPSignatureURL != nil {
+                guard let signature = copy.signature else {
+                    return .failure(
+                        Refusal(
+                            refusal: CatalogRefusal(
+                                "'\(catalog.url)' is signed, and its signature was not fetched; none of its slices is used", at: catalog.location)))
+                }
+                if case .failure(let error) = OpenPGPVerifier(keyring: keyring, program: gpgv).verify(copy.catalog, detached: signature, name: catalog.url) {
+                    return .failure(Refusal(refusal: CatalogRefusal("\(error.message); none of its slices is used", at: catalog.location)))
+                }
+            }
             var warnings: [Diagnostic] = []
             return CatalogReader.slices(
                 of: catalog, list: copy.catalog, signature: copy.signature, file: catalog.url, signatureFile: copy.signatureURL ?? "",
@@ -256,13 +268,13 @@ public struct CatalogResolver: Sendable {
         }
         if response.notModified, let kept { return .success((kept, .notModified)) }
         var copy = CatalogCache.Copy(url: catalog.url, signatureURL: nil, validators: response.validators, catalog: response.body, signature: nil)
-        if let trust = catalog.trust {
-            var signatureDownload = self.download(trust.signatureURL, of: resource)
+        if let signatureURL = catalog.signatureURL {
+            var signatureDownload = self.download(signatureURL, of: resource)
             signatureDownload.limit = Self.maxSignatureBytes
             switch signatureDownload.fetch() {
             case .failure(let error): return .failure(error)
             case .success(let signature):
-                copy.signatureURL = trust.signatureURL
+                copy.signatureURL = signatureURL
                 copy.signature = signature.body
             }
         }

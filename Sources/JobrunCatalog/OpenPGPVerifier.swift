@@ -16,8 +16,33 @@ struct OpenPGPVerifier: Sendable {
 
     /// The signed text of `clearsigned`, or why it is not trusted.
     func verify(_ clearsigned: [UInt8], name: String) -> Result<[UInt8], CatalogFetchError> {
+        if let problem = ClearsignedText.problem(clearsigned) {
+            return .failure(CatalogFetchError("'\(name)' is not trusted: \(problem)", isTransient: false))
+        }
+        return run(name: name, files: [("InRelease", clearsigned)], arguments: { folder in ["--output", folder + "/Release", folder + "/InRelease"] }) {
+            folder in
+            switch FileReader.read(folder + "/Release", limit: CatalogResolver.maxCatalogBytes) {
+            case .success(let bytes): .success(bytes)
+            case .failure(let failure):
+                .failure(CatalogFetchError("cannot read what gpgv verified of '\(name)': \(FileReader.describe(failure))", isTransient: false))
+            }
+        }
+    }
+
+    /// Whether `signature`, a detached OpenPGP signature, verifies `data` (a list named `name`).
+    func verify(_ data: [UInt8], detached signature: [UInt8], name: String) -> Result<Void, CatalogFetchError> {
+        run(name: name, files: [("list", data), ("list.sig", signature)], arguments: { folder in [folder + "/list.sig", folder + "/list"] }) { _ in
+            .success([])
+        }.map { _ in () }
+    }
+
+    /// gpgv over `files`, written into a private folder with the keyring (binary, dearmored when
+    /// armored), judged by its status lines (``GPGStatus``); hands `read` the folder before it
+    /// is removed.
+    private func run(
+        name: String, files: [(name: String, bytes: [UInt8])], arguments: (String) -> [String], read: (String) -> Result<[UInt8], CatalogFetchError>
+    ) -> Result<[UInt8], CatalogFetchError> {
         func refuse(_ why: String) -> Result<[UInt8], CatalogFetchError> { .failure(CatalogFetchError("'\(name)' is not trusted: \(why)", isTransient: false)) }
-        if let problem = ClearsignedText.problem(clearsigned) { return refuse(problem) }
         guard let gpgv = program ?? Self.find("gpgv") else {
             return .failure(CatalogFetchError("'\(name)' cannot be verified: gpgv is not installed (the Debian package gpgv)", isTransient: false))
         }
@@ -25,8 +50,6 @@ struct OpenPGPVerifier: Sendable {
             return .failure(CatalogFetchError("cannot make a private folder for gpgv: \(systemErrorText(errno))", isTransient: false))
         }
         defer { _ = TreeRemoval.remove(folder) }
-        let signed = folder + "/InRelease"
-        let text = folder + "/Release"
         let status = folder + "/status"
         // The keyring goes into the private folder as a binary keyring, whatever its form: gpgv
         // reads a name without a slash in its home.
@@ -47,12 +70,12 @@ struct OpenPGPVerifier: Sendable {
             binary = key
         }
         do {
-            try AtomicFile.write(clearsigned, to: signed)
+            for file in files { try AtomicFile.write(file.bytes, to: folder + "/" + file.name) }
             try AtomicFile.write(binary, to: keyringPath)
         } catch {
             return .failure(CatalogFetchError("cannot hand '\(name)' to gpgv: \(error)", isTransient: false))
         }
-        let argv = ["gpgv", "--homedir", folder, "--status-fd", "1", "--keyring", keyringPath, "--output", text, signed]
+        let argv = ["gpgv", "--homedir", folder, "--status-fd", "1", "--keyring", keyringPath] + arguments(folder)
         let spawned = ProcessSpawn.spawn(gpgv, argv: argv, environment: ["LC_ALL=C"]) { actions in
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, status, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -69,11 +92,7 @@ struct OpenPGPVerifier: Sendable {
         let verdict = GPGStatus(FileReader.text(status, limit: 1 << 20) ?? "")
         if let problem = verdict.problem(keyring: keyring) { return refuse(problem) }
         if exit != 0, !verdict.explainsFailure { return refuse("gpgv failed (exit status \(exit.map(String.init) ?? "none"))") }
-        switch FileReader.read(text, limit: CatalogResolver.maxCatalogBytes) {
-        case .success(let bytes): return .success(bytes)
-        case .failure(let failure):
-            return .failure(CatalogFetchError("cannot read what gpgv verified of '\(name)': \(FileReader.describe(failure))", isTransient: false))
-        }
+        return read(folder)
     }
 
     /// Waits for `pid` to exit, polling; kills it (and waits) after `limit`.

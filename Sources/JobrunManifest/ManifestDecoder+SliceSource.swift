@@ -20,9 +20,12 @@ extension ManifestDecoder {
         var place: Place
         var placeNode: YAMLNode
         var format = CatalogFormat.sha256sum
-        /// For `format: debian`: what of the repository, and the keyring (relative to the manifest's folder).
+        /// For `format: debian`: what of the repository, and the keyring (relative to the manifest's
+        /// folder) its InRelease, or a list's detached OpenPGP signature, is verified with.
         var debian: DebianSelection?
         var keyring: String?
+        /// A fetched list's detached OpenPGP signature, relative to the list's URL.
+        var openPGPSignature: String?
         var include: [PathGlob] = []
         var exclude: [PathGlob] = []
         /// `allow:`: hosts a catalog's URLs may lead to beyond its own origin and the resource's.
@@ -97,7 +100,8 @@ extension ManifestDecoder {
                     switch place {
                     case .file(let p), .url(let p): p
                     }
-                }())
+                }(),
+                isFetched: { if case .url = place { true } else { false } }())
             guard ok, let include = include ?? [], let exclude = exclude ?? [] else { return nil }
             var source = SliceSource(place: place, placeNode: placeNode, format: format, include: include, exclude: exclude)
             if let n = doc.value(forKey: "allow", in: node) {
@@ -107,6 +111,7 @@ extension ManifestDecoder {
             switch trust {
             case .unsigned: break
             case .signed(let trust): source.trust = trust
+            case .openPGP(let keyring, let signature): (source.keyring, source.openPGPSignature) = (keyring, signature)
             case .invalid: return nil
             }
             return source
@@ -138,6 +143,11 @@ extension ManifestDecoder {
         catalog.debian = source.debian
         catalog.allow = source.allow
         catalog.keyring = source.keyring.map { PathRules.join(manifestDirectory, $0) }
+        if let signature = source.openPGPSignature, let base = try? ParsedURL.parse(url).get() {
+            let signatureURL = RedirectPolicy.resolve(signature, against: base)
+            guard checkURL(signatureURL, node: source.placeNode, field: "signature") != nil else { return nil }
+            catalog.openPGPSignatureURL = signatureURL
+        }
         if let trust = source.trust, let base = try? ParsedURL.parse(url).get() {
             let signatureURL = RedirectPolicy.resolve(trust.signature, against: base)
             guard checkURL(signatureURL, node: trust.signatureNode ?? source.placeNode, field: "signature") != nil else { return nil }
@@ -150,12 +160,15 @@ extension ManifestDecoder {
     private enum TrustRequest {
         case unsigned
         case signed(ListTrust)
+        /// An OpenPGP detached signature, checked with gpgv against `keyring` (relative to the
+        /// manifest's folder) when the catalog is fetched.
+        case openPGP(keyring: String, signature: String)
         /// Given wrong (reported).
         case invalid
     }
 
     /// The trust `slices_from`'s mapping asks for, its mistakes reported.
-    private mutating func listTrust(_ node: YAMLNode, listPath: String) -> TrustRequest {
+    private mutating func listTrust(_ node: YAMLNode, listPath: String, isFetched: Bool) -> TrustRequest {
         let minisign = doc.value(forKey: "minisign_key", in: node)
         let signify = doc.value(forKey: "signify_key", in: node)
         let signatureNode = doc.value(forKey: "signature", in: node)
@@ -163,9 +176,39 @@ extension ManifestDecoder {
             diagnostics.error("'minisign_key' and 'signify_key' both given; a list is signed with one key", at: location(signify))
             return .invalid
         }
+        if let keyringNode = doc.value(forKey: "keyring", in: node) {
+            guard minisign == nil, signify == nil else {
+                diagnostics.error("'keyring' and a minisign or signify key both given; a list is signed with one key", at: location(keyringNode))
+                return .invalid
+            }
+            guard isFetched else {
+                diagnostics.error(
+                    "an OpenPGP 'keyring' verifies a catalog fetched with 'url:' (gpgv checks it at each run); a list read with 'path:' takes 'minisign_key' or 'signify_key'",
+                    at: location(keyringNode))
+                return .invalid
+            }
+            guard let signatureNode else {
+                diagnostics.error(
+                    "'keyring' needs 'signature': the detached OpenPGP signature's URL (SHA256SUMS.sign, SHA256SUMS.gpg, …), relative to the catalog's",
+                    at: location(keyringNode))
+                return .invalid
+            }
+            guard let keyring = string(keyringNode, "keyring", expected: "the keyring's file"),
+                isFreeOfDeceptiveCharacters(keyring, node: keyringNode, field: "'keyring'"),
+                let signature = string(signatureNode, "signature", expected: "the signature's URL")
+            else { return .invalid }
+            let path = PathRules.join(manifestDirectory, keyring)
+            switch options.files.read(path) {
+            case .success(let bytes): auxiliaryFiles.append((path, bytes))
+            case .failure(let f):
+                diagnostics.error("cannot read 'keyring' file '\(path)': \(FileReader.describe(f))", at: location(keyringNode))
+                return .invalid
+            }
+            return .openPGP(keyring: keyring, signature: signature)
+        }
         guard let keyNode = minisign ?? signify else {
             if let signatureNode {
-                diagnostics.error("'signature' needs the key it is checked with: 'minisign_key' or 'signify_key'", at: location(signatureNode))
+                diagnostics.error("'signature' needs the key it is checked with: 'minisign_key', 'signify_key' or 'keyring'", at: location(signatureNode))
                 return .invalid
             }
             return .unsigned

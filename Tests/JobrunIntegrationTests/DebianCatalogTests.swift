@@ -175,4 +175,29 @@ struct DebianCatalogTests {
         #expect(fixture.size(of: "mirror/debian/dists/jobrun-test/InRelease") == nil)
         await repo.finish()
     }
+
+    @Test func aListWithADetachedOpenPGPSignatureIsReadOnlyOnceGpgvVerifiesIt() async throws {
+        let repo = try await Repository()
+        let fixture = repo.fixture
+        let digest = PortableSHA256.hex(of: repo.upstream.bytes(of: "repo/pool/main/h/hello-jobrun/hello-jobrun_1.0_amd64.deb") ?? [])
+        try repo.upstream.write(file: "repo/pool/SHA256SUMS", contents: "\(digest)  main/h/hello-jobrun/hello-jobrun_1.0_amd64.deb\n")
+        try await repo.script(["detach", repo.upstream.path, repo.upstream.path("repo/pool/SHA256SUMS")])
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: pool
+                    base_url: "\(fixture.url("/repo/pool/"))"
+                    slices_from: {url: SHA256SUMS, keyring: archive.asc, signature: SHA256SUMS.asc}
+                """)
+        let good = try await fixture.apply()
+        #expect(good.status == 0 && good.stdout.contains("1 fetched"), "\(good)")
+        let before = try await fixture.sentRequests().count
+        try repo.upstream.write(file: "repo/pool/SHA256SUMS", contents: "\(digest)  main/h/hello-jobrun/other.deb\n")
+        let changed = try await fixture.apply()
+        #expect(changed.status == 1 && changed.stderr.contains("SHA256SUMS' is not trusted: the signature by key"), "\(changed)")
+        let after = try await fixture.sentRequests().dropFirst(before).map(\.path)
+        #expect(after == ["/repo/pool/SHA256SUMS", "/repo/pool/SHA256SUMS.asc"], "\(after)")
+        await repo.finish()
+    }
 }

@@ -135,4 +135,20 @@ import Testing
         #expect(refusal.diagnostics.count == CatalogRefusal.reportedProblems + 1)
         #expect(refusal.diagnostics.last?.message == "more problems follow; only the first 100 are reported")
     }
+
+    @Test func anOpenPGPKeyringVerifiesAFetchedListAgainstItsSignature() throws {
+        let loaded = try loadManifests([
+            "m.yaml":
+                "version: 1\nresources:\n  - id: r\n    base_url: https://example.com/rel/\n    slices_from: {url: SHA256SUMS, keyring: k.asc, signature: SHA256SUMS.sign}\n",
+            "k.asc": "key",
+        ])
+        #expect(loaded.rendered == "")
+        let catalog = try #require(loaded.manifest?.resources.first?.catalog)
+        #expect(catalog.openPGPSignatureURL == "https://example.com/rel/SHA256SUMS.sign" && catalog.keyring?.hasSuffix("/k.asc") == true)
+        #expect(catalog.signatureURL == catalog.openPGPSignatureURL && catalog.trust == nil)
+        let (_, unsigned) = try Self.resource("{url: SHA256SUMS, keyring: k.asc}")
+        #expect(unsigned.contains("'keyring' needs 'signature'"), "\(unsigned)")
+        let (_, local) = try Self.resource("{path: SHA256SUMS, keyring: k.asc, signature: s}")
+        #expect(local.contains("an OpenPGP 'keyring' verifies a catalog fetched with 'url:'"), "\(local)")
+    }
 }

@@ -11,6 +11,7 @@
 #                                      under by-hash/SHA256/
 #   debrepo.sh sign DIR REPO [GPGARGS]  signs REPO's Release again into InRelease (extra gpg
 #                                      arguments: --faked-system-time, --default-sig-expire)
+#   debrepo.sh detach DIR FILE         an armored detached signature of FILE, FILE.asc
 #   debrepo.sh stop DIR                stops DIR's gpg-agent
 set -euo pipefail
 cmd=$1 dir=$2
@@ -80,6 +81,10 @@ sign)
     shift 3
     rm -f "$repo/dists/jobrun-test/InRelease"
     "${gpg[@]}" "$@" --clearsign -o "$repo/dists/jobrun-test/InRelease" "$repo/dists/jobrun-test/Release"
+    ;;
+detach)
+    rm -f "$3.asc"
+    "${gpg[@]}" --armor --detach-sign -o "$3.asc" "$3"
     ;;
 stop)
     gpgconf --kill all 2>/dev/null || true

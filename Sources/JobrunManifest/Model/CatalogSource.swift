@@ -19,9 +19,14 @@ public struct CatalogSource: Sendable {
     public var allow: [PathGlob] = []
     /// For `format: debian`: the suite, components and architectures mirrored.
     public var debian: DebianSelection?
-    /// For `format: debian`: the OpenPGP keyring `InRelease` must verify with (absolute, or
-    /// relative to the current directory).
+    /// The OpenPGP keyring `InRelease` (`format: debian`), or the detached signature at
+    /// ``openPGPSignatureURL``, must verify with (absolute, or relative to the current directory).
     public var keyring: String?
+    /// A fetched list's detached OpenPGP signature.
+    public var openPGPSignatureURL: String?
+
+    /// The detached signature fetched with the catalog, of whichever kind.
+    public var signatureURL: String? { trust?.signatureURL ?? openPGPSignatureURL }
 
     public init(
         url: String, format: CatalogFormat, include: [PathGlob] = [], exclude: [PathGlob] = [], trust: CatalogTrust? = nil,
