@@ -126,7 +126,7 @@ public struct CatalogResolver: Sendable {
         }
         copy.trust = trust
         // A copy that did not change is not read again: the slices it yielded were kept with it.
-        let key = Self.readingKey(of: catalog, copy: copy, resource: resource)
+        var key = Self.readingKey(of: catalog, copy: copy, resource: resource)
         let expired = mode == .fetch && (copy.validUntil.map { $0 < now() } ?? false)
         if state != .fetched, !expired, let slices = cache.readSlices(key: key, file: catalog.url) {
             return .success(
@@ -141,6 +141,7 @@ public struct CatalogResolver: Sendable {
             case .success(let fetched): (copy, state) = fetched
             }
             copy.trust = trust
+            key = Self.readingKey(of: catalog, copy: copy, resource: resource)
             read = catalogSlices(of: catalog, copy, resource: resource, cache: cache, fetching: true, keptDate: previous?.releaseDate)
         }
         resolution.sources.append((catalog.url, copy.catalog))
@@ -160,13 +161,17 @@ public struct CatalogResolver: Sendable {
         // Kept by apply: a new copy, or a copy whose slices were not kept (with these settings) yet.
         resolution.updates.append(
             CatalogResolution.Update(
-                resourceID: resource.id, cache: cache, copy: copy, indexes: result.indexes, slices: slices,
-                readingKey: Self.readingKey(of: catalog, copy: copy, resource: resource)))
+                resourceID: resource.id, cache: cache, copy: copy, indexes: result.indexes, slices: slices, readingKey: key))
         switch state {
         case .fetched:
-            // Against what the kept copy yields (from what is kept only: nothing is fetched for it).
-            if let kept, case .success(let before) = catalogSlices(of: catalog, kept, resource: resource, cache: cache, fetching: false, keptDate: nil) {
-                report.changes = CatalogChanges.between(before.slices, slices)
+            // Against what the kept copy yields: its kept slices, or it read again from what is kept
+            // (nothing is fetched for it).
+            if let kept {
+                var before = cache.readSlices(key: Self.readingKey(of: catalog, copy: kept, resource: resource), file: catalog.url)
+                if before == nil, case .success(let read) = catalogSlices(of: catalog, kept, resource: resource, cache: cache, fetching: false, keptDate: nil) {
+                    before = read.slices
+                }
+                if let before { report.changes = CatalogChanges.between(before, slices) }
             }
         case .notModified, .cached: report.changes = CatalogReport.Changes()
         case .refused: break
@@ -297,10 +302,8 @@ public struct CatalogResolver: Sendable {
             caFile: caFile ?? settings.caFile)
         download.allowsFileScheme = allowsFileScheme
         if let catalog = resource.catalog {
-            var trusted = Set(resource.origins.compactMap { try? ParsedURL.parse($0.url).get().origin })
-            if let own = try? ParsedURL.parse(catalog.url).get().origin { trusted.insert(own) }
-            download.trustedOrigins = trusted
-            download.allowedAddresses = catalog.allow.compactMap { AddressRange($0.pattern) }
+            download.trustedOrigins = catalog.trustedOrigins(resource.origins)
+            download.allowedAddresses = catalog.allowedAddresses
         }
         return download
     }

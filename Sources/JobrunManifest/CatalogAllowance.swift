@@ -29,8 +29,24 @@ extension CatalogSource {
     /// catalog led to, a redirect away), unless `allow:` names the address or its range.
     public func addressRule(for url: String, origins: [ResourceOrigin]) -> AddressRule? {
         guard case .success(let parsed) = ParsedURL.parse(url) else { return AddressRule(allowed: []) }
-        if (try? ParsedURL.parse(self.url).get().origin) == parsed.origin { return nil }
-        if origins.contains(where: { (try? ParsedURL.parse($0.url).get().origin) == parsed.origin }) { return nil }
-        return AddressRule(allowed: allow.compactMap { AddressRange($0.pattern) })
+        return trustedOrigins(origins).contains(parsed.origin) ? nil : AddressRule(allowed: allowedAddresses)
+    }
+
+    /// The origins the manifest names for this catalog: the resource's (`origins`) and, for a
+    /// fetched catalog, its own.
+    public func trustedOrigins(_ origins: [ResourceOrigin]) -> Set<String> {
+        var trusted = CatalogAllowance.origins(of: origins)
+        if let own = try? ParsedURL.parse(url).get().origin { trusted.insert(own) }
+        return trusted
+    }
+
+    /// The addresses and ranges `allow:` names.
+    public var allowedAddresses: [AddressRange] { allow.compactMap { AddressRange($0.pattern) } }
+}
+
+extension CatalogAllowance {
+    /// The origins (`scheme://host[:port]`) of a resource's `base_url`s.
+    public static func origins(of origins: [ResourceOrigin]) -> Set<String> {
+        Set(origins.compactMap { try? ParsedURL.parse($0.url).get().origin })
     }
 }

@@ -36,9 +36,8 @@ public enum CatalogReader {
         case .hls: listed = ManifestDecoder.playlistSlices(in: list, file: file, origins: origins, diagnostics: &diagnostics)
         case .sha256sum: listed = ManifestDecoder.checksumEntries(in: list, file: file, algorithm: catalog.algorithm, diagnostics: &diagnostics)
         case .metalink:
-            var allowed = Set(origins.compactMap { try? ParsedURL.parse($0.url).get().origin })
-            if let own = try? ParsedURL.parse(file).get().origin { allowed.insert(own) }
-            listed = MetalinkSlices.slices(in: list, file: file, allowance: CatalogAllowance(origins: allowed, hosts: catalog.allow), diagnostics: &diagnostics)
+            let allowance = CatalogAllowance(origins: catalog.trustedOrigins(origins), hosts: catalog.allow)
+            listed = MetalinkSlices.slices(in: list, file: file, allowance: allowance, diagnostics: &diagnostics)
         case .debian:
             // A repository is a chain of files (InRelease, its indexes), read where they are fetched.
             return .failure(CatalogRefusal("'\(file)' is a Debian repository's InRelease, read with its indexes", at: catalog.location))

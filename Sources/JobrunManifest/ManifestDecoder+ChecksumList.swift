@@ -29,7 +29,7 @@ extension ManifestDecoder {
         case .sha256sum: return Self.checksumEntries(in: bytes, file: path, algorithm: algorithm, diagnostics: &diagnostics)
         case .debian: return []  // never a file: a repository is fetched (``debianSource``)
         case .metalink:
-            let allowance = CatalogAllowance(origins: Set(origins.compactMap { try? ParsedURL.parse($0.url).get().origin }), hosts: allow)
+            let allowance = CatalogAllowance(origins: CatalogAllowance.origins(of: origins), hosts: allow)
             return MetalinkSlices.slices(in: bytes, file: path, allowance: allowance, diagnostics: &diagnostics)
         }
     }
