@@ -109,7 +109,8 @@ public struct CatalogResolver: Sendable {
         let kept = previous.flatMap { $0.signatureURL == catalog.signatureURL && $0.trust == trust ? $0 : nil }
         var copy: CatalogCache.Copy
         var state: CatalogReport.State
-        switch mode {
+        // A local list is read as it is now, by every command.
+        switch catalog.isLocal ? .fetch : mode {
         case .kept:
             guard let kept else {
                 return .failure(
@@ -264,6 +265,7 @@ public struct CatalogResolver: Sendable {
     private func fetchCopy(
         _ catalog: CatalogSource, of resource: Resource, kept: CatalogCache.Copy?
     ) -> Result<(CatalogCache.Copy, CatalogReport.State), CatalogFetchError> {
+        if catalog.isLocal { return Self.readLocal(catalog, kept: kept) }
         var download = self.download(catalog.url, of: resource)
         download.validators = kept?.validators
         let response: CatalogDownload.Response
@@ -283,6 +285,36 @@ public struct CatalogResolver: Sendable {
                 copy.signature = signature.body
             }
         }
+        return .success((copy, .fetched))
+    }
+
+    /// A local list and its signature as they are on disk: the kept copy when neither changed.
+    private static func readLocal(
+        _ catalog: CatalogSource, kept: CatalogCache.Copy?
+    ) -> Result<(CatalogCache.Copy, CatalogReport.State), CatalogFetchError> {
+        func read(_ path: String, limit: Int, _ what: String) -> Result<[UInt8], CatalogFetchError> {
+            FileReader.read(path, limit: limit).mapError { failure in
+                let why: String
+                switch failure {
+                case .tooLarge(let size): why = "it is \(size) bytes; the limit is \(ByteCount(limit))"
+                default: why = FileReader.describe(failure)
+                }
+                return CatalogFetchError("cannot read \(what) '\(path)': \(why)", isTransient: false)
+            }
+        }
+        let list: [UInt8]
+        switch read(catalog.url, limit: maxCatalogBytes, "'slices_from' file") {
+        case .failure(let error): return .failure(error)
+        case .success(let bytes): list = bytes
+        }
+        var copy = CatalogCache.Copy(url: catalog.url, signatureURL: catalog.signatureURL, validators: nil, catalog: list, signature: nil)
+        if let path = catalog.signatureURL {
+            switch read(path, limit: maxSignatureBytes, "the signature") {
+            case .failure(let error): return .failure(error)
+            case .success(let bytes): copy.signature = bytes
+            }
+        }
+        if let kept, kept.catalog == copy.catalog, kept.signature == copy.signature { return .success((kept, .notModified)) }
         return .success((copy, .fetched))
     }
 

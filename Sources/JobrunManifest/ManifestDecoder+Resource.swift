@@ -84,6 +84,8 @@ extension ManifestDecoder {
         var catalog: CatalogSource?
         if let n = fromNode, let source = sliceSource(n, origins: origins ?? []) {
             switch source.place {
+            case .file(let path) where source.keyring != nil:
+                catalog = localCatalog(source, path: path, algorithm: checksum)
             case .file(let path):
                 let listed = checksumList(
                     path, node: source.placeNode, algorithm: checksum, trust: source.trust, format: source.format, origins: origins ?? [], allow: source.allow)

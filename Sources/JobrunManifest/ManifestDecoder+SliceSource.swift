@@ -156,12 +156,25 @@ extension ManifestDecoder {
         return catalog
     }
 
+    /// The catalog a `path:` list signed with OpenPGP becomes: read and verified with `gpgv` at
+    /// each run, as a fetched one is, rather than with the manifest.
+    mutating func localCatalog(_ source: SliceSource, path: String, algorithm: DigestAlgorithm?) -> CatalogSource {
+        var catalog = CatalogSource(
+            url: PathRules.join(manifestDirectory, path), format: source.format, include: source.include, exclude: source.exclude,
+            algorithm: algorithm, location: location(source.placeNode))
+        catalog.isLocal = true
+        catalog.allow = source.allow
+        catalog.keyring = source.keyring.map { PathRules.join(manifestDirectory, $0) }
+        catalog.openPGPSignatureURL = source.openPGPSignature.map { PathRules.join(manifestDirectory, $0) }
+        return catalog
+    }
+
     /// What `slices_from`'s mapping asks of its list's signature.
     private enum TrustRequest {
         case unsigned
         case signed(ListTrust)
         /// An OpenPGP detached signature, checked with gpgv against `keyring` (relative to the
-        /// manifest's folder) when the catalog is fetched.
+        /// manifest's folder) when the catalog is read, at each run.
         case openPGP(keyring: String, signature: String)
         /// Given wrong (reported).
         case invalid
@@ -181,21 +194,18 @@ extension ManifestDecoder {
                 diagnostics.error("'keyring' and a minisign or signify key both given; a list is signed with one key", at: location(keyringNode))
                 return .invalid
             }
-            guard isFetched else {
-                diagnostics.error(
-                    "an OpenPGP 'keyring' verifies a catalog fetched with 'url:' (gpgv checks it at each run); a list read with 'path:' takes 'minisign_key' or 'signify_key'",
-                    at: location(keyringNode))
-                return .invalid
-            }
             guard let signatureNode else {
-                diagnostics.error(
-                    "'keyring' needs 'signature': the detached OpenPGP signature's URL (SHA256SUMS.sign, SHA256SUMS.gpg, …), relative to the catalog's",
-                    at: location(keyringNode))
+                let what =
+                    isFetched
+                    ? "the detached OpenPGP signature's URL (SHA256SUMS.sign, SHA256SUMS.gpg, …), relative to the catalog's"
+                    : "the detached OpenPGP signature's file (SHA256SUMS.sign, SHA256SUMS.gpg, …), relative to the manifest"
+                diagnostics.error("'keyring' needs 'signature': \(what)", at: location(keyringNode))
                 return .invalid
             }
             guard let keyring = string(keyringNode, "keyring", expected: "the keyring's file"),
                 isFreeOfDeceptiveCharacters(keyring, node: keyringNode, field: "'keyring'"),
-                let signature = string(signatureNode, "signature", expected: "the signature's URL")
+                let signature = string(signatureNode, "signature", expected: isFetched ? "the signature's URL" : "the signature's file"),
+                isFetched || isFreeOfDeceptiveCharacters(signature, node: signatureNode, field: "'signature'")
             else { return .invalid }
             let path = PathRules.join(manifestDirectory, keyring)
             switch options.files.read(path) {

@@ -200,4 +200,35 @@ struct DebianCatalogTests {
         #expect(after == ["/repo/pool/SHA256SUMS", "/repo/pool/SHA256SUMS.asc"], "\(after)")
         await repo.finish()
     }
+
+    @Test func aLocalListWithADetachedOpenPGPSignatureIsVerifiedByEveryCommand() async throws {
+        let repo = try await Repository()
+        let fixture = repo.fixture
+        let package = "main/h/hello-jobrun/hello-jobrun_1.0_amd64.deb"
+        let digest = PortableSHA256.hex(of: repo.upstream.bytes(of: "repo/pool/" + package) ?? [])
+        try fixture.directory.write(file: "SHA256SUMS", contents: "\(digest)  \(package)\n")
+        try await repo.script(["detach", repo.upstream.path, fixture.directory.path("SHA256SUMS")])
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: pool
+                    base_url: "\(fixture.url("/repo/pool/"))"
+                    slices_from: {path: SHA256SUMS, keyring: archive.asc, signature: SHA256SUMS.asc}
+                """)
+        let good = try await fixture.apply()
+        #expect(good.status == 0 && good.stdout.contains("1 fetched"), "\(good)")
+        let verified = try await fixture.run(["verify", "site.yaml"])
+        #expect(verified.status == 0, "\(verified)")
+        let before = try await fixture.sentRequests().count
+        // A changed list with the old signature: refused by apply and by verify, nothing asked.
+        try fixture.directory.write(file: "SHA256SUMS", contents: "\(digest)  main/h/hello-jobrun/other.deb\n")
+        let changed = try await fixture.apply()
+        #expect(changed.status == 1 && changed.stderr.contains("SHA256SUMS' is not trusted: the signature by key"), "\(changed)")
+        let refused = try await fixture.run(["verify", "site.yaml"])
+        #expect(refused.status == 1 && refused.stderr.contains("is not trusted"), "\(refused)")
+        let after = try await fixture.sentRequests().count
+        #expect(after == before)
+        await repo.finish()
+    }
 }

@@ -148,7 +148,20 @@ import Testing
         #expect(catalog.signatureURL == catalog.openPGPSignatureURL && catalog.trust == nil)
         let (_, unsigned) = try Self.resource("{url: SHA256SUMS, keyring: k.asc}")
         #expect(unsigned.contains("'keyring' needs 'signature'"), "\(unsigned)")
-        let (_, local) = try Self.resource("{path: SHA256SUMS, keyring: k.asc, signature: s}")
-        #expect(local.contains("an OpenPGP 'keyring' verifies a catalog fetched with 'url:'"), "\(local)")
+    }
+
+    @Test func aLocalListSignedWithOpenPGPIsReadAtEachRunNotWithTheManifest() throws {
+        let loaded = try loadManifests([
+            "m.yaml":
+                "version: 1\nresources:\n  - id: r\n    base_url: https://example.com/rel/\n    slices_from: {path: sums/SHA256SUMS, keyring: k.asc, signature: sums/SHA256SUMS.asc}\n",
+            "k.asc": "key",
+        ])
+        #expect(loaded.rendered == "")
+        let resource = try #require(loaded.manifest?.resources.first)
+        let catalog = try #require(resource.catalog)
+        #expect(catalog.isLocal && catalog.url.hasSuffix("/sums/SHA256SUMS") && catalog.url.hasPrefix("/"))
+        #expect(catalog.openPGPSignatureURL?.hasSuffix("/sums/SHA256SUMS.asc") == true && resource.slices.isEmpty)
+        let (_, unsigned) = try Self.resource("{path: SHA256SUMS, keyring: k.asc}")
+        #expect(unsigned.contains("'keyring' needs 'signature': the detached OpenPGP signature's file"), "\(unsigned)")
     }
 }

@@ -1,11 +1,15 @@
 public import JobrunCore
 
-/// A catalog a resource's slices come from that is fetched at each run (`slices_from: {url: …}`),
-/// not read with the manifest: where it is, how it is read, which of its slices are kept, and the
-/// key it must be signed with.
+/// A catalog a resource's slices come from that is read at each run, not with the manifest: fetched
+/// (`slices_from: {url: …}`), or a local list whose OpenPGP signature `gpgv` must verify
+/// (`slices_from: {path: …, keyring: …}`). Where it is, how it is read, which of its slices are
+/// kept, and the key it must be signed with.
 public struct CatalogSource: Sendable {
-    /// Absolute: `url:` as written, or resolved against the resource's first origin.
+    /// Absolute: `url:` as written, or resolved against the resource's first origin; for a local
+    /// list (``isLocal``), its path.
     public var url: String
+    /// A file read at each run (`path:`), not fetched: ``url`` and ``openPGPSignatureURL`` are paths.
+    public var isLocal = false
     public var format: CatalogFormat
     public var include: [PathGlob]
     public var exclude: [PathGlob]
@@ -22,7 +26,7 @@ public struct CatalogSource: Sendable {
     /// The OpenPGP keyring `InRelease` (`format: debian`), or the detached signature at
     /// ``openPGPSignatureURL``, must verify with (absolute, or relative to the current directory).
     public var keyring: String?
-    /// A fetched list's detached OpenPGP signature.
+    /// A list's detached OpenPGP signature (a path for a local list).
     public var openPGPSignatureURL: String?
 
     /// The detached signature fetched with the catalog, of whichever kind.
