@@ -196,8 +196,9 @@ struct ApplyCommand: DocumentedCommand {
         // Once the roots are this run's: a run that cannot have them asks nothing of any origin.
         let catalogs = Catalogs.read(
             manifest, mode: .fetch, allowingFileURLs: saved?.allowFileURLs ?? manifestOptions.allowFileURLs, caFile: transferOptions.cacert,
-            requiringDigests: digestOption.requireDigests)
+            requiringDigests: digestOption.requireDigests, deadline: cutoff)
         manifest = catalogs.manifest
+        Catalogs.emit(catalogs, on: events)
         for warning in catalogs.keep() { print("jobrun: warning: \(warning)", to: &stderr) }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)

@@ -102,6 +102,7 @@ struct PlanCommand: DocumentedCommand {
             manifest, mode: .fetch, allowingFileURLs: manifestOptions.allowFileURLs, requiringDigests: digestOption.requireDigests)
         manifest = catalogs.manifest
         run.start(manifest)
+        Catalogs.emit(catalogs, on: run.events)
         let states = MirrorStateOptions.open(for: manifest, access: .existing)
         // A stage an earlier apply left is what the next apply continues.
         let (staged, stages) = Publisher.view(manifest, states: states)

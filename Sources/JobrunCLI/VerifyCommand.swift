@@ -79,6 +79,7 @@ struct VerifyCommand: DocumentedCommand {
             requiringDigests: checkOptions.requireDigests)
         let manifest = catalogs.manifest
         run.start(manifest)
+        Catalogs.emit(catalogs, on: run.events)
         let sums = shardOptions.expand(reportOptions.recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()

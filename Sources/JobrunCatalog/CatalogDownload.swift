@@ -21,6 +21,9 @@ public struct CatalogDownload: Sendable {
     /// leads, only public addresses, and those `allowedAddresses` holds, may be reached.
     public var trustedOrigins: Set<String> = []
     public var allowedAddresses: [AddressRange] = []
+    /// The run's cutoff (`--deadline` less its margin): no attempt starts after it, none runs
+    /// past it, and no backoff waits beyond it.
+    public var deadline: ContinuousClock.Instant?
 
     public init(url: String, headers: [HeaderField], limit: Int, timeouts: Timeouts, retries: RetryPolicy, caFile: String?) {
         self.url = url
@@ -42,29 +45,49 @@ public struct CatalogDownload: Sendable {
 
     /// The response, or why there is none, after the resource's attempts (`retries.attempts`),
     /// waiting its backoff between them.
-    public func fetch(sleep: (Duration) -> Void = { usleep(UInt32(clamping: max(1, $0.wholeMilliseconds) * 1000)) }) -> Result<Response, CatalogFetchError> {
+    public func fetch(
+        now: () -> ContinuousClock.Instant = { .now }, sleep: (Duration) -> Void = { usleep(UInt32(clamping: max(1, $0.wholeMilliseconds) * 1000)) }
+    ) -> Result<Response, CatalogFetchError> {
         var attempt = 1
+        var last: CatalogFetchError?
         while true {
-            let outcome = once()
+            var remaining: Duration?
+            if let deadline {
+                remaining = now().duration(to: deadline)
+                if let left = remaining, left <= .zero { return .failure(pastDeadline(after: last)) }
+            }
+            let outcome = once(within: remaining)
             switch outcome {
             case .success: return outcome
             case .failure(let error) where error.isTransient && attempt < max(1, retries.attempts):
-                sleep(retries.backoff.delay(afterAttempt: attempt, random: Double.random(in: 0..<1)))
+                let delay = retries.backoff.delay(afterAttempt: attempt, random: Double.random(in: 0..<1))
+                if let deadline, now() + delay >= deadline { return .failure(pastDeadline(after: error)) }
+                sleep(delay)
                 attempt += 1
+                last = error
+            case .failure(let error) where error.isTransient && deadline.map({ now() >= $0 }) == true:
+                return .failure(pastDeadline(after: error))
             case .failure: return outcome
             }
         }
     }
 
-    /// One attempt, its redirects followed.
-    private func once() -> Result<Response, CatalogFetchError> {
+    /// The run's deadline came before the catalog was had; `last` is the attempt's failure.
+    private func pastDeadline(after last: CatalogFetchError?) -> CatalogFetchError {
+        CatalogFetchError("the run's deadline came before '\(url)' was fetched\(last.map { " (\($0.message))" } ?? "")", isTransient: false)
+    }
+
+    /// One attempt, its redirects followed, cut at `remaining` when the run has a deadline.
+    private func once(within remaining: Duration?) -> Result<Response, CatalogFetchError> {
         var current = url
         var headers = headers
         var hops = 0
         while true {
             let sink = CatalogSink(limit: limit)
             let result: TransferResult
-            switch run(request(current, headers: headers), sink: sink) {
+            var request = request(current, headers: headers)
+            if let remaining { request.totalTimeout = min(request.totalTimeout ?? remaining, remaining) }
+            switch run(request, sink: sink) {
             case .success(let r): result = r
             case .failure(let error): return .failure(error)
             }
@@ -103,7 +126,8 @@ public struct CatalogDownload: Sendable {
 
     private func request(_ url: String, headers: [HeaderField]) -> TransferRequest {
         var sent = headers.map { (name: $0.name, value: $0.value) }
-        if url == self.url, let validators {
+        // Every hop: the validators are those of the copy, wherever the catalog's URL led.
+        if let validators {
             if let etag = validators.etag { sent.append((name: "If-None-Match", value: etag)) }
             if let date = validators.lastModified { sent.append((name: "If-Modified-Since", value: date)) }
         }

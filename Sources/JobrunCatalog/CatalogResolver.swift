@@ -32,6 +32,8 @@ public struct CatalogResolver: Sendable {
     public var now: @Sendable () -> Int64 = { FileIdentity.now() / 1_000_000_000 }
     /// The `gpgv` program Debian repositories are verified with; found on `PATH` when `nil`.
     public var gpgv: String?
+    /// The run's cutoff (`--deadline` less its margin): a catalog not had by then refuses its resource.
+    public var deadline: ContinuousClock.Instant?
 
     public init(mode: Mode, currentDirectory: String) {
         self.mode = mode
@@ -333,6 +335,7 @@ public struct CatalogResolver: Sendable {
             url: url, headers: headers, limit: Self.maxCatalogBytes, timeouts: settings.timeouts, retries: settings.retries,
             caFile: caFile ?? settings.caFile)
         download.allowsFileScheme = allowsFileScheme
+        download.deadline = deadline
         if let catalog = resource.catalog {
             download.trustedOrigins = catalog.trustedOrigins(resource.origins)
             download.allowedAddresses = catalog.allowedAddresses

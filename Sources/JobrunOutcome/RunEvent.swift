@@ -1,4 +1,5 @@
 import JobrunCore
+public import JobrunManifest
 public import JobrunPlan
 
 /// What happened during a run, in the order it happened. Every output of a run — the human log,
@@ -6,6 +7,9 @@ public import JobrunPlan
 public enum RunEvent: Sendable {
     /// The command began; always the first event.
     case runStarted(RunStart)
+    /// A resource's catalog was read before planning: fetched, found not modified, read as kept,
+    /// or refused. One per catalog, after `runStarted` and before `planned`.
+    case catalogRead(CatalogReport)
     /// The plan is made: what the run will do.
     case planned(PlanCounts)
     /// Another run holds an output root; this one waits for it up to `timeout`.

@@ -14,6 +14,7 @@ extension EventStream {
     public static func type(of event: RunEvent) -> String {
         switch event {
         case .runStarted: "run_start"
+        case .catalogRead: "catalog"
         case .planned: "plan"
         case .lockWaited: "lock_wait"
         case .resourceStarted: "resource_start"
@@ -59,6 +60,8 @@ extension EventStream {
             w.key("manifests_sha256"); optional(start.manifestsDigest, &w)
         case .planned, .synced:
             break
+        case .catalogRead(let report):
+            w.catalogFields(report)
         case .lockWaited(let root, let holder, let timeout):
             w.key("root"); w.string(root)
             w.key("holder"); optional(holder, &w)

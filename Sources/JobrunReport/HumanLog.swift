@@ -66,6 +66,8 @@ public final class HumanLog: RunObserver {
             results("~ \(slice.resource)/\(slice.path): \(Self.failureText(failure)) (\(slice.url), attempt \(attempt)); retrying in \(delay.secondsText)\n")
         case .origin(let origin, let change):
             originLine(origin, change)
+        case .catalogRead(let report) where detail == .verbose && report.state != .refused:
+            results("= \(report.line)\n")
         case .originUsage(let o) where detail == .verbose:
             results("= \(Self.usageText(o))\n")
         case .networkOffline(let origins, let wait):
@@ -95,7 +97,7 @@ public final class HumanLog: RunObserver {
             pruneLines(prune)
         case .published(let publication):
             publishLine(publication)
-        case .runStarted, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted, .originUsage:
+        case .runStarted, .catalogRead, .planned, .resourceStarted, .sliceRetrying, .progress, .synced, .hookStarted, .originUsage:
             break
         }
     }

@@ -11,23 +11,28 @@ extension JSONWriter {
         beginArray()
         for report in reports {
             beginObject()
-            key("resource"); string(report.resource)
-            key("url"); string(report.url)
-            key("state"); string(report.state.rawValue)
-            key("slices"); int(Int64(report.slices))
-            key("changes")
-            if let changes = report.changes {
-                beginObject()
-                key("added"); int(Int64(changes.added))
-                key("removed"); int(Int64(changes.removed))
-                key("changed"); int(Int64(changes.changed))
-                endObject()
-            } else {
-                null()
-            }
-            key("error"); if let error = report.error { string(error) } else { null() }
+            catalogFields(report)
             endObject()
         }
         endArray()
+    }
+
+    /// One catalog's fields, as in ``catalogs(_:)`` and the `catalog` event.
+    mutating func catalogFields(_ report: CatalogReport) {
+        key("resource"); string(report.resource)
+        key("url"); string(report.url)
+        key("state"); string(report.state.rawValue)
+        key("slices"); int(Int64(report.slices))
+        key("changes")
+        if let changes = report.changes {
+            beginObject()
+            key("added"); int(Int64(changes.added))
+            key("removed"); int(Int64(changes.removed))
+            key("changed"); int(Int64(changes.changed))
+            endObject()
+        } else {
+            null()
+        }
+        key("error"); if let error = report.error { string(error) } else { null() }
     }
 }

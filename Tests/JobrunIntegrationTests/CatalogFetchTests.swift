@@ -53,9 +53,20 @@ import Testing
         #expect(first.result.stdout.contains("\"state\": \"fetched\""), "\(first.result.stdout)")
         #expect(fixture.directory.bytes(of: "mirror/.jobrun/catalogs/rel/catalog") == u.upstream.bytes(of: "rel/SHA256SUMS"))
 
-        // Unchanged: asked with its ETag, answered 304, nothing fetched.
-        let second = try await fixture.apply()
+        // Unchanged: asked with its ETag, answered 304, nothing fetched; said in the event stream.
+        let second = try await fixture.apply(["--events", "events.ndjson"])
         #expect(second.status == 0 && second.stdout.contains("0 fetched"), "\(second)")
+        let validation = EventSchemaCheck.validate([fixture.directory.path("events.ndjson")])
+        #expect(validation.ok, "\(validation.output)")
+        let types = (fixture.directory.contents(of: "events.ndjson") ?? "").split(separator: "\n").compactMap { line -> String? in
+            guard let r = line.range(of: #""type":""#) else { return nil }
+            return String(line[r.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(Array(types.prefix(3)) == ["run_start", "catalog", "plan"], "\(types)")
+        #expect(
+            fixture.directory.contents(of: "events.ndjson")?.contains(
+                #""type":"catalog","data":{"resource":"rel","url":"\#(fixture.url("/rel/SHA256SUMS"))","state":"not_modified","slices":2,"changes":{"added":0,"removed":0,"changed":0},"error":null}"#
+            ) == true, "\(fixture.directory.contents(of: "events.ndjson") ?? "")")
         let asked = try await fixture.requests("/rel/SHA256SUMS", count: 2)
         #expect(asked.last?.status == 304, "\(asked)")
         #expect(asked.last?.headers.contains { $0.name.lowercased() == "if-none-match" } == true, "\(asked)")
@@ -75,6 +86,53 @@ import Testing
         #expect(third.status == 0 && third.stdout.contains("2 fetched (14 B), 0 resumed") && third.stdout.contains("1 pruned"), "\(third)")
         #expect(fixture.directory.bytes(of: "mirror/rel/a.bin") == Array("alpha 2".utf8))
         #expect(fixture.size(of: "mirror/rel/b.bin") == nil)
+    }
+
+    @Test func aCatalogBehindARedirectIsAskedAgainConditionally() async throws {
+        let u = try Upstream()
+        defer { u.finish() }
+        let fixture = u.fixture
+        try u.publish(["a.bin": "alpha"])
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: rel
+                    base_url: "\(fixture.url("/rel/"))"
+                    slices_from: {url: "\(fixture.url("/redirect/1/rel/SHA256SUMS"))"}
+                """)
+        let first = try await fixture.apply()
+        #expect(first.status == 0 && first.stdout.contains("1 fetched"), "\(first)")
+        let second = try await fixture.apply()
+        #expect(second.status == 0 && second.stdout.contains("0 fetched"), "\(second)")
+        let asked = try await fixture.requests("/rel/SHA256SUMS", count: 2)
+        #expect(asked.last?.status == 304, "the catalog's new location was not asked conditionally: \(asked)")
+    }
+
+    @Test func aCatalogNotHadByTheDeadlineRefusesItsResourceAndTheRunStopsThere() async throws {
+        let u = try Upstream()
+        defer { u.finish() }
+        let fixture = u.fixture
+        try u.publish(["a.bin": "alpha"])
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: rel
+                    base_url: "\(fixture.url("/rel/"))"
+                    slices_from: {url: "\(fixture.url(FaultServer.path("/rel/SHA256SUMS", faults: "delay_ms=60000")))"}
+                  - id: other
+                    slices:
+                      - {path: b.bin, url: "\(fixture.url("/gen/10/b.bin"))"}
+                """)
+        let (result, report) = try await fixture.applyJSON(["--deadline", "3s", "--deadline-margin", "1s"])
+        // A refused catalog is a failure, whatever refused it.
+        #expect(result.status == 1, "\(result)")
+        #expect(report.summary.elapsedSeconds < 10, "the catalog was waited for past the deadline: \(report.summary.elapsedSeconds) s")
+        #expect(result.stderr.contains("the run's deadline came before"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "Apply stopped at deadline: 0 fetched (0 B), 0 cut in flight (0 partial files kept to resume), 1 not started; 1 catalog refused."), "\(result)")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/minisign"), "needs minisign"))
