@@ -15,7 +15,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench-debian bench soak clean
 
-## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent)
+## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent), and unpack
+## promtool from Debian's prometheus package under .build-tools (installing the package would
+## start a Prometheus server)
+PROMTOOL := .build-tools/prometheus/usr/bin/promtool
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -24,6 +27,11 @@ deps:
 	  echo "make deps: installing$$missing"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@if [ ! -x $(PROMTOOL) ] && [ ! -x /usr/bin/promtool ]; then \
+	  rm -rf .build-tools/prometheus && mkdir -p .build-tools/prometheus && \
+	  (cd .build-tools && apt-get download prometheus >/dev/null 2>&1 && dpkg-deb -x prometheus_*.deb prometheus && rm -f prometheus_*.deb) || \
+	  echo "make deps: cannot unpack promtool from Debian's prometheus package: the metrics checks are skipped"; \
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "make deps: the Swift toolchain (swift) is not on PATH"; exit 1; }
 
@@ -63,7 +71,7 @@ format:
 	$(SWIFT) format --in-place --recursive $(FORMATTED)
 
 ## fuzz: libFuzzer targets (manifests, lists, signatures, playlists, Debian indexes, response heads,
-## reports), FUZZ_SECONDS each
+## reports, metrics files), FUZZ_SECONDS each
 ## (default 60); new inputs and crashes go under .build-fuzz/fuzz (docs/fuzzing.md)
 FUZZ_SECONDS ?= 60
 fuzz: deps

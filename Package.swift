@@ -153,6 +153,7 @@ if ProcessInfo.processInfo.environment["JOBRUN_FUZZ"] == "1" {
         ("FuzzMetalink", "metalink", ["FuzzSupport", "JobrunCore", "JobrunManifest"]),
         ("FuzzResponseHead", "response-head", ["FuzzSupport", "JobrunCore", "JobrunFetch", "JobrunRun"]),
         ("FuzzReportJSON", "report-json", ["FuzzSupport", "JobrunCore", "JobrunJSON", "JobrunReport"]),
+        ("FuzzMetrics", "metrics", ["FuzzSupport", "JobrunReport"]),
     ]
     package.targets.append(.systemLibrary(name: "CFuzzer", path: "fuzz/CFuzzer"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer"], path: "fuzz/support", swiftSettings: strict))

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls debian metalink response-head report-json"}
+TARGETS=${FUZZ_TARGETS:-"manifest checksum-list signature hls debian metalink response-head report-json metrics"}
 SCRATCH=.build-fuzz
 WORK=$SCRATCH/fuzz
 
@@ -24,7 +24,8 @@ product() {
         metalink) echo FuzzMetalink ;;
         response-head) echo FuzzResponseHead ;;
         report-json) echo FuzzReportJSON ;;
-        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, debian, metalink, response-head, report-json)" >&2; exit 64 ;;
+        metrics) echo FuzzMetrics ;;
+        *) echo "make fuzz: unknown target '$1' (manifest, checksum-list, signature, hls, debian, metalink, response-head, report-json, metrics)" >&2; exit 64 ;;
     esac
 }
 
@@ -104,6 +105,10 @@ seed() {
             for f in Tests/JobrunIntegrationTests/Golden/report/*.json docs/events.schema.json; do
                 cp "$f" "$dir/$(echo "$f" | tr '/' '_')"
             done
+            ;;
+        metrics)
+            # Metrics files as jobrun writes them.
+            cp fuzz/corpus/metrics/* "$dir/"
             ;;
     esac
 }

@@ -45,6 +45,9 @@ struct ApplyCommand: DocumentedCommand {
         every event, the JSON, the JUnit properties and progress lines.
         --progress plain writes a line with the time and the run id when
         the run starts and ends, and one every --progress-interval between.
+        --metrics-file FILE writes the run in the Prometheus text format for
+        node_exporter's textfile collector (docs/monitoring.md), whichever
+        way it ends; verify and status take it too.
 
         One apply at a time per output root: while another holds it, apply
         exits 75 before planning or fetching anything (--lock-timeout waits).
@@ -126,6 +129,7 @@ struct ApplyCommand: DocumentedCommand {
 
     @OptionGroup(title: "Reports") var reportOptions: ReportOptions
     @OptionGroup(title: "Reports") var eventOptions: EventOptions
+    @OptionGroup(title: "Reports") var metricsOption: MetricsOption
 
     @OptionGroup(title: "Progress and output") var progressOptions: ProgressOptions
 
@@ -159,6 +163,7 @@ struct ApplyCommand: DocumentedCommand {
         // Before any exit, error or not (see `startPreparingLibraries`).
         defer { preparation.wait() }
         var stderr = StandardError()
+        let metrics = metricsOption.collect(for: run)
         // The deadline counts from here: the lock wait and the planning are part of the run.
         let cutoff = deadlineOptions.cutoff()
         let runID = run.runID
@@ -199,6 +204,7 @@ struct ApplyCommand: DocumentedCommand {
             requiringDigests: digestOption.requireDigests, deadline: cutoff)
         manifest = catalogs.manifest
         Catalogs.emit(catalogs, on: events)
+        metrics?.refused(catalogs.reports)
         for warning in catalogs.keep() { print("jobrun: warning: \(warning)", to: &stderr) }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)
@@ -261,6 +267,10 @@ struct ApplyCommand: DocumentedCommand {
             throw ExitCode(ExitStatus.ioError.rawValue)
         }
         hooks.settle(&result, events: events)
+        metrics?.parts.withLock { [result] parts in
+            parts.resources = { now in RunMetrics.Resource.of(result, endedAtMilliseconds: now) }
+            parts.origins = result.origins
+        }
         result.catalogs = catalogs.reports
         // After the run, with its records: what it fetched is named, what it dropped is not.
         recorder.waitUntilWritten()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JobrunCore
 import JobrunManifest
+import JobrunOutcome
 import JobrunPlan
 import JobrunReport
 import JobrunState
@@ -49,6 +50,8 @@ struct StatusCommand: DocumentedCommand {
           proof 2026-11-25T09:00:00Z.
         Exit status 0 when every slice is proven (and with --max-age, none
         longer ago than that), 1 otherwise: a monitoring check can call it.
+        --metrics-file FILE writes the same in the Prometheus text format,
+        for node_exporter's textfile collector (docs/monitoring.md).
         """
 
     @OptionGroup(title: "Manifests") var manifestOptions: ManifestOptions
@@ -60,6 +63,7 @@ struct StatusCommand: DocumentedCommand {
     var json = false
 
     @OptionGroup var quietOption: QuietOption
+    @OptionGroup var metricsOption: MetricsOption
 
     @Option(
         name: .customLong("max-age"),
@@ -87,11 +91,36 @@ struct StatusCommand: DocumentedCommand {
 
     func run() throws {
         let runID = try RunIdentity.resolve()
+        let started = ContinuousClock.now
+        var metrics = RunMetrics(command: "status", runID: runID, endedAtMilliseconds: 0)
+        // Written whichever way the command ends, with the status it exits with.
+        func writeMetrics(exitStatus: Int32) {
+            guard metricsOption.metricsFile != nil else { return }
+            metrics.endedAtMilliseconds = RunID.milliseconds()
+            metrics.duration = ContinuousClock.now - started
+            metrics.exitStatus = Reports.status(after: exitStatus)
+            metricsOption.write(metrics)
+        }
+        do {
+            try survey(into: &metrics)
+        } catch {
+            writeMetrics(exitStatus: Self.exitCode(for: error).rawValue)
+            throw error
+        }
+        writeMetrics(exitStatus: ExitStatus.ok.rawValue)
+    }
+
+    /// The status of the mirror on stdout, and in `metrics`.
+    /// - Throws: `ExitCode` 1 when a slice is not proven (or too long ago), or a catalog was refused.
+    private func survey(into metrics: inout RunMetrics) throws {
+        let runID = metrics.runID
         let catalogs = Catalogs.read(
             try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load())), mode: .kept, allowingFileURLs: manifestOptions.allowFileURLs)
         let manifest = catalogs.manifest
         let states = MirrorStateOptions.open(for: manifest, access: .reading)
         let status = MirrorStatus.survey(manifest, states: states, runLimit: runs, maxAgeMilliseconds: maxAgeMilliseconds)
+        metrics.resources = RunMetrics.Resource.of(status)
+        metrics.refusedCatalogs = catalogs.reports.filter { $0.state == .refused }.map(\.resource)
         // A store that is there but unusable was reported when it was opened.
         for root in status.roots where root.store == .none {
             StandardError.write("jobrun: warning: no mirror state in '\(root.path)': run 'jobrun apply' to record one\n")

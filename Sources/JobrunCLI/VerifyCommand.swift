@@ -61,6 +61,7 @@ struct VerifyCommand: DocumentedCommand {
 
     @OptionGroup(title: "Reports and output") var reportOptions: ReportOptions
     @OptionGroup(title: "Reports and output") var eventOptions: EventOptions
+    @OptionGroup(title: "Reports and output") var metricsOption: MetricsOption
     @OptionGroup(title: "Reports and output") var quietOption: QuietOption
 
     func validate() throws {
@@ -72,6 +73,7 @@ struct VerifyCommand: DocumentedCommand {
     }
 
     func verify(_ run: CommandRun) throws {
+        let metrics = metricsOption.collect(for: run)
         // What the mirror was made from: the catalogs the last apply kept, not today's.
         let catalogs = Catalogs.read(
             try shardOptions.narrow(resourceOptions.select(from: manifestOptions.load(digest: run.manifestsDigest))), mode: .kept,
@@ -80,6 +82,7 @@ struct VerifyCommand: DocumentedCommand {
         let manifest = catalogs.manifest
         run.start(manifest)
         Catalogs.emit(catalogs, on: run.events)
+        metrics?.refused(catalogs.reports)
         let sums = shardOptions.expand(reportOptions.recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()
@@ -91,6 +94,10 @@ struct VerifyCommand: DocumentedCommand {
             timesChecks: reportOptions.junit != nil && !ReportClock.isReproducible,
             memory: MirrorStateOptions.memory(of: states, recognizing: checkOptions.quick))
         states.learn(result.proofs)
+        let startedAt = run.startedAtMilliseconds
+        metrics?.parts.withLock { [result] parts in
+            parts.resources = { now in RunMetrics.Resource.of(result, startedAtMilliseconds: startedAt, endedAtMilliseconds: now) }
+        }
         ProcessLifetime.keepUntilExit(result)
         if let junit = shardOptions.expand(reportOptions.junit) {
             let report = ReportClock.finish(
