@@ -10,10 +10,10 @@ UNAME_S := $(shell uname -s)
 RELEASE_FLAGS ?= $(if $(filter Linux,$(UNAME_S)),--static-swift-stdlib)
 RELEASE_BUILD = $(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) -c release
 RELEASE_BIN = $$($(RELEASE_BUILD) --show-bin-path)/jobrun
-APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc minisign signify-openbsd liblzma-dev zlib1g-dev gpgv gpg xz-utils libxml2 dpkg apt
+APT_PACKAGES := libyaml-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev pkg-config libxml2-utils python3 python3-jsonschema openssl nginx-light tmux dbus-daemon python3-dbus python3-gi strace groff-base mandoc minisign signify-openbsd liblzma-dev zlib1g-dev gpgv gpg xz-utils libxml2 dpkg apt dpkg-dev lintian man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release release-bin test lint format fuzz demo install uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench-debian bench soak clean
+.PHONY: deps build release release-bin test lint format fuzz demo install deb uninstall bench-plan bench-verify bench-state bench-apply bench-scale bench-wan bench-origins bench-refresh bench-publish bench-debian bench soak clean
 
 ## deps: install the Debian packages jobrun builds and tests with (quiet, idempotent), and unpack
 ## promtool from Debian's prometheus package under .build-tools (installing the package would
@@ -101,6 +101,13 @@ install: $(if $(INSTALL_BIN),,release)
 	"$$bin" --generate-completion-script fish > "$(FISH_COMPLETION_DIR)/jobrun.fish"; \
 	chmod 0644 "$(MAN_DIR)/jobrun.1" "$(BASH_COMPLETION_DIR)/jobrun" "$(ZSH_COMPLETION_DIR)/_jobrun" "$(FISH_COMPLETION_DIR)/jobrun.fish"; \
 	for f in $(INSTALLED_FILES); do echo "installed $$f"; done
+
+## deb: the Debian package of the release binary, in $(DEB_DIR) (packaging/build-deb.sh: binary, manual
+## page, completions, examples, systemd template units), then packaging/check-deb.sh: lintian reports no
+## error, and it installs into a throwaway root, runs, and removes cleanly; CI runs it
+DEB_DIR ?= .build-deb
+deb: release
+	@set -e; deb=$$(bash packaging/build-deb.sh "$(RELEASE_BIN)" "$(DEB_DIR)"); echo "built $$deb"; bash packaging/check-deb.sh "$$deb"
 
 ## uninstall: remove what install installed (same PREFIX and DESTDIR)
 uninstall:

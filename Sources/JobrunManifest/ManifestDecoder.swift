@@ -35,6 +35,21 @@ struct ManifestDecoder {
     static let defaultsKeys = ["output"] + settingKeys
     static let resourceKeys = ["id", "base_url", "base_urls", "dest", "depends_on", "checksum", "slices", "slices_from"] + settingKeys
     static let sliceKeys = ["path", "url", "urls", "size", "headers", "refresh"] + DigestAlgorithm.allCases.map(\.rawValue)
+    static let concurrencyKeys = ["total", "per_host", "streams", "adaptive"]
+    static let retriesKeys = ["attempts", "backoff", "host_failures"]
+    static let backoffKeys = ["initial", "max", "multiplier"]
+    static let timeoutsKeys = ["connect", "request", "resource"]
+    static let tlsKeys = ["ca_file"]
+
+    /// Every mapping a manifest has and the keys the decoder knows in it, by the name
+    /// `docs/manifest.schema.json` describes it under (its `$defs`): the schema's test holds the
+    /// two to the same keys.
+    static let keyTables: [(name: String, keys: [String])] = [
+        ("manifest", topKeys), ("defaults", defaultsKeys), ("resource", resourceKeys), ("slice", sliceKeys), ("origin", originKeys),
+        ("slices_from", sliceSourceKeys), ("concurrency", concurrencyKeys), ("retries", retriesKeys), ("backoff", backoffKeys),
+        ("timeouts", timeoutsKeys), ("tls", tlsKeys), ("network", networkKeys), ("hooks", hookKeys), ("refresh", refreshKeys),
+        ("publish", publishKeys),
+    ]
 
     init(doc: YAMLDocument, manifestDirectory: String, options: ManifestLoader.Options, sliceLists: [SliceListReader.List] = []) {
         self.doc = doc
@@ -187,7 +202,7 @@ struct ManifestDecoder {
 
     mutating func readConcurrency(_ node: YAMLNode, into c: inout ConcurrencyLimits) {
         guard requireMapping(node, "'concurrency'") else { return }
-        checkKeys(node, allowed: ["total", "per_host", "streams", "adaptive"], in: "'concurrency'")
+        checkKeys(node, allowed: Self.concurrencyKeys, in: "'concurrency'")
         if let n = doc.value(forKey: "total", in: node), let v = integer(n, "total", in: ConcurrencyLimits.totalRange) { c.total = v }
         if let n = doc.value(forKey: "per_host", in: node), let v = integer(n, "per_host", in: ConcurrencyLimits.perHostRange) { c.perHost = v }
         if let n = doc.value(forKey: "streams", in: node), let v = integer(n, "streams", in: ConcurrencyLimits.streamsRange) { c.streams = v }
@@ -201,11 +216,11 @@ struct ManifestDecoder {
 
     mutating func readRetries(_ node: YAMLNode, into r: inout RetryPolicy) {
         guard requireMapping(node, "'retries'") else { return }
-        checkKeys(node, allowed: ["attempts", "backoff", "host_failures"], in: "'retries'")
+        checkKeys(node, allowed: Self.retriesKeys, in: "'retries'")
         if let n = doc.value(forKey: "attempts", in: node), let v = integer(n, "attempts", in: 1...100) { r.attempts = Int(v) }
         if let n = doc.value(forKey: "host_failures", in: node), let v = integer(n, "host_failures", in: 0...1_000_000) { r.hostFailures = Int(v) }
         if let b = doc.value(forKey: "backoff", in: node), requireMapping(b, "'backoff'") {
-            checkKeys(b, allowed: ["initial", "max", "multiplier"], in: "'backoff'")
+            checkKeys(b, allowed: Self.backoffKeys, in: "'backoff'")
             if let n = doc.value(forKey: "initial", in: b), let d = duration(n, "initial", in: 0...86_400_000) { r.backoff.initial = d }
             if let n = doc.value(forKey: "max", in: b), let d = duration(n, "max", in: 0...86_400_000) { r.backoff.maximum = d }
             if let n = doc.value(forKey: "multiplier", in: b), let m = number(n, "multiplier", in: 1...10) { r.backoff.multiplier = m }
@@ -219,7 +234,7 @@ struct ManifestDecoder {
 
     mutating func readTimeouts(_ node: YAMLNode, into t: inout Timeouts) {
         guard requireMapping(node, "'timeouts'") else { return }
-        checkKeys(node, allowed: ["connect", "request", "resource"], in: "'timeouts'")
+        checkKeys(node, allowed: Self.timeoutsKeys, in: "'timeouts'")
         let week: Int64 = 7 * 86_400_000
         if let n = doc.value(forKey: "connect", in: node), let d = duration(n, "connect", in: 1...3_600_000) { t.connect = d }
         if let n = doc.value(forKey: "request", in: node), let d = duration(n, "request", in: 1...week) { t.request = d }
@@ -228,7 +243,7 @@ struct ManifestDecoder {
 
     mutating func readTLS(_ node: YAMLNode, into settings: inout ResourceSettings) {
         guard requireMapping(node, "'tls'") else { return }
-        checkKeys(node, allowed: ["ca_file"], in: "'tls'")
+        checkKeys(node, allowed: Self.tlsKeys, in: "'tls'")
         if let n = doc.value(forKey: "ca_file", in: node), let text = string(n, "ca_file"),
             isFreeOfDeceptiveCharacters(text, node: n, field: "'ca_file'")
         {
