@@ -2,7 +2,7 @@
 # Builds jobrun's Debian package from a jobrun binary, with dpkg-deb and Debian's layout:
 #   packaging/build-deb.sh BIN OUTDIR      prints the .deb's path
 # The binary (stripped), its manual page and shell completions (written by the binary itself),
-# the examples, the systemd template units, maintainer scripts, and Depends from dpkg-shlibdeps
+# the manifest schema, the examples, the systemd template units, maintainer scripts, and Depends from dpkg-shlibdeps
 # plus the libraries jobrun loads with dlopen (libcurl; libxml2 and libsystemd recommended).
 set -euo pipefail
 bin=$1 out=$2
@@ -29,6 +29,7 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$pkg/us
 "$bin" --generate-completion-script zsh > "$pkg/usr/share/zsh/vendor-completions/_jobrun"
 "$bin" --generate-completion-script fish > "$pkg/usr/share/fish/vendor_completions.d/jobrun.fish"
 install -m 0644 "$here/systemd/jobrun@.service" "$here/systemd/jobrun@.timer" "$pkg/lib/systemd/system/"
+install -D -m 0644 "$root/docs/manifest.schema.json" "$pkg/usr/share/jobrun/manifest.schema.json"
 install -m 0644 "$here/debian/copyright" "$pkg/usr/share/doc/jobrun/copyright"
 {
     printf 'jobrun (%s) unstable; urgency=medium\n\n  * Version %s.\n\n' "$version" "$version"

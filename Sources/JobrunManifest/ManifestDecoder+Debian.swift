@@ -14,6 +14,10 @@ extension ManifestDecoder {
                 at: location(n))
             ok = false
         }
+        if let n = doc.value(forKey: "allow", in: node) {
+            diagnostics.error("'allow' is not used with 'format: debian': every file of a repository is at the resource's origins", at: location(n))
+            ok = false
+        }
         let suite: String?
         if let n = doc.value(forKey: "suite", in: node) {
             suite = string(n, "suite").flatMap { debianPath($0, node: n, field: "suite") }

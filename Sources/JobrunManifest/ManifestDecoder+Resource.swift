@@ -17,7 +17,9 @@ extension ManifestDecoder {
         if let n = doc.value(forKey: "id", in: node) {
             idLocation = location(n)
             if let text = string(n, "id") {
-                if !text.utf8.allSatisfy(Self.idAlphabet) {
+                if text.isEmpty {
+                    diagnostics.error("resource id is empty; it names the resource's folder, reports and mirror state", at: idLocation)
+                } else if !text.utf8.allSatisfy(Self.idAlphabet) {
                     if isFreeOfDeceptiveCharacters(text, node: n, field: "resource id") {
                         diagnostics.error("resource id '\(text)' may contain only ASCII letters and digits, '.', '_' and '-'", at: idLocation)
                     }

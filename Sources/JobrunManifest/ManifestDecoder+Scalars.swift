@@ -193,7 +193,8 @@ extension ManifestDecoder {
             case .negative: why = "sizes cannot be negative"
             case .tooLarge: why = "it is too large"
             case .notWholeBytes: why = "it is not a whole number of bytes"
-            case .unknownUnit(let u): why = "unknown unit '\(u)' (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)"
+            case .unknownUnit(let u):
+                why = "unknown unit '\(u)' (use \(ByteCount.units.dropLast().map(\.suffix).joined(separator: ", ")) or \(ByteCount.units.last?.suffix ?? "B"))"
             case .empty, .malformed: why = "write a number of bytes, or a number and a unit like 64KiB or 1.5GiB"
             }
             diagnostics.error("'\(field)' is not a valid size: '\(text)': \(why)", at: location(node))

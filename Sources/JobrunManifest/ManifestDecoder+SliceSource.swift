@@ -75,6 +75,11 @@ extension ManifestDecoder {
                 (source.include, source.exclude) = (include, exclude)
                 return source
             }
+            for key: StaticString in ["suite", "components", "architectures"] {
+                guard let n = doc.value(forKey: key, in: node) else { continue }
+                diagnostics.error("'\(key)' is used with 'format: debian' only; this list's format is '\(format.rawValue)'", at: location(n))
+                ok = false
+            }
             let pathNode = doc.value(forKey: "path", in: node)
             let urlNode = doc.value(forKey: "url", in: node)
             let place: SliceSource.Place

@@ -25,7 +25,8 @@ struct DebianPackageTests {
             "./usr/bin/jobrun", "./usr/share/man/man1/jobrun.1.gz", "./usr/share/bash-completion/completions/jobrun",
             "./usr/share/zsh/vendor-completions/_jobrun", "./usr/share/fish/vendor_completions.d/jobrun.fish",
             "./usr/share/doc/jobrun/examples/demo/demo.yaml", "./usr/share/doc/jobrun/examples/monitoring/jobrun-alerts.yml",
-            "./lib/systemd/system/jobrun@.service", "./lib/systemd/system/jobrun@.timer", "./usr/share/doc/jobrun/copyright",
+            "./usr/share/jobrun/manifest.schema.json", "./lib/systemd/system/jobrun@.service", "./lib/systemd/system/jobrun@.timer",
+            "./usr/share/doc/jobrun/copyright",
         ] {
             #expect(contents.stdout.contains(" \(file)\n"), "\(file) is not in the package: \(contents.stdout)")
         }

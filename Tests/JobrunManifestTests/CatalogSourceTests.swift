@@ -164,4 +164,12 @@ import Testing
         let (_, unsigned) = try Self.resource("{path: SHA256SUMS, keyring: k.asc}")
         #expect(unsigned.contains("'keyring' needs 'signature': the detached OpenPGP signature's file"), "\(unsigned)")
     }
+
+    @Test func keysOfAnotherFormatAreRefusedNotIgnored() throws {
+        let (_, debianKeys) = try Self.resource("{url: SHA256SUMS, suite: bookworm, architectures: amd64}")
+        #expect(debianKeys.contains("'suite' is used with 'format: debian' only; this list's format is 'sha256sum'"), "\(debianKeys)")
+        #expect(debianKeys.contains("'architectures' is used with 'format: debian' only"), "\(debianKeys)")
+        let (_, allow) = try Self.resource("{format: debian, suite: bookworm, architectures: amd64, keyring: k.gpg, allow: cdn.example.org}")
+        #expect(allow.contains("'allow' is not used with 'format: debian'"), "\(allow)")
+    }
 }
