@@ -38,7 +38,7 @@ install -m 0644 "$here/debian/copyright" "$pkg/usr/share/doc/jobrun/copyright"
 # The examples as documents: nothing executable, the demo's site included.
 cp -R "$root/examples/." "$pkg/usr/share/doc/jobrun/examples/"
 find "$pkg/usr/share/doc/jobrun/examples" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
-install -m 0755 "$here/debian/postinst" "$here/debian/postrm" "$pkg/DEBIAN/"
+install -m 0755 "$here/debian/postinst" "$here/debian/prerm" "$here/debian/postrm" "$pkg/DEBIAN/"
 
 # Shared libraries jobrun links: dpkg-shlibdeps reads them from the binary (a Swift runtime
 # outside Debian, as a debug build has, is left out).

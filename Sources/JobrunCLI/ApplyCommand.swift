@@ -267,9 +267,9 @@ struct ApplyCommand: DocumentedCommand {
             throw ExitCode(ExitStatus.ioError.rawValue)
         }
         hooks.settle(&result, events: events)
-        metrics?.parts.withLock { [result] parts in
-            parts.resources = { now in RunMetrics.Resource.of(result, endedAtMilliseconds: now) }
-            parts.origins = result.origins
+        if let metrics {
+            let resources = RunMetrics.Resource.of(result, endedAtMilliseconds: RunID.milliseconds())
+            metrics.parts.withLock { [origins = result.origins] parts in (parts.resources, parts.origins) = (resources, origins) }
         }
         result.catalogs = catalogs.reports
         // After the run, with its records: what it fetched is named, what it dropped is not.

@@ -143,10 +143,12 @@ final class CommandRun {
         for step in endSteps.reversed() { step(end) }
         endSteps = []
         // Ending anyway: a signal now must not replace this end with its own.
-        if writer != nil { SignalHandling.forgetLastWords() }
+        SignalHandling.forgetLastWords()
         start()
         var final = end
         final.elapsed = ContinuousClock.now - started
+        // A report the steps could not write (the metrics file) changes the status the process exits with.
+        final.exitStatus = Reports.status(after: end.exitStatus)
         events.emit(.runEnded(final))
         // The stream finishes its writer at run_end; this covers a stream that was not sent it.
         writer?.finish()

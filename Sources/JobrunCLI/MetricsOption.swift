@@ -17,8 +17,47 @@ struct MetricsOption: ParsableArguments {
             valueName: "file"))
     var metricsFile: String?
 
+    @Option(
+        name: .customLong("metrics-label"),
+        help: ArgumentHelp(
+            "A label every metric of --metrics-file has, NAME=VALUE (mirror=debian): runs over other manifests write series of their own.",
+            valueName: "name=value"))
+    var metricsLabels: [String] = []
+
+    /// Labels jobrun's own series have: another label of one of these names would clash.
+    static let reservedLabels: Set<String> = ["command", "resource", "state", "origin", "run_id", "version", "stop_reason", "job", "instance"]
+
     func validate() throws {
         if metricsFile?.isEmpty == true { throw ValidationError("--metrics-file needs a file name") }
+        if !metricsLabels.isEmpty, metricsFile == nil { throw ValidationError("--metrics-label needs --metrics-file") }
+        var seen = Set<String>()
+        for text in metricsLabels {
+            guard let (name, _) = Self.label(text) else {
+                throw ValidationError(
+                    "--metrics-label '\(text)': expected NAME=VALUE, NAME a Prometheus label name (letters, digits and '_', not starting with a digit or '__')")
+            }
+            if Self.reservedLabels.contains(name) { throw ValidationError("--metrics-label '\(text)': '\(name)' is a label jobrun's metrics already have") }
+            if !seen.insert(name).inserted { throw ValidationError("--metrics-label: '\(name)' is given twice") }
+        }
+    }
+
+    /// `NAME=VALUE` split, when NAME is a label name Prometheus takes.
+    static func label(_ text: String) -> (String, String)? {
+        guard let equals = text.firstIndex(of: "=") else { return nil }
+        let name = String(text[..<equals])
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, !name.hasPrefix("__"),
+            first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z")),
+            bytes.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z")) || ($0 >= 0x30 && $0 <= 0x39) })
+        else { return nil }
+        return (name, String(text[text.index(after: equals)...]))
+    }
+
+    /// A run's metrics with the labels given.
+    func metrics(command: String, runID: String, endedAtMilliseconds: Int64) -> RunMetrics {
+        var metrics = RunMetrics(command: command, runID: runID, endedAtMilliseconds: endedAtMilliseconds)
+        metrics.labels = metricsLabels.compactMap(Self.label)
+        return metrics
     }
 
     /// Writes `metrics` over the file, carrying over what the file it replaces says of the last
@@ -32,23 +71,27 @@ struct MetricsOption: ParsableArguments {
     }
 
     /// What the run's metrics will say, filled in as the command goes, and written at its end
-    /// (``CommandRun/atEnd(_:)``); `nil` without `--metrics-file`.
+    /// (``CommandRun/atEnd(_:)``), or when a signal ends the process at once; `nil` without
+    /// `--metrics-file`.
     func collect(for run: CommandRun) -> MetricsCollector? {
         guard metricsFile != nil else { return nil }
         let collector = MetricsCollector()
         let started = ContinuousClock.now
-        run.atEnd { end in
-            var metrics = RunMetrics(command: run.command, runID: run.runID, endedAtMilliseconds: RunID.milliseconds())
-            metrics.exitStatus = end.exitStatus
-            metrics.stopReason = end.stopReason?.code
+        let (command, runID) = (run.command, run.runID)
+        let ending: @Sendable (Int32, String?) -> Void = { [self] status, stopReason in
+            var metrics = self.metrics(command: command, runID: runID, endedAtMilliseconds: RunID.milliseconds())
+            metrics.exitStatus = status
+            metrics.stopReason = stopReason
             metrics.duration = ContinuousClock.now - started
             collector.parts.withLock { parts in
-                metrics.resources = parts.resources(metrics.endedAtMilliseconds)
+                metrics.resources = parts.resources
                 metrics.refusedCatalogs = parts.refusedCatalogs
                 metrics.origins = parts.origins
             }
             write(metrics)
         }
+        run.atEnd { end in ending(end.exitStatus, end.stopReason?.code) }
+        SignalHandling.exitAfterLastWords { signal in ending(StopReason.signal(signal).exitStatus.rawValue, StopReason.signal(signal).code) }
         return collector
     }
 }
@@ -56,8 +99,7 @@ struct MetricsOption: ParsableArguments {
 /// The parts of a run's metrics that its command learns as it goes.
 final class MetricsCollector: Sendable {
     struct Parts {
-        /// The resources as they ended, given the time the run ended.
-        var resources: @Sendable (Int64) -> [RunMetrics.Resource] = { _ in [] }
+        var resources: [RunMetrics.Resource] = []
         var refusedCatalogs: [String] = []
         var origins: [OriginUsageReport] = []
     }

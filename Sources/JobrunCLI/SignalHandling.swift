@@ -7,17 +7,18 @@ import JobrunReport
 /// SIGINT and SIGTERM. While apply's transfers run, the first one stops the run cleanly (partials
 /// kept, reports written, exit 130/143: ``install(_:)``); a second one exits at once.
 ///
-/// With an event stream, a command also has last words (``exitAfterLastWords(_:)``): a signal
-/// that ends the process at once (a second one, or any outside the transfers, which cannot be
-/// stopped part-way) first writes the stream's `run_end`. Without them, signals outside the
+/// With an event stream or a metrics file, a command also has last words
+/// (``exitAfterLastWords(_:)``): a signal that ends the process at once (a second one, or any
+/// outside the transfers, which cannot be stopped part-way) first writes the stream's `run_end`
+/// and the metrics file. Without them, signals outside the
 /// transfers keep their default action, as for any program.
 enum SignalHandling {
     /// What a signal does now.
     private struct Route {
         /// The clean stop of the stage that runs (apply's transfers).
         var stage: (@Sendable (Int32) -> Void)?
-        /// Said before the process exits at once.
-        var lastWords: (@Sendable (Int32) -> Void)?
+        /// Said before the process exits at once, in order.
+        var lastWords: [@Sendable (Int32) -> Void] = []
         var isWatching = false
         /// Signals received so far, by number.
         var received: [Int32: Int] = [:]
@@ -46,16 +47,16 @@ enum SignalHandling {
         return Stage()
     }
 
-    /// From now on a signal that ends the process at once calls `lastWords` first, and a signal
-    /// while no stage runs ends it (130 for SIGINT, 143 for SIGTERM).
+    /// From now on a signal that ends the process at once calls `lastWords` first (after those
+    /// given before), and a signal while no stage runs ends it (130 for SIGINT, 143 for SIGTERM).
     static func exitAfterLastWords(_ lastWords: @escaping @Sendable (Int32) -> Void) {
-        route.withLock { $0.lastWords = lastWords }
+        route.withLock { $0.lastWords.append(lastWords) }
         watch()
     }
 
     /// The command is ending on its own (writing its `run_end`): signals are ignored from now on.
     static func forgetLastWords() {
-        route.withLock { $0.lastWords = nil }
+        route.withLock { $0.lastWords = [] }
     }
 
     /// Ignores both signals' default action and takes them on a queue of its own, once.
@@ -86,8 +87,8 @@ enum SignalHandling {
             return
         }
         // A second signal, or one outside a stage that can stop cleanly.
-        guard stage != nil || lastWords != nil else { return }
-        lastWords?(sig)
+        guard stage != nil || !lastWords.isEmpty else { return }
+        for words in lastWords { words(sig) }
         // A live display on the terminal goes first, and the cursor comes back.
         TerminalWriter.restoreBeforeExit()
         _exit(StopReason.signal(sig).exitStatus.rawValue)

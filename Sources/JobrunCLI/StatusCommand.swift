@@ -92,7 +92,7 @@ struct StatusCommand: DocumentedCommand {
     func run() throws {
         let runID = try RunIdentity.resolve()
         let started = ContinuousClock.now
-        var metrics = RunMetrics(command: "status", runID: runID, endedAtMilliseconds: 0)
+        var metrics = metricsOption.metrics(command: "status", runID: runID, endedAtMilliseconds: 0)
         // Written whichever way the command ends, with the status it exits with.
         func writeMetrics(exitStatus: Int32) {
             guard metricsOption.metricsFile != nil else { return }

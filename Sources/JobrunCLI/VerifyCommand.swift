@@ -1,6 +1,7 @@
 import ArgumentParser
 import JobrunCore
 import JobrunManifest
+import JobrunOutcome
 import JobrunReport
 import JobrunFiles
 import JobrunRun
@@ -94,9 +95,9 @@ struct VerifyCommand: DocumentedCommand {
             timesChecks: reportOptions.junit != nil && !ReportClock.isReproducible,
             memory: MirrorStateOptions.memory(of: states, recognizing: checkOptions.quick))
         states.learn(result.proofs)
-        let startedAt = run.startedAtMilliseconds
-        metrics?.parts.withLock { [result] parts in
-            parts.resources = { now in RunMetrics.Resource.of(result, startedAtMilliseconds: startedAt, endedAtMilliseconds: now) }
+        if let metrics {
+            let resources = RunMetrics.Resource.of(result, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: RunID.milliseconds())
+            metrics.parts.withLock { $0.resources = resources }
         }
         ProcessLifetime.keepUntilExit(result)
         if let junit = shardOptions.expand(reportOptions.junit) {

@@ -51,12 +51,8 @@ public struct CatalogDownload: Sendable {
         var attempt = 1
         var last: CatalogFetchError?
         while true {
-            var remaining: Duration?
-            if let deadline {
-                remaining = now().duration(to: deadline)
-                if let left = remaining, left <= .zero { return .failure(pastDeadline(after: last)) }
-            }
-            let outcome = once(within: remaining)
+            if let deadline, now() >= deadline { return .failure(pastDeadline(after: last)) }
+            let outcome = once(now: now)
             switch outcome {
             case .success: return outcome
             case .failure(let error) where error.isTransient && attempt < max(1, retries.attempts):
@@ -77,8 +73,8 @@ public struct CatalogDownload: Sendable {
         CatalogFetchError("the run's deadline came before '\(url)' was fetched\(last.map { " (\($0.message))" } ?? "")", isTransient: false)
     }
 
-    /// One attempt, its redirects followed, cut at `remaining` when the run has a deadline.
-    private func once(within remaining: Duration?) -> Result<Response, CatalogFetchError> {
+    /// One attempt, its redirects followed, each hop cut at the deadline when the run has one.
+    private func once(now: () -> ContinuousClock.Instant) -> Result<Response, CatalogFetchError> {
         var current = url
         var headers = headers
         var hops = 0
@@ -86,7 +82,11 @@ public struct CatalogDownload: Sendable {
             let sink = CatalogSink(limit: limit)
             let result: TransferResult
             var request = request(current, headers: headers)
-            if let remaining { request.totalTimeout = min(request.totalTimeout ?? remaining, remaining) }
+            if let deadline {
+                let left = now().duration(to: deadline)
+                guard left > .zero else { return .failure(pastDeadline(after: nil)) }
+                request.totalTimeout = min(request.totalTimeout ?? left, left)
+            }
             switch run(request, sink: sink) {
             case .success(let r): result = r
             case .failure(let error): return .failure(error)

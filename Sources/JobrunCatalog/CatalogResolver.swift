@@ -102,8 +102,14 @@ public struct CatalogResolver: Sendable {
 
     /// The catalog's kept slices and its report, or the problems that refuse it.
     private func read(
-        _ catalog: CatalogSource, of resource: Resource, into resolution: inout CatalogResolution
+        _ source: CatalogSource, of resource: Resource, into resolution: inout CatalogResolution
     ) -> Result<([Slice], CatalogReport), CatalogRefusal> {
+        var catalog = source
+        if catalog.isLocal {
+            // One name for the list wherever jobrun is run from: the kept copy is found by it.
+            catalog.url = PathRules.absolute(catalog.url, from: currentDirectory)
+            catalog.openPGPSignatureURL = catalog.openPGPSignatureURL.map { PathRules.absolute($0, from: currentDirectory) }
+        }
         let cache = CatalogCache(root: resource.outputRoot, resourceID: resource.id)
         // A copy kept under another signature URL or another key is not the copy of this catalog.
         let trust = Self.trustIdentity(of: catalog)

@@ -33,12 +33,12 @@ public struct RunMetrics: Sendable {
         public var oldestProofAtMilliseconds: Int64?
 
         public init(id: String) { self.id = id }
-
-        public var isProven: Bool { slices.allSatisfy { $0.key == .proven || $0.value == 0 } }
     }
 
     /// `apply`, `verify` or `status`.
     public var command: String
+    /// Labels every series has besides `command` (`--metrics-label`): which mirror, say.
+    public var labels: [(String, String)] = []
     public var runID: String
     public var exitStatus: Int32 = 0
     /// `signal`, `deadline`, `offline`; `nil` for a run that went to its end.

@@ -4,15 +4,34 @@ import JobrunTestSupport
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @testable import JobrunCatalog
 
 /// A catalog's download and the run's deadline, on made-up instants: no attempt starts past it,
 /// and no backoff waits beyond it.
 @Suite struct CatalogDownloadTests {
-    /// Nothing listens on the discard port of loopback: each attempt fails at once, transiently.
+    /// A loopback port nothing listens on (one the system gave and that was closed again): each
+    /// attempt fails at once, transiently.
+    static let closedPort: Int = {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }()
+
+    static var url: String { "http://127.0.0.1:\(closedPort)/SHA256SUMS" }
+
     static func download(deadline: ContinuousClock.Instant) -> CatalogDownload {
         var download = CatalogDownload(
-            url: "http://127.0.0.1:9/SHA256SUMS", headers: [], limit: 1 << 20, timeouts: Timeouts(), retries: RetryPolicy(), caFile: nil)
+            url: url, headers: [], limit: 1 << 20, timeouts: Timeouts(), retries: RetryPolicy(), caFile: nil)
         download.deadline = deadline
         return download
     }
@@ -25,7 +44,7 @@ import Testing
             Issue.record("fetched past the deadline")
             return
         }
-        #expect(error.message == "the run's deadline came before 'http://127.0.0.1:9/SHA256SUMS' was fetched" && !error.isTransient)
+        #expect(error.message == "the run's deadline came before '\(Self.url)' was fetched" && !error.isTransient)
         #expect(slept.withLock { $0 } == 0)
     }
 
@@ -50,7 +69,7 @@ import Testing
             Issue.record("fetched from a port nothing listens on")
             return
         }
-        #expect(error.message.hasPrefix("the run's deadline came before 'http://127.0.0.1:9/SHA256SUMS' was fetched (cannot fetch"), "\(error.message)")
+        #expect(error.message.hasPrefix("the run's deadline came before '\(Self.url)' was fetched (cannot fetch"), "\(error.message)")
         #expect(slept.withLock { $0 } == 0, "a backoff waited past the deadline")
     }
 }

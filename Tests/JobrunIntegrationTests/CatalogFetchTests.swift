@@ -135,6 +135,31 @@ import Testing
                 "Apply stopped at deadline: 0 fetched (0 B), 0 cut in flight (0 partial files kept to resume), 1 not started; 1 catalog refused."), "\(result)")
     }
 
+    @Test func eachRedirectOfACatalogIsCutAtTheDeadline() async throws {
+        let u = try Upstream()
+        defer { u.finish() }
+        let fixture = u.fixture
+        try u.publish(["a.bin": "alpha"])
+        // Three hops of 1.5 s each: each in time on its own, not all three before the cutoff (2 s).
+        var url = fixture.url("/rel/SHA256SUMS")
+        for _ in 0..<3 {
+            let next = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? url
+            url = fixture.url(FaultServer.path("/redirect-to", faults: "delay_ms=1500")) + "?url=" + next
+        }
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: rel
+                    base_url: "\(fixture.url("/rel/"))"
+                    slices_from: {url: "\(url)"}
+                """)
+        let (result, report) = try await fixture.applyJSON(["--deadline", "3s", "--deadline-margin", "1s"])
+        #expect(result.status == 1 && result.stderr.contains("the run's deadline came before"), "\(result)")
+        #expect(report.summary.elapsedSeconds < 4, "the redirects ran past the cutoff: \(report.summary.elapsedSeconds) s")
+        #expect(try await fixture.sentRequests().filter { $0.path == "/rel/SHA256SUMS" }.isEmpty)
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/minisign"), "needs minisign"))
     func aCatalogThatIsNotTrustedRefusesItsResourceAloneBeforeAnyOfItsPayload() async throws {
         let u = try Upstream()

@@ -2,6 +2,10 @@ import Foundation
 import JobrunTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Debian's `promtool`: unpacked from the `prometheus` package under `.build-tools` by `make deps`,
 /// or installed with the package.
 let promtool =
@@ -35,9 +39,10 @@ let promtoolAvailable = FileManager.default.isExecutableFile(atPath: promtool)
         return out
     }
 
-    /// `promtool check metrics` on the file (its lint included); a pass when promtool is not here.
+    /// `promtool check metrics` on the file (its lint included). A machine without promtool
+    /// fails: `make deps` unpacks it.
     static func expectPromtoolAccepts(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        guard promtoolAvailable else { return }
+        try #require(promtoolAvailable, "no promtool: make deps unpacks it from Debian's prometheus package", sourceLocation: sourceLocation)
         let checked = try await BinaryRunner(executable: "/bin/sh", defaultTimeout: .seconds(30)).run(["-c", "\(promtool) check metrics < '\(path)'"])
         #expect(checked.status == 0, "promtool check metrics: \(checked)", sourceLocation: sourceLocation)
     }
@@ -46,15 +51,16 @@ let promtoolAvailable = FileManager.default.isExecutableFile(atPath: promtool)
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         try fixture.write(manifest: Self.manifest(fixture, failing: false))
-        let applied = try await fixture.apply(["--metrics-file", "metrics/apply.prom"])
+        let applied = try await fixture.apply(["--metrics-file", "metrics/apply.prom", "--metrics-label", "mirror=site"])
         #expect(applied.status == 0, "\(applied)")
         let text = try #require(fixture.directory.contents(of: "metrics/apply.prom"))
         let s = Self.samples(text)
-        #expect(s[#"jobrun_run_exit_status{command="apply"}"#] == "0", "\(text)")
-        #expect(s[#"jobrun_resource_slices{command="apply",resource="pkgs",state="proven"}"#] == "1")
-        #expect(s[#"jobrun_resource_fetched_bytes_total{command="apply",resource="pkgs"}"#] == "300")
-        #expect(s[#"jobrun_origin_requests_total{command="apply",origin="\#(fixture.url("").dropLast())"}"#] == "1", "\(text)")
-        #expect(s.keys.contains { $0.hasPrefix(#"jobrun_run_info{command="apply",run_id=""#) })
+        #expect(s[#"jobrun_run_exit_status{command="apply",mirror="site"}"#] == "0", "\(text)")
+        #expect(s[#"jobrun_run_failed{command="apply",mirror="site"}"#] == "0", "\(text)")
+        #expect(s[#"jobrun_resource_slices{command="apply",mirror="site",resource="pkgs",state="proven"}"#] == "1")
+        #expect(s[#"jobrun_resource_fetched_bytes_total{command="apply",mirror="site",resource="pkgs"}"#] == "300")
+        #expect(s[#"jobrun_origin_requests_total{command="apply",mirror="site",origin="\#(fixture.url("").dropLast())"}"#] == "1", "\(text)")
+        #expect(s.keys.contains { $0.hasPrefix(#"jobrun_run_info{command="apply",mirror="site",run_id=""#) })
         try await Self.expectPromtoolAccepts(fixture.directory.path("metrics/apply.prom"))
 
         let verified = try await fixture.run(["verify", "site.yaml", "--metrics-file", "metrics/verify.prom"])
@@ -102,18 +108,50 @@ let promtoolAvailable = FileManager.default.isExecutableFile(atPath: promtool)
         #expect(broken[#"jobrun_resource_last_success_timestamp_seconds{command="apply",resource="pkgs"}"#] == success)
     }
 
+    @Test func aSignalOutsideTheTransfersStillWritesTheMetrics() async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        // The catalog is slow to come: the signal finds the run fetching it, before any transfer.
+        try fixture.write(
+            manifest: """
+                version: 1
+                resources:
+                  - id: rel
+                    base_url: "\(fixture.url("/gen/10/"))"
+                    slices_from: {url: "\(fixture.url(FaultServer.path("/gen/80/SHA256SUMS", faults: "delay_ms=60000")))"}
+                """)
+        let apply = try fixture.startApply(["--metrics-file", "apply.prom", "--events", "events.ndjson"])
+        defer { apply.kill() }
+        // Started: its run_start is written, and what follows is the lock and the catalog.
+        let started = await Poll.until(timeout: .seconds(60)) {
+            fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"run_start""#) == true
+        }
+        try #require(started, "the run did not start: \(apply.stderr)")
+        apply.signal(SIGTERM)
+        let result = try #require(await apply.wait(timeout: .seconds(20)), "jobrun did not stop after SIGTERM")
+        #expect(result.status == 143 && result.signal == nil, "\(result)")
+        let s = Self.samples(try #require(fixture.directory.contents(of: "apply.prom"), "no metrics file: \(result)"))
+        #expect(s[#"jobrun_run_exit_status{command="apply"}"#] == "143" && s[#"jobrun_run_failed{command="apply"}"#] == "1", "\(s)")
+        #expect(s.keys.contains { $0.hasPrefix(#"jobrun_run_info{command="apply",run_id="#) && $0.hasSuffix(#"stop_reason="signal"}"#) }, "\(s)")
+        // The event stream's last words are still written too.
+        #expect(fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"run_end""#) == true)
+    }
+
     @Test func aMetricsFileThatCannotBeWrittenIsAnError() async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         try fixture.write(manifest: Self.manifest(fixture, failing: false))
         try FileManager.default.createDirectory(atPath: fixture.directory.path("taken.prom"), withIntermediateDirectories: true)
-        let result = try await fixture.apply(["--metrics-file", "taken.prom"])
+        let result = try await fixture.apply(["--metrics-file", "taken.prom", "--events", "events.ndjson"])
         #expect(result.status == 74 && result.stderr.contains("cannot write the metrics file 'taken.prom'"), "\(result)")
+        // The stream's run_end says the status the process exits with.
+        #expect(
+            fixture.directory.contents(of: "events.ndjson")?.contains(#""exit_status":74"#) == true, "\(fixture.directory.contents(of: "events.ndjson") ?? "")")
         #expect(fixture.size(of: "mirror/pkgs/a.bin") == 300, "the run did not go on")
     }
 
-    @Test(.enabled(if: promtoolAvailable, "needs promtool (make deps unpacks it from Debian's prometheus package)"))
-    func theDocumentedAlertRulesAreValidAndFireWhenTheyShould() async throws {
+    @Test func theDocumentedAlertRulesAreValidAndFireWhenTheyShould() async throws {
+        try #require(promtoolAvailable, "no promtool: make deps unpacks it from Debian's prometheus package")
         let folder = (SharedPaths.packageRoot(startingAt: #filePath) ?? ".") + "/examples/monitoring"
         let runner = BinaryRunner(executable: promtool, defaultTimeout: .seconds(60))
         let checked = try await runner.run(["check", "rules", folder + "/jobrun-alerts.yml"])

@@ -46,6 +46,12 @@ import Testing
         verify.command = "verify"
         let other = Self.text(verify, previous: PrometheusSample.read(good))
         #expect(!other.contains("last_success"), "\(other)")
+        // 75 (stopped, to continue) is no failure; 1 is.
+        #expect(failed.contains(#"jobrun_run_failed{command="apply"} 1"#))
+        var stopped = Self.run(exit: 75, proven: 2, failed: 0, at: 1_800_003_600)
+        stopped.resources[0].lastSuccessAtMilliseconds = nil
+        let stoppedText = Self.text(stopped, previous: PrometheusSample.read(good))
+        #expect(stoppedText.contains(#"jobrun_run_failed{command="apply"} 0"#) && stoppedText.contains(#"jobrun_run_success{command="apply"} 0"#))
         // A resource whose catalog was refused has no slices this run, and keeps its last success.
         var refused = Self.run(exit: 1, proven: 0, failed: 0, at: 1_800_007_200)
         refused.resources = []
@@ -73,5 +79,22 @@ import Testing
     @Test func numbersAreWrittenAsPrometheusReadsThem() {
         #expect(PrometheusText.format(3) == "3" && PrometheusText.format(0.155) == "0.155" && PrometheusText.format(1_795_962_879.4) == "1795962879.4")
         #expect(PrometheusText.format(.infinity) == "+Inf" && PrometheusText.format(.nan) == "NaN")
+    }
+
+    @Test func aRunThatNeverKnewItsResourcesKeepsAllTheirSuccesses() {
+        var two = Self.run(exit: 0, proven: 3, failed: 0, at: 1_800_000_000)
+        var other = two.resources[0]
+        other.id = "media"
+        two.resources.append(other)
+        let good = PrometheusSample.read(MetricsReport.render(two))
+        // A catalog refused, then an error before any result (a full disk, say).
+        var early = RunMetrics(command: "apply", runID: "01LATER", endedAtMilliseconds: 1_800_003_600_000)
+        early.exitStatus = 74
+        early.refusedCatalogs = ["media"]
+        early.labels = [("mirror", "site")]
+        let text = Self.text(early, previous: good)
+        #expect(text.contains(#"jobrun_resource_last_success_timestamp_seconds{command="apply",mirror="site",resource="deb\"ian\\x"} 1800000000"#), "\(text)")
+        #expect(text.contains(#"jobrun_resource_last_success_timestamp_seconds{command="apply",mirror="site",resource="media"} 1800000000"#), "\(text)")
+        #expect(text.components(separatedBy: "resource=\"media\"} 1800000000").count == 2, "carried twice: \(text)")
     }
 }
