@@ -30,8 +30,10 @@ deps:
 	fi
 	@if [ ! -x $(PROMTOOL) ] && [ ! -x /usr/bin/promtool ]; then \
 	  rm -rf .build-tools/prometheus && mkdir -p .build-tools/prometheus && \
-	  (cd .build-tools && apt-get download prometheus >/dev/null 2>&1 && dpkg-deb -x prometheus_*.deb prometheus && rm -f prometheus_*.deb) || \
-	  echo "make deps: cannot unpack promtool from Debian's prometheus package: the metrics checks are skipped"; \
+	  (cd .build-tools && { apt-get download prometheus >/dev/null 2>&1 || \
+	    { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && apt-get download prometheus >/dev/null 2>&1; }; } && \
+	    dpkg-deb -x prometheus_*.deb prometheus && rm -f prometheus_*.deb) || \
+	  echo "make deps: cannot unpack promtool from Debian's prometheus package: the metrics tests will fail"; \
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "make deps: the Swift toolchain (swift) is not on PATH"; exit 1; }
 
