@@ -137,13 +137,16 @@ final class CommandRun {
     }
 
     private func end(exitStatus: Int32) {
+        // From here the command ends on its own, and a signal says no last words; unless one is
+        // saying them now, and the process exits with them.
+        guard SignalHandling.claimEnd() else {
+            while true { pause() }
+        }
         let end = RunEnd(
             exitStatus: exitStatus, stopReason: summary?.stopReason, counts: summary?.counts ?? [],
             summaryLine: summary?.line, elapsed: ContinuousClock.now - started)
         for step in endSteps.reversed() { step(end) }
         endSteps = []
-        // Ending anyway: a signal now must not replace this end with its own.
-        SignalHandling.forgetLastWords()
         start()
         var final = end
         final.elapsed = ContinuousClock.now - started

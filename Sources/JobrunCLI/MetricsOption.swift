@@ -32,9 +32,10 @@ struct MetricsOption: ParsableArguments {
         if !metricsLabels.isEmpty, metricsFile == nil { throw ValidationError("--metrics-label needs --metrics-file") }
         var seen = Set<String>()
         for text in metricsLabels {
-            guard let (name, _) = Self.label(text) else {
+            guard let (name, value) = Self.label(text), !value.isEmpty else {
                 throw ValidationError(
-                    "--metrics-label '\(text)': expected NAME=VALUE, NAME a Prometheus label name (letters, digits and '_', not starting with a digit or '__')")
+                    "--metrics-label '\(text)': expected NAME=VALUE, NAME a Prometheus label name (letters, digits and '_', not starting with a digit or '__') and VALUE not empty"
+                )
             }
             if Self.reservedLabels.contains(name) { throw ValidationError("--metrics-label '\(text)': '\(name)' is a label jobrun's metrics already have") }
             if !seen.insert(name).inserted { throw ValidationError("--metrics-label: '\(name)' is given twice") }

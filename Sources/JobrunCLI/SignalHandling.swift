@@ -10,8 +10,8 @@ import JobrunReport
 /// With an event stream or a metrics file, a command also has last words
 /// (``exitAfterLastWords(_:)``): a signal that ends the process at once (a second one, or any
 /// outside the transfers, which cannot be stopped part-way) first writes the stream's `run_end`
-/// and the metrics file. Without them, signals outside the
-/// transfers keep their default action, as for any program.
+/// and the metrics file. Without them, signals outside the transfers keep their default action
+/// until a stage has run, and are ignored after it.
 enum SignalHandling {
     /// What a signal does now.
     private struct Route {
@@ -19,6 +19,8 @@ enum SignalHandling {
         var stage: (@Sendable (Int32) -> Void)?
         /// Said before the process exits at once, in order.
         var lastWords: [@Sendable (Int32) -> Void] = []
+        /// A signal's last words are being said: the process exits once they are.
+        var isSayingLastWords = false
         var isWatching = false
         /// Signals received so far, by number.
         var received: [Int32: Int] = [:]
@@ -54,9 +56,15 @@ enum SignalHandling {
         watch()
     }
 
-    /// The command is ending on its own (writing its `run_end`): signals are ignored from now on.
-    static func forgetLastWords() {
-        route.withLock { $0.lastWords = [] }
+    /// The command is ending on its own (its reports, then `run_end`): a signal says no last words
+    /// from now on. `false` when a signal's are being said: the process is about to exit with
+    /// them, and the command must not end a second time.
+    static func claimEnd() -> Bool {
+        route.withLock { route in
+            guard !route.isSayingLastWords else { return false }
+            route.lastWords = []
+            return true
+        }
     }
 
     /// Ignores both signals' default action and takes them on a queue of its own, once.
@@ -80,7 +88,10 @@ enum SignalHandling {
     private static func received(_ sig: Int32) {
         let (stage, lastWords, count) = route.withLock { route in
             route.received[sig, default: 0] += 1
-            return (route.stage, route.lastWords, route.received[sig, default: 0])
+            let count = route.received[sig, default: 0]
+            // Claimed with the words read: a command that starts to end on its own now waits for the exit.
+            if !(count == 1 && route.stage != nil), !route.lastWords.isEmpty { route.isSayingLastWords = true }
+            return (route.stage, route.lastWords, count)
         }
         if count == 1, let stage {
             stage(sig)

@@ -48,7 +48,13 @@ public struct CatalogResolver: Sendable {
         var admitted = manifest.resources.filter { $0.catalog == nil }
         for index in manifest.resources.indices {
             var resource = manifest.resources[index]
-            guard let catalog = resource.catalog else { continue }
+            guard var catalog = resource.catalog else { continue }
+            if catalog.isLocal {
+                // One name for the list wherever jobrun is run from: the kept copy is found by it.
+                catalog.url = PathRules.absolute(catalog.url, from: currentDirectory)
+                catalog.openPGPSignatureURL = catalog.openPGPSignatureURL.map { PathRules.absolute($0, from: currentDirectory) }
+                resource.catalog = catalog
+            }
             let read = self.read(catalog, of: resource, into: &resolution)
             switch read {
             case .failure(let refusal):
@@ -102,14 +108,8 @@ public struct CatalogResolver: Sendable {
 
     /// The catalog's kept slices and its report, or the problems that refuse it.
     private func read(
-        _ source: CatalogSource, of resource: Resource, into resolution: inout CatalogResolution
+        _ catalog: CatalogSource, of resource: Resource, into resolution: inout CatalogResolution
     ) -> Result<([Slice], CatalogReport), CatalogRefusal> {
-        var catalog = source
-        if catalog.isLocal {
-            // One name for the list wherever jobrun is run from: the kept copy is found by it.
-            catalog.url = PathRules.absolute(catalog.url, from: currentDirectory)
-            catalog.openPGPSignatureURL = catalog.openPGPSignatureURL.map { PathRules.absolute($0, from: currentDirectory) }
-        }
         let cache = CatalogCache(root: resource.outputRoot, resourceID: resource.id)
         // A copy kept under another signature URL or another key is not the copy of this catalog.
         let trust = Self.trustIdentity(of: catalog)

@@ -6,6 +6,10 @@ import JobrunCore
 /// this one replaces when the run did not succeed: an alert on their age goes on counting
 /// through failed runs.
 public enum MetricsReport {
+    /// Exit statuses of runs that did not fail: complete, or stopped (75: the deadline, offline, a
+    /// locked root; 130, 143: a signal) with what they did kept for the next run.
+    static func continuesLater(_ status: Int32) -> Bool { [0, 75, 130, 143].contains(status) }
+
     /// The file's text for `run`; `previous` holds the samples of the file it replaces.
     public static func render(_ run: RunMetrics, previous: [PrometheusSample] = []) -> [UInt8] {
         var out = PrometheusText()
@@ -32,9 +36,9 @@ public enum MetricsReport {
         out.family(
             "jobrun_run_failed", .gauge,
             help:
-                "1 when the last run failed: an exit status other than 0 and 75 (stopped by the deadline or offline, or a locked output root, to continue later)."
+                "1 when the last run failed: an exit status other than 0, 75 (stopped by the deadline or offline, or a locked output root) and 130 or 143 (stopped by a signal); those continue at the next run."
         )
-        out.sample("jobrun_run_failed", command, run.exitStatus == 0 || run.exitStatus == 75 ? 0 : 1)
+        out.sample("jobrun_run_failed", command, Self.continuesLater(run.exitStatus) ? 0 : 1)
         out.family("jobrun_run_duration_seconds", .gauge, help: "How long the last run took.")
         out.sample("jobrun_run_duration_seconds", command, Double(run.duration.wholeMilliseconds) / 1000)
         out.family("jobrun_run_end_timestamp_seconds", .gauge, help: "When the last run ended, in seconds since the epoch.")

@@ -108,7 +108,9 @@ let promtoolAvailable = FileManager.default.isExecutableFile(atPath: promtool)
         #expect(broken[#"jobrun_resource_last_success_timestamp_seconds{command="apply",resource="pkgs"}"#] == success)
     }
 
-    @Test func aSignalOutsideTheTransfersStillWritesTheMetrics() async throws {
+    /// With an event stream and without one: the metrics file has last words of its own.
+    @Test(arguments: [true, false])
+    func aSignalOutsideTheTransfersStillWritesTheMetrics(withEvents: Bool) async throws {
         let fixture = try ApplyFixture()
         defer { fixture.finish() }
         // The catalog is slow to come: the signal finds the run fetching it, before any transfer.
@@ -120,21 +122,39 @@ let promtoolAvailable = FileManager.default.isExecutableFile(atPath: promtool)
                     base_url: "\(fixture.url("/gen/10/"))"
                     slices_from: {url: "\(fixture.url(FaultServer.path("/gen/80/SHA256SUMS", faults: "delay_ms=60000")))"}
                 """)
-        let apply = try fixture.startApply(["--metrics-file", "apply.prom", "--events", "events.ndjson"])
+        let events = withEvents ? ["--events", "events.ndjson"] : []
+        let apply = try fixture.startApply(["--metrics-file", "apply.prom", "--progress", "plain"] + events)
         defer { apply.kill() }
-        // Started: its run_start is written, and what follows is the lock and the catalog.
-        let started = await Poll.until(timeout: .seconds(60)) {
-            fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"run_start""#) == true
-        }
+        // Started (its first progress line is written): what follows is the lock and the catalog.
+        let started = await Poll.until(timeout: .seconds(60)) { apply.stderr.contains("apply started") }
         try #require(started, "the run did not start: \(apply.stderr)")
         apply.signal(SIGTERM)
         let result = try #require(await apply.wait(timeout: .seconds(20)), "jobrun did not stop after SIGTERM")
         #expect(result.status == 143 && result.signal == nil, "\(result)")
         let s = Self.samples(try #require(fixture.directory.contents(of: "apply.prom"), "no metrics file: \(result)"))
-        #expect(s[#"jobrun_run_exit_status{command="apply"}"#] == "143" && s[#"jobrun_run_failed{command="apply"}"#] == "1", "\(s)")
+        // Stopped, not failed: the next run continues.
+        #expect(s[#"jobrun_run_exit_status{command="apply"}"#] == "143" && s[#"jobrun_run_failed{command="apply"}"#] == "0", "\(s)")
         #expect(s.keys.contains { $0.hasPrefix(#"jobrun_run_info{command="apply",run_id="#) && $0.hasSuffix(#"stop_reason="signal"}"#) }, "\(s)")
-        // The event stream's last words are still written too.
-        #expect(fixture.directory.contents(of: "events.ndjson")?.contains(#""type":"run_end""#) == true)
+        if withEvents {
+            let stream = fixture.directory.contents(of: "events.ndjson") ?? ""
+            #expect(stream.components(separatedBy: #""type":"run_end""#).count == 2, "\(stream)")
+        }
+    }
+
+    @Test(arguments: [
+        (["--metrics-label", "mirror=a"], "--metrics-label needs --metrics-file"),
+        (["--metrics-file", "m.prom", "--metrics-label", "mirror="], "VALUE not empty"),
+        (["--metrics-file", "m.prom", "--metrics-label", "resource=x"], "'resource' is a label jobrun's metrics already have"),
+        (["--metrics-file", "m.prom", "--metrics-label", "9x=y"], "expected NAME=VALUE"),
+        (["--metrics-file", "m.prom", "--metrics-label", "a=1", "--metrics-label", "a=2"], "'a' is given twice"),
+    ])
+    func badLabelsAreUsageErrors(arguments: [String], message: String) async throws {
+        let fixture = try ApplyFixture()
+        defer { fixture.finish() }
+        try fixture.write(manifest: Self.manifest(fixture, failing: false))
+        let result = try await fixture.apply(arguments)
+        #expect(result.status == 64 && result.stderr.contains(message), "\(result)")
+        #expect(try await fixture.sentRequests().isEmpty)
     }
 
     @Test func aMetricsFileThatCannotBeWrittenIsAnError() async throws {
