@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds jobrun's Debian package from a jobrun binary, with dpkg-deb and Debian's layout:
 #   packaging/build-deb.sh BIN OUTDIR      prints the .deb's path
-# The binary (stripped), its manual page and shell completions (written by the binary itself),
+# What `make install` installs (the stripped binary, its manual page and shell completions),
 # the manifest schema, the examples, the systemd template units, maintainer scripts, and Depends from dpkg-shlibdeps
 # plus the libraries jobrun loads with dlopen (libcurl; libxml2 and libsystemd recommended).
 set -euo pipefail
@@ -18,16 +18,15 @@ pkg=$stage/pkg
 # The changelog's date: the last commit's, so that the same tree gives the same package.
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}
 
-install -d -m 0755 "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/share/man/man1" "$pkg/usr/share/doc/jobrun/examples" \
-    "$pkg/usr/share/bash-completion/completions" "$pkg/usr/share/zsh/vendor-completions" "$pkg/usr/share/fish/vendor_completions.d" \
-    "$pkg/lib/systemd/system"
-install -m 0755 "$bin" "$pkg/usr/bin/jobrun"
+# What `make install` installs, under /usr, then as Debian lays it out: the manual page
+# compressed, zsh's completion where Debian's zsh looks, bash's without a #! line (it is sourced).
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$root" --no-print-directory install DESTDIR="$pkg" PREFIX=/usr INSTALL_BIN="$bin" >/dev/null
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$pkg/usr/bin/jobrun"
-"$bin" generate-manual | gzip -9n > "$pkg/usr/share/man/man1/jobrun.1.gz"
-# bash-completion sources the file: a #! line is out of place there.
-"$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$pkg/usr/share/bash-completion/completions/jobrun"
-"$bin" --generate-completion-script zsh > "$pkg/usr/share/zsh/vendor-completions/_jobrun"
-"$bin" --generate-completion-script fish > "$pkg/usr/share/fish/vendor_completions.d/jobrun.fish"
+gzip -9n "$pkg/usr/share/man/man1/jobrun.1"
+install -d -m 0755 "$pkg/DEBIAN" "$pkg/usr/share/doc/jobrun/examples" "$pkg/usr/share/zsh/vendor-completions" "$pkg/lib/systemd/system"
+mv "$pkg/usr/share/zsh/site-functions/_jobrun" "$pkg/usr/share/zsh/vendor-completions/_jobrun"
+rmdir "$pkg/usr/share/zsh/site-functions"
+sed -i '1{/^#!/d}' "$pkg/usr/share/bash-completion/completions/jobrun"
 install -m 0644 "$here/systemd/jobrun@.service" "$here/systemd/jobrun@.timer" "$pkg/lib/systemd/system/"
 install -D -m 0644 "$root/docs/manifest.schema.json" "$pkg/usr/share/jobrun/manifest.schema.json"
 install -m 0644 "$here/debian/copyright" "$pkg/usr/share/doc/jobrun/copyright"

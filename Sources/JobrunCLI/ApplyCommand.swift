@@ -204,7 +204,7 @@ struct ApplyCommand: DocumentedCommand {
             requiringDigests: digestOption.requireDigests, deadline: cutoff)
         manifest = catalogs.manifest
         Catalogs.emit(catalogs, on: events)
-        metrics?.refused(catalogs.reports)
+        metrics?.refused(catalogs.refusedResources)
         for warning in catalogs.keep() { print("jobrun: warning: \(warning)", to: &stderr) }
         let states = MirrorStateOptions.open(for: manifest, access: .create)
         let hooks = hookOptions.start(for: manifest, runID: runID, states: states, events: events)

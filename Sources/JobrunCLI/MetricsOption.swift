@@ -54,17 +54,23 @@ struct MetricsOption: ParsableArguments {
         return (name, String(text[text.index(after: equals)...]))
     }
 
-    /// A run's metrics with the labels given.
-    func metrics(command: String, runID: String, endedAtMilliseconds: Int64) -> RunMetrics {
-        var metrics = RunMetrics(command: command, runID: runID, endedAtMilliseconds: endedAtMilliseconds)
+    /// A run's metrics with the labels given; its end is stamped when it is written.
+    func metrics(command: String, runID: String) -> RunMetrics {
+        var metrics = RunMetrics(command: command, runID: runID, endedAtMilliseconds: 0)
         metrics.labels = metricsLabels.compactMap(Self.label)
         return metrics
     }
 
-    /// Writes `metrics` over the file, carrying over what the file it replaces says of the last
-    /// successes (``MetricsReport``). A file that cannot be written is a failed report (exit 74).
-    func write(_ metrics: RunMetrics) {
+    /// Writes `metrics`, ended now with `exitStatus` after a run that started at `started`, over
+    /// the file, carrying over what the file it replaces says of the last successes
+    /// (``MetricsReport``). A file that cannot be written is a failed report (exit 74).
+    func write(_ run: RunMetrics, exitStatus: Int32, stopReason: String? = nil, started: ContinuousClock.Instant) {
         guard let path = metricsFile else { return }
+        var metrics = run
+        metrics.endedAtMilliseconds = RunID.milliseconds()
+        metrics.duration = ContinuousClock.now - started
+        metrics.exitStatus = exitStatus
+        metrics.stopReason = stopReason
         OutputFiles.prepareParent(of: path)
         let previous: [PrometheusSample]
         if case .success(let bytes) = FileReader.read(path, limit: 16 << 20) { previous = PrometheusSample.read(bytes) } else { previous = [] }
@@ -80,16 +86,13 @@ struct MetricsOption: ParsableArguments {
         let started = ContinuousClock.now
         let (command, runID) = (run.command, run.runID)
         let ending: @Sendable (Int32, String?) -> Void = { [self] status, stopReason in
-            var metrics = self.metrics(command: command, runID: runID, endedAtMilliseconds: RunID.milliseconds())
-            metrics.exitStatus = status
-            metrics.stopReason = stopReason
-            metrics.duration = ContinuousClock.now - started
+            var metrics = self.metrics(command: command, runID: runID)
             collector.parts.withLock { parts in
                 metrics.resources = parts.resources
                 metrics.refusedCatalogs = parts.refusedCatalogs
                 metrics.origins = parts.origins
             }
-            write(metrics)
+            write(metrics, exitStatus: status, stopReason: stopReason, started: started)
         }
         run.atEnd { end in ending(end.exitStatus, end.stopReason?.code) }
         SignalHandling.exitAfterLastWords { signal in ending(StopReason.signal(signal).exitStatus.rawValue, StopReason.signal(signal).code) }
@@ -107,7 +110,7 @@ final class MetricsCollector: Sendable {
 
     let parts = Mutex(Parts())
 
-    func refused(_ catalogs: [CatalogReport]) {
-        parts.withLock { $0.refusedCatalogs = catalogs.filter { $0.state == .refused }.map(\.resource) }
+    func refused(_ resources: [String]) {
+        parts.withLock { $0.refusedCatalogs = resources }
     }
 }

@@ -92,22 +92,15 @@ struct StatusCommand: DocumentedCommand {
     func run() throws {
         let runID = try RunIdentity.resolve()
         let started = ContinuousClock.now
-        var metrics = metricsOption.metrics(command: "status", runID: runID, endedAtMilliseconds: 0)
+        var metrics = metricsOption.metrics(command: "status", runID: runID)
         // Written whichever way the command ends, with the status it exits with.
-        func writeMetrics(exitStatus: Int32) {
-            guard metricsOption.metricsFile != nil else { return }
-            metrics.endedAtMilliseconds = RunID.milliseconds()
-            metrics.duration = ContinuousClock.now - started
-            metrics.exitStatus = Reports.status(after: exitStatus)
-            metricsOption.write(metrics)
-        }
         do {
             try survey(into: &metrics)
         } catch {
-            writeMetrics(exitStatus: Self.exitCode(for: error).rawValue)
+            metricsOption.write(metrics, exitStatus: Reports.status(after: Self.exitCode(for: error).rawValue), started: started)
             throw error
         }
-        writeMetrics(exitStatus: ExitStatus.ok.rawValue)
+        metricsOption.write(metrics, exitStatus: Reports.status(after: ExitStatus.ok.rawValue), started: started)
     }
 
     /// The status of the mirror on stdout, and in `metrics`.
@@ -120,7 +113,7 @@ struct StatusCommand: DocumentedCommand {
         let states = MirrorStateOptions.open(for: manifest, access: .reading)
         let status = MirrorStatus.survey(manifest, states: states, runLimit: runs, maxAgeMilliseconds: maxAgeMilliseconds)
         metrics.resources = RunMetrics.Resource.of(status)
-        metrics.refusedCatalogs = catalogs.reports.filter { $0.state == .refused }.map(\.resource)
+        metrics.refusedCatalogs = catalogs.refusedResources
         // A store that is there but unusable was reported when it was opened.
         for root in status.roots where root.store == .none {
             StandardError.write("jobrun: warning: no mirror state in '\(root.path)': run 'jobrun apply' to record one\n")

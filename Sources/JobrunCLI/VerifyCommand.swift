@@ -83,7 +83,7 @@ struct VerifyCommand: DocumentedCommand {
         let manifest = catalogs.manifest
         run.start(manifest)
         Catalogs.emit(catalogs, on: run.events)
-        metrics?.refused(catalogs.reports)
+        metrics?.refused(catalogs.refusedResources)
         let sums = shardOptions.expand(reportOptions.recordSums).map(RecordSums.init(template:))
         try sums?.check(manifest)
         let started = Date()

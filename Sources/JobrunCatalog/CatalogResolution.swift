@@ -31,6 +31,9 @@ public struct CatalogResolution: Sendable {
 
     public var refusedCount: Int { reports.count { $0.state == .refused } }
 
+    /// The resources refused, by id, in the order they were.
+    public var refusedResources: [String] { reports.filter { $0.state == .refused }.map(\.resource) }
+
     /// Keeps each catalog fetched anew, with its signature and validators, for the next run's
     /// conditional request and for `verify` and `status`; one that cannot be kept is a warning
     /// (the next run fetches it whole again).

@@ -301,13 +301,8 @@ public struct CatalogResolver: Sendable {
         _ catalog: CatalogSource, kept: CatalogCache.Copy?
     ) -> Result<(CatalogCache.Copy, CatalogReport.State), CatalogFetchError> {
         func read(_ path: String, limit: Int, _ what: String) -> Result<[UInt8], CatalogFetchError> {
-            FileReader.read(path, limit: limit).mapError { failure in
-                let why: String
-                switch failure {
-                case .tooLarge(let size): why = "it is \(size) bytes; the limit is \(ByteCount(limit))"
-                default: why = FileReader.describe(failure)
-                }
-                return CatalogFetchError("cannot read \(what) '\(path)': \(why)", isTransient: false)
+            FileReader.read(path, limit: limit).mapError {
+                CatalogFetchError("cannot read \(what) '\(path)': \(FileReader.describe($0, limit: limit))", isTransient: false)
             }
         }
         let list: [UInt8]

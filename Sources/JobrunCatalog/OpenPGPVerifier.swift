@@ -116,12 +116,7 @@ struct OpenPGPVerifier: Sendable {
 
     /// `name` in the folders of `PATH` (or the usual ones without it).
     static func find(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":") where !folder.isEmpty {
-            let candidate = folder + "/" + name
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
+        ExecutableSearch.find(name, in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
     }
 
     private static func makeFolder() -> String? {

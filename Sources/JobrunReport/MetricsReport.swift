@@ -8,7 +8,9 @@ import JobrunCore
 public enum MetricsReport {
     /// Exit statuses of runs that did not fail: complete, or stopped (75: the deadline, offline, a
     /// locked root; 130, 143: a signal) with what they did kept for the next run.
-    static func continuesLater(_ status: Int32) -> Bool { [0, 75, 130, 143].contains(status) }
+    static func continuesLater(_ status: Int32) -> Bool {
+        [ExitStatus.ok, .locked, .interrupted, .terminated].contains { $0.rawValue == status }
+    }
 
     /// The file's text for `run`; `previous` holds the samples of the file it replaces.
     public static func render(_ run: RunMetrics, previous: [PrometheusSample] = []) -> [UInt8] {

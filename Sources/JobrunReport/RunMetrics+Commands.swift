@@ -6,23 +6,13 @@ extension RunMetrics.Resource {
     /// Each resource of an `apply`, as it ended.
     public static func of(_ result: ApplyResult, endedAtMilliseconds now: Int64) -> [RunMetrics.Resource] {
         result.entries.map { entry in
+            var c = ApplyResult.Counts()
+            for i in entry.outcomes.indices { entry.outcomes[i].status.count(into: &c, bytes: entry.outcomes[i].bytesTransferred) }
             var r = RunMetrics.Resource(id: entry.resource.id)
-            for state in RunMetrics.SliceState.allCases { r.slices[state] = 0 }
-            var bytes: Int64 = 0
-            for i in entry.outcomes.indices {
-                let state: RunMetrics.SliceState
-                switch entry.outcomes[i].status {
-                case .fetched, .resumed, .repaired:
-                    state = .proven
-                    bytes += entry.outcomes[i].bytesTransferred
-                case .upToDate: state = .proven
-                case .failed: state = .failed
-                case .skipped: state = .missing
-                case .deferred: state = .deferred
-                }
-                r.slices[state, default: 0] += 1
-            }
-            r.fetchedBytes = bytes
+            r.slices = [
+                .proven: c.fetched + c.resumed + c.repaired + c.upToDate, .missing: c.skipped, .failed: c.failed, .deferred: c.deferred, .unproven: 0,
+            ]
+            r.fetchedBytes = c.fetchedBytes
             if entry.isComplete, !entry.outcomes.isEmpty { r.lastSuccessAtMilliseconds = now }
             return r
         }
